@@ -1,0 +1,1 @@
+//! Chess rules: squares, bitboards, attack tables, positions, legal move generation, notation, PGN, perft.

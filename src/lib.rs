@@ -1,0 +1,8 @@
+//! deepchess: the DeepChess paper (David, Netanyahu & Wolf, 2016) reproduced end to end.
+//!
+//! Layers, data flowing top to bottom (see `docs/architecture.md`):
+//! - [`chess`]: rules: bitboards, legal move generation, FEN/SAN/UCI notation, PGN, perft.
+//! - [`cli`]: hand-written argument parsing and one file per subcommand.
+
+pub mod chess;
+pub mod cli;
