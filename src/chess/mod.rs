@@ -1,1 +1,18 @@
-//! Chess rules: squares, bitboards, attack tables, positions, legal move generation, notation, PGN, perft.
+//! Chess rules: squares, bitboards, attack tables, positions, legal move generation,
+//! notation (FEN, UCI, SAN), games and their results, PGN, perft.
+
+pub mod attacks;
+pub mod bitboard;
+pub mod fen;
+pub mod movegen;
+pub mod moves;
+pub mod perft;
+pub mod position;
+pub mod types;
+pub mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use fen::FenError;
+pub use moves::{Move, MoveList, PieceMoves};
+pub use position::Position;
+pub use types::{Color, Piece, Role, Square};

@@ -1,6 +1,7 @@
 //! Command line: `deepchess SUBCOMMAND [FLAGS]`. One file per subcommand.
 
 pub mod args;
+mod perft;
 
 
 use args::CliError;
@@ -26,6 +27,7 @@ pub fn run(args: &[String]) -> i32 {
     };
     let result = match cmd {
 
+        "perft" => perft::run(rest),
         "help" | "-h" | "--help" => Err(CliError::Help(TOP_HELP.to_string())),
         "version" | "--version" | "-V" => {
             println!("deepchess {}", env!("CARGO_PKG_VERSION"));

@@ -1,0 +1,185 @@
+//! Legal move generation with check and pin masks (no make-and-test, except for the rare
+//! en-passant capture, whose removal of two pawns from one rank can expose the king).
+
+use super::attacks::*;
+use super::bitboard::Bitboard;
+use super::moves::{Move, MoveList, PieceMoves};
+use super::position::{castle, Position};
+use super::types::{Color, Role, Square};
+
+impl Position {
+    /// Calls `f` with the legal moves grouped by piece; stops early when `f` returns true.
+    /// Returns whether it stopped early.
+    #[inline(always)]
+    pub fn for_each_piece_moves(&self, mut f: impl FnMut(PieceMoves) -> bool) -> bool {
+        let us = self.turn;
+        let them = us.flip();
+        let ours = self.by_color(us);
+        let theirs = self.by_color(them);
+        let occ = ours | theirs;
+        let k = self.king(us);
+
+        // King: every destination must be safe with the king itself removed (x-rays).
+        let mut king_to = Bitboard::EMPTY;
+        let occ_no_king = occ.without(k);
+        for to in king_attacks(k) & !ours {
+            if !self.is_attacked(to, them, occ_no_king) {
+                king_to |= Bitboard::from_square(to);
+            }
+        }
+        if king_to.any() && f(PieceMoves { role: Role::King, from: k, to: king_to }) {
+            return true;
+        }
+        let checkers = self.checkers;
+        if checkers.more_than_one() {
+            return false;
+        }
+        let target = match checkers.single() {
+            Some(c) => between(k, c).with(c),
+            None => !ours,
+        };
+        let pinned = self.pinned;
+
+        for from in self.pieces(us, Role::Knight) & !pinned {
+            let to = knight_attacks(from) & target;
+            if to.any() && f(PieceMoves { role: Role::Knight, from, to }) {
+                return true;
+            }
+        }
+        for (role, diag, orth) in
+            [(Role::Bishop, true, false), (Role::Rook, false, true), (Role::Queen, true, true)]
+        {
+            for from in self.pieces(us, role) {
+                let mut to = Bitboard::EMPTY;
+                if diag {
+                    to |= bishop_attacks(from, occ);
+                }
+                if orth {
+                    to |= rook_attacks(from, occ);
+                }
+                to &= target;
+                if pinned.has(from) {
+                    to &= line(k, from);
+                }
+                if to.any() && f(PieceMoves { role, from, to }) {
+                    return true;
+                }
+            }
+        }
+
+        // Pawns, one piece at a time so pins apply per pawn.
+        let empty = !occ;
+        let (up, start_rank): (i8, u8) = if us == Color::White { (8, 1) } else { (-8, 6) };
+        for from in self.pieces(us, Role::Pawn) {
+            let mut to = pawn_attacks(us, from) & theirs;
+            let one = Square::new((from.index() as i8 + up) as u8);
+            if empty.has(one) {
+                to |= Bitboard::from_square(one);
+                if from.rank() == start_rank {
+                    let two = Square::new((one.index() as i8 + up) as u8);
+                    if empty.has(two) {
+                        to |= Bitboard::from_square(two);
+                    }
+                }
+            }
+            to &= target;
+            if pinned.has(from) {
+                to &= line(k, from);
+            }
+            if to.any() && f(PieceMoves { role: Role::Pawn, from, to }) {
+                return true;
+            }
+        }
+        if let Some(ep) = self.ep {
+            let victim = Square::new((ep.index() as i8 - up) as u8);
+            for from in pawn_attacks(them, ep) & self.pieces(us, Role::Pawn) {
+                if self.ep_is_legal(from, ep, victim, k) {
+                    let pm = PieceMoves { role: Role::Pawn, from, to: Bitboard::from_square(ep) };
+                    if f(pm) {
+                        return true;
+                    }
+                }
+            }
+        }
+
+        // Castling: not out of, through or into check; the path between king and rook empty.
+        if checkers.is_empty() {
+            let (rights, rank) = match us {
+                Color::White => (self.castling & (castle::WK | castle::WQ), 0),
+                Color::Black => (self.castling >> 2 & 3, 7),
+            };
+            // rights bit 1 = king side, bit 2 = queen side (after the shift above).
+            for (bit, rook_file, king_to_file, via_file) in [(1u8, 7u8, 6u8, 5u8), (2, 0, 2, 3)] {
+                if rights & bit == 0 {
+                    continue;
+                }
+                let rook = Square::from_coords(rook_file, rank);
+                let to = Square::from_coords(king_to_file, rank);
+                let via = Square::from_coords(via_file, rank);
+                if (between(k, rook) & occ).any()
+                    || self.is_attacked(via, them, occ)
+                    || self.is_attacked(to, them, occ)
+                {
+                    continue;
+                }
+                if f(PieceMoves { role: Role::King, from: k, to: Bitboard::from_square(to) }) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// En passant is legal unless it leaves the king attacked: by a slider through the two
+    /// vacated squares, or by a non-slider checker other than the captured pawn.
+    #[inline(always)]
+    fn ep_is_legal(&self, from: Square, ep: Square, victim: Square, k: Square) -> bool {
+        let them = self.turn.flip();
+        let occ = (self.occupied().without(from).without(victim)).with(ep);
+        let theirs = self.by_color(them).without(victim);
+        let queens = self.by_role(Role::Queen);
+        let sliders = (rook_attacks(k, occ) & (self.by_role(Role::Rook) | queens))
+            | (bishop_attacks(k, occ) & (self.by_role(Role::Bishop) | queens));
+        let leapers = self.checkers & (self.by_role(Role::Knight) | self.by_role(Role::Pawn));
+        (sliders & theirs).is_empty() && leapers.without(victim).is_empty()
+    }
+
+    /// All legal moves.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::default();
+        self.for_each_piece_moves(|pm| {
+            pm.for_each(|m| list.push(m));
+            false
+        });
+        list
+    }
+
+    /// Number of legal moves, without enumerating them (bulk counting).
+    #[inline(always)]
+    pub fn count_legal(&self) -> usize {
+        let mut n = 0;
+        self.for_each_piece_moves(|pm| {
+            n += pm.len();
+            false
+        });
+        n
+    }
+
+    /// Whether the side to move has any legal move.
+    pub fn has_legal_move(&self) -> bool {
+        self.for_each_piece_moves(|_| true)
+    }
+
+    /// Whether `m` is legal here (for moves from untrusted sources: UCI, PGN, hash tables).
+    pub fn is_legal(&self, m: Move) -> bool {
+        self.for_each_piece_moves(|pm| {
+            pm.from == m.from
+                && pm.to.has(m.to)
+                && (if pm.is_promotion() {
+                    matches!(m.promotion, Some(Role::Knight | Role::Bishop | Role::Rook | Role::Queen))
+                } else {
+                    m.promotion.is_none()
+                })
+        })
+    }
+}
