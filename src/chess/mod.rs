@@ -4,8 +4,10 @@
 pub mod attacks;
 pub mod bitboard;
 pub mod fen;
+pub mod game;
 pub mod movegen;
 pub mod moves;
+pub mod notation;
 pub mod perft;
 pub mod position;
 pub mod types;
@@ -13,6 +15,8 @@ pub mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use fen::FenError;
+pub use game::{Ending, Game, Outcome};
+pub use notation::NotationError;
 pub use moves::{Move, MoveList, PieceMoves};
 pub use position::Position;
 pub use types::{Color, Piece, Role, Square};
