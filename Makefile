@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build test test-full bench perft clean
+.PHONY: all build test test-full bench bench-perft perft install-stockfish clean
 
 all: build
 
@@ -19,7 +19,17 @@ test:
 test-full:
 	$(CARGO) test --all-targets -- --include-ignored
 
-bench: build
+# Every benchmark, each figure beside its anchor as a ratio measured in the same run.
+bench: bench-perft
+
+# Perft speed against Stockfish's `go perft` (when Stockfish is installed; see install-stockfish).
+bench-perft: build
+	$(BIN) bench-perft --runs 5
+
+# Optional: installs Debian's Stockfish 15.1 (an anchor for benchmarks and an opponent). Uses apt.
+install-stockfish:
+	@echo "Installing Stockfish with apt-get (Debian package 'stockfish', into /usr/games)"
+	apt-get update && apt-get install -y stockfish
 
 perft: build
 	$(BIN) perft 6

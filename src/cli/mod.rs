@@ -1,6 +1,7 @@
 //! Command line: `deepchess SUBCOMMAND [FLAGS]`. One file per subcommand.
 
 pub mod args;
+mod bench_perft;
 mod perft;
 
 
@@ -13,6 +14,7 @@ Usage: deepchess [SUBCOMMAND] [FLAGS]
 
 Subcommands:
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
+  bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   help                                 print this help
   version                              print the version
 
@@ -28,6 +30,7 @@ pub fn run(args: &[String]) -> i32 {
     let result = match cmd {
 
         "perft" => perft::run(rest),
+        "bench-perft" => bench_perft::run(rest),
         "help" | "-h" | "--help" => Err(CliError::Help(TOP_HELP.to_string())),
         "version" | "--version" | "-V" => {
             println!("deepchess {}", env!("CARGO_PKG_VERSION"));
