@@ -11,7 +11,14 @@ impl Position {
     /// Calls `f` with the legal moves grouped by piece; stops early when `f` returns true.
     /// Returns whether it stopped early.
     #[inline(always)]
-    pub fn for_each_piece_moves(&self, mut f: impl FnMut(PieceMoves) -> bool) -> bool {
+    pub fn for_each_piece_moves(&self, f: impl FnMut(PieceMoves) -> bool) -> bool {
+        self.generate::<true>(f).0
+    }
+
+    /// The generator. With `ALL_PAWNS = false`, unpinned pawns' pushes and captures are not
+    /// visited but counted set-wise (bulk counting); the count is returned beside the flag.
+    #[inline(always)]
+    fn generate<const ALL_PAWNS: bool>(&self, mut f: impl FnMut(PieceMoves) -> bool) -> (bool, usize) {
         let us = self.turn;
         let them = us.flip();
         let ours = self.by_color(us);
@@ -28,11 +35,11 @@ impl Position {
             }
         }
         if king_to.any() && f(PieceMoves { role: Role::King, from: k, to: king_to }) {
-            return true;
+            return (true, 0);
         }
         let checkers = self.checkers;
         if checkers.more_than_one() {
-            return false;
+            return (false, 0);
         }
         let target = match checkers.single() {
             Some(c) => between(k, c).with(c),
@@ -43,7 +50,7 @@ impl Position {
         for from in self.pieces(us, Role::Knight) & !pinned {
             let to = knight_attacks(from) & target;
             if to.any() && f(PieceMoves { role: Role::Knight, from, to }) {
-                return true;
+                return (true, 0);
             }
         }
         for (role, diag, orth) in
@@ -62,15 +69,21 @@ impl Position {
                     to &= line(k, from);
                 }
                 if to.any() && f(PieceMoves { role, from, to }) {
-                    return true;
+                    return (true, 0);
                 }
             }
         }
 
-        // Pawns, one piece at a time so pins apply per pawn.
+        // Pawns, one piece at a time so pins apply per pawn (or set-wise when only counting).
         let empty = !occ;
         let (up, start_rank): (i8, u8) = if us == Color::White { (8, 1) } else { (-8, 6) };
-        for from in self.pieces(us, Role::Pawn) {
+        let mut bulk = 0;
+        let mut pawns = self.pieces(us, Role::Pawn);
+        if !ALL_PAWNS {
+            bulk = count_pawn_sets(us, pawns & !pinned, empty, theirs, target);
+            pawns &= pinned;
+        }
+        for from in pawns {
             let mut to = pawn_attacks(us, from) & theirs;
             let one = Square::new((from.index() as i8 + up) as u8);
             if empty.has(one) {
@@ -87,7 +100,7 @@ impl Position {
                 to &= line(k, from);
             }
             if to.any() && f(PieceMoves { role: Role::Pawn, from, to }) {
-                return true;
+                return (true, 0);
             }
         }
         if let Some(ep) = self.ep {
@@ -96,7 +109,7 @@ impl Position {
                 if self.ep_is_legal(from, ep, victim, k) {
                     let pm = PieceMoves { role: Role::Pawn, from, to: Bitboard::from_square(ep) };
                     if f(pm) {
-                        return true;
+                        return (true, 0);
                     }
                 }
             }
@@ -123,11 +136,11 @@ impl Position {
                     continue;
                 }
                 if f(PieceMoves { role: Role::King, from: k, to: Bitboard::from_square(to) }) {
-                    return true;
+                    return (true, 0);
                 }
             }
         }
-        false
+        (false, bulk)
     }
 
     /// En passant is legal unless it leaves the king attacked: by a slider through the two
@@ -158,11 +171,11 @@ impl Position {
     #[inline(always)]
     pub fn count_legal(&self) -> usize {
         let mut n = 0;
-        self.for_each_piece_moves(|pm| {
+        let (_, bulk) = self.generate::<false>(|pm| {
             n += pm.len();
             false
         });
-        n
+        n + bulk
     }
 
     /// Whether the side to move has any legal move.
@@ -182,4 +195,27 @@ impl Position {
                 })
         })
     }
+}
+
+/// Counts pushes and captures of unpinned pawns with whole-set shifts (promotions count 4).
+#[inline(always)]
+fn count_pawn_sets(us: Color, pawns: Bitboard, empty: Bitboard, theirs: Bitboard, target: Bitboard) -> usize {
+    const NOT_A: u64 = !0x0101_0101_0101_0101;
+    const NOT_H: u64 = !0x8080_8080_8080_8080;
+    let p = pawns.0;
+    let (one, two, west, east, last) = match us {
+        Color::White => {
+            let one = (p << 8) & empty.0;
+            let two = ((one & 0xFF << 16) << 8) & empty.0;
+            (one, two, (p & NOT_A) << 7 & theirs.0, (p & NOT_H) << 9 & theirs.0, 0xFFu64 << 56)
+        }
+        Color::Black => {
+            let one = (p >> 8) & empty.0;
+            let two = ((one & 0xFF << 40) >> 8) & empty.0;
+            (one, two, (p & NOT_A) >> 9 & theirs.0, (p & NOT_H) >> 7 & theirs.0, 0xFF)
+        }
+    };
+    let t = target.0;
+    let count = |b: u64| ((b & t & !last).count_ones() + 4 * (b & t & last).count_ones()) as usize;
+    count(one) + (two & t).count_ones() as usize + count(west) + count(east)
 }
