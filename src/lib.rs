@@ -6,3 +6,4 @@
 
 pub mod chess;
 pub mod cli;
+pub mod data;

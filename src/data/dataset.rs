@@ -1,0 +1,278 @@
+//! W/L position datasets on disk.
+//!
+//! File layout (little endian):
+//! ```text
+//! magic   b"DCHSDATA"        8 bytes
+//! version u32 = 1
+//! meta    u32 length + UTF-8 "key=value\n" lines (source, set, split, sampling, seed, …)
+//! count   u64 records
+//! records count × 40 bytes:  board nibbles [u8; 32] | flags u8 | label u8 | ply u16 | game u32
+//! check   u64 FNV-1a of every byte before it
+//! ```
+//! Board nibble of square s: 0 empty, 1..=6 White P N B R Q K, 7..=12 Black; flags bit 0 =
+//! White to move, bits 1..=4 = castling WK WQ BK BQ. Label 1 = W (White won), 0 = L.
+
+use super::encode::{piece_bit, Features, CASTLING_BITS, MAX_ACTIVE, SIDE_BIT};
+use crate::chess::{Color, Position, Role, Square};
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"DCHSDATA";
+const VERSION: u32 = 1;
+pub const RECORD_BYTES: usize = 40;
+
+/// One sampled position with its label and where it came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Record {
+    pub board: [u8; 32],
+    pub flags: u8,
+    /// 1 when White won the game the position comes from.
+    pub label: u8,
+    pub ply: u16,
+    pub game: u32,
+}
+
+impl Record {
+    pub fn new(pos: &Position, white_won: bool, ply: u16, game: u32) -> Record {
+        let mut board = [0u8; 32];
+        for sq in Square::all() {
+            if let Some(p) = pos.piece_on(sq) {
+                let v = 1 + p.role.index() as u8 + 6 * p.color.index() as u8;
+                board[sq.index() / 2] |= v << (4 * (sq.index() % 2));
+            }
+        }
+        let flags = (pos.turn() == Color::White) as u8 | pos.castling_rights() << 1;
+        Record { board, flags, label: white_won as u8, ply, game }
+    }
+
+    /// The 773-bit encoding of the position.
+    pub fn features(&self) -> Features {
+        let mut idx = [0u16; MAX_ACTIVE];
+        let mut n = 0;
+        let mut push = |i: usize, n: &mut usize| {
+            if *n < MAX_ACTIVE {
+                idx[*n] = i as u16;
+                *n += 1;
+            }
+        };
+        // Piece bits sorted by (colour, role, square): walk each plane in square order.
+        let mut planes = [0u64; 12];
+        for s in 0..64 {
+            let v = self.board[s / 2] >> (4 * (s % 2)) & 15;
+            if (1..=12).contains(&v) {
+                planes[v as usize - 1] |= 1 << s;
+            }
+        }
+        for (pi, mut bb) in planes.into_iter().enumerate() {
+            let (color, role) = (Color::ALL[pi / 6], Role::from_index(pi % 6));
+            while bb != 0 {
+                let s = bb.trailing_zeros() as u8;
+                bb &= bb - 1;
+                push(piece_bit(color, role, Square::new(s)), &mut n);
+            }
+        }
+        if self.flags & 1 != 0 {
+            push(SIDE_BIT, &mut n);
+        }
+        for i in 0..4 {
+            if self.flags >> (1 + i) & 1 != 0 {
+                push(CASTLING_BITS + i, &mut n);
+            }
+        }
+        Features::from_sorted(&idx[..n])
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.board);
+        out.push(self.flags);
+        out.push(self.label);
+        out.extend_from_slice(&self.ply.to_le_bytes());
+        out.extend_from_slice(&self.game.to_le_bytes());
+    }
+
+    fn read(b: &[u8]) -> Record {
+        let mut board = [0u8; 32];
+        board.copy_from_slice(&b[..32]);
+        Record {
+            board,
+            flags: b[32],
+            label: b[33],
+            ply: u16::from_le_bytes([b[34], b[35]]),
+            game: u32::from_le_bytes([b[36], b[37], b[38], b[39]]),
+        }
+    }
+
+    /// Checks the record could come from a real position (at most 15 per nibble, one king each).
+    fn validate(&self) -> Result<(), String> {
+        let mut kings = [0; 2];
+        for s in 0..64 {
+            let v = self.board[s / 2] >> (4 * (s % 2)) & 15;
+            if v > 12 {
+                return Err(format!("bad piece code {v} on square {s}"));
+            }
+            if v == 6 || v == 12 {
+                kings[(v / 7) as usize] += 1;
+            }
+        }
+        if kings != [1, 1] {
+            return Err(format!("{} white and {} black kings", kings[0], kings[1]));
+        }
+        if self.flags >> 5 != 0 || self.label > 1 {
+            return Err("bad flags or label byte".into());
+        }
+        Ok(())
+    }
+}
+
+/// A dataset: its metadata and its records.
+#[derive(Clone, Debug, Default)]
+pub struct Dataset {
+    pub meta: Vec<(String, String)>,
+    pub records: Vec<Record>,
+}
+
+/// What is wrong with a dataset file.
+#[derive(Debug)]
+pub struct DatasetError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl fmt::Display for DatasetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "dataset {}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for DatasetError {}
+
+/// FNV-1a, 64 bit: cheap, dependency-free corruption check.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+/// Writes `bytes` to `path` atomically: a temp file in the same folder, fsync, rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!(
+        "{}tmp",
+        path.extension().map(|e| format!("{}.", e.to_string_lossy())).unwrap_or_default()
+    ));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+impl Dataset {
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    pub fn set_meta(&mut self, key: &str, value: impl Into<String>) {
+        let value = value.into();
+        match self.meta.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.meta.push((key.to_string(), value)),
+        }
+    }
+
+    pub fn wins(&self) -> impl Iterator<Item = &Record> {
+        self.records.iter().filter(|r| r.label == 1)
+    }
+
+    pub fn losses(&self) -> impl Iterator<Item = &Record> {
+        self.records.iter().filter(|r| r.label == 0)
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64 + self.records.len() * RECORD_BYTES);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        let mut meta = String::new();
+        for (k, v) in &self.meta {
+            // Keys and values are single-line by construction; newlines would break parsing.
+            meta.push_str(&format!("{}={}\n", k.replace(['\n', '='], " "), v.replace('\n', " ")));
+        }
+        out.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+        out.extend_from_slice(meta.as_bytes());
+        out.extend_from_slice(&(self.records.len() as u64).to_le_bytes());
+        for r in &self.records {
+            r.write(&mut out);
+        }
+        let check = fnv1a(&out);
+        out.extend_from_slice(&check.to_le_bytes());
+        out
+    }
+
+    /// Writes atomically, so a kill never leaves a half-written dataset.
+    pub fn save(&self, path: &Path) -> Result<(), DatasetError> {
+        write_atomic(path, &self.to_bytes())
+            .map_err(|e| DatasetError { path: path.to_path_buf(), message: format!("cannot write: {e}") })
+    }
+
+    pub fn load(path: &Path) -> Result<Dataset, DatasetError> {
+        let fail = |m: String| DatasetError { path: path.to_path_buf(), message: m };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut bytes))
+            .map_err(|e| fail(format!("cannot read: {e}")))?;
+        Dataset::from_bytes(&bytes).map_err(fail)
+    }
+
+    pub fn from_bytes(b: &[u8]) -> Result<Dataset, String> {
+        if b.len() < 8 || &b[..8] != MAGIC {
+            return Err("not a deepchess dataset (bad magic)".into());
+        }
+        let need = |n: usize, what: &str| -> Result<(), String> {
+            if b.len() < n {
+                Err(format!("truncated: file ends inside the {what} ({} bytes)", b.len()))
+            } else {
+                Ok(())
+            }
+        };
+        need(16, "header")?;
+        let version = u32::from_le_bytes(b[8..12].try_into().unwrap());
+        if version != VERSION {
+            return Err(format!("version {version}, this build reads version {VERSION}"));
+        }
+        let meta_len = u32::from_le_bytes(b[12..16].try_into().unwrap()) as usize;
+        let meta_end = 16usize.checked_add(meta_len).ok_or("bad metadata length")?;
+        need(meta_end + 8, "metadata")?;
+        let meta_text = std::str::from_utf8(&b[16..meta_end]).map_err(|_| "metadata is not UTF-8")?;
+        let meta = meta_text
+            .lines()
+            .filter_map(|l| l.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
+            .collect();
+        let count = u64::from_le_bytes(b[meta_end..meta_end + 8].try_into().unwrap()) as usize;
+        let body = meta_end + 8;
+        let expect = count
+            .checked_mul(RECORD_BYTES)
+            .and_then(|n| n.checked_add(body + 8))
+            .ok_or("bad record count")?;
+        if b.len() != expect {
+            return Err(format!(
+                "header says {count} records ({expect} bytes) but the file has {} bytes (truncated or corrupt)",
+                b.len()
+            ));
+        }
+        let stored = u64::from_le_bytes(b[expect - 8..].try_into().unwrap());
+        if stored != fnv1a(&b[..expect - 8]) {
+            return Err("checksum mismatch (corrupt file)".into());
+        }
+        let mut records = Vec::with_capacity(count);
+        for (i, chunk) in b[body..expect - 8].chunks_exact(RECORD_BYTES).enumerate() {
+            let r = Record::read(chunk);
+            r.validate().map_err(|e| format!("record {i}: {e}"))?;
+            records.push(r);
+        }
+        Ok(Dataset { meta, records })
+    }
+}

@@ -1,0 +1,5 @@
+//! Data: the 773-bit encoding, position sampling from games, W/L datasets on disk.
+
+pub mod dataset;
+pub mod encode;
+pub mod sample;

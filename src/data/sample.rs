@@ -1,0 +1,146 @@
+//! Sampling positions from games, as the paper's "Dataset" paragraph: decisive games only,
+//! up to ten random positions per game, none from the first five moves, none whose played
+//! move is a capture. Every rule is a setting, defaults = paper. Validation holds out whole
+//! games, chosen by a hash of the game's moves so the split is deterministic and identical
+//! games (same start, same moves) always land in the same set.
+
+use super::dataset::{fnv1a, Record};
+use crate::chess::{Move, Position};
+
+/// Sampling rules. `Default` is the paper's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampling {
+    /// Positions drawn per game; 0 = every eligible position.
+    pub per_game: usize,
+    /// Plies skipped at the start of each game (paper: first five moves = 10 plies).
+    pub skip_plies: usize,
+    /// Drop positions whose played move is a capture (paper: yes).
+    pub exclude_captures: bool,
+}
+
+impl Default for Sampling {
+    fn default() -> Self {
+        Sampling { per_game: 10, skip_plies: 10, exclude_captures: true }
+    }
+}
+
+impl Sampling {
+    /// One line for dataset headers and logs.
+    pub fn describe(&self) -> String {
+        format!(
+            "per_game={} skip_plies={} exclude_captures={} draws=excluded",
+            if self.per_game == 0 { "all".to_string() } else { self.per_game.to_string() },
+            self.skip_plies,
+            self.exclude_captures
+        )
+    }
+}
+
+/// Positions (before the move at each ply) that the rules allow, with their ply index.
+pub fn eligible(start: &Position, moves: &[Move], s: &Sampling) -> Vec<(u16, Position)> {
+    let mut out = Vec::new();
+    let mut pos = *start;
+    for (ply, &m) in moves.iter().enumerate() {
+        if ply >= s.skip_plies && !(s.exclude_captures && pos.is_capture(m)) {
+            out.push((ply.min(u16::MAX as usize) as u16, pos));
+        }
+        pos.play(m);
+    }
+    out
+}
+
+/// Draws up to `s.per_game` distinct eligible positions uniformly (partial Fisher–Yates
+/// driven by `rand`), returned in ply order.
+pub fn sample_game(
+    start: &Position,
+    moves: &[Move],
+    white_won: bool,
+    game: u32,
+    s: &Sampling,
+    rand: &mut impl FnMut() -> u64,
+) -> Vec<Record> {
+    let mut cands = eligible(start, moves, s);
+    let k = if s.per_game == 0 { cands.len() } else { s.per_game.min(cands.len()) };
+    for i in 0..k {
+        let j = i + (rand() % (cands.len() - i) as u64) as usize;
+        cands.swap(i, j);
+    }
+    cands.truncate(k);
+    cands.sort_by_key(|c| c.0);
+    cands.iter().map(|(ply, pos)| Record::new(pos, white_won, *ply, game)).collect()
+}
+
+/// Stable identity of a game: hash of its start position and moves.
+pub fn game_key(start: &Position, moves: &[Move]) -> u64 {
+    let mut bytes = start.fen().into_bytes();
+    for m in moves {
+        bytes.extend_from_slice(&m.to_u16().to_le_bytes());
+    }
+    fnv1a(&bytes)
+}
+
+/// Whether a game belongs to the validation set: `per_mille` games in 1000, by game key.
+pub fn is_validation(key: u64, per_mille: u32, salt: u64) -> bool {
+    // Mix so that nearby keys spread; salt lets a user draw a different split.
+    let mut z = key ^ salt;
+    z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    z = (z ^ (z >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    z ^= z >> 33;
+    (z % 1000) < per_mille as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(sans: &[&str]) -> (Position, Vec<Move>) {
+        let start = Position::startpos();
+        let mut p = start;
+        let mut moves = Vec::new();
+        for s in sans {
+            let m = p.parse_san(s).unwrap();
+            moves.push(m);
+            p.play(m);
+        }
+        (start, moves)
+    }
+
+    #[test]
+    fn first_moves_and_captures_are_excluded() {
+        // 12 plies; ply 10 (6.d4?) is exd4? Build so that ply 10 and 11 are captures.
+        let (start, moves) = game(&["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Nf6", "d3", "d6", "b4", "Bxb4", "cxb4", "Nxb4", "O-O"]);
+        let s = Sampling::default();
+        let plies: Vec<u16> = eligible(&start, &moves, &s).iter().map(|c| c.0).collect();
+        // Plies 0..9 skipped; 11 (Bxb4), 12 (cxb4), 13 (Nxb4) are captures.
+        assert_eq!(plies, vec![10, 14]);
+        let all = Sampling { skip_plies: 0, exclude_captures: false, ..s };
+        assert_eq!(eligible(&start, &moves, &all).len(), moves.len());
+    }
+
+    #[test]
+    fn sampling_draws_distinct_positions_up_to_the_limit() {
+        let (start, moves) = game(&["Nf3", "Nf6", "Ng1", "Ng8", "Nc3", "Nc6", "Nb1", "Nb8", "e3", "e6", "d3", "d6", "c3", "c6", "b3", "b6", "a3", "a6", "h3", "h6", "g3", "g6", "f3", "f6", "Be2", "Be7"]);
+        let mut x = 7u64;
+        let mut rand = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 11
+        };
+        let s = Sampling::default();
+        let recs = sample_game(&start, &moves, true, 3, &s, &mut rand);
+        assert_eq!(recs.len(), 10);
+        let mut plies: Vec<u16> = recs.iter().map(|r| r.ply).collect();
+        plies.dedup();
+        assert_eq!(plies.len(), 10);
+        assert!(plies.iter().all(|&p| p >= 10));
+        assert!(recs.iter().all(|r| r.label == 1 && r.game == 3));
+        let few = Sampling { per_game: 100, ..s };
+        assert_eq!(sample_game(&start, &moves, false, 0, &few, &mut rand).len(), 16);
+    }
+
+    #[test]
+    fn validation_split_is_deterministic_and_near_the_fraction() {
+        let n = (0..20_000u64).filter(|&k| is_validation(k, 50, 0)).count();
+        assert!((800..1200).contains(&n), "{n}");
+        assert_eq!(is_validation(12345, 50, 9), is_validation(12345, 50, 9));
+    }
+}
