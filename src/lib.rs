@@ -7,3 +7,4 @@
 pub mod chess;
 pub mod cli;
 pub mod data;
+pub mod play;
