@@ -8,6 +8,7 @@ pub mod game;
 pub mod movegen;
 pub mod moves;
 pub mod notation;
+pub mod pgn;
 pub mod perft;
 pub mod position;
 pub mod types;

@@ -2,6 +2,7 @@
 //! openings drawn among near-best MultiPV moves, per-side node budgets drawn log-uniformly,
 //! adjudication like rating lists, a `{score/depth}` comment on every engine move.
 
+use crate::chess::pgn::EngineEval;
 use crate::chess::{Color, Game, Move, Outcome, Position};
 use crate::play::uci_client::{Engine, EngineError, Score};
 use std::time::Duration;
@@ -150,7 +151,7 @@ pub fn play_game(
             .parse_uci(&r.bestmove)
             .map_err(|e| EngineError::Protocol(format!("bestmove: {e}")))?;
         let score = r.score.unwrap_or(Score::Cp(0));
-        comments.push(Some(format!("{}/{}", score.pgn(), r.depth)));
+        comments.push(Some(EngineEval { score, depth: r.depth }.to_string()));
         game.play_unchecked(m);
         let w = if side == Color::White { score.to_cp() } else { -score.to_cp() };
         white_scores.push(w);

@@ -2,6 +2,7 @@
 //! The engine's output is read on its own thread into a channel, so every wait has a
 //! deadline: a silent, crashed or misbehaving engine is reported, never waited on forever.
 
+pub use crate::chess::pgn::Score;
 use std::fmt;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -33,34 +34,6 @@ impl fmt::Display for EngineError {
 }
 
 impl std::error::Error for EngineError {}
-
-/// Score as an engine reports it, from the side to move's point of view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Score {
-    Cp(i32),
-    /// Mate in N moves (negative: being mated).
-    Mate(i32),
-}
-
-impl Score {
-    /// Centipawns, with mates mapped beyond any material score.
-    pub fn to_cp(self) -> i32 {
-        match self {
-            Score::Cp(c) => c,
-            Score::Mate(m) if m > 0 => 100_000 - m,
-            Score::Mate(m) => -100_000 - m,
-        }
-    }
-
-    /// PGN comment form used by match runners: `+0.39`, `-M3`.
-    pub fn pgn(self) -> String {
-        match self {
-            Score::Cp(c) => format!("{:+.2}", c as f64 / 100.0),
-            Score::Mate(m) if m >= 0 => format!("+M{m}"),
-            Score::Mate(m) => format!("-M{}", -m),
-        }
-    }
-}
 
 /// One `info ... multipv k ... score ... pv m ...` line, kept by multipv index.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -271,9 +244,9 @@ mod tests {
         assert!(parse_info("info string hello score cp 3").is_none());
         assert!(parse_info("info depth 3 score cp").is_none());
         assert!(parse_info("bestmove e2e4").is_none());
-        assert_eq!(Score::Cp(39).pgn(), "+0.39");
-        assert_eq!(Score::Cp(-5).pgn(), "-0.05");
-        assert_eq!(Score::Mate(-3).pgn(), "-M3");
+        assert_eq!(Score::Cp(39).to_string(), "+0.39");
+        assert_eq!(Score::Cp(-5).to_string(), "-0.05");
+        assert_eq!(Score::Mate(-3).to_string(), "-M3");
         assert!(Score::Mate(2).to_cp() > Score::Mate(5).to_cp());
         assert!(Score::Mate(-2).to_cp() < Score::Mate(-5).to_cp());
     }
