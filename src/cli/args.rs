@@ -119,6 +119,11 @@ impl Parsed {
         self.flags.iter().rev().find(|(n, _)| *n == name).and_then(|(_, v)| v.as_deref())
     }
 
+    /// Every value given for a repeatable flag, in order.
+    pub fn get_all(&self, name: &str) -> Vec<&str> {
+        self.flags.iter().filter(|(n, _)| *n == name).filter_map(|(_, v)| v.as_deref()).collect()
+    }
+
     /// A flag's value parsed as `T`, or `default` when absent; a bad value is a usage error.
     pub fn get_or<T: FromStr>(&self, cmd: &str, name: &str, default: T) -> Result<T, CliError> {
         match self.get(name) {

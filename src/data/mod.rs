@@ -1,5 +1,6 @@
 //! Data: the 773-bit encoding, position sampling from games, W/L datasets on disk.
 
+pub mod build;
 pub mod dataset;
 pub mod datagen;
 pub mod encode;

@@ -1,0 +1,147 @@
+//! Building train and validation datasets from PGN sources (`deepchess data`).
+
+use super::dataset::Dataset;
+use super::sample::{game_key, is_validation, sample_game, Sampling};
+use crate::chess::pgn::{open_pgn, PgnReader};
+use crate::chess::{Color, Outcome};
+
+/// How datasets are built. `Default` = the paper's sampling, 5 % of games held out.
+#[derive(Clone, Debug)]
+pub struct BuildSettings {
+    pub sampling: Sampling,
+    /// Games per thousand held out for validation (whole games).
+    pub valid_per_mille: u32,
+    /// Changes which games are held out, for a different split.
+    pub split_salt: u64,
+    /// Seed of the position sampling.
+    pub seed: u64,
+    /// Stop after this many games read (all sources together).
+    pub max_games: Option<u64>,
+}
+
+impl Default for BuildSettings {
+    fn default() -> Self {
+        BuildSettings { sampling: Sampling::default(), valid_per_mille: 50, split_salt: 0, seed: 1, max_games: None }
+    }
+}
+
+/// Counts reported while building and at the end.
+#[derive(Clone, Debug, Default)]
+pub struct BuildStats {
+    pub games_read: u64,
+    pub skipped: u64,
+    pub draws: u64,
+    pub unfinished: u64,
+    pub decisive: u64,
+    pub train_games: u64,
+    pub valid_games: u64,
+    pub train_w: u64,
+    pub train_l: u64,
+    pub valid_w: u64,
+    pub valid_l: u64,
+}
+
+impl std::fmt::Display for BuildStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} games read, {} skipped (bad), {} draws and {} unfinished dropped, {} decisive: \
+             train {} games ({} W + {} L positions), validation {} games ({} W + {} L positions)",
+            self.games_read, self.skipped, self.draws, self.unfinished, self.decisive,
+            self.train_games, self.train_w, self.train_l, self.valid_games, self.valid_w, self.valid_l
+        )
+    }
+}
+
+/// SplitMix64 step: the per-game sampling stream.
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Reads every source (path or `-`), samples decisive games, splits by game.
+/// `warn` receives each skipped game's message; `progress` is called every 1000 games.
+pub fn build(
+    sources: &[String],
+    s: &BuildSettings,
+    mut warn: impl FnMut(&str),
+    mut progress: impl FnMut(&BuildStats),
+) -> Result<(Dataset, Dataset, BuildStats), String> {
+    let mut train = Dataset::default();
+    let mut valid = Dataset::default();
+    let mut st = BuildStats::default();
+    let mut game_index: u32 = 0;
+    'sources: for src in sources {
+        let input = open_pgn(src).map_err(|e| format!("{src}: {e}"))?;
+        let mut reader = PgnReader::new(input);
+        while let Some(item) = reader.next_game() {
+            if s.max_games.is_some_and(|m| st.games_read >= m) {
+                break 'sources;
+            }
+            st.games_read += 1;
+            game_index = game_index.wrapping_add(1);
+            if st.games_read % 1000 == 0 {
+                progress(&st);
+            }
+            let g = match item {
+                Ok(g) => g,
+                Err(skip) => {
+                    st.skipped += 1;
+                    warn(&format!("{src}: {skip}"));
+                    continue;
+                }
+            };
+            let white_won = match g.result {
+                Some(Outcome::Win(c)) => c == Color::White,
+                Some(Outcome::Draw) => {
+                    st.draws += 1;
+                    continue;
+                }
+                None => {
+                    st.unfinished += 1;
+                    continue;
+                }
+            };
+            st.decisive += 1;
+            let key = game_key(&g.start, &g.moves);
+            let mut rng = s.seed ^ key;
+            let recs = sample_game(&g.start, &g.moves, white_won, game_index, &s.sampling, &mut || splitmix(&mut rng));
+            let held_out = is_validation(key, s.valid_per_mille, s.split_salt);
+            let n = recs.len() as u64;
+            let (set, games, w, l) = if held_out {
+                (&mut valid, &mut st.valid_games, &mut st.valid_w, &mut st.valid_l)
+            } else {
+                (&mut train, &mut st.train_games, &mut st.train_w, &mut st.train_l)
+            };
+            *games += 1;
+            if white_won {
+                *w += n;
+            } else {
+                *l += n;
+            }
+            set.records.extend(recs);
+        }
+        if let Some(e) = &reader.summary().io_error {
+            return Err(format!("{src}: read error: {e}"));
+        }
+    }
+    for (set, name) in [(&mut train, "train"), (&mut valid, "validation")] {
+        set.set_meta("set", name);
+        set.set_meta("source", sources.join(" "));
+        set.set_meta("sampling", s.sampling.describe());
+        set.set_meta(
+            "split",
+            format!(
+                "whole games held out: a game is in validation when mix(fnv1a(start FEN + moves) ^ {}) % 1000 < {}",
+                s.split_salt, s.valid_per_mille
+            ),
+        );
+        set.set_meta("seed", s.seed.to_string());
+        set.set_meta("stats", st.to_string());
+    }
+    progress(&st);
+    Ok((train, valid, st))
+}
