@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build test test-full bench bench-perft perft install-stockfish clean
+.PHONY: all build test test-full bench bench-perft perft datagen dataset install-stockfish clean
 
 all: build
 
@@ -25,6 +25,17 @@ bench: bench-perft
 # Perft speed against Stockfish's `go perft` (when Stockfish is installed; see install-stockfish).
 bench-perft: build
 	$(BIN) bench-perft --runs 5
+
+# Datasets from the shipped corpus (paper sampling, 5 % of games held out).
+dataset: build
+	$(BIN) data --pgn data/sf15-selfplay-1.pgn.xz --pgn data/sf15-selfplay-2.pgn.xz --out runs/dataset
+
+# Grow the corpus with Stockfish self-play (needs Stockfish: make install-stockfish).
+STOCKFISH ?= $(shell command -v stockfish || ls /usr/games/stockfish 2>/dev/null)
+GAMES ?= 1000
+datagen: build
+	@test -n "$(STOCKFISH)" || { echo "Stockfish not found: run 'make install-stockfish' (apt) or set STOCKFISH=path"; exit 1; }
+	$(BIN) datagen --engine $(STOCKFISH) --option Hash=16 --option Threads=1 --out data/datagen.pgn --games $(GAMES) --concurrency 2
 
 # Optional: installs Debian's Stockfish 15.1 (an anchor for benchmarks and an opponent). Uses apt.
 install-stockfish:

@@ -3,6 +3,7 @@
 pub mod args;
 mod bench_perft;
 mod data;
+mod datagen;
 mod perft;
 
 
@@ -16,6 +17,7 @@ Usage: deepchess [SUBCOMMAND] [FLAGS]
 Subcommands:
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
+  datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   help                                 print this help
   version                              print the version
@@ -34,6 +36,7 @@ pub fn run(args: &[String]) -> i32 {
         "perft" => perft::run(rest),
         "bench-perft" => bench_perft::run(rest),
         "data" => data::run(rest),
+        "datagen" => datagen::run_cli(rest),
         "help" | "-h" | "--help" => Err(CliError::Help(TOP_HELP.to_string())),
         "version" | "--version" | "-V" => {
             println!("deepchess {}", env!("CARGO_PKG_VERSION"));

@@ -187,3 +187,206 @@ mod tests {
         assert!((350..650).contains(&below_geo_mean), "{below_geo_mean}");
     }
 }
+
+/// A whole generation run: where to write, how many games, how many engines at once.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    pub engine: String,
+    pub options: Vec<(String, String)>,
+    pub out: std::path::PathBuf,
+    /// Total games wanted in `out` (games already there count).
+    pub games: u64,
+    pub concurrency: usize,
+    pub seed: u64,
+    /// Start positions to draw from (default: the initial position).
+    pub starts: Vec<Position>,
+    pub settings: GenSettings,
+}
+
+/// Live counts for progress lines.
+#[derive(Clone, Debug, Default)]
+pub struct RunStats {
+    pub existing: u64,
+    pub written: u64,
+    pub white: u64,
+    pub black: u64,
+    pub draws: u64,
+    pub failures: u64,
+}
+
+/// Length of the prefix of `text` made of complete games: it ends right after a result
+/// token and its blank line. A kill during an append leaves at most one partial game after it.
+pub fn complete_prefix(text: &[u8]) -> usize {
+    let mut end = text.len();
+    while end > 0 {
+        let head = &text[..end];
+        let trimmed = head.trim_ascii_end();
+        if head.ends_with(b"\n\n")
+            && [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"].iter().any(|r| trimmed.ends_with(r))
+        {
+            return end;
+        }
+        // Step back to the previous "\n\n".
+        match text[..end - 1].windows(2).rposition(|w| w == b"\n\n") {
+            Some(i) => end = i + 2,
+            None => return 0,
+        }
+    }
+    0
+}
+
+/// Counts games (lines starting with `[Event `) in complete PGN text.
+fn count_games(text: &[u8]) -> u64 {
+    text.split(|&b| b == b'\n').filter(|l| l.starts_with(b"[Event ")).count() as u64
+}
+
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn to_pgn(g: &GeneratedGame, round: u64, engine: &str) -> std::io::Result<String> {
+    let mut p = crate::chess::pgn::PgnGame::new(g.start);
+    for (k, v) in [
+        ("Event", "deepchess datagen".to_string()),
+        ("Site", "local".to_string()),
+        ("Date", "????.??.??".to_string()),
+        ("Round", round.to_string()),
+        ("White", format!("{engine} nodes={}", g.nodes[0])),
+        ("Black", format!("{engine} nodes={}", g.nodes[1])),
+        ("Termination", g.termination.to_string()),
+        ("PlyCount", g.moves.len().to_string()),
+    ] {
+        p.set_tag(k, &v);
+    }
+    for (m, c) in g.moves.iter().zip(&g.comments) {
+        p.push(*m, c.clone());
+    }
+    p.result = Some(g.outcome);
+    p.to_pgn()
+}
+
+/// Generates games until `out` holds `cfg.games`, appending each finished game with an
+/// fsync; an interrupted run resumes where it stopped (a partial last game is cut off).
+pub fn run(cfg: &RunConfig, mut progress: impl FnMut(&RunStats) + Send) -> Result<RunStats, String> {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Mutex;
+
+    let shown = cfg.out.display().to_string();
+    let text = match std::fs::read(&cfg.out) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(format!("{shown}: {e}")),
+    };
+    let keep = complete_prefix(&text);
+    let existing = count_games(&text[..keep]);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&cfg.out)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if keep < text.len() {
+        file.set_len(keep as u64).map_err(|e| format!("{shown}: cannot cut the partial last game: {e}"))?;
+    }
+    if existing >= cfg.games {
+        return Ok(RunStats { existing, ..RunStats::default() });
+    }
+    let starts = if cfg.starts.is_empty() { vec![Position::startpos()] } else { cfg.starts.clone() };
+    let next = AtomicU64::new(existing);
+    let shared = Mutex::new((file, RunStats { existing, ..RunStats::default() }, &mut progress));
+    let fatal: Mutex<Option<String>> = Mutex::new(None);
+    // Rounds whose game failed are played again, so the file ends with exactly `games`.
+    let retry: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..cfg.concurrency.max(1) {
+            scope.spawn(|| {
+                let mut engine: Option<Engine> = None;
+                let mut consecutive_failures = 0;
+                loop {
+                    if fatal.lock().unwrap().is_some() {
+                        return;
+                    }
+                    let round = match retry.lock().unwrap().pop() {
+                        Some(r) => r,
+                        None => next.fetch_add(1, Ordering::SeqCst),
+                    };
+                    if round >= cfg.games {
+                        return;
+                    }
+                    let mut rng = cfg.seed ^ round.wrapping_mul(0xA24B_AED4_963E_E407);
+                    let mut rand = || splitmix(&mut rng);
+                    let start = starts[(rand() % starts.len() as u64) as usize];
+                    let result = (|| {
+                        if engine.is_none() {
+                            engine = Some(Engine::start(&cfg.engine, &cfg.options, cfg.settings.move_timeout)?);
+                        }
+                        play_game(engine.as_mut().unwrap(), start, &cfg.settings, &mut rand)
+                    })();
+                    let mut guard = shared.lock().unwrap();
+                    let (file, stats, progress) = &mut *guard;
+                    match result.and_then(|g| {
+                        let name = engine.as_ref().map(|e| e.name.clone()).unwrap_or_default();
+                        to_pgn(&g, round, &name).map(|t| (g, t)).map_err(|e| EngineError::Protocol(e.to_string()))
+                    }) {
+                        Ok((g, text)) => {
+                            consecutive_failures = 0;
+                            if let Err(e) = file.write_all(text.as_bytes()).and_then(|_| file.sync_data()) {
+                                *fatal.lock().unwrap() = Some(format!("{shown}: write failed: {e}"));
+                                return;
+                            }
+                            stats.written += 1;
+                            match g.outcome {
+                                Outcome::Win(Color::White) => stats.white += 1,
+                                Outcome::Win(Color::Black) => stats.black += 1,
+                                Outcome::Draw => stats.draws += 1,
+                            }
+                        }
+                        Err(e) => {
+                            // Drop the engine (it may be wedged) and retry the game later.
+                            stats.failures += 1;
+                            consecutive_failures += 1;
+                            engine = None;
+                            eprintln!("\nwarning: game {round}: {e}");
+                            if consecutive_failures >= 5 {
+                                *fatal.lock().unwrap() = Some(format!("engine failed 5 games in a row, last: {e}"));
+                                return;
+                            }
+                            retry.lock().unwrap().push(round);
+                        }
+                    }
+                    progress(stats);
+                }
+            });
+        }
+    });
+    if let Some(e) = fatal.into_inner().unwrap() {
+        return Err(e);
+    }
+    let (_, stats, _) = shared.into_inner().unwrap();
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod resume_tests {
+    use super::*;
+
+    #[test]
+    fn complete_prefix_cuts_a_partial_last_game() {
+        let one = b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n";
+        let two = b"[Event \"b\"]\n\n1. d4 d5 0-1\n\n";
+        let mut t = one.to_vec();
+        t.extend_from_slice(two);
+        assert_eq!(complete_prefix(&t), t.len());
+        let mut cut = t.clone();
+        cut.extend_from_slice(b"[Event \"c\"]\n\n1. c4 {+0.3");
+        assert_eq!(complete_prefix(&cut), t.len());
+        assert_eq!(complete_prefix(&t[..t.len() - 3]), one.len());
+        assert_eq!(complete_prefix(b"[Event \"x\"]\n\n1. e4"), 0);
+        assert_eq!(complete_prefix(b""), 0);
+        assert_eq!(count_games(&t), 2);
+    }
+}

@@ -1,0 +1,113 @@
+//! `deepchess datagen`: engine-vs-engine games through UCI, appended to a PGN file.
+
+use super::args::{parse, usage, CliError, Flag};
+use crate::chess::Position;
+use crate::data::datagen::{run, GenSettings, RunConfig};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const FLAGS: &[Flag] = &[
+    Flag { name: "engine", value: Some("CMD"), help: "UCI engine command, e.g. /usr/games/stockfish" },
+    Flag { name: "option", value: Some("NAME=VALUE"), help: "engine option; repeatable (e.g. Hash=16)" },
+    Flag { name: "out", value: Some("FILE"), help: "PGN file to append to; an interrupted run resumes" },
+    Flag { name: "games", value: Some("N"), help: "total games wanted in FILE (default 100)" },
+    Flag { name: "concurrency", value: Some("N"), help: "engines playing at once (default 2)" },
+    Flag { name: "seed", value: Some("N"), help: "seed for openings and node budgets (default 1)" },
+    Flag { name: "nodes", value: Some("MIN:MAX"), help: "per-side node budget, log-uniform (default 300:6000)" },
+    Flag { name: "opening-plies", value: Some("MIN:MAX"), help: "random near-best opening plies (default 4:10)" },
+    Flag { name: "openings", value: Some("EPD"), help: "start from positions of this EPD/FEN file (one per line)" },
+    Flag { name: "timeout", value: Some("SECONDS"), help: "longest wait for one engine answer (default 30)" },
+];
+
+fn range(name: &str, v: Option<&str>, default: (u64, u64)) -> Result<(u64, u64), CliError> {
+    let Some(v) = v else { return Ok(default) };
+    let bad = || CliError::Usage(format!("deepchess datagen: --{name} wants MIN:MAX, got '{v}'"));
+    let (a, b) = v.split_once(':').ok_or_else(bad)?;
+    let (a, b): (u64, u64) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
+    if a > b {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+/// Reads start positions: one FEN or EPD (first four fields) per line; `#` lines ignored.
+pub fn read_positions(path: &str) -> Result<Vec<Position>, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| CliError::Failed(format!("{path}: {e}")))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().take(4).collect();
+        let pos = Position::from_fen(&fields.join(" "))
+            .map_err(|e| CliError::Failed(format!("{path}:{}: {e}", i + 1)))?;
+        out.push(pos);
+    }
+    if out.is_empty() {
+        return Err(CliError::Failed(format!("{path}: no positions")));
+    }
+    Ok(out)
+}
+
+pub fn run_cli(args: &[String]) -> Result<(), CliError> {
+    let help = usage(
+        "datagen",
+        "--engine CMD --out FILE [options]",
+        "Plays engine-vs-engine games to grow the training corpus: openings drawn among near-best\n\
+         MultiPV moves, per-side node budgets, rating-list adjudication, {score/depth} comments.\n\
+         Each game is appended with fsync; rerunning the same command resumes after a kill.",
+        FLAGS,
+    );
+    let p = parse("datagen", args, FLAGS, &help)?;
+    let engine = p.get("engine").ok_or_else(|| CliError::Usage("deepchess datagen: --engine CMD is needed".into()))?;
+    let out = p.get("out").ok_or_else(|| CliError::Usage("deepchess datagen: --out FILE is needed".into()))?;
+    let mut options = Vec::new();
+    for o in p.get_all("option") {
+        let (k, v) = o
+            .split_once('=')
+            .ok_or_else(|| CliError::Usage(format!("deepchess datagen: --option wants NAME=VALUE, got '{o}'")))?;
+        options.push((k.to_string(), v.to_string()));
+    }
+    let mut s = GenSettings::default();
+    (s.nodes_min, s.nodes_max) = range("nodes", p.get("nodes"), (s.nodes_min, s.nodes_max))?;
+    let (a, b) = range("opening-plies", p.get("opening-plies"), (s.opening_plies.0 as u64, s.opening_plies.1 as u64))?;
+    s.opening_plies = (a as usize, b as usize);
+    let secs: f64 = p.get_or("datagen", "timeout", 30.0)?;
+    if !(secs > 0.0 && secs < 1e6) {
+        return Err(CliError::Usage("deepchess datagen: --timeout must be a positive number of seconds".into()));
+    }
+    s.move_timeout = Duration::from_secs_f64(secs);
+    let starts = match p.get("openings") {
+        Some(path) => read_positions(path)?,
+        None => Vec::new(),
+    };
+    let cfg = RunConfig {
+        engine: engine.to_string(),
+        options,
+        out: PathBuf::from(out),
+        games: p.get_or("datagen", "games", 100)?,
+        concurrency: p.get_or("datagen", "concurrency", 2)?,
+        seed: p.get_or("datagen", "seed", 1)?,
+        starts,
+        settings: s,
+    };
+    let t = Instant::now();
+    let total = cfg.games;
+    let stats = run(&cfg, |st| {
+        let done = st.existing + st.written;
+        let rate = st.written as f64 / t.elapsed().as_secs_f64().max(1e-9);
+        let eta = total.saturating_sub(done) as f64 / rate.max(1e-9);
+        eprint!(
+            "\r{done}/{total} games  +{} ={} -{}  {:.0} games/h  ETA {:.0} min   ",
+            st.white, st.draws, st.black, rate * 3600.0, eta / 60.0
+        );
+    })
+    .map_err(CliError::Failed)?;
+    eprintln!();
+    println!(
+        "{} games in {out} ({} already there, {} new: {} white wins, {} draws, {} black wins; {} failed attempts retried)",
+        stats.existing + stats.written, stats.existing, stats.written, stats.white, stats.draws, stats.black, stats.failures
+    );
+    Ok(())
+}

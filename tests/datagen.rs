@@ -1,0 +1,82 @@
+//! datagen end to end against the scripted fake engine: legal, readable PGN with engine
+//! comments; concurrency; resume after a kill (a partial last game is cut, none duplicated).
+
+use deepchess::chess::pgn::{PgnReader, EngineEval};
+use deepchess::chess::{Color, Outcome};
+use std::process::Command;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_deepchess")
+}
+
+fn read(path: &std::path::Path) -> Vec<deepchess::chess::pgn::PgnGame> {
+    let f = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    let mut r = PgnReader::new(f);
+    let games: Vec<_> = r.by_ref().collect();
+    assert_eq!(r.summary().skipped(), 0, "{}", r.summary());
+    games
+}
+
+#[test]
+fn datagen_writes_legal_pgn_and_resumes() {
+    let dir = std::env::temp_dir().join(format!("deepchess-datagen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("games.pgn");
+    let fake = format!("{}/tests/fakes/scripted.sh", env!("CARGO_MANIFEST_DIR"));
+    let run = |games: u32| {
+        let o = Command::new(bin())
+            .args(["datagen", "--engine", &fake, "--out", out.to_str().unwrap(), "--games", &games.to_string(), "--concurrency", "2", "--timeout", "5", "--option", "Hash=8"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let msg = run(4);
+    assert!(msg.contains("4 games"), "{msg}");
+    let games = read(&out);
+    assert_eq!(games.len(), 4);
+    for g in &games {
+        // The scripted game is Scholar's mate: White wins by the rules.
+        assert_eq!(g.result, Some(Outcome::Win(Color::White)));
+        assert_eq!(g.tag("Termination"), Some("rules"));
+        assert!(g.to_game().position().is_checkmate());
+        // Engine moves carry {score/depth}; opening plies carry none.
+        let evals = (0..g.moves.len()).filter_map(|i| g.eval(i)).collect::<Vec<EngineEval>>();
+        assert!(evals.iter().all(|e| e.depth == 3));
+        assert!(g.moves.len() == 7);
+    }
+    let mut rounds: Vec<_> = games.iter().map(|g| g.tag("Round").unwrap().to_string()).collect();
+    rounds.sort();
+    assert_eq!(rounds, ["0", "1", "2", "3"]);
+
+    // A kill in the middle of an append leaves a partial game: resume cuts it and goes on.
+    let mut text = std::fs::read(&out).unwrap();
+    text.extend_from_slice(b"[Event \"deepchess datagen\"]\n[Round \"99\"]\n\n1. e4 { +0.1");
+    std::fs::write(&out, &text).unwrap();
+    run(6);
+    let games = read(&out);
+    assert_eq!(games.len(), 6);
+    assert!(games.iter().all(|g| g.tag("Round") != Some("99")));
+    // Asking for fewer games than present changes nothing.
+    let before = std::fs::read(&out).unwrap();
+    run(3);
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn datagen_reports_a_broken_engine_and_bad_flags() {
+    let dir = std::env::temp_dir().join(format!("deepchess-datagen-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("g.pgn");
+    let crash = format!("{}/tests/fakes/crash.sh", env!("CARGO_MANIFEST_DIR"));
+    let o = Command::new(bin())
+        .args(["datagen", "--engine", &crash, "--out", out.to_str().unwrap(), "--games", "2", "--concurrency", "1", "--timeout", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("engine"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(bin()).args(["datagen", "--engine", "x", "--out", "y", "--nodes", "9:1"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
