@@ -2,6 +2,7 @@
 
 pub mod args;
 mod bench_perft;
+mod bench_pgn;
 mod data;
 mod datagen;
 mod perft;
@@ -19,6 +20,7 @@ Subcommands:
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
+  bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
   help                                 print this help
   version                              print the version
 
@@ -35,6 +37,7 @@ pub fn run(args: &[String]) -> i32 {
 
         "perft" => perft::run(rest),
         "bench-perft" => bench_perft::run(rest),
+        "bench-pgn" => bench_pgn::run(rest),
         "data" => data::run(rest),
         "datagen" => datagen::run_cli(rest),
         "help" | "-h" | "--help" => Err(CliError::Help(TOP_HELP.to_string())),
