@@ -1,6 +1,7 @@
 //! Command line: `deepchess SUBCOMMAND [FLAGS]`. One file per subcommand.
 
 pub mod args;
+pub mod bench_tensor;
 
 
 use args::CliError;
@@ -12,6 +13,7 @@ Usage: deepchess [SUBCOMMAND] [FLAGS]
 
 Subcommands:
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
+  bench-tensor [--reps N] [--quick]    GFLOPS of the numeric kernels (vs numpy if present)
   help                                 print this help
   version                              print the version
 
@@ -25,6 +27,7 @@ pub fn run(args: &[String]) -> i32 {
         None => ("help", &[][..]),
     };
     let result = match cmd {
+        "bench-tensor" => bench_tensor::run(rest),
 
         "help" | "-h" | "--help" => Err(CliError::Help(TOP_HELP.to_string())),
         "version" | "--version" | "-V" => {

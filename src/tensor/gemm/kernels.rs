@@ -1,0 +1,168 @@
+//! GEMM micro-kernels: one `#[inline(always)]` register-blocked kernel generic over
+//! the instruction flavour ([`Flavour`]), instantiated by thin `#[target_feature]`
+//! wrappers. Each computes `C[MR×NR] += alpha · Ap[MR×kc] · Bp[kc×NR]` from packed
+//! panels (A: MR values per k step, B: NR values per k step).
+
+/// One SIMD instruction set as the micro-kernel sees it: a vector of `LANES` f32.
+pub(crate) trait Flavour {
+    type V: Copy;
+    const LANES: usize;
+    unsafe fn zero() -> Self::V;
+    unsafe fn splat(x: f32) -> Self::V;
+    unsafe fn load(p: *const f32) -> Self::V;
+    unsafe fn store(p: *mut f32, v: Self::V);
+    /// `a * b + c` (fused where the hardware has it).
+    unsafe fn fmadd(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+}
+
+/// The register-blocked micro-kernel: `MR` rows × `NV` vectors of accumulators stay in
+/// registers for the whole `kc` loop; C is read and written once per tile.
+///
+/// Safety: `a` holds `kc*MR` floats, `b` holds `kc*NV*LANES`, and `c` is valid for
+/// `MR` rows of `NV*LANES` floats with row stride `ldc`.
+#[inline(always)]
+unsafe fn micro<F: Flavour, const MR: usize, const NV: usize>(
+    kc: usize,
+    alpha: f32,
+    mut a: *const f32,
+    mut b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+) {
+    let mut acc = [[F::zero(); NV]; MR];
+    for _ in 0..kc {
+        let mut bv = [F::zero(); NV];
+        for (v, x) in bv.iter_mut().enumerate() {
+            *x = F::load(b.add(v * F::LANES));
+        }
+        for (i, row) in acc.iter_mut().enumerate() {
+            let ai = F::splat(*a.add(i));
+            for (v, x) in row.iter_mut().enumerate() {
+                *x = F::fmadd(ai, bv[v], *x);
+            }
+        }
+        a = a.add(MR);
+        b = b.add(NV * F::LANES);
+    }
+    let al = F::splat(alpha);
+    for (i, row) in acc.iter().enumerate() {
+        for (v, x) in row.iter().enumerate() {
+            let p = c.add(i * ldc + v * F::LANES);
+            F::store(p, F::fmadd(al, *x, F::load(p)));
+        }
+    }
+}
+
+/// Signature shared by all micro-kernels (see [`micro`] for the contract).
+pub(crate) type MicroKernel =
+    unsafe fn(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize);
+
+/// Portable flavour: plain f32 arithmetic (the compiler may still use SSE2).
+pub(crate) struct Scalar;
+impl Flavour for Scalar {
+    type V = f32;
+    const LANES: usize = 1;
+    #[inline(always)]
+    unsafe fn zero() -> f32 {
+        0.0
+    }
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> f32 {
+        x
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> f32 {
+        *p
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: f32) {
+        *p = v
+    }
+    #[inline(always)]
+    unsafe fn fmadd(a: f32, b: f32, c: f32) -> f32 {
+        a * b + c
+    }
+}
+
+/// Scalar tile: 4 × 8 (32 accumulators; small enough for 16 registers after SLP).
+pub(crate) const SCALAR_MR: usize = 4;
+pub(crate) const SCALAR_NR: usize = 8;
+pub(crate) unsafe fn kernel_scalar(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize) {
+    micro::<Scalar, SCALAR_MR, SCALAR_NR>(kc, alpha, a, b, c, ldc)
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86 {
+    use super::{micro, Flavour};
+    use std::arch::x86_64::*;
+
+    /// AVX2 + FMA: 8 lanes.
+    pub(crate) struct Avx2;
+    impl Flavour for Avx2 {
+        type V = __m256;
+        const LANES: usize = 8;
+        #[inline(always)]
+        unsafe fn zero() -> __m256 {
+            _mm256_setzero_ps()
+        }
+        #[inline(always)]
+        unsafe fn splat(x: f32) -> __m256 {
+            _mm256_set1_ps(x)
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f32) -> __m256 {
+            _mm256_loadu_ps(p)
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut f32, v: __m256) {
+            _mm256_storeu_ps(p, v)
+        }
+        #[inline(always)]
+        unsafe fn fmadd(a: __m256, b: __m256, c: __m256) -> __m256 {
+            _mm256_fmadd_ps(a, b, c)
+        }
+    }
+
+    /// AVX-512F: 16 lanes.
+    pub(crate) struct Avx512;
+    impl Flavour for Avx512 {
+        type V = __m512;
+        const LANES: usize = 16;
+        #[inline(always)]
+        unsafe fn zero() -> __m512 {
+            _mm512_setzero_ps()
+        }
+        #[inline(always)]
+        unsafe fn splat(x: f32) -> __m512 {
+            _mm512_set1_ps(x)
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f32) -> __m512 {
+            _mm512_loadu_ps(p)
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut f32, v: __m512) {
+            _mm512_storeu_ps(p, v)
+        }
+        #[inline(always)]
+        unsafe fn fmadd(a: __m512, b: __m512, c: __m512) -> __m512 {
+            _mm512_fmadd_ps(a, b, c)
+        }
+    }
+
+    /// AVX2 tile: 6 × 16 = 12 ymm accumulators + 2 for B + 1 broadcast (of 16).
+    pub(crate) const AVX2_MR: usize = 6;
+    pub(crate) const AVX2_NR: usize = 16;
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) unsafe fn kernel_avx2(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize) {
+        micro::<Avx2, AVX2_MR, 2>(kc, alpha, a, b, c, ldc)
+    }
+
+    /// AVX-512 tile: 12 × 32 = 24 zmm accumulators + 2 for B + 1 broadcast (of 32).
+    pub(crate) const AVX512_MR: usize = 12;
+    pub(crate) const AVX512_NR: usize = 32;
+    #[target_feature(enable = "avx512f")]
+    pub(crate) unsafe fn kernel_avx512(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize) {
+        micro::<Avx512, AVX512_MR, 2>(kc, alpha, a, b, c, ldc)
+    }
+}
