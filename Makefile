@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build test test-full bench perft clean
+.PHONY: all build test test-full bench bench-tensor install-numpy perft clean
 
 all: build
 
@@ -19,7 +19,16 @@ test:
 test-full:
 	$(CARGO) test --all-targets -- --include-ignored
 
-bench: build
+bench: build bench-tensor
+
+# GEMM GFLOPS per kernel on the network shapes (+ numpy/OpenBLAS ratio if numpy is importable).
+bench-tensor: build
+	$(BIN) bench-tensor
+
+# Optional: numpy, only for the OpenBLAS comparison in bench-tensor.
+install-numpy:
+	@echo "Installing numpy with pip (only used by 'make bench-tensor' to compare with OpenBLAS)"
+	pip install numpy
 
 perft: build
 	$(BIN) perft 6
