@@ -17,6 +17,8 @@ pub(crate) struct Spec {
     /// Columns of the packed B panel (kc × nc), sized for L3.
     pub nc: usize,
     pub kernel: MicroKernel,
+    /// The same tile at half width (`nr/2` columns) on the same packed panels.
+    pub half: MicroKernel,
 }
 
 /// A strided read-only operand. `Send` because the GEMM entry point checked bounds
@@ -137,7 +139,8 @@ unsafe fn pack_b(kc: usize, nc: usize, nr: usize, b: View, dst: *mut f32) {
 #[repr(C, align(64))]
 struct Tile([f32; 512]);
 
-/// `C[m×n] += alpha · op(A)[m×k] · op(B)[k×n]` on one thread.
+/// `C[m×n] += alpha · op(A)[m×k] · op(B)[k×n]` on one thread; with `overwrite`,
+/// `C = alpha · op(A) · op(B)` and C is never read (beta = 0).
 ///
 /// Safety: the views are valid for the given sizes (checked by the caller).
 pub(crate) unsafe fn gemm_serial(
@@ -149,6 +152,7 @@ pub(crate) unsafe fn gemm_serial(
     a: View,
     b: View,
     c: OutView,
+    overwrite: bool,
     ws: &mut Workspace,
 ) {
     let (mr, nr) = (spec.mr, spec.nr);
@@ -165,6 +169,7 @@ pub(crate) unsafe fn gemm_serial(
         // 4th loop (pc): blocks of kc along the shared dimension; B panel packed once.
         for pc in (0..k).step_by(spec.kc) {
             let kcb = spec.kc.min(k - pc);
+            let ow = overwrite && pc == 0;
             let bv = View { ptr: b.ptr.add(pc * b.rs + jc * b.cs), ..b };
             pack_b(kcb, ncb, nr, bv, bp);
             // 3rd loop (ic): blocks of mc rows of A, packed into L2-sized blocks.
@@ -182,18 +187,22 @@ pub(crate) unsafe fn gemm_serial(
                         let amp = ap.add(ir * kcb);
                         let cp = c.ptr.add((ic + ir) * c.ld + jc + jr);
                         if mrb == mr && nrb == nr {
-                            (spec.kernel)(kcb, alpha, amp, bmp, cp, c.ld);
+                            (spec.kernel)(kcb, alpha, amp, bmp, cp, c.ld, ow);
                         } else {
                             // Edge tile: go through a full-size copy of C so the arithmetic
                             // (and so the result) is the same as for an interior tile.
                             let t = tile.0.as_mut_ptr();
-                            for i in 0..mr {
-                                for j in 0..nr {
-                                    *t.add(i * nr + j) =
-                                        if i < mrb && j < nrb { *cp.add(i * c.ld + j) } else { 0.0 };
+                            if !ow {
+                                for i in 0..mr {
+                                    for j in 0..nr {
+                                        *t.add(i * nr + j) =
+                                            if i < mrb && j < nrb { *cp.add(i * c.ld + j) } else { 0.0 };
+                                    }
                                 }
                             }
-                            (spec.kernel)(kcb, alpha, amp, bmp, t, nr);
+                            // A mostly empty panel only needs its left half computed.
+                            let kern = if nrb <= nr / 2 { spec.half } else { spec.kernel };
+                            kern(kcb, alpha, amp, bmp, t, nr, ow);
                             for i in 0..mrb {
                                 for j in 0..nrb {
                                     *cp.add(i * c.ld + j) = *t.add(i * nr + j);

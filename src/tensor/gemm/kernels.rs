@@ -16,18 +16,22 @@ pub(crate) trait Flavour {
 }
 
 /// The register-blocked micro-kernel: `MR` rows × `NV` vectors of accumulators stay in
-/// registers for the whole `kc` loop; C is read and written once per tile.
+/// registers for the whole `kc` loop; C is read and written once per tile. `NB` is the
+/// packed B panel's width (floats per k step): a narrower kernel (`NV*LANES < NB`) can
+/// run on the left part of a panel, which saves work on a mostly empty edge panel.
+/// With `overwrite`, C is not read (`C = alpha·AB`: the first k block when beta = 0).
 ///
-/// Safety: `a` holds `kc*MR` floats, `b` holds `kc*NV*LANES`, and `c` is valid for
+/// Safety: `a` holds `kc*MR` floats, `b` holds `kc*NB`, and `c` is valid for
 /// `MR` rows of `NV*LANES` floats with row stride `ldc`.
 #[inline(always)]
-unsafe fn micro<F: Flavour, const MR: usize, const NV: usize>(
+unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const NB: usize>(
     kc: usize,
     alpha: f32,
     mut a: *const f32,
     mut b: *const f32,
     c: *mut f32,
     ldc: usize,
+    overwrite: bool,
 ) {
     let mut acc = [[F::zero(); NV]; MR];
     for _ in 0..kc {
@@ -42,20 +46,22 @@ unsafe fn micro<F: Flavour, const MR: usize, const NV: usize>(
             }
         }
         a = a.add(MR);
-        b = b.add(NV * F::LANES);
+        b = b.add(NB);
     }
     let al = F::splat(alpha);
     for (i, row) in acc.iter().enumerate() {
         for (v, x) in row.iter().enumerate() {
             let p = c.add(i * ldc + v * F::LANES);
-            F::store(p, F::fmadd(al, *x, F::load(p)));
+            // fma(alpha, acc, 0) rounds like alpha·acc: same bits either way.
+            let old = if overwrite { F::zero() } else { F::load(p) };
+            F::store(p, F::fmadd(al, *x, old));
         }
     }
 }
 
 /// Signature shared by all micro-kernels (see [`micro`] for the contract).
 pub(crate) type MicroKernel =
-    unsafe fn(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize);
+    unsafe fn(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, overwrite: bool);
 
 /// Portable flavour: plain f32 arithmetic (the compiler may still use SSE2).
 pub(crate) struct Scalar;
@@ -87,8 +93,12 @@ impl Flavour for Scalar {
 /// Scalar tile: 4 × 8 (32 accumulators; small enough for 16 registers after SLP).
 pub(crate) const SCALAR_MR: usize = 4;
 pub(crate) const SCALAR_NR: usize = 8;
-pub(crate) unsafe fn kernel_scalar(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize) {
-    micro::<Scalar, SCALAR_MR, SCALAR_NR>(kc, alpha, a, b, c, ldc)
+pub(crate) unsafe fn kernel_scalar(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
+    micro::<Scalar, SCALAR_MR, SCALAR_NR, SCALAR_NR>(kc, alpha, a, b, c, ldc, ow)
+}
+/// Left half of a scalar panel (edge panels with at most NR/2 live columns).
+pub(crate) unsafe fn kernel_scalar_half(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
+    micro::<Scalar, SCALAR_MR, { SCALAR_NR / 2 }, SCALAR_NR>(kc, alpha, a, b, c, ldc, ow)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -154,15 +164,23 @@ pub(crate) mod x86 {
     pub(crate) const AVX2_MR: usize = 6;
     pub(crate) const AVX2_NR: usize = 16;
     #[target_feature(enable = "avx2,fma")]
-    pub(crate) unsafe fn kernel_avx2(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize) {
-        micro::<Avx2, AVX2_MR, 2>(kc, alpha, a, b, c, ldc)
+    pub(crate) unsafe fn kernel_avx2(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
+        micro::<Avx2, AVX2_MR, 2, AVX2_NR>(kc, alpha, a, b, c, ldc, ow)
+    }
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) unsafe fn kernel_avx2_half(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
+        micro::<Avx2, AVX2_MR, 1, AVX2_NR>(kc, alpha, a, b, c, ldc, ow)
     }
 
     /// AVX-512 tile: 12 × 32 = 24 zmm accumulators + 2 for B + 1 broadcast (of 32).
     pub(crate) const AVX512_MR: usize = 12;
     pub(crate) const AVX512_NR: usize = 32;
     #[target_feature(enable = "avx512f")]
-    pub(crate) unsafe fn kernel_avx512(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize) {
-        micro::<Avx512, AVX512_MR, 2>(kc, alpha, a, b, c, ldc)
+    pub(crate) unsafe fn kernel_avx512(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
+        micro::<Avx512, AVX512_MR, 2, AVX512_NR>(kc, alpha, a, b, c, ldc, ow)
+    }
+    #[target_feature(enable = "avx512f")]
+    pub(crate) unsafe fn kernel_avx512_half(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
+        micro::<Avx512, AVX512_MR, 1, AVX512_NR>(kc, alpha, a, b, c, ldc, ow)
     }
 }

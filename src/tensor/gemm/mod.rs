@@ -85,6 +85,7 @@ impl Kernel {
                 mc: 144,
                 nc: 4096,
                 kernel: kernels::x86::kernel_avx2,
+                half: kernels::x86::kernel_avx2_half,
             },
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 if self.available() => Spec {
@@ -94,6 +95,7 @@ impl Kernel {
                 mc: 144,
                 nc: 4096,
                 kernel: kernels::x86::kernel_avx512,
+                half: kernels::x86::kernel_avx512_half,
             },
             // Unavailable flavours never reach here (checked by callers); scalar is safe anyway.
             _ => Spec {
@@ -103,6 +105,7 @@ impl Kernel {
                 mc: 128,
                 nc: 4096,
                 kernel: kernels::kernel_scalar,
+                half: kernels::kernel_scalar_half,
             },
         }
     }
@@ -151,8 +154,9 @@ pub fn set_kernel(k: Kernel) -> Result<()> {
     Ok(())
 }
 
-/// Below this many flops a GEMM runs on one thread (spawning costs ~20 µs).
-const PAR_MIN_FLOPS: usize = 8_000_000;
+/// Below this many flops a GEMM runs on one thread: spawning a scoped thread costs
+/// 50–130 µs on the target VM, about 10 Mflop of work.
+const PAR_MIN_FLOPS: usize = 24_000_000;
 
 /// `C = alpha · op(A) · op(B) + beta · C` on matrices, with the active kernel and thread
 /// count. `C` must already have the result's shape.
@@ -232,13 +236,17 @@ pub fn gemm_slices(
     if m == 0 || n == 0 {
         return Ok(());
     }
-    // beta first, so the kernels only ever accumulate; beta = 0 never reads C (NaN-safe).
-    for i in 0..m {
-        let row = &mut c[i * ldc..i * ldc + n];
-        if beta == 0.0 {
-            row.fill(0.0);
-        } else if beta != 1.0 {
-            row.iter_mut().for_each(|x| *x *= beta);
+    // beta = 0: the first k block overwrites C, which is never read (NaN-safe).
+    // Otherwise C is scaled by beta first and the kernels accumulate.
+    let overwrite = beta == 0.0 && k > 0 && alpha != 0.0;
+    if !overwrite {
+        for i in 0..m {
+            let row = &mut c[i * ldc..i * ldc + n];
+            if beta == 0.0 {
+                row.fill(0.0);
+            } else if beta != 1.0 {
+                row.iter_mut().for_each(|x| *x *= beta);
+            }
         }
     }
     if k == 0 || alpha == 0.0 {
@@ -253,24 +261,31 @@ pub fn gemm_slices(
         Trans::T => View { ptr: b.as_ptr(), rs: 1, cs: ldb },
     };
     let cv = OutView { ptr: c.as_mut_ptr(), ld: ldc };
-    let spec = kernel.spec();
+    let mut spec = kernel.spec();
+    if let Ok(t) = std::env::var("DC_TUNE") {
+        let v: Vec<usize> = t.split(',').filter_map(|x| x.parse().ok()).collect();
+        if v.len() == 3 { spec.kc = v[0]; spec.mc = v[1] / spec.mr * spec.mr; spec.nc = v[2] / spec.nr * spec.nr; }
+    }
     let flops = 2usize.saturating_mul(m).saturating_mul(n).saturating_mul(k);
     let nt = if flops < PAR_MIN_FLOPS { 1 } else { nthreads.max(1) };
-    // Split the larger side of C; tiles keep their position, so every element is
-    // computed with the same operations whatever the thread count.
-    if m >= n {
+    // Tiles keep their position whatever the split, so every element is computed with
+    // the same operations whatever the thread count (bitwise deterministic).
+    // Prefer splitting the columns: each thread then packs only its part of B and the
+    // (usually small, batch-sized) A is shared read-only; measured faster on 2 cores.
+    let split_m = n < 4 * spec.nr * nt.max(1) && m > n;
+    if split_m {
         parallel_ranges(m, nt, spec.mr, |r| unsafe {
             let (av, cv) = (av, cv); // capture whole (Sync) views, not their raw fields
             let a = View { ptr: av.ptr.add(r.start * av.rs), ..av };
             let c = OutView { ptr: cv.ptr.add(r.start * cv.ld), ..cv };
-            with_workspace(|ws| gemm_serial(&spec, r.len(), n, k, alpha, a, bv, c, ws));
+            with_workspace(|ws| gemm_serial(&spec, r.len(), n, k, alpha, a, bv, c, overwrite, ws));
         });
     } else {
         parallel_ranges(n, nt, spec.nr, |r| unsafe {
             let (bv, cv) = (bv, cv);
             let b = View { ptr: bv.ptr.add(r.start * bv.cs), ..bv };
             let c = OutView { ptr: cv.ptr.add(r.start), ..cv };
-            with_workspace(|ws| gemm_serial(&spec, m, r.len(), k, alpha, av, b, c, ws));
+            with_workspace(|ws| gemm_serial(&spec, m, r.len(), k, alpha, av, b, c, overwrite, ws));
         });
     }
     Ok(())
