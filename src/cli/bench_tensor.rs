@@ -215,19 +215,20 @@ fn sparse_bench(reps: usize, min_s: f64, nthreads: usize, best: Kernel, rng: &mu
     println!();
     println!("Sparse input layer {inputs}→{outputs}, batch {batch}, {active} bits set per position (forward + backward)");
     for &t in &[1usize, nthreads.max(1)] {
-        let sp = rate(reps, min_s, batch as f64, || {
+        let fwd = rate(reps, min_s, batch as f64, || {
             let _ = sparse::forward_with(best, t, &x, &w, &bias, &mut y);
+        });
+        let bwd = rate(reps, min_s, batch as f64, || {
             let _ = sparse::backward_with(best, t, &x, &dy, &mut dw, &mut db);
         });
+        let sp = 1.0 / (1.0 / fwd + 1.0 / bwd);
         let de = rate(reps, min_s, batch as f64, || {
             let _ = gemm_with(best, t, Trans::N, Trans::N, 1.0, &dense, &w, 0.0, &mut y);
             let _ = gemm_with(best, t, Trans::T, Trans::N, 1.0, &dense, &dy, 1.0, &mut dw);
         });
         println!(
-            "  {t} thread(s): sparse {:>10.0} positions/s   dense GEMM ({}) {:>10.0} positions/s   sparse/dense {:.1}×",
-            sp,
+            "  {t} thread(s): sparse {sp:>9.0} positions/s (fwd {fwd:.0}, bwd {bwd:.0})   dense GEMM ({}) {de:>8.0} positions/s   sparse/dense {:.1}×",
             best.name(),
-            de,
             sp / de
         );
         if t == nthreads {

@@ -261,11 +261,7 @@ pub fn gemm_slices(
         Trans::T => View { ptr: b.as_ptr(), rs: 1, cs: ldb },
     };
     let cv = OutView { ptr: c.as_mut_ptr(), ld: ldc };
-    let mut spec = kernel.spec();
-    if let Ok(t) = std::env::var("DC_TUNE") {
-        let v: Vec<usize> = t.split(',').filter_map(|x| x.parse().ok()).collect();
-        if v.len() == 3 { spec.kc = v[0]; spec.mc = v[1] / spec.mr * spec.mr; spec.nc = v[2] / spec.nr * spec.nr; }
-    }
+    let spec = kernel.spec();
     let flops = 2usize.saturating_mul(m).saturating_mul(n).saturating_mul(k);
     let nt = if flops < PAR_MIN_FLOPS { 1 } else { nthreads.max(1) };
     // Tiles keep their position whatever the split, so every element is computed with
