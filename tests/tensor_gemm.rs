@@ -99,3 +99,24 @@ proptest! {
         check_all(ta, tb, m, k, n, alpha, beta, seed);
     }
 }
+
+#[test]
+fn kernel_selection_by_name_and_forcing() {
+    use deepchess::tensor::gemm::{active_kernel, set_kernel};
+    assert_eq!(Kernel::from_name("AVX2"), Some(Kernel::Avx2));
+    assert_eq!(Kernel::from_name("scalar"), Some(Kernel::Scalar));
+    assert_eq!(Kernel::from_name("neon"), None);
+    assert!(Kernel::best().available());
+    for k in Kernel::ALL {
+        if k.available() {
+            set_kernel(k).unwrap();
+            assert_eq!(active_kernel(), k);
+        } else {
+            assert!(set_kernel(k).is_err());
+            let a = Matrix::zeros(1, 1);
+            let mut c = Matrix::zeros(1, 1);
+            assert!(gemm_with(k, 1, Trans::N, Trans::N, 1.0, &a, &a, 0.0, &mut c).is_err());
+        }
+    }
+    set_kernel(Kernel::best()).unwrap();
+}

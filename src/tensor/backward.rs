@@ -131,17 +131,17 @@ impl Tape {
                     let p = &node.aux;
                     if before[targets.0].needs_grad {
                         // d/dt = -log softmax(z), from z directly (p may underflow to 0).
-                        let z = before[logits.0].value.clone();
-                        let dt = &mut before[targets.0].grad;
+                        let z = &before[logits.0].value;
+                        scratch.resize(z.rows(), z.cols());
                         for r in 0..z.rows() {
                             let row = z.row(r);
                             let mx = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
                             let lse = mx + row.iter().map(|v| (v - mx).exp()).sum::<f32>().ln();
-                            for (c, &v) in row.iter().enumerate() {
-                                let o = dt.get(r, c);
-                                dt.set(r, c, o - gs * (v - lse));
+                            for (o, &v) in scratch.row_mut(r).iter_mut().zip(row) {
+                                *o = v - lse;
                             }
                         }
+                        acc(&mut before[targets.0].grad, scratch, -gs);
                     }
                     if before[logits.0].needs_grad {
                         let (lo, hi) = before.split_at_mut(logits.0.max(targets.0));
@@ -161,36 +161,36 @@ impl Tape {
                     }
                 }
                 Op::BinaryCrossEntropy { p, targets } => {
-                    let (pv, tv) = (before[p.0].value.clone(), before[targets.0].value.clone());
-                    let gs = g.get(0, 0) / pv.len().max(1) as f32;
-                    if before[p.0].needs_grad {
-                        let dp = before[p.0].grad.data_mut();
-                        for ((d, &yv), &t) in dp.iter_mut().zip(pv.data()).zip(tv.data()) {
-                            // The clamp's derivative is 0 outside [EPS, 1-EPS].
-                            if (BCE_EPS..=1.0 - BCE_EPS).contains(&yv) {
-                                *d += gs * (yv - t) / (yv * (1.0 - yv));
-                            }
+                    let gs = g.get(0, 0) / before[p.0].value.len().max(1) as f32;
+                    for (v, wrt_p) in [(p, true), (targets, false)] {
+                        if !before[v.0].needs_grad {
+                            continue;
                         }
-                    }
-                    if before[targets.0].needs_grad {
-                        let dt = before[targets.0].grad.data_mut();
-                        for (d, &yv) in dt.iter_mut().zip(pv.data()) {
-                            let yc = yv.clamp(BCE_EPS, 1.0 - BCE_EPS);
-                            *d -= gs * (yc.ln() - (1.0 - yc).ln());
+                        let (pv, tv) = (&before[p.0].value, &before[targets.0].value);
+                        scratch.resize(pv.rows(), pv.cols());
+                        for ((o, &yv), &t) in scratch.data_mut().iter_mut().zip(pv.data()).zip(tv.data()) {
+                            *o = if wrt_p {
+                                // The clamp's derivative is 0 outside [EPS, 1-EPS].
+                                if (BCE_EPS..=1.0 - BCE_EPS).contains(&yv) { (yv - t) / (yv * (1.0 - yv)) } else { 0.0 }
+                            } else {
+                                let yc = yv.clamp(BCE_EPS, 1.0 - BCE_EPS);
+                                (1.0 - yc).ln() - yc.ln()
+                            };
                         }
+                        acc(&mut before[v.0].grad, scratch, gs);
                     }
                 }
                 Op::Mse { pred, target } => {
                     let n = before[pred.0].value.len().max(1) as f32;
                     let gs = 2.0 * g.get(0, 0) / n;
-                    let diff: Vec<f32> = if before[pred.0].needs_grad || before[target.0].needs_grad {
-                        before[pred.0].value.data().iter().zip(before[target.0].value.data()).map(|(a, b)| a - b).collect()
-                    } else {
-                        Vec::new()
-                    };
+                    let (yv, tv) = (&before[pred.0].value, &before[target.0].value);
+                    scratch.resize(yv.rows(), yv.cols());
+                    for ((o, a), b) in scratch.data_mut().iter_mut().zip(yv.data()).zip(tv.data()) {
+                        *o = a - b;
+                    }
                     for (v, sign) in [(pred, 1.0f32), (target, -1.0)] {
                         if before[v.0].needs_grad {
-                            before[v.0].grad.data_mut().iter_mut().zip(&diff).for_each(|(d, e)| *d += sign * gs * e);
+                            acc(&mut before[v.0].grad, scratch, sign * gs);
                         }
                     }
                 }

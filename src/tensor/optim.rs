@@ -3,7 +3,7 @@
 //! A step skips frozen parameters and **clears** the gradients it consumed.
 
 use super::matrix::Matrix;
-use super::params::Params;
+use super::params::{ParamId, Params};
 
 /// What every optimizer offers to a training loop.
 pub trait Optimizer {
@@ -19,7 +19,7 @@ pub trait Optimizer {
 /// Lazily sized per-parameter state (momentum, Adam moments).
 fn state_for(state: &mut Vec<Matrix>, params: &Params) {
     while state.len() < params.len() {
-        let v = params.value(super::params::ParamId(state.len()));
+        let v = params.value(ParamId(state.len()));
         state.push(Matrix::zeros(v.rows(), v.cols()));
     }
 }
@@ -61,7 +61,7 @@ impl Optimizer for Sgd {
             state_for(&mut self.velocity, params);
         }
         let (lr, mu, wd) = (self.lr, self.momentum, self.weight_decay);
-        for id in params.ids().collect::<Vec<_>>() {
+        for id in (0..params.len()).map(ParamId) {
             if params.is_frozen(id) {
                 continue;
             }
@@ -135,7 +135,7 @@ impl Optimizer for Adam {
         let step = self.lr * c2.sqrt() / c1;
         let eps = self.eps * c2.sqrt();
         let wd = self.lr * self.weight_decay;
-        for id in params.ids().collect::<Vec<_>>() {
+        for id in (0..params.len()).map(ParamId) {
             if params.is_frozen(id) {
                 continue;
             }
