@@ -18,6 +18,7 @@ fn tol(k: usize) -> f32 {
     1e-5 * (k as f32 + 1.0).sqrt() * 4.0
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_all(ta: Trans, tb: Trans, m: usize, k: usize, n: usize, alpha: f32, beta: f32, seed: u64) {
     let (a, b, c0) = operands(ta, tb, m, k, n, seed);
     let mut want = c0.clone();

@@ -1,4 +1,4 @@
-//! [`Tape::backward`]: reverse pass, one `match` arm per [`Op`].
+//! [`Tape::backward`]: reverse pass, one `match` arm per op.
 
 use super::error::{Result, TensorError};
 use super::gemm::{gemm, Trans};

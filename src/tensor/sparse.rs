@@ -185,12 +185,11 @@ pub fn forward_with(k: Kernel, nthreads: usize, x: &SparseBatch, w: &Matrix, b: 
     let nt = if x.nnz() * n < PAR_MIN_WORK { 1 } else { nthreads };
     let yp = SendPtr(y.data_mut().as_mut_ptr());
     parallel_ranges(n, nt, GATHER_BLOCK, |cols| {
-        let yp = yp;
         for c0 in cols.clone().step_by(COL_BLOCK) {
             let c1 = (c0 + COL_BLOCK).min(cols.end);
             for r in 0..x.rows() {
                 // Safety: each thread writes only its own columns of y.
-                let yr = unsafe { std::slice::from_raw_parts_mut(yp.0.add(r * n + c0), c1 - c0) };
+                let yr = unsafe { std::slice::from_raw_parts_mut(yp.ptr().add(r * n + c0), c1 - c0) };
                 yr.copy_from_slice(&b.data()[c0..c1]);
                 gather_add_with(k, yr, w.data(), n, c0, x.row(r));
             }
@@ -226,7 +225,6 @@ pub fn backward_with(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, d
     let dwp = SendPtr(dw.data_mut().as_mut_ptr());
     with_by_feature(x, |t| {
         let work = |fs: std::ops::Range<usize>| {
-            let dwp = dwp;
             // Column blocks outermost so the dY block (256 × 128 floats) stays in L2.
             for c0 in (0..n).step_by(COL_BLOCK) {
                 let c1 = (c0 + COL_BLOCK).min(n);
@@ -236,7 +234,7 @@ pub fn backward_with(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, d
                         continue;
                     }
                     // Safety: each thread owns the dW rows of its feature range.
-                    let d = unsafe { std::slice::from_raw_parts_mut(dwp.0.add(f * n + c0), c1 - c0) };
+                    let d = unsafe { std::slice::from_raw_parts_mut(dwp.ptr().add(f * n + c0), c1 - c0) };
                     gather_add_with(k, d, dy.data(), n, c0, rows);
                 }
             }
@@ -266,3 +264,10 @@ pub fn backward_with(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, d
 struct SendPtr(*mut f32);
 unsafe impl Send for SendPtr {}
 unsafe impl Sync for SendPtr {}
+
+impl SendPtr {
+    /// Through a method, so closures capture the whole (Sync) wrapper, not the raw field.
+    fn ptr(self) -> *mut f32 {
+        self.0
+    }
+}

@@ -1,5 +1,5 @@
 //! Reverse-mode autograd on a tape (as micrograd / candle do it): every op appends a
-//! node (an [`Op`] over earlier node indices, its value, its gradient), and
+//! node (an `Op` over earlier node indices, its value, its gradient), and
 //! [`Tape::backward`] walks the nodes in reverse with one `match` arm per op.
 //!
 //! Buffers are reused: [`Tape::reset`] forgets the graph but keeps every node's

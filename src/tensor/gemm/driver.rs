@@ -143,6 +143,7 @@ struct Tile([f32; 512]);
 /// `C = alpha · op(A) · op(B)` and C is never read (beta = 0).
 ///
 /// Safety: the views are valid for the given sizes (checked by the caller).
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn gemm_serial(
     spec: &Spec,
     m: usize,
