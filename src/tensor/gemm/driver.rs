@@ -2,7 +2,7 @@
 //! micro-panels, and the five loops jc / pc / ic / jr / ir. Works on strided views
 //! (`A(i,p) = a[i*rsa + p*csa]`), so transposed operands cost nothing extra.
 
-use super::kernels::MicroKernel;
+use super::kernels::{Edge, MicroKernel};
 use std::sync::Mutex;
 
 /// Block sizes and micro-kernel of one instruction flavour.
@@ -17,8 +17,8 @@ pub(crate) struct Spec {
     /// Columns of the packed B panel (kc × nc), sized for L3.
     pub nc: usize,
     pub kernel: MicroKernel,
-    /// The same tile at half width (`nr/2` columns) on the same packed panels.
-    pub half: MicroKernel,
+    /// Smaller kernels on the same packed panels, smallest first, for edge tiles.
+    pub edges: &'static [Edge],
 }
 
 /// A strided read-only operand. `Send` because the GEMM entry point checked bounds
@@ -201,8 +201,12 @@ pub(crate) unsafe fn gemm_serial(
                                     }
                                 }
                             }
-                            // A mostly empty panel only needs its left half computed.
-                            let kern = if nrb <= nr / 2 { spec.half } else { spec.kernel };
+                            // A mostly empty tile only needs its top-left part computed.
+                            let kern = spec
+                                .edges
+                                .iter()
+                                .find(|e| e.rows >= mrb && e.cols >= nrb)
+                                .map_or(spec.kernel, |e| e.kernel);
                             kern(kcb, alpha, amp, bmp, t, nr, ow);
                             for i in 0..mrb {
                                 for j in 0..nrb {

@@ -16,15 +16,16 @@ pub(crate) trait Flavour {
 }
 
 /// The register-blocked micro-kernel: `MR` rows × `NV` vectors of accumulators stay in
-/// registers for the whole `kc` loop; C is read and written once per tile. `NB` is the
-/// packed B panel's width (floats per k step): a narrower kernel (`NV*LANES < NB`) can
-/// run on the left part of a panel, which saves work on a mostly empty edge panel.
+/// registers for the whole `kc` loop; C is read and written once per tile. `MA` and `NB`
+/// are the packed panels' strides (floats per k step of A and B): a smaller kernel
+/// (`MR < MA` or `NV*LANES < NB`) runs on the top-left part of the panels, which saves
+/// work on mostly empty edge tiles.
 /// With `overwrite`, C is not read (`C = alpha·AB`: the first k block when beta = 0).
 ///
-/// Safety: `a` holds `kc*MR` floats, `b` holds `kc*NB`, and `c` is valid for
+/// Safety: `a` holds `kc*MA` floats, `b` holds `kc*NB`, and `c` is valid for
 /// `MR` rows of `NV*LANES` floats with row stride `ldc`.
 #[inline(always)]
-unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const NB: usize>(
+unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const MA: usize, const NB: usize>(
     kc: usize,
     alpha: f32,
     mut a: *const f32,
@@ -45,7 +46,7 @@ unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const NB: usize>(
                 *x = F::fmadd(ai, bv[v], *x);
             }
         }
-        a = a.add(MR);
+        a = a.add(MA);
         b = b.add(NB);
     }
     let al = F::splat(alpha);
@@ -90,20 +91,39 @@ impl Flavour for Scalar {
     }
 }
 
+/// One micro-kernel and the (top-left) part of a packed tile it computes.
+#[derive(Clone, Copy)]
+pub(crate) struct Edge {
+    pub rows: usize,
+    pub cols: usize,
+    pub kernel: MicroKernel,
+}
+
 /// Scalar tile: 4 × 8 (32 accumulators; small enough for 16 registers after SLP).
 pub(crate) const SCALAR_MR: usize = 4;
 pub(crate) const SCALAR_NR: usize = 8;
 pub(crate) unsafe fn kernel_scalar(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
-    micro::<Scalar, SCALAR_MR, SCALAR_NR, SCALAR_NR>(kc, alpha, a, b, c, ldc, ow)
+    micro::<Scalar, 4, 8, 4, 8>(kc, alpha, a, b, c, ldc, ow)
 }
-/// Left half of a scalar panel (edge panels with at most NR/2 live columns).
-pub(crate) unsafe fn kernel_scalar_half(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
-    micro::<Scalar, SCALAR_MR, { SCALAR_NR / 2 }, SCALAR_NR>(kc, alpha, a, b, c, ldc, ow)
+unsafe fn scalar_4x4(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
+    micro::<Scalar, 4, 4, 4, 8>(kc, alpha, a, b, c, ldc, ow)
 }
+unsafe fn scalar_2x8(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
+    micro::<Scalar, 2, 8, 4, 8>(kc, alpha, a, b, c, ldc, ow)
+}
+unsafe fn scalar_2x4(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
+    micro::<Scalar, 2, 4, 4, 8>(kc, alpha, a, b, c, ldc, ow)
+}
+/// Smaller scalar kernels for edge tiles.
+pub(crate) const SCALAR_EDGES: &[Edge] = &[
+    Edge { rows: 2, cols: 4, kernel: scalar_2x4 },
+    Edge { rows: 4, cols: 4, kernel: scalar_4x4 },
+    Edge { rows: 2, cols: 8, kernel: scalar_2x8 },
+];
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
-    use super::{micro, Flavour};
+    use super::{micro, Edge, Flavour};
     use std::arch::x86_64::*;
 
     /// AVX2 + FMA: 8 lanes.
@@ -160,27 +180,44 @@ pub(crate) mod x86 {
         }
     }
 
+    /// Thin `#[target_feature]` wrapper around [`micro`] for one flavour and tile.
+    macro_rules! wrapper {
+        ($name:ident, $feat:literal, $fl:ty, $mr:literal, $nv:literal, $ma:expr, $nb:expr) => {
+            #[target_feature(enable = $feat)]
+            pub(crate) unsafe fn $name(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
+                micro::<$fl, $mr, $nv, $ma, $nb>(kc, alpha, a, b, c, ldc, ow)
+            }
+        };
+    }
+
     /// AVX2 tile: 6 × 16 = 12 ymm accumulators + 2 for B + 1 broadcast (of 16).
     pub(crate) const AVX2_MR: usize = 6;
     pub(crate) const AVX2_NR: usize = 16;
-    #[target_feature(enable = "avx2,fma")]
-    pub(crate) unsafe fn kernel_avx2(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
-        micro::<Avx2, AVX2_MR, 2, AVX2_NR>(kc, alpha, a, b, c, ldc, ow)
-    }
-    #[target_feature(enable = "avx2,fma")]
-    pub(crate) unsafe fn kernel_avx2_half(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
-        micro::<Avx2, AVX2_MR, 1, AVX2_NR>(kc, alpha, a, b, c, ldc, ow)
-    }
+    wrapper!(kernel_avx2, "avx2,fma", Avx2, 6, 2, AVX2_MR, AVX2_NR);
+    wrapper!(avx2_6x8, "avx2,fma", Avx2, 6, 1, AVX2_MR, AVX2_NR);
+    wrapper!(avx2_3x16, "avx2,fma", Avx2, 3, 2, AVX2_MR, AVX2_NR);
+    wrapper!(avx2_3x8, "avx2,fma", Avx2, 3, 1, AVX2_MR, AVX2_NR);
+    pub(crate) const AVX2_EDGES: &[Edge] = &[
+        Edge { rows: 3, cols: 8, kernel: avx2_3x8 },
+        Edge { rows: 6, cols: 8, kernel: avx2_6x8 },
+        Edge { rows: 3, cols: 16, kernel: avx2_3x16 },
+    ];
 
     /// AVX-512 tile: 12 × 32 = 24 zmm accumulators + 2 for B + 1 broadcast (of 32).
     pub(crate) const AVX512_MR: usize = 12;
     pub(crate) const AVX512_NR: usize = 32;
-    #[target_feature(enable = "avx512f")]
-    pub(crate) unsafe fn kernel_avx512(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
-        micro::<Avx512, AVX512_MR, 2, AVX512_NR>(kc, alpha, a, b, c, ldc, ow)
-    }
-    #[target_feature(enable = "avx512f")]
-    pub(crate) unsafe fn kernel_avx512_half(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
-        micro::<Avx512, AVX512_MR, 1, AVX512_NR>(kc, alpha, a, b, c, ldc, ow)
-    }
+    wrapper!(kernel_avx512, "avx512f", Avx512, 12, 2, AVX512_MR, AVX512_NR);
+    wrapper!(avx512_12x16, "avx512f", Avx512, 12, 1, AVX512_MR, AVX512_NR);
+    wrapper!(avx512_6x32, "avx512f", Avx512, 6, 2, AVX512_MR, AVX512_NR);
+    wrapper!(avx512_6x16, "avx512f", Avx512, 6, 1, AVX512_MR, AVX512_NR);
+    // 8-wide edges use ymm registers (AVX-512F CPUs have AVX2 and FMA).
+    wrapper!(avx512_12x8, "avx512f,avx2,fma", Avx2, 12, 1, AVX512_MR, AVX512_NR);
+    wrapper!(avx512_6x8, "avx512f,avx2,fma", Avx2, 6, 1, AVX512_MR, AVX512_NR);
+    pub(crate) const AVX512_EDGES: &[Edge] = &[
+        Edge { rows: 6, cols: 8, kernel: avx512_6x8 },
+        Edge { rows: 12, cols: 8, kernel: avx512_12x8 },
+        Edge { rows: 6, cols: 16, kernel: avx512_6x16 },
+        Edge { rows: 12, cols: 16, kernel: avx512_12x16 },
+        Edge { rows: 6, cols: 32, kernel: avx512_6x32 },
+    ];
 }

@@ -85,7 +85,7 @@ impl Kernel {
                 mc: 144,
                 nc: 4096,
                 kernel: kernels::x86::kernel_avx2,
-                half: kernels::x86::kernel_avx2_half,
+                edges: kernels::x86::AVX2_EDGES,
             },
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 if self.available() => Spec {
@@ -95,7 +95,7 @@ impl Kernel {
                 mc: 144,
                 nc: 4096,
                 kernel: kernels::x86::kernel_avx512,
-                half: kernels::x86::kernel_avx512_half,
+                edges: kernels::x86::AVX512_EDGES,
             },
             // Unavailable flavours never reach here (checked by callers); scalar is safe anyway.
             _ => Spec {
@@ -105,7 +105,7 @@ impl Kernel {
                 mc: 128,
                 nc: 4096,
                 kernel: kernels::kernel_scalar,
-                half: kernels::kernel_scalar_half,
+                edges: kernels::SCALAR_EDGES,
             },
         }
     }
