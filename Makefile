@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build test test-full bench bench-perft bench-pgn perft datagen dataset install-stockfish clean
+.PHONY: all build test test-full bench bench-perft bench-pgn bench-tensor perft datagen dataset install-stockfish install-numpy clean
 
 all: build
 
@@ -20,7 +20,7 @@ test-full:
 	$(CARGO) test --all-targets -- --include-ignored
 
 # Every benchmark, each figure beside its anchor as a ratio measured in the same run.
-bench: bench-perft bench-pgn
+bench: bench-tensor bench-perft bench-pgn
 
 # Perft speed against Stockfish's `go perft` (when Stockfish is installed; see install-stockfish).
 bench-perft: build
@@ -47,6 +47,14 @@ datagen: build
 install-stockfish:
 	@echo "Installing Stockfish with apt-get (Debian package 'stockfish', into /usr/games)"
 	apt-get update && apt-get install -y stockfish
+# GEMM GFLOPS per kernel on the network shapes (+ numpy/OpenBLAS ratio if numpy is importable).
+bench-tensor: build
+	$(BIN) bench-tensor
+
+# Optional: numpy, only for the OpenBLAS comparison in bench-tensor.
+install-numpy:
+	@echo "Installing numpy with pip (only used by 'make bench-tensor' to compare with OpenBLAS)"
+	pip install numpy
 
 perft: build
 	$(BIN) perft 6

@@ -2,6 +2,7 @@
 
 pub mod args;
 mod bench_perft;
+mod bench_tensor;
 mod bench_pgn;
 mod data;
 mod datagen;
@@ -21,6 +22,7 @@ Subcommands:
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
+  bench-tensor [--reps N] [--quick]    GFLOPS of the numeric kernels (vs numpy if present)
   help                                 print this help
   version                              print the version
 
@@ -34,6 +36,7 @@ pub fn run(args: &[String]) -> i32 {
         None => ("help", &[][..]),
     };
     let result = match cmd {
+        "bench-tensor" => bench_tensor::run(rest),
 
         "perft" => perft::run(rest),
         "bench-perft" => bench_perft::run(rest),
