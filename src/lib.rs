@@ -8,5 +8,7 @@
 pub mod chess;
 pub mod cli;
 pub mod data;
+pub mod net;
 pub mod play;
 pub mod tensor;
+pub mod train;

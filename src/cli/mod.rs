@@ -1,12 +1,15 @@
 //! Command line: `deepchess SUBCOMMAND [FLAGS]`. One file per subcommand.
 
 pub mod args;
+mod accuracy;
 mod bench_perft;
 mod bench_tensor;
 mod bench_pgn;
+mod compare;
 mod data;
 mod datagen;
 mod perft;
+mod train;
 
 
 use args::CliError;
@@ -19,6 +22,9 @@ Usage: deepchess [SUBCOMMAND] [FLAGS]
 Subcommands:
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
+  train [--profile quick|paper]        Pos2Vec, DeepChess, distillation (checkpointed)
+  accuracy --net FILE [--data DIR]     pair accuracy on held-out games
+  compare --net FILE FEN_A FEN_B       probability that A is better for White
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
@@ -42,6 +48,9 @@ pub fn run(args: &[String]) -> i32 {
         "bench-perft" => bench_perft::run(rest),
         "bench-pgn" => bench_pgn::run(rest),
         "data" => data::run(rest),
+        "train" => train::run_cli(rest),
+        "accuracy" => accuracy::run(rest),
+        "compare" => compare::run(rest),
         "datagen" => datagen::run_cli(rest),
         "help" | "-h" | "--help" => Err(CliError::Help(TOP_HELP.to_string())),
         "version" | "--version" | "-V" => {

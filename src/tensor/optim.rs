@@ -14,6 +14,23 @@ pub trait Optimizer {
     fn set_lr(&mut self, lr: f32);
     /// Called once at the end of each epoch: applies the multiplicative decay.
     fn end_epoch(&mut self);
+    /// Everything a resumed run needs to continue bit for bit (lr, step count, moments).
+    fn state(&self) -> Vec<(String, Matrix)>;
+    /// Restores [`Optimizer::state`]; tensors it does not know are ignored.
+    fn set_state(&mut self, state: &[(String, Matrix)]);
+}
+
+fn scalar(v: f32) -> Matrix {
+    Matrix::filled(1, 1, v)
+}
+
+fn find<'a>(state: &'a [(String, Matrix)], name: &str) -> Option<&'a Matrix> {
+    state.iter().find(|(n, _)| n == name).map(|(_, m)| m)
+}
+
+/// Collects `prefix.0`, `prefix.1`, … from a saved state.
+fn indexed(state: &[(String, Matrix)], prefix: &str) -> Vec<Matrix> {
+    (0..).map_while(|i| find(state, &format!("{prefix}.{i}")).cloned()).collect()
 }
 
 /// Lazily sized per-parameter state (momentum, Adam moments).
@@ -90,6 +107,17 @@ impl Optimizer for Sgd {
     fn end_epoch(&mut self) {
         self.lr *= self.decay;
     }
+    fn state(&self) -> Vec<(String, Matrix)> {
+        let mut s = vec![("lr".to_string(), scalar(self.lr))];
+        s.extend(self.velocity.iter().enumerate().map(|(i, m)| (format!("velocity.{i}"), m.clone())));
+        s
+    }
+    fn set_state(&mut self, state: &[(String, Matrix)]) {
+        if let Some(m) = find(state, "lr") {
+            self.lr = m.get(0, 0);
+        }
+        self.velocity = indexed(state, "velocity");
+    }
 }
 
 /// Adam (Kingma & Ba), with decoupled weight decay when `weight_decay > 0` (AdamW).
@@ -157,5 +185,25 @@ impl Optimizer for Adam {
     }
     fn end_epoch(&mut self) {
         self.lr *= self.decay;
+    }
+    fn state(&self) -> Vec<(String, Matrix)> {
+        // The step count is stored as two f32 halves so it stays exact past 2^24.
+        let mut s = vec![
+            ("lr".to_string(), scalar(self.lr)),
+            ("t".to_string(), Matrix::from_vec(1, 2, vec![(self.t >> 16) as f32, (self.t & 0xFFFF) as f32]).unwrap()),
+        ];
+        s.extend(self.m.iter().enumerate().map(|(i, m)| (format!("m.{i}"), m.clone())));
+        s.extend(self.v.iter().enumerate().map(|(i, m)| (format!("v.{i}"), m.clone())));
+        s
+    }
+    fn set_state(&mut self, state: &[(String, Matrix)]) {
+        if let Some(m) = find(state, "lr") {
+            self.lr = m.get(0, 0);
+        }
+        if let Some(t) = find(state, "t").filter(|t| t.len() == 2) {
+            self.t = ((t.get(0, 0) as i32) << 16) | t.get(0, 1) as i32;
+        }
+        self.m = indexed(state, "m");
+        self.v = indexed(state, "v");
     }
 }
