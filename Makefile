@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build test test-full bench bench-perft bench-pgn bench-tensor perft datagen dataset install-stockfish install-numpy clean
+.PHONY: all build train test test-full bench bench-perft bench-pgn bench-tensor perft datagen dataset install-stockfish install-numpy clean
 
 all: build
 
@@ -33,8 +33,16 @@ bench-pgn: build target/corpus.pgn
 	$(BIN) bench-pgn --pgn target/corpus.pgn --runs 5
 
 # Datasets from the shipped corpus (paper sampling, 5 % of games held out).
-dataset: build
-	$(BIN) data --pgn data/sf15-selfplay-1.pgn.xz --pgn data/sf15-selfplay-2.pgn.xz --out runs/dataset
+CORPUS := $(wildcard data/*.pgn.xz)
+dataset: runs/dataset/train.dcds
+runs/dataset/train.dcds: $(CORPUS) | build
+	$(BIN) data $(foreach f,$(CORPUS),--pgn $(f)) --out runs/dataset --quiet
+
+# The three training phases. PROFILE=quick (default, ~30 min on 2 cores) | paper | tiny.
+# Always resumable: rerunning continues an interrupted run or just prints its results.
+PROFILE ?= quick
+train: build dataset
+	$(BIN) train --profile $(PROFILE) --data runs/dataset --out runs/$(PROFILE) --resume
 
 # Grow the corpus with Stockfish self-play (needs Stockfish: make install-stockfish).
 STOCKFISH ?= $(shell command -v stockfish || ls /usr/games/stockfish 2>/dev/null)
