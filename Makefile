@@ -13,6 +13,7 @@ build:
 
 # The README's test command, and what CI runs. Fast: deep perft etc. are #[ignore]d.
 test:
+	@mkdir -p target
 	$(CARGO) test --all-targets 2>&1 | tee target/test.log; exit $${PIPESTATUS[0]}
 
 # Everything, including the ignored (slow) tests. Run before resolving an issue.
