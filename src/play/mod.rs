@@ -1,4 +1,5 @@
 //! Playing: UCI engine loop, match runner, Elo statistics, opening suites, and the client
 //! for external UCI engines.
 
+pub mod elo;
 pub mod uci_client;
