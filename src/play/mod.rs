@@ -2,4 +2,6 @@
 //! for external UCI engines.
 
 pub mod elo;
+pub mod match_runner;
+pub mod openings;
 pub mod uci_client;
