@@ -5,6 +5,7 @@ mod bench_perft;
 mod bench_pgn;
 mod data;
 mod datagen;
+mod match_cmd;
 mod perft;
 
 
@@ -19,6 +20,7 @@ Subcommands:
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
+  match --engine SPEC --engine SPEC   play a match, report Elo with error bars
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
   help                                 print this help
@@ -40,6 +42,7 @@ pub fn run(args: &[String]) -> i32 {
         "bench-pgn" => bench_pgn::run(rest),
         "data" => data::run(rest),
         "datagen" => datagen::run_cli(rest),
+        "match" => match_cmd::run_cli(rest),
         "help" | "-h" | "--help" => Err(CliError::Help(TOP_HELP.to_string())),
         "version" | "--version" | "-V" => {
             println!("deepchess {}", env!("CARGO_PKG_VERSION"));
