@@ -66,7 +66,7 @@ fn empty_cells_are_regularised_like_fishtest() {
     close(e.elo_hi, 123.932_453, 1e-5);
     // All pairs won: finite Elo (score 2.9975/3.0) but an unbounded upper limit.
     let all = Pentanomial([0, 0, 0, 0, 3]).estimate().unwrap();
-    close(all.elo, 1231.759_336, 1e-4);
+    close(all.elo, 1_231.759_336, 1e-4);
     assert_eq!(all.elo_hi, f64::INFINITY);
     assert!(Pentanomial::default().estimate().is_none());
     assert!(Wdl::default().estimate().is_none());

@@ -199,7 +199,7 @@ fn a_slow_engine_loses_on_time_by_our_clock() {
     for g in &games {
         assert_eq!(g.tag("Termination"), Some("time forfeit"));
         assert!(g.tag("TerminationDetails").unwrap().contains("lost on time"), "{g:?}");
-        assert_eq!(g.tag("WhiteTimeControl").is_some(), true);
+        assert!(g.tag("WhiteTimeControl").is_some());
     }
 }
 

@@ -99,7 +99,7 @@ struct Schedule {
 
 fn take(s: &Mutex<Schedule>, total: u64) -> Option<u64> {
     let mut s = s.lock().unwrap_or_else(|e| e.into_inner());
-    if s.next >= total || (s.stop && s.next % 2 == 0) {
+    if s.next >= total || (s.stop && s.next.is_multiple_of(2)) {
         return None;
     }
     s.next += 1;
@@ -267,10 +267,12 @@ fn prepare(
 fn count(stats: &mut MatchStats, r: &GameRecord, half_pairs: &mut HashMap<u64, f64>) {
     stats.finished += 1;
     let a = r.score_a();
-    match a {
-        x if x == 1.0 => stats.wdl.wins += 1,
-        x if x == 0.0 => stats.wdl.losses += 1,
-        _ => stats.wdl.draws += 1,
+    if a == 1.0 {
+        stats.wdl.wins += 1;
+    } else if a == 0.0 {
+        stats.wdl.losses += 1;
+    } else {
+        stats.wdl.draws += 1;
     }
     stats.white_points += match r.outcome {
         Outcome::Win(Color::White) => 1.0,
