@@ -100,7 +100,7 @@ fn seconds(p: &super::args::Parsed, name: &str, default: f64) -> Result<Duration
 
 /// Parses the command line into a match configuration (no engine is started).
 pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
-    let help = format!("{}\n{}", ABOUT, usage("match", "--engine SPEC --engine SPEC [options]", "", FLAGS).trim_start());
+    let help = format!("{}\n\n{}", ABOUT, usage("match", "--engine SPEC --engine SPEC [options]", "", FLAGS).trim_start());
     let p = parse("match", &group_specs(args), FLAGS, &help)?;
     if !p.positional.is_empty() {
         return Err(usage_err(format!("unexpected argument '{}'", p.positional[0])));
