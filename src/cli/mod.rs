@@ -8,6 +8,7 @@ mod bench_pgn;
 mod compare;
 mod data;
 mod datagen;
+mod match_cmd;
 mod perft;
 mod train;
 
@@ -26,6 +27,7 @@ Subcommands:
   accuracy --net FILE [--data DIR]     pair accuracy on held-out games
   compare --net FILE FEN_A FEN_B       probability that A is better for White
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
+  match --engine SPEC --engine SPEC   play a match, report Elo with error bars
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
   bench-tensor [--reps N] [--quick]    GFLOPS of the numeric kernels (vs numpy if present)
@@ -52,6 +54,7 @@ pub fn run(args: &[String]) -> i32 {
         "accuracy" => accuracy::run(rest),
         "compare" => compare::run(rest),
         "datagen" => datagen::run_cli(rest),
+        "match" => match_cmd::run_cli(rest),
         "help" | "-h" | "--help" => Err(CliError::Help(TOP_HELP.to_string())),
         "version" | "--version" | "-V" => {
             println!("deepchess {}", env!("CARGO_PKG_VERSION"));
