@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 const FLAGS: &[Flag] = &[
-    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~30 min on 2 cores) | paper (the paper's schedule) | tiny (seconds)" },
+    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~10-30 min on 2 cores) | paper (the paper's schedule) | curve | tiny (seconds)" },
     Flag { name: "data", value: Some("DIR"), help: "dataset folder with train.dcds and valid.dcds (default runs/dataset)" },
     Flag { name: "out", value: Some("DIR"), help: "run folder: nets, checkpoint, log.csv, curves.svg (default runs/PROFILE)" },
     Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,scratch (default all)" },
@@ -53,7 +53,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     }
     let pname = p.get("profile").unwrap_or("quick");
     let mut prof = Profile::by_name(pname)
-        .ok_or_else(|| CliError::Usage(format!("deepchess train: unknown profile '{pname}' (quick, paper, tiny)")))?;
+        .ok_or_else(|| CliError::Usage(format!("deepchess train: unknown profile '{pname}' (quick, paper, curve, tiny)")))?;
     if p.has("no-mirror") {
         prof.mirror = false;
     }
