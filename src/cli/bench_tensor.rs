@@ -50,11 +50,7 @@ fn leak(s: String) -> &'static str {
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v[v.len() / 2]
+    super::args::median(&mut v)
 }
 
 /// Median over `reps` of (work units per second), each repetition running `f` for at least `min_s`.

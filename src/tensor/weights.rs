@@ -186,20 +186,24 @@ impl WeightFile {
 
     /// Writes atomically: temporary sibling file, fsync, rename over `path`.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let origin = path.display().to_string();
-        let io = |e| TensorError::Io { path: origin.clone(), source: e };
-        let mut tmp_name = path.file_name().map(|s| s.to_os_string()).unwrap_or_default();
-        tmp_name.push(format!(".{}.tmp", std::process::id()));
-        let tmp = path.with_file_name(tmp_name);
-        let result = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&self.to_bytes())?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result.map_err(io)
+        write_atomic(path, &self.to_bytes()).map_err(|e| TensorError::Io { path: path.display().to_string(), source: e })
     }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary sibling file, fsync, rename over `path`
+/// (the temporary is removed on failure). A kill never leaves a half-written `path`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp_name = path.file_name().map(|s| s.to_os_string()).unwrap_or_default();
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
