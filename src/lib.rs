@@ -8,3 +8,4 @@ pub mod chess;
 pub mod cli;
 pub mod data;
 pub mod play;
+pub mod search;

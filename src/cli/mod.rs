@@ -1,11 +1,13 @@
 //! Command line: `deepchess SUBCOMMAND [FLAGS]`. One file per subcommand.
 
 pub mod args;
+mod bench;
 mod bench_perft;
 mod bench_pgn;
 mod data;
 mod datagen;
 mod perft;
+mod uci;
 
 
 use args::CliError;
@@ -13,9 +15,11 @@ use args::CliError;
 const TOP_HELP: &str = "\
 deepchess: the DeepChess paper reproduced: a learned comparator inside alpha-beta.
 
-Usage: deepchess [SUBCOMMAND] [FLAGS]
+Usage: deepchess [SUBCOMMAND] [FLAGS]    (no arguments: a UCI engine on stdin/stdout)
 
 Subcommands:
+  uci                                  the UCI engine (what no arguments runs)
+  bench [--depth N]                    fixed-depth search speed; 'Nodes searched: N'
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
@@ -31,10 +35,12 @@ Run 'deepchess SUBCOMMAND --help' for the flags of each subcommand.
 pub fn run(args: &[String]) -> i32 {
     let (cmd, rest) = match args.split_first() {
         Some((c, r)) => (c.as_str(), r),
-        None => ("help", &[][..]),
+        None => ("uci", &[][..]), // no arguments: a UCI engine (DESIGN §4)
     };
     let result = match cmd {
 
+        "uci" => uci::run(rest),
+        "bench" => bench::run(rest),
         "perft" => perft::run(rest),
         "bench-perft" => bench_perft::run(rest),
         "bench-pgn" => bench_pgn::run(rest),

@@ -2,3 +2,4 @@
 //! for external UCI engines.
 
 pub mod uci_client;
+pub mod engine;
