@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build test test-full bench bench-perft bench-pgn perft datagen dataset install-stockfish clean
+.PHONY: all build test test-full bench bench-perft bench-pgn bench-search perft datagen dataset install-stockfish clean
 
 all: build
 
@@ -20,11 +20,15 @@ test-full:
 	$(CARGO) test --all-targets -- --include-ignored
 
 # Every benchmark, each figure beside its anchor as a ratio measured in the same run.
-bench: bench-perft bench-pgn
+bench: bench-perft bench-pgn bench-search
 
 # Perft speed against Stockfish's `go perft` (when Stockfish is installed; see install-stockfish).
 bench-perft: build
 	$(BIN) bench-perft --runs 5
+
+# Comparison alpha-beta: fixed-depth search over 30 built-in positions (deterministic node count).
+bench-search: build
+	$(BIN) bench
 
 # PGN ingest (parse + SAN + legality + sampling) against pgn-extract, when installed.
 target/corpus.pgn: data/sf15-selfplay-1.pgn.xz data/sf15-selfplay-2.pgn.xz
