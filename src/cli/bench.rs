@@ -1,12 +1,45 @@
 //! `deepchess bench [--depth N] [--eval handcrafted]`
 
 use super::args::{parse, usage, CliError, Flag};
-use crate::search::{bench, Comparator, Handcrafted, Searcher};
+use crate::search::bench::BenchReport;
+use crate::search::random_net::RandomNet;
+use crate::search::{bench, Comparator, Handcrafted, NetComparator, Searcher};
+
+/// Feature-cache size of the net path in bench (MB).
+const NET_CACHE_MB: usize = 64;
+
+fn random_net_searcher(hash: usize, incremental: bool) -> Searcher<NetComparator<RandomNet>> {
+    let mut c = NetComparator::new(RandomNet::new(1), "random-distilled", NET_CACHE_MB);
+    c.incremental = incremental;
+    Searcher::new(c, hash)
+}
+
+fn run_one<C: Comparator>(mut s: Searcher<C>, depth: u32, verbose: bool) -> BenchReport {
+    let r = bench::run(&mut s, depth, |i, fen, nodes| {
+        if verbose {
+            eprintln!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1);
+        }
+    });
+    eprintln!(
+        "eval {} depth {depth}: {} positions, {} nodes, {:.3} s, {} nodes/s, {} comparisons/s, {} keys/s, cache hits {:.1} %",
+        s.comp.name(),
+        r.positions,
+        r.nodes,
+        r.time.as_secs_f64(),
+        r.nps(),
+        r.comparisons_per_sec(),
+        (r.stats.keys as f64 / r.time.as_secs_f64().max(1e-9)) as u64,
+        100.0 * r.cache_hit_rate()
+    );
+    r
+}
 
 const FLAGS: &[Flag] = &[
     Flag { name: "depth", value: Some("N"), help: "search depth per position (default 7)" },
     Flag { name: "hash", value: Some("MB"), help: "transposition table size (default 16)" },
-    Flag { name: "eval", value: Some("NAME"), help: "comparator: handcrafted (nets: not yet available)" },
+    Flag { name: "eval", value: Some("NAME"), help: "comparator: handcrafted (default) or random-distilled" },
+    Flag { name: "vs-net", value: None, help: "also run random-distilled and print the nodes/s ratio" },
+    Flag { name: "no-incremental", value: None, help: "net path: recompute the first layer per position" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
 ];
 
@@ -27,28 +60,25 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         return Err(CliError::Usage(format!("deepchess bench: --depth {depth} out of range 1..60")));
     }
     let hash: usize = p.get_or("bench", "hash", 16)?;
-    match p.get("eval").unwrap_or("handcrafted") {
-        "handcrafted" => {}
+    let incremental = !p.has("no-incremental");
+    let verbose = p.has("verbose");
+    let eval = p.get("eval").unwrap_or("handcrafted");
+    let first = match eval {
+        "handcrafted" => run_one(Searcher::new(Handcrafted::new(), hash), depth, verbose),
+        "random-distilled" => run_one(random_net_searcher(hash, incremental), depth, verbose),
         e @ ("deepchess" | "distilled") => {
             return Err(CliError::Failed(format!("bench: --eval {e} needs a trained net, and none can be loaded yet (src/net pending)")))
         }
-        e => return Err(CliError::Usage(format!("deepchess bench: unknown --eval '{e}' (handcrafted, deepchess, distilled)"))),
+        e => return Err(CliError::Usage(format!("deepchess bench: unknown --eval '{e}' (handcrafted, random-distilled)"))),
+    };
+    println!("Nodes searched: {}", first.nodes);
+    println!("Nodes/second: {}", first.nps());
+    if p.has("vs-net") && eval == "handcrafted" {
+        let net = run_one(random_net_searcher(hash, incremental), depth, verbose);
+        eprintln!(
+            "net path (random weights, distilled shape) vs handcrafted, same positions, same run: {:.2}x slower in nodes/s",
+            first.nps() as f64 / net.nps().max(1) as f64
+        );
     }
-    let verbose = p.has("verbose");
-    let mut s = Searcher::new(Handcrafted::new(), hash);
-    let r = bench::run(&mut s, depth, |i, fen, nodes| {
-        if verbose {
-            eprintln!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1);
-        }
-    });
-    eprintln!(
-        "eval {} depth {depth}: {} positions, {:.3} s, {} comparisons/s",
-        s.comp.name(),
-        r.positions,
-        r.time.as_secs_f64(),
-        r.comparisons_per_sec()
-    );
-    println!("Nodes searched: {}", r.nodes);
-    println!("Nodes/second: {}", r.nps());
     Ok(())
 }

@@ -6,6 +6,7 @@
 
 use super::comparator::{Comparator, Kind, Value};
 use super::ordering::{Heuristics, Picker, MAX_PLY};
+use super::see::see;
 use super::time::{Clock, Limits};
 use super::tt::{Bound, Table};
 use crate::chess::{Color, Game, Move, Position};
@@ -13,6 +14,9 @@ use std::cmp::Ordering::{Greater, Less};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// Quiescence plies within which checks are answered with every evasion.
+const QS_EVASION_PLIES: usize = 3;
 
 /// A score for UCI, from the root side to move's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,7 +233,7 @@ impl<C: Comparator> Searcher<C> {
     fn alphabeta(&mut self, pos: &Position, depth: i32, ply: usize, mut alpha: Value<C::Key>, beta: Value<C::Key>) -> Value<C::Key> {
         self.pv_len[ply] = 0;
         if depth <= 0 {
-            return self.quiesce(pos, ply, alpha, beta);
+            return self.quiesce(pos, ply, 0, alpha, beta);
         }
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
@@ -314,7 +318,7 @@ impl<C: Comparator> Searcher<C> {
 
     /// Quiescence: the comparator only saw quiet positions, so resolve captures and
     /// promotions first. Standing pat is the position itself; in check, every evasion.
-    fn quiesce(&mut self, pos: &Position, ply: usize, mut alpha: Value<C::Key>, beta: Value<C::Key>) -> Value<C::Key> {
+    fn quiesce(&mut self, pos: &Position, ply: usize, qply: usize, mut alpha: Value<C::Key>, beta: Value<C::Key>) -> Value<C::Key> {
         self.pv_len[ply] = 0;
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
@@ -328,7 +332,9 @@ impl<C: Comparator> Searcher<C> {
                 return Value::draw();
             }
         }
-        if ply >= MAX_PLY - 1 {
+        // Deep in quiescence a check is not resolved any more (evasions are quiet moves and
+        // chains of checking captures would explode): the position stands for itself.
+        if ply >= MAX_PLY - 1 || (in_check && qply > QS_EVASION_PLIES) {
             return Value::pos(self.comp.key(ply, pos));
         }
         if !in_check {
@@ -351,10 +357,14 @@ impl<C: Comparator> Searcher<C> {
             return alpha;
         }
         while let Some(m) = picker.next() {
+            // Losing captures cannot restore a standing pat; skip them (not when evading).
+            if !in_check && see(pos, m) < 0 {
+                continue;
+            }
             let mut child = *pos;
             child.play(m);
             self.comp.set_node(ply + 1, &child);
-            let v = self.quiesce(&child, ply + 1, beta, alpha);
+            let v = self.quiesce(&child, ply + 1, qply + 1, beta, alpha);
             if self.aborted {
                 return alpha;
             }

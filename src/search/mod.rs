@@ -6,7 +6,10 @@ pub mod alphabeta;
 pub mod bench;
 pub mod comparator;
 pub mod handcrafted;
+pub mod net;
 pub mod ordering;
+pub mod random_net;
+pub mod see;
 pub mod time;
 pub mod tt;
 
@@ -14,3 +17,4 @@ pub use alphabeta::{Info, Score, SearchResult, Searcher};
 pub use comparator::{Comparator, ComparatorStats, Kind, Value};
 pub use handcrafted::Handcrafted;
 pub use time::Limits;
+pub use net::{NetComparator, SiameseNet};
