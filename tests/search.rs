@@ -194,3 +194,96 @@ proptest! {
         }
     }
 }
+
+// --- the net path (random weights of the distilled shape: the seam, not a trained net) ---
+
+use deepchess::data::encode::Features;
+use deepchess::search::net::{feature_delta, mirror_features};
+use deepchess::search::random_net::RandomNet;
+use deepchess::search::NetComparator;
+
+fn net_searcher() -> Searcher<NetComparator<RandomNet>> {
+    Searcher::new(NetComparator::new(RandomNet::new(7), "random", 32), 8)
+}
+
+#[test]
+fn net_path_finds_mates_in_one_two_three() {
+    for &(fen, n, mv) in MATES {
+        let pos = Position::from_fen(fen).unwrap();
+        let mut s = net_searcher();
+        // 2N-1 plies reach the mate (the last move checks, and checks are extended).
+        let r = s.search(&Game::new(pos), &Limits::depth((2 * n - 1) as u32), Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {});
+        assert_eq!(r.best, Some(uci(&pos, mv)), "{fen}");
+        assert_eq!(r.info.score, Score::Mate(n), "{fen}");
+    }
+}
+
+#[test]
+fn net_feature_cache_hits_on_a_repeated_search() {
+    let mut s = net_searcher();
+    let g = Game::new(Position::from_fen(bench::POSITIONS[4]).unwrap());
+    let stop = Arc::new(AtomicBool::new(false));
+    s.search(&g, &Limits::depth(3), Duration::ZERO, stop.clone(), &mut |_| {});
+    let first = s.comp.stats();
+    assert!(first.keys > 0 && first.comparisons > 0);
+    s.search(&g, &Limits::depth(3), Duration::ZERO, stop, &mut |_| {});
+    let second = s.comp.stats();
+    let (keys, hits) = (second.keys - first.keys, second.cache_hits - first.cache_hits);
+    eprintln!("first search {} keys; second {keys} keys, {hits} hits", first.keys);
+    // Not all: the second tree differs (table cut-offs, history), and the cache evicts.
+    assert!(hits * 2 >= keys, "second search: {hits} hits of {keys} keys");
+}
+
+#[test]
+fn net_draw_reference_is_the_mirror_twin() {
+    // A symmetric position (its mirror is itself with the other side to move) and a lost one.
+    let mut c = NetComparator::new(RandomNet::new(3), "random", 1);
+    let p = Position::from_fen("4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1").unwrap();
+    let k = c.key(0, &p);
+    let m = c.key(0, &p.mirror());
+    let direct = c.prob_white_better(&k, &m);
+    assert!((c.prob_better_than_draw(&k) - direct).abs() < 1e-6);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    /// The incremental first layer gives the same codes as recomputing it, and move deltas
+    /// turn a position's input bits into its child's.
+    #[test]
+    fn incremental_first_layer_matches_refresh(seed in any::<u64>(), plies in 1usize..90) {
+        let g = random_game(seed, plies);
+        let mut inc = NetComparator::new(RandomNet::new(5), "inc", 1);
+        let mut full = NetComparator::new(RandomNet::new(5), "full", 1);
+        full.incremental = false;
+        let mut pos = *g.start();
+        inc.set_root(&pos);
+        full.set_root(&pos);
+        let mut ply = 0;
+        for (i, &m) in g.moves().iter().enumerate() {
+            let mut child = pos;
+            child.play(m);
+            let (mut added, mut removed) = (Vec::new(), Vec::new());
+            feature_delta(&pos, &child, &mut added, &mut removed);
+            let mut bits: Vec<usize> = Features::from_position(&pos).as_slice().iter().map(|&b| b as usize).collect();
+            bits.retain(|b| !removed.contains(b));
+            bits.extend(&added);
+            bits.sort_unstable();
+            let want: Vec<usize> = Features::from_position(&child).as_slice().iter().map(|&b| b as usize).collect();
+            prop_assert_eq!(bits, want);
+            pos = child;
+            ply += 1;
+            if ply >= 100 { break; }
+            inc.set_node(ply, &pos);
+            full.set_node(ply, &pos);
+            // Ask for keys only now and then so increments span several moves.
+            if i % 3 == 2 || i + 1 == g.moves().len() {
+                let (a, b) = (inc.key(ply, &pos), full.key(ply, &pos));
+                for j in 0..a.code.left.len() {
+                    prop_assert!((a.code.left[j] - b.code.left[j]).abs() < 1e-3);
+                    prop_assert!((a.code.right[j] - b.code.right[j]).abs() < 1e-3);
+                }
+            }
+        }
+        prop_assert_eq!(mirror_features(&Features::from_position(&pos)), Features::from_position(&pos.mirror()));
+    }
+}
