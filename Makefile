@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build test test-full bench bench-perft bench-pgn bench-search perft datagen dataset install-stockfish clean
+.PHONY: all build train test test-full bench bench-perft bench-pgn bench-tensor bench-search perft datagen dataset match gauntlet install-stockfish install-numpy clean
 
 all: build
 
@@ -13,6 +13,7 @@ build:
 
 # The README's test command, and what CI runs. Fast: deep perft etc. are #[ignore]d.
 test:
+	@mkdir -p target
 	$(CARGO) test --all-targets 2>&1 | tee target/test.log; exit $${PIPESTATUS[0]}
 
 # Everything, including the ignored (slow) tests. Run before resolving an issue.
@@ -20,7 +21,7 @@ test-full:
 	$(CARGO) test --all-targets -- --include-ignored
 
 # Every benchmark, each figure beside its anchor as a ratio measured in the same run.
-bench: bench-perft bench-pgn bench-search
+bench: bench-tensor bench-perft bench-pgn bench-search
 
 # Perft speed against Stockfish's `go perft` (when Stockfish is installed; see install-stockfish).
 bench-perft: build
@@ -37,8 +38,16 @@ bench-pgn: build target/corpus.pgn
 	$(BIN) bench-pgn --pgn target/corpus.pgn --runs 5
 
 # Datasets from the shipped corpus (paper sampling, 5 % of games held out).
-dataset: build
-	$(BIN) data --pgn data/sf15-selfplay-1.pgn.xz --pgn data/sf15-selfplay-2.pgn.xz --out runs/dataset
+CORPUS := $(wildcard data/*.pgn.xz)
+dataset: runs/dataset/train.dcds
+runs/dataset/train.dcds: $(CORPUS) | build
+	$(BIN) data $(foreach f,$(CORPUS),--pgn $(f)) --out runs/dataset --quiet
+
+# The three training phases. PROFILE=quick (default, ~30 min on 2 cores) | paper | tiny.
+# Always resumable: rerunning continues an interrupted run or just prints its results.
+PROFILE ?= quick
+train: build dataset
+	$(BIN) train --profile $(PROFILE) --data runs/dataset --out runs/$(PROFILE) --resume
 
 # Grow the corpus with Stockfish self-play (needs Stockfish: make install-stockfish).
 STOCKFISH ?= $(shell command -v stockfish || ls /usr/games/stockfish 2>/dev/null)
@@ -47,10 +56,53 @@ datagen: build
 	@test -n "$(STOCKFISH)" || { echo "Stockfish not found: run 'make install-stockfish' (apt) or set STOCKFISH=path"; exit 1; }
 	$(BIN) datagen --engine $(STOCKFISH) --option Hash=16 --option Threads=1 --out data/datagen.pgn --games $(GAMES) --concurrency 2
 
+# Match: DeepChess (distilled net) against the handcrafted evaluator in the same search, equal
+# time, 2 games at once: about 10 minutes on 2 cores (a handcrafted-vs-handcrafted trial ran
+# 8 games of 1+0.01 in 13 s, so 180 games of 2+0.02 take ~10 min).
+# Change with GAMES=, TC=, PLAYER=, NET= (net file for PLAYER; empty = the engine's default)
+# and OPPONENT= (a player spec, see docs/match.md), e.g.
+#   make match OPPONENT="name=sf cmd=/usr/games/stockfish option.UCI_LimitStrength=true option.UCI_Elo=1500"
+# GAMES defaults to 180 here unless given on the command line (datagen's default is 1000).
+MATCH_GAMES = $(if $(filter command line environment,$(origin GAMES)),$(GAMES),180)
+TC ?= 2+0.02
+NET ?=
+PLAYER ?= name=deepchess builtin=distilled $(if $(NET),net=$(NET))
+OPPONENT ?= name=handcrafted builtin=handcrafted
+CONCURRENCY ?= 2
+match: build
+	@mkdir -p runs
+	@# A new match gets a fresh PGN; the previous one is kept once as match.prev.pgn.
+	@if [ -f runs/match.pgn ]; then mv -f runs/match.pgn runs/match.prev.pgn; fi
+	$(BIN) match --engine $(PLAYER) --engine $(OPPONENT) --each tc=$(TC) --games $(MATCH_GAMES) \
+	  --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --pgn runs/match.pgn \
+	  | tee runs/match.txt; exit $${PIPESTATUS[0]}
+
+# Gauntlet: PLAYER against Stockfish limited to several UCI_Elo levels (Stockfish 15.1 accepts
+# 1350-2850). Needs Stockfish: make install-stockfish. One PGN and one table per level in runs/.
+GAUNTLET_ELOS ?= 1350 1600 1900 2200
+GAUNTLET_GAMES ?= 100
+gauntlet: build
+	@test -n "$(STOCKFISH)" || { echo "Stockfish not found: run 'make install-stockfish' (apt) or set STOCKFISH=path"; exit 1; }
+	@mkdir -p runs
+	set -e; for elo in $(GAUNTLET_ELOS); do \
+	  $(BIN) match --engine $(PLAYER) --engine name=sf-$$elo cmd=$(STOCKFISH) option.Threads=1 option.Hash=16 \
+	    option.UCI_LimitStrength=true option.UCI_Elo=$$elo --each tc=$(TC) --games $(GAUNTLET_GAMES) \
+	    --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --pgn runs/gauntlet-$$elo.pgn \
+	    | tee runs/gauntlet-$$elo.txt; \
+	done
+
 # Optional: installs Debian's Stockfish 15.1 (an anchor for benchmarks and an opponent). Uses apt.
 install-stockfish:
 	@echo "Installing Stockfish with apt-get (Debian package 'stockfish', into /usr/games)"
 	apt-get update && apt-get install -y stockfish
+# GEMM GFLOPS per kernel on the network shapes (+ numpy/OpenBLAS ratio if numpy is importable).
+bench-tensor: build
+	$(BIN) bench-tensor
+
+# Optional: numpy, only for the OpenBLAS comparison in bench-tensor.
+install-numpy:
+	@echo "Installing numpy with pip (only used by 'make bench-tensor' to compare with OpenBLAS)"
+	pip install numpy
 
 perft: build
 	$(BIN) perft 6

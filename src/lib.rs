@@ -3,9 +3,13 @@
 //! Layers, data flowing top to bottom (see `docs/architecture.md`):
 //! - [`chess`]: rules: bitboards, legal move generation, FEN/SAN/UCI notation, PGN, perft.
 //! - [`cli`]: hand-written argument parsing and one file per subcommand.
+//! - [`tensor`]: matrices, SIMD GEMM, sparse input layer, autograd, optimizers, weight files.
 
 pub mod chess;
 pub mod cli;
 pub mod data;
+pub mod net;
 pub mod play;
 pub mod search;
+pub mod tensor;
+pub mod train;

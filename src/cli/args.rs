@@ -139,3 +139,12 @@ pub fn parse_value<T: FromStr>(cmd: &str, what: &str, v: &str) -> Result<T, CliE
         CliError::Usage(format!("deepchess {cmd}: invalid value '{v}' for {what}"))
     })
 }
+
+/// Median of benchmark samples (sorts in place); NaN for none.
+pub fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}

@@ -1,7 +1,7 @@
 //! `deepchess bench-perft`: our perft against Stockfish's `go perft` on the same positions,
 //! in the same run, interleaved, reporting medians and the speed ratio.
 
-use super::args::{parse, usage, CliError, Flag};
+use super::args::{median, parse, usage, CliError, Flag};
 use crate::chess::{perft, Position};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -74,11 +74,6 @@ impl Drop for Stockfish {
         self.send("quit");
         let _ = self.child.wait();
     }
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
 }
 
 pub fn run(args: &[String]) -> Result<(), CliError> {

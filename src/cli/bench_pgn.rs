@@ -1,7 +1,7 @@
 //! `deepchess bench-pgn`: PGN ingest (parse + SAN + legality + sampling) against
 //! `pgn-extract` validating the same file, in the same run, medians and ratio.
 
-use super::args::{parse, usage, CliError, Flag};
+use super::args::{median, parse, usage, CliError, Flag};
 use crate::data::build::{build, BuildSettings};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -10,11 +10,6 @@ const FLAGS: &[Flag] = &[
     Flag { name: "pgn", value: Some("FILE"), help: "uncompressed PGN file to ingest" },
     Flag { name: "runs", value: Some("N"), help: "repetitions, median reported (default 3)" },
 ];
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let help = usage(

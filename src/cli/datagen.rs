@@ -15,7 +15,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "seed", value: Some("N"), help: "seed for openings and node budgets (default 1)" },
     Flag { name: "nodes", value: Some("MIN:MAX"), help: "per-side node budget, log-uniform (default 300:6000)" },
     Flag { name: "opening-plies", value: Some("MIN:MAX"), help: "random near-best opening plies (default 4:10)" },
-    Flag { name: "openings", value: Some("EPD"), help: "start from positions of this EPD/FEN file (one per line)" },
+    Flag { name: "openings", value: Some("FILE"), help: "start from an opening suite (EPD/FEN lines or PGN games)" },
     Flag { name: "timeout", value: Some("SECONDS"), help: "longest wait for one engine answer (default 30)" },
 ];
 
@@ -30,24 +30,19 @@ fn range(name: &str, v: Option<&str>, default: (u64, u64)) -> Result<(u64, u64),
     Ok((a, b))
 }
 
-/// Reads start positions: one FEN or EPD (first four fields) per line; `#` lines ignored.
-pub fn read_positions(path: &str) -> Result<Vec<Position>, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|e| CliError::Failed(format!("{path}: {e}")))?;
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split_whitespace().take(4).collect();
-        let pos = Position::from_fen(&fields.join(" "))
-            .map_err(|e| CliError::Failed(format!("{path}:{}: {e}", i + 1)))?;
-        out.push(pos);
-    }
-    if out.is_empty() {
-        return Err(CliError::Failed(format!("{path}: no positions")));
-    }
-    Ok(out)
+/// Start positions of an opening suite (EPD/FEN lines or PGN games, moves played out).
+fn read_positions(path: &str) -> Result<Vec<Position>, CliError> {
+    let suite = crate::play::openings::load(path).map_err(CliError::Failed)?;
+    Ok(suite
+        .into_iter()
+        .map(|o| {
+            let mut p = o.start;
+            for m in o.moves {
+                p.play(m);
+            }
+            p
+        })
+        .collect())
 }
 
 pub fn run_cli(args: &[String]) -> Result<(), CliError> {

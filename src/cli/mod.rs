@@ -1,12 +1,17 @@
 //! Command line: `deepchess SUBCOMMAND [FLAGS]`. One file per subcommand.
 
 pub mod args;
+mod accuracy;
 mod bench;
 mod bench_perft;
+mod bench_tensor;
 mod bench_pgn;
+mod compare;
 mod data;
 mod datagen;
+mod match_cmd;
 mod perft;
+mod train;
 mod uci;
 
 
@@ -22,9 +27,14 @@ Subcommands:
   bench [--depth N]                    fixed-depth search speed; 'Nodes searched: N'
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
+  train [--profile quick|paper]        Pos2Vec, DeepChess, distillation (checkpointed)
+  accuracy --net FILE [--data DIR]     pair accuracy on held-out games
+  compare --net FILE FEN_A FEN_B       probability that A is better for White
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
+  match --engine SPEC --engine SPEC   play a match, report Elo with error bars
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
+  bench-tensor [--reps N] [--quick]    GFLOPS of the numeric kernels (vs numpy if present)
   help                                 print this help
   version                              print the version
 
@@ -38,6 +48,7 @@ pub fn run(args: &[String]) -> i32 {
         None => ("uci", &[][..]), // no arguments: a UCI engine (DESIGN §4)
     };
     let result = match cmd {
+        "bench-tensor" => bench_tensor::run(rest),
 
         "uci" => uci::run(rest),
         "bench" => bench::run(rest),
@@ -45,7 +56,11 @@ pub fn run(args: &[String]) -> i32 {
         "bench-perft" => bench_perft::run(rest),
         "bench-pgn" => bench_pgn::run(rest),
         "data" => data::run(rest),
+        "train" => train::run_cli(rest),
+        "accuracy" => accuracy::run(rest),
+        "compare" => compare::run(rest),
         "datagen" => datagen::run_cli(rest),
+        "match" => match_cmd::run_cli(rest),
         "help" | "-h" | "--help" => Err(CliError::Help(TOP_HELP.to_string())),
         "version" | "--version" | "-V" => {
             println!("deepchess {}", env!("CARGO_PKG_VERSION"));

@@ -4,6 +4,7 @@ use super::dataset::Dataset;
 use super::sample::{game_key, is_validation, sample_game, Sampling};
 use crate::chess::pgn::{open_pgn, PgnReader};
 use crate::chess::{Color, Outcome};
+use crate::tensor::rng::SplitMix64;
 
 /// How datasets are built. `Default` = the paper's sampling, 5 % of games held out.
 #[derive(Clone, Debug)]
@@ -53,15 +54,6 @@ impl std::fmt::Display for BuildStats {
     }
 }
 
-/// SplitMix64 step: the per-game sampling stream.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Reads every source (path or `-`), samples decisive games, splits by game.
 /// `warn` receives each skipped game's message; `progress` is called every 1000 games.
 pub fn build(
@@ -107,8 +99,8 @@ pub fn build(
             };
             st.decisive += 1;
             let key = game_key(&g.start, &g.moves);
-            let mut rng = s.seed ^ key;
-            let recs = sample_game(&g.start, &g.moves, white_won, game_index, &s.sampling, &mut || splitmix(&mut rng));
+            let mut rng = SplitMix64(s.seed ^ key);
+            let recs = sample_game(&g.start, &g.moves, white_won, game_index, &s.sampling, &mut || rng.next_u64());
             let held_out = is_validation(key, s.valid_per_mille, s.split_salt);
             let n = recs.len() as u64;
             let (set, games, w, l) = if held_out {

@@ -5,6 +5,7 @@
 use crate::chess::pgn::EngineEval;
 use crate::chess::{Color, Game, Move, Outcome, Position};
 use crate::play::uci_client::{Engine, EngineError, Score};
+use crate::tensor::rng::SplitMix64;
 use std::time::Duration;
 
 /// How games are generated. `Default` matches the shipped corpus's settings.
@@ -240,14 +241,6 @@ fn count_games(text: &[u8]) -> u64 {
     text.split(|&b| b == b'\n').filter(|l| l.starts_with(b"[Event ")).count() as u64
 }
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 fn to_pgn(g: &GeneratedGame, round: u64, engine: &str) -> std::io::Result<String> {
     let mut p = crate::chess::pgn::PgnGame::new(g.start);
     for (k, v) in [
@@ -317,8 +310,8 @@ pub fn run(cfg: &RunConfig, mut progress: impl FnMut(&RunStats) + Send) -> Resul
                     if round >= cfg.games {
                         return;
                     }
-                    let mut rng = cfg.seed ^ round.wrapping_mul(0xA24B_AED4_963E_E407);
-                    let mut rand = || splitmix(&mut rng);
+                    let mut rng = SplitMix64(cfg.seed ^ round.wrapping_mul(0xA24B_AED4_963E_E407));
+                    let mut rand = || rng.next_u64();
                     let start = starts[(rand() % starts.len() as u64) as usize];
                     let result = (|| {
                         if engine.is_none() {

@@ -15,7 +15,7 @@
 use super::encode::{piece_bit, Features, CASTLING_BITS, MAX_ACTIVE, SIDE_BIT};
 use crate::chess::{Color, Position, Role, Square};
 use std::fmt;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"DCHSDATA";
@@ -147,29 +147,7 @@ impl fmt::Display for DatasetError {
 
 impl std::error::Error for DatasetError {}
 
-/// FNV-1a, 64 bit: cheap, dependency-free corruption check.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100_0000_01b3);
-    }
-    h
-}
-
-/// Writes `bytes` to `path` atomically: a temp file in the same folder, fsync, rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!(
-        "{}tmp",
-        path.extension().map(|e| format!("{}.", e.to_string_lossy())).unwrap_or_default()
-    ));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
-}
+pub use crate::tensor::weights::{fnv1a64 as fnv1a, write_atomic};
 
 impl Dataset {
     pub fn meta(&self, key: &str) -> Option<&str> {

@@ -85,6 +85,34 @@ impl Features {
         &self.idx[..self.len as usize]
     }
 
+    /// The colour-mirrored position's features, computed on the indices: board flipped,
+    /// colours swapped, side-to-move bit toggled, castling rights swapped.
+    pub fn mirrored(&self) -> Features {
+        let mut idx = [0u16; MAX_ACTIVE];
+        let mut n = 0;
+        let mut white_to_move = false;
+        for &i in self.as_slice() {
+            let i = i as usize;
+            let m = if i < SIDE_BIT {
+                let (c, r, sq) = (i / 384, i % 384 / 64, i % 64);
+                (1 - c) * 384 + r * 64 + (sq ^ 56)
+            } else if i == SIDE_BIT {
+                white_to_move = true;
+                continue;
+            } else {
+                CASTLING_BITS + ((i - CASTLING_BITS) ^ 2)
+            };
+            idx[n] = m as u16;
+            n += 1;
+        }
+        if !white_to_move {
+            idx[n] = SIDE_BIT as u16;
+            n += 1;
+        }
+        idx[..n].sort_unstable();
+        Features::from_sorted(&idx[..n])
+    }
+
     /// The dense 773-element 0/1 vector (for tests and dense reference paths).
     pub fn to_dense(&self) -> Vec<f32> {
         let mut v = vec![0.0; INPUTS];
@@ -177,5 +205,9 @@ mod tests {
         // White pawn e2 becomes a black pawn on e7.
         assert!(m.as_slice().contains(&(piece_bit(Color::Black, Role::Pawn, Square::parse("e7").unwrap()) as u16)));
         assert_eq!(f.to_dense().iter().sum::<f32>() as usize, f.as_slice().len());
+        assert_eq!(f.mirrored(), m);
+        assert_eq!(m.mirrored(), f);
+        let k = Position::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQk - 0 1").unwrap();
+        assert_eq!(Features::from_position(&k).mirrored(), mirror(&k));
     }
 }

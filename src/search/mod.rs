@@ -5,6 +5,7 @@
 pub mod alphabeta;
 pub mod bench;
 pub mod comparator;
+pub mod deepchess_net;
 pub mod handcrafted;
 pub mod net;
 pub mod ordering;

@@ -1,0 +1,202 @@
+//! `deepchess match`: two players (built-in or external UCI engines) over an opening suite.
+
+use super::args::{parse, usage, CliError, Flag};
+use crate::play::elo::{Sprt, SprtModel};
+use crate::play::match_runner::{report, run, Adjudication, GameSettings, MatchConfig, PlayerSpec, Termination};
+use crate::play::openings;
+use std::path::PathBuf;
+use std::time::Duration;
+
+const FLAGS: &[Flag] = &[
+    Flag { name: "engine", value: Some("KEY=VALUE..."), help: "a player (give exactly two; the first is A, whose Elo is reported)" },
+    Flag { name: "each", value: Some("KEY=VALUE..."), help: "keys applied to both players (each may override them)" },
+    Flag { name: "games", value: Some("N"), help: "games to play (default 100; pairs share an opening)" },
+    Flag { name: "concurrency", value: Some("N"), help: "games at once (default 2)" },
+    Flag { name: "openings", value: Some("FILE"), help: "EPD/FEN or PGN suite, or 'startpos' (default data/openings-balanced-1000.epd)" },
+    Flag { name: "opening-start", value: Some("N"), help: "first opening of the suite to use, 1-based (default 1)" },
+    Flag { name: "shuffle", value: Some("SEED"), help: "use the suite in a shuffled order" },
+    Flag { name: "pgn", value: Some("FILE"), help: "append every game here (default runs/match.pgn)" },
+    Flag { name: "event", value: Some("NAME"), help: "PGN Event tag (default 'deepchess match')" },
+    Flag { name: "sprt", value: Some("E0,E1[,A,B]"), help: "stop early by SPRT of elo0 vs elo1 (alpha, beta default 0.05)" },
+    Flag { name: "sprt-model", value: Some("MODEL"), help: "'normalized' (default, as fishtest) or 'logistic' Elo bounds" },
+    Flag { name: "no-adjudication", value: None, help: "play every game out to mate or a rules draw" },
+    Flag { name: "resign", value: Some("MOVES,CP"), help: "win adjudication (default 3,600: both engines ≥ CP for MOVES)" },
+    Flag { name: "draw", value: Some("FROM,MOVES,CP"), help: "draw adjudication (default 34,8,20)" },
+    Flag { name: "time-tolerance", value: Some("MS"), help: "a move may arrive this late and still count (default 50)" },
+    Flag { name: "hang-margin", value: Some("MS"), help: "after clock + this, a silent engine is killed (default 1000)" },
+    Flag { name: "move-timeout", value: Some("SECONDS"), help: "longest nodes/depth search (default 60)" },
+    Flag { name: "start-timeout", value: Some("SECONDS"), help: "longest engine start-up, net loading included (default 30)" },
+    Flag { name: "exe", value: Some("PATH"), help: "program run as 'PATH uci' for builtin= players (default: this one)" },
+];
+
+const ABOUT: &str = "\
+Plays a match between two UCI players and reports Elo with 95 % error bars over game pairs.
+
+A player is a list of KEY=VALUE words after --engine (quote a value that has spaces):
+  name=NAME                 shown in tables and PGN (default: builtin kind or program name)
+  cmd=COMMAND               an external UCI engine, e.g. cmd=/usr/games/stockfish
+  builtin=KIND              our engine (this program's 'uci') with Eval=KIND:
+                            deepchess | distilled | handcrafted
+  net=FILE                  UCI option EvalFile (the net of a builtin player)
+  option.NAME=VALUE         any UCI option, e.g. option.UCI_LimitStrength=true option.UCI_Elo=1400
+  tc=SECONDS[+INC]          game clock, e.g. tc=10+0.1 (we measure think time ourselves)
+  nodes=N | depth=N | movetime=MS   per-move limits instead of a clock
+
+Each opening is played twice with colours swapped. Engines that play an illegal move, crash,
+stay silent or overstep the clock (beyond --time-tolerance) lose the game, with the reason in
+the PGN tag TerminationDetails; a crashed or silent engine is restarted for the next game.
+
+Example:
+  deepchess match --engine name=dc builtin=handcrafted --engine name=sf cmd=/usr/games/stockfish \\
+      option.UCI_LimitStrength=true option.UCI_Elo=1400 --each tc=10+0.1 --games 200";
+
+/// Joins the words after `--engine`/`--each` into one value, so that a player can be written
+/// cutechess-style as separate `key=value` arguments.
+fn group_specs(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if a == "--engine" || a == "--each" {
+            let mut words = Vec::new();
+            while i + 1 < args.len() && !args[i + 1].starts_with("--") {
+                i += 1;
+                words.push(args[i].clone());
+            }
+            out.push(a.clone());
+            out.push(words.join(" "));
+        } else {
+            out.push(a.clone());
+        }
+        i += 1;
+    }
+    out
+}
+
+fn usage_err(msg: String) -> CliError {
+    CliError::Usage(format!("deepchess match: {msg}"))
+}
+
+/// `a,b,...` as exactly `n` numbers (or between `min` and `n`).
+fn numbers(flag: &str, v: &str, min: usize, n: usize) -> Result<Vec<f64>, CliError> {
+    let xs: Result<Vec<f64>, _> = v.split(',').map(|x| x.trim().parse::<f64>()).collect();
+    match xs {
+        Ok(xs) if (min..=n).contains(&xs.len()) && xs.iter().all(|x| x.is_finite()) => Ok(xs),
+        _ => Err(usage_err(format!("--{flag} wants {n} comma-separated numbers, got '{v}'"))),
+    }
+}
+
+fn millis(p: &super::args::Parsed, name: &str, default: u64) -> Result<Duration, CliError> {
+    Ok(Duration::from_millis(p.get_or("match", name, default)?))
+}
+
+fn seconds(p: &super::args::Parsed, name: &str, default: f64) -> Result<Duration, CliError> {
+    let s: f64 = p.get_or("match", name, default)?;
+    if !(s > 0.0 && s < 1e6) {
+        return Err(usage_err(format!("--{name} must be a positive number of seconds")));
+    }
+    Ok(Duration::from_secs_f64(s))
+}
+
+/// Parses the command line into a match configuration (no engine is started).
+pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
+    let help = format!("{}\n\n{}", ABOUT, usage("match", "--engine SPEC --engine SPEC [options]", "", FLAGS).trim_start());
+    let p = parse("match", &group_specs(args), FLAGS, &help)?;
+    if !p.positional.is_empty() {
+        return Err(usage_err(format!("unexpected argument '{}'", p.positional[0])));
+    }
+    let specs = p.get_all("engine");
+    if specs.len() != 2 {
+        return Err(usage_err(format!("give exactly two --engine players (got {})", specs.len())));
+    }
+    let each = p.get_all("each").join(" ");
+    let mut players = Vec::new();
+    for (i, s) in specs.iter().enumerate() {
+        let spec = PlayerSpec::parse(&each, s).map_err(|e| usage_err(format!("--engine #{}: {e}", i + 1)))?;
+        players.push(spec);
+    }
+    if players[0].name == players[1].name {
+        players[1].name.push_str("-2");
+    }
+    let mut settings = GameSettings::default();
+    if p.has("no-adjudication") {
+        settings.adjudication = None;
+    } else {
+        let mut a = Adjudication::default();
+        if let Some(v) = p.get("resign") {
+            let x = numbers("resign", v, 2, 2)?;
+            (a.resign_moves, a.resign_cp) = (x[0].max(1.0) as usize, x[1] as i32);
+        }
+        if let Some(v) = p.get("draw") {
+            let x = numbers("draw", v, 3, 3)?;
+            (a.draw_from_move, a.draw_moves, a.draw_cp) = (x[0].max(0.0) as usize, x[1].max(1.0) as usize, x[2] as i32);
+        }
+        settings.adjudication = Some(a);
+    }
+    settings.time_tolerance = millis(&p, "time-tolerance", 50)?;
+    settings.hang_margin = millis(&p, "hang-margin", 1000)?;
+    settings.move_timeout = seconds(&p, "move-timeout", 60.0)?;
+    let sprt = match p.get("sprt") {
+        None => None,
+        Some(v) => {
+            let x = numbers("sprt", v, 2, 4)?;
+            let model = match p.get("sprt-model").unwrap_or("normalized") {
+                "normalized" => SprtModel::Normalized,
+                "logistic" => SprtModel::Logistic,
+                m => return Err(usage_err(format!("--sprt-model wants 'normalized' or 'logistic', got '{m}'"))),
+            };
+            let (alpha, beta) = (x.get(2).copied().unwrap_or(0.05), x.get(3).copied().unwrap_or(0.05));
+            Some(Sprt::new(x[0], x[1], alpha, beta, model).map_err(usage_err)?)
+        }
+    };
+    let games: u64 = p.get_or("match", "games", 100)?;
+    let concurrency: usize = p.get_or("match", "concurrency", 2)?;
+    if games == 0 || concurrency == 0 {
+        return Err(usage_err("--games and --concurrency must be at least 1".into()));
+    }
+    let first: usize = p.get_or("match", "opening-start", 1)?;
+    if first == 0 {
+        return Err(usage_err("--opening-start is 1-based".into()));
+    }
+    let suite = p.get("openings").unwrap_or("data/openings-balanced-1000.epd");
+    let openings = openings::load(suite).map_err(|e| CliError::Failed(format!("openings: {e}")))?;
+    let exe = match p.get("exe") {
+        Some(e) => PathBuf::from(e),
+        None => std::env::current_exe().map_err(|e| CliError::Failed(format!("cannot find this executable: {e}")))?,
+    };
+    let [a, b]: [PlayerSpec; 2] = players.try_into().map_err(|_| usage_err("two players".into()))?;
+    Ok(MatchConfig {
+        players: [a, b],
+        games,
+        concurrency,
+        openings,
+        opening_first: first - 1,
+        shuffle: p.get("shuffle").map(|s| crate::cli::args::parse_value("match", "--shuffle", s)).transpose()?,
+        pgn_out: Some(PathBuf::from(p.get("pgn").unwrap_or("runs/match.pgn"))),
+        settings,
+        sprt,
+        exe,
+        start_timeout: seconds(&p, "start-timeout", 30.0)?,
+        event: p.get("event").unwrap_or("deepchess match").to_string(),
+    })
+}
+
+pub fn run_cli(args: &[String]) -> Result<(), CliError> {
+    let cfg = config(args)?;
+    if let Some(dir) = cfg.pgn_out.as_ref().and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| CliError::Failed(format!("{}: {e}", dir.display())))?;
+    }
+    let stats = run(&cfg, |s, g| {
+        if !matches!(g.termination, Termination::Rules(_) | Termination::Adjudicated) {
+            eprintln!("\rgame {}: {} ({})                ", g.number, g.detail, g.termination.tag());
+        }
+        eprint!("\r{}   ", report::progress_line(&cfg, s));
+    })
+    .map_err(CliError::Failed)?;
+    eprintln!();
+    print!("{}", report::final_table(&cfg, &stats));
+    if let Some(p) = &cfg.pgn_out {
+        println!("Games appended to {}", p.display());
+    }
+    Ok(())
+}

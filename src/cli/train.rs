@@ -1,0 +1,123 @@
+//! `deepchess train`: the paper's three training phases on a dataset folder.
+
+use super::args::{parse, usage, CliError, Flag};
+use crate::data::dataset::Dataset;
+use crate::train::common::Pools;
+use crate::train::log::Log;
+use crate::train::run::{run, Phases, Profile};
+use crate::train::stage::Ctx;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const FLAGS: &[Flag] = &[
+    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~10-30 min on 2 cores) | paper (the paper's schedule) | curve | tiny (seconds)" },
+    Flag { name: "data", value: Some("DIR"), help: "dataset folder with train.dcds and valid.dcds (default runs/dataset)" },
+    Flag { name: "out", value: Some("DIR"), help: "run folder: nets, checkpoint, log.csv, curves.svg (default runs/PROFILE)" },
+    Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,scratch (default all)" },
+    Flag { name: "seed", value: Some("N"), help: "seed of initialisation and sampling (default 1)" },
+    Flag { name: "resume", value: None, help: "continue an interrupted run in --out from its last checkpoint" },
+    Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default 2)" },
+    Flag { name: "max-positions", value: Some("N"), help: "use at most N training positions per class (data-size curves)" },
+    Flag { name: "no-mirror", value: None, help: "no colour-mirror augmentation even if the profile uses it" },
+];
+
+pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Dataset), CliError> {
+    let path = dir.join(file);
+    if !path.exists() {
+        return Err(CliError::Failed(format!(
+            "{} not found: build datasets first ('make dataset' or 'deepchess data --pgn FILE --out {}')",
+            path.display(),
+            dir.display()
+        )));
+    }
+    let d = Dataset::load(&path).map_err(|e| CliError::Failed(e.to_string()))?;
+    let pools = Pools::from_dataset(&d, mirror);
+    if pools.is_empty() {
+        return Err(CliError::Failed(format!("{}: needs both W and L positions", path.display())));
+    }
+    Ok((pools, d))
+}
+
+pub fn run_cli(args: &[String]) -> Result<(), CliError> {
+    let help = usage(
+        "train",
+        "[--profile quick|paper|tiny] [--data DIR] [--out DIR] [--resume] [options]",
+        "Trains Pos2Vec (stacked autoencoders), the DeepChess Siamese comparator, the distilled\n\
+         net and the small net from scratch, checkpointing every epoch. Writes log.csv,\n\
+         curves.svg and results.md (accuracy on held-out games) into the run folder.",
+        FLAGS,
+    );
+    let p = parse("train", args, FLAGS, &help)?;
+    if !p.positional.is_empty() {
+        return Err(CliError::Usage(format!("deepchess train: unexpected argument '{}'", p.positional[0])));
+    }
+    let pname = p.get("profile").unwrap_or("quick");
+    let mut prof = Profile::by_name(pname)
+        .ok_or_else(|| CliError::Usage(format!("deepchess train: unknown profile '{pname}' (quick, paper, curve, tiny)")))?;
+    if p.has("no-mirror") {
+        prof.mirror = false;
+    }
+    let phases = match p.get("phases") {
+        Some(s) => Phases::parse(s).ok_or_else(|| CliError::Usage(format!("deepchess train: bad --phases '{s}'")))?,
+        None => Phases::ALL,
+    };
+    let threads: usize = p.get_or("train", "threads", 2)?;
+    crate::tensor::set_threads(threads.clamp(1, 64));
+    let seed: u64 = p.get_or("train", "seed", 1)?;
+    let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
+    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/{pname}")));
+    let resume = p.has("resume");
+    if !resume && out.join("log.csv").exists() {
+        return Err(CliError::Failed(format!(
+            "{} already holds a training run: add --resume to continue it, or choose another --out",
+            out.display()
+        )));
+    }
+    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
+
+    let (mut train, tds) = load_pools(&data, "train.dcds", prof.mirror)?;
+    if p.get("max-positions").is_some() {
+        train.truncate(p.get_or("train", "max-positions", usize::MAX)?);
+    }
+    let (valid, vds) = load_pools(&data, "valid.dcds", false)?;
+    let split = vds.meta("split").unwrap_or("unknown split").to_string();
+    eprintln!(
+        "profile {pname}: {} W + {} L training positions{}, {} W + {} L validation positions (held-out games)",
+        train.w.len(),
+        train.l.len(),
+        if prof.mirror { " (with mirrored twins)" } else { "" },
+        valid.w.len(),
+        valid.l.len()
+    );
+    let meta = vec![
+        ("profile".to_string(), pname.to_string()),
+        ("data".to_string(), data.display().to_string()),
+        ("data_source".to_string(), tds.meta("source").unwrap_or("?").to_string()),
+        ("split".to_string(), split.clone()),
+        ("mirror".to_string(), prof.mirror.to_string()),
+        ("train_positions".to_string(), format!("{} W + {} L", train.w.len(), train.l.len())),
+    ];
+    let mut ctx = Ctx { dir: out.clone(), seed, resume, log: Log::open(&out), meta };
+    let t = Instant::now();
+    let summary = run(&mut ctx, &prof, phases, &train, &valid).map_err(CliError::Failed)?;
+    let mut md = format!(
+        "# Training run `{}`\n\nProfile `{pname}`, seed {seed}, data `{}` ({} W + {} L training positions{}).\n\
+         Accuracy = fraction of random (W, L) pairs of the **validation set** ordered correctly;\n\
+         validation = {split}; {} W + {} L validation positions.\n\n| network | layers | validation pair accuracy |\n|---|---|---|\n",
+        out.display(),
+        data.display(),
+        train.w.len(),
+        train.l.len(),
+        if prof.mirror { ", with mirrored twins" } else { "" },
+        valid.w.len(),
+        valid.l.len()
+    );
+    for (name, arch, acc) in &summary.rows {
+        md.push_str(&format!("| {name} | {arch} | {:.2} % |\n", 100.0 * acc));
+    }
+    md.push_str(&format!("\nWall time of this invocation: {:.1} min.\n", t.elapsed().as_secs_f64() / 60.0));
+    crate::data::dataset::write_atomic(&out.join("results.md"), md.as_bytes())
+        .map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
+    print!("{md}");
+    Ok(())
+}

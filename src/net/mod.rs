@@ -1,0 +1,207 @@
+//! The networks of the paper (section 3), defined once and used both to build training
+//! tapes and for fast inference in search:
+//! - **Pos2Vec**: the feature tower 773-600-400-200-100 (ReLU), first layer sparse.
+//! - **DeepChess**: two towers with tied weights, their outputs concatenated, then
+//!   400-200-100-2 and a softmax: output 0 is "the first position is the better one for White".
+//! - **Distilled**: tower 773-100-100-100 and head 100-100-2.
+//!
+//! Parameter names: `tower.K.w` (in × out, one row per input feature), `tower.K.b`,
+//! `head.K.w`, `head.K.b`.
+
+use crate::data::encode::INPUTS;
+use crate::tensor::{Init, Matrix, ParamId, Params, Result, Rng, SparseBatch, Tape, TensorError, Var};
+use std::path::Path;
+
+/// Layer sizes: `tower[0]` is the 773 inputs; the head's input is `2 × tower.last()`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arch {
+    pub tower: Vec<usize>,
+    pub head: Vec<usize>,
+}
+
+impl Arch {
+    /// The paper's DeepChess: 773-600-400-200-100 towers, 400-200-100-2 head.
+    pub fn big() -> Arch {
+        Arch { tower: vec![INPUTS, 600, 400, 200, 100], head: vec![400, 200, 100, 2] }
+    }
+
+    /// The paper's distilled network: 773-100-100-100 towers, 100-100-2 head.
+    pub fn small() -> Arch {
+        Arch { tower: vec![INPUTS, 100, 100, 100], head: vec![100, 100, 2] }
+    }
+
+    pub fn features(&self) -> usize {
+        *self.tower.last().unwrap()
+    }
+
+    /// `773-600-400-200-100/400-200-100-2`.
+    pub fn describe(&self) -> String {
+        let j = |v: &[usize]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("-");
+        format!("{}/{}", j(&self.tower), j(&self.head))
+    }
+
+    pub fn parse(s: &str) -> Option<Arch> {
+        let (t, h) = s.split_once('/')?;
+        let p = |x: &str| x.split('-').map(|n| n.parse().ok()).collect::<Option<Vec<usize>>>();
+        let arch = Arch { tower: p(t)?, head: p(h)? };
+        let ok = arch.tower.len() >= 2
+            && arch.tower[0] == INPUTS
+            && !arch.head.is_empty()
+            && *arch.head.last().unwrap() == 2
+            && arch.tower.iter().chain(&arch.head).all(|&n| n > 0 && n <= 1 << 16);
+        ok.then_some(arch)
+    }
+}
+
+/// A DeepChess network: parameters and the ids of each layer.
+pub struct Net {
+    pub arch: Arch,
+    pub params: Params,
+    pub tower: Vec<(ParamId, ParamId)>,
+    pub head: Vec<(ParamId, ParamId)>,
+}
+
+impl Net {
+    /// He-initialised network (ReLU layers). The sparse first layer is scaled for its
+    /// effective fan-in (about 32 set bits, not 773), so activations start at unit scale.
+    pub fn new(arch: Arch, rng: &mut Rng) -> Net {
+        let mut params = Params::new();
+        let mut layer = |params: &mut Params, name: &str, i: usize, n_in: usize, n_out: usize| {
+            let mut m = Init::HeNormal.matrix(n_in, n_out, rng);
+            if n_in == INPUTS {
+                let s = (INPUTS as f32 / 32.0).sqrt();
+                m.data_mut().iter_mut().for_each(|x| *x *= s);
+            }
+            let w = params.add(&format!("{name}.{i}.w"), m).unwrap();
+            let b = params.add(&format!("{name}.{i}.b"), Matrix::zeros(1, n_out)).unwrap();
+            (w, b)
+        };
+        let tower = arch.tower.windows(2).enumerate().map(|(i, w)| layer(&mut params, "tower", i, w[0], w[1])).collect();
+        let mut n_in = 2 * arch.features();
+        let mut head = Vec::new();
+        for (i, &n_out) in arch.head.iter().enumerate() {
+            head.push(layer(&mut params, "head", i, n_in, n_out));
+            n_in = n_out;
+        }
+        Net { arch, params, tower, head }
+    }
+
+    /// The tower on a tape: ReLU after every layer (the first one sparse).
+    pub fn tower_on_tape(&self, tape: &mut Tape, x: &SparseBatch) -> Result<Var> {
+        self.tower_on_tape_to(tape, x, self.tower.len())
+    }
+
+    /// The first `layers` layers of the tower on a tape.
+    pub fn tower_on_tape_to(&self, tape: &mut Tape, x: &SparseBatch, layers: usize) -> Result<Var> {
+        let (w, b) = self.tower[0];
+        let mut h = tape.sparse_affine(&self.params, x, w, b)?;
+        h = tape.relu(h)?;
+        for &(w, b) in &self.tower[1..layers] {
+            h = tape.affine(&self.params, h, w, b)?;
+            h = tape.relu(h)?;
+        }
+        Ok(h)
+    }
+
+    /// The comparison head on two feature batches: logits (ReLU between layers, none on the last).
+    pub fn head_on_tape(&self, tape: &mut Tape, fa: Var, fb: Var) -> Result<Var> {
+        let mut h = tape.concat(fa, fb)?;
+        for (i, &(w, b)) in self.head.iter().enumerate() {
+            h = tape.affine(&self.params, h, w, b)?;
+            if i + 1 < self.head.len() {
+                h = tape.relu(h)?;
+            }
+        }
+        Ok(h)
+    }
+
+    /// Logits for pairs (a, b), both towers sharing (tying) the same parameters.
+    pub fn pair_logits_on_tape(&self, tape: &mut Tape, xa: &SparseBatch, xb: &SparseBatch) -> Result<Var> {
+        let fa = self.tower_on_tape(tape, xa)?;
+        let fb = self.tower_on_tape(tape, xb)?;
+        self.head_on_tape(tape, fa, fb)
+    }
+
+    // --- inference without a tape (search, accuracy) ---------------------------------
+
+    /// Tower features of one position given its set bits.
+    pub fn features(&self, idx: &[u16]) -> Vec<f32> {
+        let (w0, b0) = self.tower[0];
+        let mut h = self.params.value(b0).row(0).to_vec();
+        let w = self.params.value(w0);
+        for &i in idx {
+            for (a, x) in h.iter_mut().zip(w.row(i as usize)) {
+                *a += x;
+            }
+        }
+        relu(&mut h);
+        for &(w, b) in &self.tower[1..] {
+            h = dense(&h, self.params.value(w), self.params.value(b));
+            relu(&mut h);
+        }
+        h
+    }
+
+    /// Probability that the position with features `fa` is better for White than `fb`.
+    pub fn compare(&self, fa: &[f32], fb: &[f32]) -> f32 {
+        let mut h: Vec<f32> = fa.iter().chain(fb).copied().collect();
+        for (i, &(w, b)) in self.head.iter().enumerate() {
+            h = dense(&h, self.params.value(w), self.params.value(b));
+            if i + 1 < self.head.len() {
+                relu(&mut h);
+            }
+        }
+        // Softmax over two logits = sigmoid of their difference.
+        1.0 / (1.0 + (h[1] - h[0]).exp())
+    }
+
+    // --- files -------------------------------------------------------------------------
+
+    /// Saves the net (atomically) with its architecture and `meta` in the header.
+    pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
+        let mut m = vec![("kind".to_string(), "deepchess-net".to_string()), ("arch".to_string(), self.arch.describe())];
+        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
+        self.params.save(path, &m)
+    }
+
+    /// Loads a net saved by [`Net::save`]; the architecture comes from the file.
+    pub fn load(path: &Path) -> Result<(Net, Vec<(String, String)>)> {
+        let wf = crate::tensor::WeightFile::load(path)?;
+        let origin = path.display().to_string();
+        let arch_s = wf.meta("arch").ok_or_else(|| TensorError::format(&origin, "no 'arch' in the header: not a deepchess net"))?;
+        let arch = Arch::parse(arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
+        let mut net = Net::new(arch, &mut Rng::new(0));
+        net.params.assign_from(&wf, &origin)?;
+        Ok((net, wf.meta.clone()))
+    }
+}
+
+fn relu(h: &mut [f32]) {
+    for x in h {
+        *x = x.max(0.0);
+    }
+}
+
+/// `x·W + b` for one row.
+fn dense(x: &[f32], w: &Matrix, b: &Matrix) -> Vec<f32> {
+    let mut y = b.row(0).to_vec();
+    for (i, &xi) in x.iter().enumerate() {
+        if xi != 0.0 {
+            for (a, wv) in y.iter_mut().zip(w.row(i)) {
+                *a += xi * wv;
+            }
+        }
+    }
+    y
+}
+
+/// A sparse batch from feature lists.
+pub fn batch_of(rows: &[&[u16]], out: &mut SparseBatch) {
+    out.clear();
+    let mut buf: Vec<u32> = Vec::with_capacity(40);
+    for r in rows {
+        buf.clear();
+        buf.extend(r.iter().map(|&i| i as u32));
+        out.push_row(&buf).expect("feature index within 773");
+    }
+}

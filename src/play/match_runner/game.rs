@@ -1,0 +1,314 @@
+//! One game between two UCI engines: our own rules decide the result (never an engine's
+//! claim), the clock is measured by us, and misbehaviour (illegal move, crash, silence,
+//! flag fall) ends the game as a loss for the offender, with the reason recorded.
+
+use super::player::Limit;
+use crate::chess::pgn::{EngineEval, PgnGame};
+use crate::chess::{Color, Ending, Game, Move, Outcome, Position, Role};
+use crate::play::openings::Opening;
+use crate::play::uci_client::{Engine, EngineError};
+use std::time::{Duration, Instant};
+
+/// fishtest-like adjudication (cutechess `-resign movecount=3 score=600 twosided=true
+/// -draw movenumber=34 movecount=8 score=20`), on the engines' own reported scores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Adjudication {
+    /// Win: both engines' last `resign_moves` scores each ≥ `resign_cp` for the same side.
+    pub resign_moves: usize,
+    pub resign_cp: i32,
+    /// Draw: from move `draw_from_move` on, both engines' last `draw_moves` scores within ±`draw_cp`.
+    pub draw_from_move: usize,
+    pub draw_moves: usize,
+    pub draw_cp: i32,
+}
+
+impl Default for Adjudication {
+    fn default() -> Self {
+        Adjudication { resign_moves: 3, resign_cp: 600, draw_from_move: 34, draw_moves: 8, draw_cp: 20 }
+    }
+}
+
+/// Rules of play shared by every game of a match.
+#[derive(Clone, Copy, Debug)]
+pub struct GameSettings {
+    pub adjudication: Option<Adjudication>,
+    /// How far past its clock (or movetime) a move may arrive and still count.
+    pub time_tolerance: Duration,
+    /// Past clock + this, a silent engine is given up on (then killed and restarted).
+    pub hang_margin: Duration,
+    /// Longest wait for a `nodes`/`depth` search, and for `ucinewgame`/`isready`.
+    pub move_timeout: Duration,
+}
+
+impl Default for GameSettings {
+    fn default() -> Self {
+        GameSettings {
+            adjudication: Some(Adjudication::default()),
+            time_tolerance: Duration::from_millis(50),
+            hang_margin: Duration::from_secs(1),
+            move_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Termination {
+    Rules(Ending),
+    /// By the resign rule (a win) or the draw rule.
+    Adjudicated,
+    /// The side's clock fell, or its engine went silent.
+    TimeForfeit(Color),
+    IllegalMove(Color),
+    /// The side's engine crashed, failed to start or broke the protocol.
+    Crash(Color),
+}
+
+impl Termination {
+    /// The PGN `Termination` tag.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Termination::Rules(_) => "normal",
+            Termination::Adjudicated => "adjudication",
+            Termination::TimeForfeit(_) => "time forfeit",
+            Termination::IllegalMove(_) => "illegal move",
+            Termination::Crash(_) => "engine crash",
+        }
+    }
+}
+
+/// A finished game.
+#[derive(Clone, Debug)]
+pub struct GameOutcome {
+    pub outcome: Outcome,
+    pub termination: Termination,
+    /// A sentence for people: "White mates", "Black (sf) lost on time: 1.234 s used, 1.1 s left".
+    pub detail: String,
+    /// Moves with `{score/depth time}` comments (none on opening moves).
+    pub pgn: PgnGame,
+    /// Engines (white, black) that must be restarted before their next game.
+    pub broken: [bool; 2],
+}
+
+/// The `position` command for `start` and `moves`.
+pub fn position_cmd(start: &Position, moves: &[Move]) -> String {
+    let mut s = if *start == Position::startpos() { "position startpos".to_string() } else { format!("position fen {}", start.fen()) };
+    if !moves.is_empty() {
+        s.push_str(" moves");
+        for m in moves {
+            s.push(' ');
+            s.push_str(&m.to_string());
+        }
+    }
+    s
+}
+
+/// Whether `side` has mating material at all (FIDE: a flag fall against a bare king or a
+/// lone minor piece is a draw).
+fn can_mate(pos: &Position, side: Color) -> bool {
+    let heavy = pos.pieces(side, Role::Pawn) | pos.pieces(side, Role::Rook) | pos.pieces(side, Role::Queen);
+    heavy.any() || (pos.pieces(side, Role::Knight) | pos.pieces(side, Role::Bishop)).count() >= 2
+}
+
+fn millis(d: Duration) -> u128 {
+    d.as_millis()
+}
+
+/// Plays one game. `engines` and `names` are (white, black); both engines have had
+/// `ucinewgame`. Returns the result and which engines are no longer trustworthy.
+pub fn play(
+    engines: [&mut Engine; 2],
+    names: [&str; 2],
+    limits: [Limit; 2],
+    opening: &Opening,
+    s: &GameSettings,
+) -> GameOutcome {
+    let mut game = Game::new(opening.start);
+    let mut pgn = PgnGame::new(opening.start);
+    for &m in &opening.moves {
+        game.play_unchecked(m);
+        pgn.push(m, None);
+    }
+    // Remaining clock per side (signed: a late move goes negative).
+    let mut clock: [i128; 2] = limits.map(|l| match l {
+        Limit::Clock { base, .. } => base.as_millis() as i128,
+        _ => 0,
+    });
+    let inc: [u128; 2] = limits.map(|l| match l {
+        Limit::Clock { inc, .. } => millis(inc),
+        _ => 0,
+    });
+    // White-relative scores of the engine moves, for adjudication (None: no score given).
+    let mut scores: Vec<Option<i32>> = Vec::new();
+    let mut broken = [false, false];
+    let tol = millis(s.time_tolerance) as i128;
+
+    let (outcome, termination, detail) = loop {
+        if let Some((o, e)) = game.outcome() {
+            let why = match e {
+                Ending::Checkmate => format!("{} mates", side_name(game.position().turn().flip())),
+                Ending::Stalemate => "stalemate".into(),
+                Ending::FiftyMoves => "fifty-move rule".into(),
+                Ending::Repetition => "threefold repetition".into(),
+                Ending::InsufficientMaterial => "insufficient material".into(),
+            };
+            break (o, Termination::Rules(e), why);
+        }
+        let side = game.position().turn();
+        let me = side.index();
+        let who = format!("{} ({})", side_name(side), names[me]);
+        let (go, timeout) = match limits[me] {
+            Limit::Clock { .. } => {
+                // An opponent without a clock is shown ours, so the engine sees a sane clock.
+                let other = if matches!(limits[1 - me], Limit::Clock { .. }) { 1 - me } else { me };
+                let (w, b) = if side == Color::White { (me, other) } else { (other, me) };
+                let go = format!(
+                    "wtime {} btime {} winc {} binc {}",
+                    clock[w].max(1),
+                    clock[b].max(1),
+                    inc[w],
+                    inc[b]
+                );
+                (go, Duration::from_millis(clock[me].max(0) as u64 + tol as u64) + s.hang_margin)
+            }
+            Limit::MoveTime(t) => (format!("movetime {}", millis(t)), t + s.time_tolerance + s.hang_margin),
+            Limit::Nodes(n) => (format!("nodes {n}"), s.move_timeout),
+            Limit::Depth(d) => (format!("depth {d}"), s.move_timeout),
+        };
+        let t0 = Instant::now();
+        let result = engines[me].go(&position_cmd(&opening.start, game.moves()), &go, timeout);
+        let used = t0.elapsed();
+        let r = match result {
+            Ok(r) => r,
+            Err(e) => {
+                broken[me] = true;
+                let t = match e {
+                    EngineError::Timeout(_) => Termination::TimeForfeit(side),
+                    _ => Termination::Crash(side),
+                };
+                let why = match &e {
+                    EngineError::Timeout(_) => format!("{who} did not answer within {:.3} s", timeout.as_secs_f64()),
+                    other => format!("{who}: {other}"),
+                };
+                break forfeit(&game, side, t, why);
+            }
+        };
+        // Our own wall clock, not the engine's claim, is what counts.
+        let late = match limits[me] {
+            Limit::Clock { .. } => {
+                let left = clock[me];
+                clock[me] -= used.as_millis() as i128;
+                (clock[me] < -tol).then(|| format!("{who} lost on time: {} ms used, {left} ms left", used.as_millis()))
+            }
+            Limit::MoveTime(t) => (used.as_millis() as i128 > t.as_millis() as i128 + tol)
+                .then(|| format!("{who} exceeded movetime: {} ms used, {} ms allowed", used.as_millis(), t.as_millis())),
+            _ => None,
+        };
+        if let Some(why) = late {
+            break forfeit(&game, side, Termination::TimeForfeit(side), why);
+        }
+        let m = match game.position().parse_uci(&r.bestmove) {
+            Ok(m) => m,
+            Err(e) => {
+                // It may be lost in its own state; start it afresh next game.
+                broken[me] = true;
+                let why = format!("{who} played an illegal move: {e}");
+                break forfeit(&game, side, Termination::IllegalMove(side), why);
+            }
+        };
+        if let Limit::Clock { .. } = limits[me] {
+            clock[me] = clock[me].max(0) + inc[me] as i128;
+        }
+        let secs = format!("{:.2}s", used.as_secs_f64());
+        let comment = match r.score {
+            Some(score) => format!("{} {secs}", EngineEval { score, depth: r.depth }),
+            None => secs,
+        };
+        game.play_unchecked(m);
+        pgn.push(m, Some(comment));
+        scores.push(r.score.map(|sc| if side == Color::White { sc.to_cp() } else { -sc.to_cp() }));
+        if let Some(adj) = &s.adjudication {
+            if let Some((o, why)) = adjudicate(adj, &scores, game.moves().len()) {
+                break (o, Termination::Adjudicated, why);
+            }
+        }
+    };
+    pgn.result = Some(outcome);
+    GameOutcome { outcome, termination, detail, pgn, broken }
+}
+
+fn side_name(c: Color) -> &'static str {
+    if c == Color::White {
+        "White"
+    } else {
+        "Black"
+    }
+}
+
+/// `side` forfeits; a flag fall against a side that cannot mate is a draw.
+fn forfeit(game: &Game, side: Color, t: Termination, why: String) -> (Outcome, Termination, String) {
+    if matches!(t, Termination::TimeForfeit(_)) && !can_mate(game.position(), side.flip()) {
+        return (Outcome::Draw, t, format!("{why}; draw: {} cannot mate", side_name(side.flip())));
+    }
+    (Outcome::Win(side.flip()), t, why)
+}
+
+/// The adjudication verdict after the latest move, if any. `scores` are White-relative,
+/// one per engine move; `plies` counts every move of the game (opening included).
+pub fn adjudicate(a: &Adjudication, scores: &[Option<i32>], plies: usize) -> Option<(Outcome, String)> {
+    let n = scores.len();
+    let tail = |k: usize| (n >= k && k > 0).then(|| &scores[n - k..]);
+    if let Some(t) = tail(2 * a.resign_moves) {
+        if t.iter().all(|s| s.is_some_and(|s| s >= a.resign_cp)) {
+            return Some((Outcome::Win(Color::White), format!("both engines score White ≥ {} cp for {} moves", a.resign_cp, a.resign_moves)));
+        }
+        if t.iter().all(|s| s.is_some_and(|s| s <= -a.resign_cp)) {
+            return Some((Outcome::Win(Color::Black), format!("both engines score Black ≥ {} cp for {} moves", a.resign_cp, a.resign_moves)));
+        }
+    }
+    if plies / 2 >= a.draw_from_move {
+        if let Some(t) = tail(2 * a.draw_moves) {
+            if t.iter().all(|s| s.is_some_and(|s| s.abs() <= a.draw_cp)) {
+                return Some((Outcome::Draw, format!("both engines within {} cp for {} moves", a.draw_cp, a.draw_moves)));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjudication_rules() {
+        let a = Adjudication::default();
+        let s = |v: &[i32]| v.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+        // Five plies at +600 are not enough; six are (three moves each).
+        assert!(adjudicate(&a, &s(&[0, 600, 700, 650, 900, 600, 610]), 20).is_some());
+        assert!(adjudicate(&a, &s(&[0, 0, 700, 650, 900, 600, 610]), 20).is_none());
+        assert_eq!(adjudicate(&a, &s(&[-600; 6]), 10).unwrap().0, Outcome::Win(Color::Black));
+        assert!(adjudicate(&a, &s(&[600, 600, 599, 600, 600, 600]), 20).is_none());
+        // A missing score breaks the streak.
+        let mut v = s(&[800; 6]);
+        v[2] = None;
+        assert!(adjudicate(&a, &v, 20).is_none());
+        // Draw: 16 plies within 20 cp, but only from move 34 on.
+        assert!(adjudicate(&a, &s(&[5; 16]), 67).is_none());
+        assert_eq!(adjudicate(&a, &s(&[5; 16]), 68).unwrap().0, Outcome::Draw);
+        assert!(adjudicate(&a, &s(&[5; 15]), 90).is_none());
+        let mut d = s(&[-20; 16]);
+        d[0] = Some(21);
+        assert!(adjudicate(&a, &d, 90).is_none());
+    }
+
+    #[test]
+    fn mating_material() {
+        let p = Position::from_fen("8/8/8/4k3/8/8/8/K6N w - - 0 1").unwrap();
+        assert!(!can_mate(&p, Color::White));
+        assert!(!can_mate(&p, Color::Black));
+        let q = Position::from_fen("8/8/8/4k3/8/8/P7/K6N w - - 0 1").unwrap();
+        assert!(can_mate(&q, Color::White));
+        assert_eq!(position_cmd(&Position::startpos(), &[]), "position startpos");
+    }
+}

@@ -1,0 +1,219 @@
+//! [`Tape::backward`]: reverse pass, one `match` arm per op.
+
+use super::error::{Result, TensorError};
+use super::gemm::{gemm, Trans};
+use super::layers::add_col_sums;
+use super::matrix::Matrix;
+use super::params::Params;
+use super::sparse;
+use super::tape::{Op, Tape, Var, BCE_EPS};
+
+/// `dst += scale * src` elementwise.
+fn acc(dst: &mut Matrix, src: &Matrix, scale: f32) {
+    dst.data_mut().iter_mut().zip(src.data()).for_each(|(d, s)| *d += scale * *s);
+}
+
+impl Tape {
+    /// Backpropagates from the `1×1` node `loss`: every node's gradient is recomputed
+    /// (read with [`Tape::grad`]) and parameter gradients are **added** to `params`
+    /// (an optimizer step consumes and clears them). Frozen parameters get nothing.
+    pub fn backward(&mut self, loss: Var, params: &mut Params) -> Result<()> {
+        if loss.0 >= self.len {
+            return Err(TensorError::Index { what: "backward".into(), detail: format!("variable {} not on this tape", loss.0) });
+        }
+        if self.nodes[loss.0].value.shape() != (1, 1) {
+            let (r, c) = self.nodes[loss.0].value.shape();
+            return Err(TensorError::shape("backward", format!("loss must be 1×1, got {r}×{c}")));
+        }
+        for n in &mut self.nodes[..=loss.0] {
+            if n.needs_grad {
+                let (r, c) = n.value.shape();
+                n.grad.resize_zeroed(r, c);
+            } else {
+                n.grad.resize(0, 0);
+            }
+        }
+        if !self.nodes[loss.0].needs_grad {
+            return Ok(());
+        }
+        self.nodes[loss.0].grad.set(0, 0, 1.0);
+        let nodes = &mut self.nodes;
+        let sparse_inputs = &self.sparse;
+        let scratch = &mut self.scratch;
+        for i in (0..=loss.0).rev() {
+            let (before, rest) = nodes.split_at_mut(i);
+            let node = &rest[0];
+            if !node.needs_grad {
+                continue;
+            }
+            let g = &node.grad;
+            let y = &node.value;
+            match node.op {
+                Op::Input | Op::Variable => {}
+                Op::Param(id) => {
+                    if !params.is_frozen(id) {
+                        acc(params.grad_mut(id), g, 1.0);
+                    }
+                }
+                Op::SparseAffine { x, w, b } => {
+                    let xs = &sparse_inputs[x];
+                    match (params.is_frozen(w), params.is_frozen(b)) {
+                        (false, false) => {
+                            let (dw, db) = two_grads(params, w.0, b.0);
+                            sparse::backward(xs, g, dw, db)?;
+                        }
+                        (false, true) => {
+                            scratch.resize_zeroed(1, g.cols());
+                            sparse::backward(xs, g, params.grad_mut(w), scratch)?;
+                        }
+                        (true, false) => add_col_sums(g, params.grad_mut(b)),
+                        (true, true) => {}
+                    }
+                }
+                Op::Affine { x, w, b } => {
+                    if !params.is_frozen(w) {
+                        gemm(Trans::T, Trans::N, 1.0, &before[x.0].value, g, 1.0, params.grad_mut(w))?;
+                    }
+                    if !params.is_frozen(b) {
+                        add_col_sums(g, params.grad_mut(b));
+                    }
+                    if before[x.0].needs_grad {
+                        gemm(Trans::N, Trans::T, 1.0, g, params.value(w), 1.0, &mut before[x.0].grad)?;
+                    }
+                }
+                Op::Add(a, b) => {
+                    for v in [a, b] {
+                        if before[v.0].needs_grad {
+                            acc(&mut before[v.0].grad, g, 1.0);
+                        }
+                    }
+                }
+                Op::Relu(x) => {
+                    if before[x.0].needs_grad {
+                        let dx = before[x.0].grad.data_mut();
+                        for ((d, &gv), &yv) in dx.iter_mut().zip(g.data()).zip(y.data()) {
+                            if yv > 0.0 {
+                                *d += gv;
+                            }
+                        }
+                    }
+                }
+                Op::Sigmoid(x) => {
+                    if before[x.0].needs_grad {
+                        let dx = before[x.0].grad.data_mut();
+                        for ((d, &gv), &yv) in dx.iter_mut().zip(g.data()).zip(y.data()) {
+                            *d += gv * yv * (1.0 - yv);
+                        }
+                    }
+                }
+                Op::Tanh(x) => {
+                    if before[x.0].needs_grad {
+                        let dx = before[x.0].grad.data_mut();
+                        for ((d, &gv), &yv) in dx.iter_mut().zip(g.data()).zip(y.data()) {
+                            *d += gv * (1.0 - yv * yv);
+                        }
+                    }
+                }
+                Op::Concat(a, b) => {
+                    let ca = before[a.0].value.cols();
+                    for (v, lo) in [(a, 0), (b, ca)] {
+                        if before[v.0].needs_grad {
+                            let d = &mut before[v.0].grad;
+                            let w = d.cols();
+                            for r in 0..g.rows() {
+                                d.row_mut(r).iter_mut().zip(&g.row(r)[lo..lo + w]).for_each(|(o, s)| *o += *s);
+                            }
+                        }
+                    }
+                }
+                Op::SoftmaxCrossEntropy { logits, targets } => {
+                    let gs = g.get(0, 0) / y_rows(&before[logits.0].value);
+                    let p = &node.aux;
+                    if before[targets.0].needs_grad {
+                        // d/dt = -log softmax(z), from z directly (p may underflow to 0).
+                        let z = &before[logits.0].value;
+                        scratch.resize(z.rows(), z.cols());
+                        for r in 0..z.rows() {
+                            let row = z.row(r);
+                            let mx = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                            let lse = mx + row.iter().map(|v| (v - mx).exp()).sum::<f32>().ln();
+                            for (o, &v) in scratch.row_mut(r).iter_mut().zip(row) {
+                                *o = v - lse;
+                            }
+                        }
+                        acc(&mut before[targets.0].grad, scratch, -gs);
+                    }
+                    if before[logits.0].needs_grad {
+                        let (lo, hi) = before.split_at_mut(logits.0.max(targets.0));
+                        let (zn, tn) = if logits.0 < targets.0 { (&mut lo[logits.0], &hi[0]) } else { (&mut hi[0], &lo[targets.0]) };
+                        if logits.0 == targets.0 {
+                            return Err(TensorError::shape("softmax_cross_entropy backward", "logits and targets are the same variable"));
+                        }
+                        let t = &tn.value;
+                        let dz = &mut zn.grad;
+                        for r in 0..t.rows() {
+                            let ts: f32 = t.row(r).iter().sum();
+                            for c in 0..t.cols() {
+                                let o = dz.get(r, c);
+                                dz.set(r, c, o + gs * (p.get(r, c) * ts - t.get(r, c)));
+                            }
+                        }
+                    }
+                }
+                Op::BinaryCrossEntropy { p, targets } => {
+                    let gs = g.get(0, 0) / before[p.0].value.len().max(1) as f32;
+                    for (v, wrt_p) in [(p, true), (targets, false)] {
+                        if !before[v.0].needs_grad {
+                            continue;
+                        }
+                        let (pv, tv) = (&before[p.0].value, &before[targets.0].value);
+                        scratch.resize(pv.rows(), pv.cols());
+                        for ((o, &yv), &t) in scratch.data_mut().iter_mut().zip(pv.data()).zip(tv.data()) {
+                            *o = if wrt_p {
+                                // The clamp's derivative is 0 outside [EPS, 1-EPS].
+                                if (BCE_EPS..=1.0 - BCE_EPS).contains(&yv) { (yv - t) / (yv * (1.0 - yv)) } else { 0.0 }
+                            } else {
+                                let yc = yv.clamp(BCE_EPS, 1.0 - BCE_EPS);
+                                (1.0 - yc).ln() - yc.ln()
+                            };
+                        }
+                        acc(&mut before[v.0].grad, scratch, gs);
+                    }
+                }
+                Op::Mse { pred, target } => {
+                    let n = before[pred.0].value.len().max(1) as f32;
+                    let gs = 2.0 * g.get(0, 0) / n;
+                    let (yv, tv) = (&before[pred.0].value, &before[target.0].value);
+                    scratch.resize(yv.rows(), yv.cols());
+                    for ((o, a), b) in scratch.data_mut().iter_mut().zip(yv.data()).zip(tv.data()) {
+                        *o = a - b;
+                    }
+                    for (v, sign) in [(pred, 1.0f32), (target, -1.0)] {
+                        if before[v.0].needs_grad {
+                            acc(&mut before[v.0].grad, scratch, sign * gs);
+                        }
+                    }
+                }
+                Op::Sum(x) | Op::Mean(x) => {
+                    if before[x.0].needs_grad {
+                        let mut gs = g.get(0, 0);
+                        if matches!(node.op, Op::Mean(_)) {
+                            gs /= before[x.0].value.len().max(1) as f32;
+                        }
+                        before[x.0].grad.data_mut().iter_mut().for_each(|d| *d += gs);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn y_rows(m: &Matrix) -> f32 {
+    m.rows().max(1) as f32
+}
+
+/// Mutable gradients of two different parameters at once.
+fn two_grads(params: &mut Params, a: usize, b: usize) -> (&mut Matrix, &mut Matrix) {
+    params.two_grads_mut(a, b)
+}

@@ -1,0 +1,222 @@
+//! The BLIS loop nest around the micro-kernels: packing of A and B into contiguous
+//! micro-panels, and the five loops jc / pc / ic / jr / ir. Works on strided views
+//! (`A(i,p) = a[i*rsa + p*csa]`), so transposed operands cost nothing extra.
+
+use super::kernels::{Edge, MicroKernel};
+use std::sync::Mutex;
+
+/// Block sizes and micro-kernel of one instruction flavour.
+#[derive(Clone, Copy)]
+pub(crate) struct Spec {
+    pub mr: usize,
+    pub nr: usize,
+    /// Depth of one packed block: a B micro-panel (kc × nr) should stay in L1.
+    pub kc: usize,
+    /// Rows of the packed A block (mc × kc), sized for L2.
+    pub mc: usize,
+    /// Columns of the packed B panel (kc × nc), sized for L3.
+    pub nc: usize,
+    pub kernel: MicroKernel,
+    /// Smaller kernels on the same packed panels, smallest first, for edge tiles.
+    pub edges: &'static [Edge],
+}
+
+/// A strided read-only operand. `Send` because the GEMM entry point checked bounds
+/// and threads only read it.
+#[derive(Clone, Copy)]
+pub(crate) struct View {
+    pub ptr: *const f32,
+    pub rs: usize,
+    pub cs: usize,
+}
+unsafe impl Send for View {}
+unsafe impl Sync for View {}
+
+/// The output: row-major with row stride `ld`; threads write disjoint tiles.
+#[derive(Clone, Copy)]
+pub(crate) struct OutView {
+    pub ptr: *mut f32,
+    pub ld: usize,
+}
+unsafe impl Send for OutView {}
+unsafe impl Sync for OutView {}
+
+/// Packing buffers, pooled so that steady-state training allocates nothing.
+#[derive(Default)]
+pub(crate) struct Workspace {
+    a: Vec<f32>,
+    b: Vec<f32>,
+}
+
+static POOL: Mutex<Vec<Workspace>> = Mutex::new(Vec::new());
+
+/// Runs `f` with a workspace taken from (and returned to) the global pool.
+pub(crate) fn with_workspace<R>(f: impl FnOnce(&mut Workspace) -> R) -> R {
+    let mut ws = POOL.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
+    let r = f(&mut ws);
+    if let Ok(mut p) = POOL.lock() {
+        p.push(ws);
+    }
+    r
+}
+
+/// A 64-byte aligned pointer into `v` with room for `len` floats.
+fn aligned(v: &mut Vec<f32>, len: usize) -> *mut f32 {
+    if v.len() < len + 16 {
+        v.resize(len + 16, 0.0);
+    }
+    let p = v.as_mut_ptr();
+    let off = p.align_offset(64);
+    unsafe { p.add(off.min(15)) }
+}
+
+/// Packs the `mc × kc` block of A into micro-panels of `mr` rows: within a panel,
+/// the `mr` values of one k step are adjacent. Short panels are zero-padded.
+unsafe fn pack_a(mc: usize, kc: usize, mr: usize, a: View, dst: *mut f32) {
+    for i0 in (0..mc).step_by(mr) {
+        let h = mr.min(mc - i0);
+        let d = dst.add(i0 * kc);
+        let src = a.ptr.add(i0 * a.rs);
+        if a.rs == 1 {
+            // op(A) = Aᵀ of a row-major matrix: the mr values of a k step are contiguous.
+            for p in 0..kc {
+                let s = src.add(p * a.cs);
+                let dp = d.add(p * mr);
+                std::ptr::copy_nonoverlapping(s, dp, h);
+                for i in h..mr {
+                    *dp.add(i) = 0.0;
+                }
+            }
+        } else {
+            // Row-major A: read each row contiguously, scatter with stride mr.
+            for i in 0..h {
+                let s = src.add(i * a.rs);
+                for p in 0..kc {
+                    *d.add(p * mr + i) = *s.add(p * a.cs);
+                }
+            }
+            for i in h..mr {
+                for p in 0..kc {
+                    *d.add(p * mr + i) = 0.0;
+                }
+            }
+        }
+    }
+}
+
+/// Packs the `kc × nc` panel of B into micro-panels of `nr` columns: within a panel,
+/// the `nr` values of one k step are adjacent. Short panels are zero-padded.
+unsafe fn pack_b(kc: usize, nc: usize, nr: usize, b: View, dst: *mut f32) {
+    for j0 in (0..nc).step_by(nr) {
+        let w = nr.min(nc - j0);
+        let d = dst.add(j0 * kc);
+        let src = b.ptr.add(j0 * b.cs);
+        if b.cs == 1 {
+            for p in 0..kc {
+                let dp = d.add(p * nr);
+                std::ptr::copy_nonoverlapping(src.add(p * b.rs), dp, w);
+                for j in w..nr {
+                    *dp.add(j) = 0.0;
+                }
+            }
+        } else {
+            // op(B) = Bᵀ of a row-major matrix: read each stored row contiguously.
+            for j in 0..w {
+                let s = src.add(j * b.cs);
+                for p in 0..kc {
+                    *d.add(p * nr + j) = *s.add(p * b.rs);
+                }
+            }
+            for j in w..nr {
+                for p in 0..kc {
+                    *d.add(p * nr + j) = 0.0;
+                }
+            }
+        }
+    }
+}
+
+#[repr(C, align(64))]
+struct Tile([f32; 512]);
+
+/// `C[m×n] += alpha · op(A)[m×k] · op(B)[k×n]` on one thread; with `overwrite`,
+/// `C = alpha · op(A) · op(B)` and C is never read (beta = 0).
+///
+/// Safety: the views are valid for the given sizes (checked by the caller).
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gemm_serial(
+    spec: &Spec,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    a: View,
+    b: View,
+    c: OutView,
+    overwrite: bool,
+    ws: &mut Workspace,
+) {
+    let (mr, nr) = (spec.mr, spec.nr);
+    debug_assert!(mr * nr <= 512);
+    let kc_max = spec.kc.min(k);
+    let nc_max = spec.nc.min(n).div_ceil(nr) * nr;
+    let mc_max = spec.mc.min(m).div_ceil(mr) * mr;
+    let bp = aligned(&mut ws.b, kc_max * nc_max);
+    let ap = aligned(&mut ws.a, kc_max * mc_max);
+    let mut tile = Tile([0.0; 512]);
+    // 5th loop (jc): panels of nc columns of B and C.
+    for jc in (0..n).step_by(spec.nc) {
+        let ncb = spec.nc.min(n - jc);
+        // 4th loop (pc): blocks of kc along the shared dimension; B panel packed once.
+        for pc in (0..k).step_by(spec.kc) {
+            let kcb = spec.kc.min(k - pc);
+            let ow = overwrite && pc == 0;
+            let bv = View { ptr: b.ptr.add(pc * b.rs + jc * b.cs), ..b };
+            pack_b(kcb, ncb, nr, bv, bp);
+            // 3rd loop (ic): blocks of mc rows of A, packed into L2-sized blocks.
+            for ic in (0..m).step_by(spec.mc) {
+                let mcb = spec.mc.min(m - ic);
+                let av = View { ptr: a.ptr.add(ic * a.rs + pc * a.cs), ..a };
+                pack_a(mcb, kcb, mr, av, ap);
+                // 2nd loop (jr): one B micro-panel stays in L1 ...
+                for jr in (0..ncb).step_by(nr) {
+                    let nrb = nr.min(ncb - jr);
+                    let bmp = bp.add(jr * kcb);
+                    // ... 1st loop (ir): while the A micro-panels stream past it.
+                    for ir in (0..mcb).step_by(mr) {
+                        let mrb = mr.min(mcb - ir);
+                        let amp = ap.add(ir * kcb);
+                        let cp = c.ptr.add((ic + ir) * c.ld + jc + jr);
+                        if mrb == mr && nrb == nr {
+                            (spec.kernel)(kcb, alpha, amp, bmp, cp, c.ld, ow);
+                        } else {
+                            // Edge tile: go through a full-size copy of C so the arithmetic
+                            // (and so the result) is the same as for an interior tile.
+                            let t = tile.0.as_mut_ptr();
+                            if !ow {
+                                for i in 0..mr {
+                                    for j in 0..nr {
+                                        *t.add(i * nr + j) =
+                                            if i < mrb && j < nrb { *cp.add(i * c.ld + j) } else { 0.0 };
+                                    }
+                                }
+                            }
+                            // A mostly empty tile only needs its top-left part computed.
+                            let kern = spec
+                                .edges
+                                .iter()
+                                .find(|e| e.rows >= mrb && e.cols >= nrb)
+                                .map_or(spec.kernel, |e| e.kernel);
+                            kern(kcb, alpha, amp, bmp, t, nr, ow);
+                            for i in 0..mrb {
+                                for j in 0..nrb {
+                                    *cp.add(i * c.ld + j) = *t.add(i * nr + j);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

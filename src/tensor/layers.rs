@@ -1,0 +1,88 @@
+//! Forward functions shared by the autograd [`Tape`](super::tape::Tape) and by
+//! inference without a tape (the search's fast path), so both compute identical values.
+
+use super::error::{Result, TensorError};
+use super::gemm::{gemm, Trans};
+use super::matrix::Matrix;
+
+/// `y = x·W + b` (dense affine; `W` is `in × out`, one row per input feature; `b` is `1 × out`).
+/// `y` is resized to `x.rows × out`.
+pub fn affine(x: &Matrix, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> {
+    if x.cols() != w.rows() || b.shape() != (1, w.cols()) {
+        return Err(TensorError::shape(
+            "affine",
+            format!("x {}×{}, W {}×{}, b {}×{}", x.rows(), x.cols(), w.rows(), w.cols(), b.rows(), b.cols()),
+        ));
+    }
+    y.resize(x.rows(), w.cols());
+    for r in 0..x.rows() {
+        y.row_mut(r).copy_from_slice(b.data());
+    }
+    gemm(Trans::N, Trans::N, 1.0, x, w, 1.0, y)
+}
+
+/// `max(x, 0)` in place.
+pub fn relu_inplace(x: &mut Matrix) {
+    x.data_mut().iter_mut().for_each(|v| *v = v.max(0.0));
+}
+
+/// Logistic sigmoid of one value, stable for large |x|.
+#[inline]
+pub fn sigmoid(x: f32) -> f32 {
+    if x >= 0.0 {
+        1.0 / (1.0 + (-x).exp())
+    } else {
+        let e = x.exp();
+        e / (1.0 + e)
+    }
+}
+
+/// Sigmoid in place.
+pub fn sigmoid_inplace(x: &mut Matrix) {
+    x.data_mut().iter_mut().for_each(|v| *v = sigmoid(*v));
+}
+
+/// `tanh` in place.
+pub fn tanh_inplace(x: &mut Matrix) {
+    x.data_mut().iter_mut().for_each(|v| *v = v.tanh());
+}
+
+/// Softmax of each row in place (max subtracted first, so no overflow).
+pub fn softmax_rows_inplace(x: &mut Matrix) {
+    for r in 0..x.rows() {
+        let row = x.row_mut(r);
+        let mx = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mut s = 0.0f32;
+        for v in row.iter_mut() {
+            *v = (*v - mx).exp();
+            s += *v;
+        }
+        let inv = 1.0 / s;
+        row.iter_mut().for_each(|v| *v *= inv);
+    }
+}
+
+/// `[a | b]`: rows of `a` followed by rows of `b`, side by side. `out` is resized.
+pub fn concat_cols(a: &Matrix, b: &Matrix, out: &mut Matrix) -> Result<()> {
+    if a.rows() != b.rows() {
+        return Err(TensorError::shape("concat", format!("{} rows vs {} rows", a.rows(), b.rows())));
+    }
+    let (ca, cb) = (a.cols(), b.cols());
+    out.resize(a.rows(), ca + cb);
+    for r in 0..a.rows() {
+        let o = out.row_mut(r);
+        o[..ca].copy_from_slice(a.row(r));
+        o[ca..].copy_from_slice(b.row(r));
+    }
+    Ok(())
+}
+
+/// Adds the column sums of `g` into the `1 × cols` matrix `db` (a bias gradient).
+pub fn add_col_sums(g: &Matrix, db: &mut Matrix) {
+    let d = db.data_mut();
+    for r in 0..g.rows() {
+        for (x, y) in d.iter_mut().zip(g.row(r)) {
+            *x += *y;
+        }
+    }
+}

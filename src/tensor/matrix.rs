@@ -1,0 +1,176 @@
+//! [`Matrix`]: a row-major `f32` matrix, batch × features (one example per row).
+
+use super::error::{Result, TensorError};
+use super::gemm::{gemm, Trans};
+use std::fmt;
+
+/// Row-major `rows × cols` matrix of `f32`. Rows are examples, columns features.
+#[derive(Clone, PartialEq, Default)]
+pub struct Matrix {
+    rows: usize,
+    cols: usize,
+    data: Vec<f32>,
+}
+
+impl fmt::Debug for Matrix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Matrix {}×{} ", self.rows, self.cols)?;
+        let shown: Vec<f32> = self.data.iter().take(8).copied().collect();
+        write!(f, "{shown:?}{}", if self.data.len() > 8 { "…" } else { "" })
+    }
+}
+
+impl Matrix {
+    /// A `rows × cols` matrix of zeros.
+    pub fn zeros(rows: usize, cols: usize) -> Self {
+        Matrix { rows, cols, data: vec![0.0; rows * cols] }
+    }
+
+    /// A `rows × cols` matrix filled with `v`.
+    pub fn filled(rows: usize, cols: usize, v: f32) -> Self {
+        Matrix { rows, cols, data: vec![v; rows * cols] }
+    }
+
+    /// Wraps row-major `data`; errors if its length is not `rows * cols`.
+    pub fn from_vec(rows: usize, cols: usize, data: Vec<f32>) -> Result<Self> {
+        if data.len() != rows * cols {
+            return Err(TensorError::shape(
+                "Matrix::from_vec",
+                format!("{} values for a {rows}×{cols} matrix", data.len()),
+            ));
+        }
+        Ok(Matrix { rows, cols, data })
+    }
+
+    /// Builds a matrix from equal-length rows; errors on ragged rows.
+    pub fn from_rows(rows: &[Vec<f32>]) -> Result<Self> {
+        let cols = rows.first().map_or(0, |r| r.len());
+        let mut data = Vec::with_capacity(rows.len() * cols);
+        for (i, r) in rows.iter().enumerate() {
+            if r.len() != cols {
+                return Err(TensorError::shape(
+                    "Matrix::from_rows",
+                    format!("row {i} has {} values, row 0 has {cols}", r.len()),
+                ));
+            }
+            data.extend_from_slice(r);
+        }
+        Ok(Matrix { rows: rows.len(), cols, data })
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+    /// `(rows, cols)`.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+    /// The row-major values.
+    pub fn data(&self) -> &[f32] {
+        &self.data
+    }
+    pub fn data_mut(&mut self) -> &mut [f32] {
+        &mut self.data
+    }
+    pub fn into_vec(self) -> Vec<f32> {
+        self.data
+    }
+    pub fn row(&self, i: usize) -> &[f32] {
+        &self.data[i * self.cols..(i + 1) * self.cols]
+    }
+    pub fn row_mut(&mut self, i: usize) -> &mut [f32] {
+        let c = self.cols;
+        &mut self.data[i * c..(i + 1) * c]
+    }
+    pub fn get(&self, i: usize, j: usize) -> f32 {
+        self.data[i * self.cols + j]
+    }
+    pub fn set(&mut self, i: usize, j: usize, v: f32) {
+        self.data[i * self.cols + j] = v;
+    }
+
+    /// Reshapes in place to `rows × cols`, reusing the allocation (no allocation once
+    /// the buffer has been this large). Contents are unspecified afterwards.
+    pub fn resize(&mut self, rows: usize, cols: usize) {
+        self.rows = rows;
+        self.cols = cols;
+        self.data.resize(rows * cols, 0.0);
+    }
+
+    /// Reshapes to `rows × cols` and sets every value to zero.
+    pub fn resize_zeroed(&mut self, rows: usize, cols: usize) {
+        self.resize(rows, cols);
+        self.fill(0.0);
+    }
+
+    pub fn fill(&mut self, v: f32) {
+        self.data.iter_mut().for_each(|x| *x = v);
+    }
+
+    /// Copies `other` into `self`, reusing `self`'s buffer.
+    pub fn copy_from(&mut self, other: &Matrix) {
+        self.resize(other.rows, other.cols);
+        self.data.copy_from_slice(&other.data);
+    }
+
+    /// A new matrix that is the transpose (tests and tools only; the kernels
+    /// handle transposes through strides without materialising them).
+    pub fn transpose(&self) -> Matrix {
+        let mut t = Matrix::zeros(self.cols, self.rows);
+        for i in 0..self.rows {
+            for j in 0..self.cols {
+                t.data[j * self.rows + i] = self.data[i * self.cols + j];
+            }
+        }
+        t
+    }
+
+    /// `self · other` (a convenience; hot code calls [`gemm`] with reused buffers).
+    pub fn matmul(&self, other: &Matrix) -> Result<Matrix> {
+        if self.cols != other.rows {
+            return Err(TensorError::shape(
+                "Matrix::matmul",
+                format!("{}×{} · {}×{}", self.rows, self.cols, other.rows, other.cols),
+            ));
+        }
+        let mut out = Matrix::zeros(self.rows, other.cols);
+        gemm(Trans::N, Trans::N, 1.0, self, other, 0.0, &mut out)?;
+        Ok(out)
+    }
+
+    /// Index of the largest value of each row.
+    pub fn argmax_rows(&self) -> Vec<usize> {
+        (0..self.rows)
+            .map(|i| {
+                let r = self.row(i);
+                let mut best = 0;
+                for (j, &v) in r.iter().enumerate() {
+                    if v > r[best] {
+                        best = j;
+                    }
+                }
+                best
+            })
+            .collect()
+    }
+
+    /// Largest absolute difference with `other` (same shape), for tests.
+    pub fn max_abs_diff(&self, other: &Matrix) -> f32 {
+        assert_eq!(self.shape(), other.shape(), "max_abs_diff: shapes differ");
+        self.data.iter().zip(&other.data).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max)
+    }
+
+    /// Sum of all values (in f64, so it is stable for large matrices).
+    pub fn sum(&self) -> f64 {
+        self.data.iter().map(|&x| x as f64).sum()
+    }
+}

@@ -1,0 +1,59 @@
+//! The numeric engine, on std only: [`Matrix`], GEMM with run-time dispatched SIMD
+//! kernels, the sparse binary input layer, threads, an autograd [`Tape`], optimizers,
+//! seedable [`Rng`] and initialisers, and versioned weight files.
+//!
+//! Nothing here knows about chess: inputs are matrices and lists of active features.
+//!
+//! A training step (the shape the three training phases use):
+//! ```
+//! use deepchess::tensor::{Adam, Init, Matrix, Optimizer, Params, Rng, SparseBatch, Tape};
+//! let mut rng = Rng::new(1);
+//! let mut params = Params::new();
+//! let w1 = params.add("l1.w", Init::HeNormal.matrix(773, 16, &mut rng)).unwrap();
+//! let b1 = params.add("l1.b", Matrix::zeros(1, 16)).unwrap();
+//! let w2 = params.add("out.w", Init::XavierUniform.matrix(32, 2, &mut rng)).unwrap();
+//! let b2 = params.add("out.b", Matrix::zeros(1, 2)).unwrap();
+//! // Two positions per example (set-bit indices), one tower applied to both (tied weights).
+//! let a = SparseBatch::from_rows(773, &[vec![0u32, 100, 772]]).unwrap();
+//! let b = SparseBatch::from_rows(773, &[vec![5u32, 300]]).unwrap();
+//! let mut opt = Adam::new(1e-3);
+//! let mut tape = Tape::new();
+//! tape.reset(); // every step: same graph, buffers reused
+//! let fa = tape.sparse_affine(&params, &a, w1, b1).unwrap();
+//! let fa = tape.relu(fa).unwrap();
+//! let fb = tape.sparse_affine(&params, &b, w1, b1).unwrap();
+//! let fb = tape.relu(fb).unwrap();
+//! let h = tape.concat(fa, fb).unwrap();
+//! let z = tape.affine(&params, h, w2, b2).unwrap();
+//! let y = tape.one_hot(&[0], 2).unwrap();
+//! let loss = tape.softmax_cross_entropy(z, y).unwrap();
+//! tape.backward(loss, &mut params).unwrap(); // w1 receives both towers' gradients
+//! opt.step(&mut params); // updates, then clears the gradients
+//! ```
+//! Inference without a tape uses the same forward functions: [`sparse::forward`],
+//! [`layers::affine`], [`layers::relu_inplace`], [`layers::softmax_rows_inplace`].
+
+pub mod backward;
+pub mod error;
+pub mod gemm;
+pub mod layers;
+pub mod matrix;
+pub mod optim;
+pub mod params;
+pub mod rng;
+pub mod sparse;
+pub mod tape;
+pub mod threads;
+pub mod vecops;
+pub mod weights;
+
+pub use error::{Result, TensorError};
+pub use gemm::{active_kernel, gemm, gemm_with, set_kernel, Kernel, Trans};
+pub use matrix::Matrix;
+pub use optim::{Adam, Optimizer, Sgd};
+pub use params::{ParamId, Params};
+pub use rng::{Init, Rng};
+pub use sparse::SparseBatch;
+pub use tape::{Tape, Var};
+pub use weights::WeightFile;
+pub use threads::{set_threads, threads};

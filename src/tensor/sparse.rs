@@ -1,0 +1,273 @@
+//! The sparse binary input layer. A position is 773 bits of which about 32 are set,
+//! so `X·W` is the sum of the weight rows of the set bits (weights stored one row per
+//! input feature), and the gradient `Xᵀ·dY` only touches those rows. Training and
+//! search both use this; it is ~24× less arithmetic than the dense product.
+
+use super::error::{Result, TensorError};
+use super::gemm::{active_kernel, Kernel};
+use super::matrix::Matrix;
+use super::threads::{parallel_ranges, threads};
+use super::vecops::{add_assign_with, gather_add_with, GATHER_BLOCK};
+use std::sync::Mutex;
+
+/// A batch of binary feature vectors stored as the indices of their set bits (CSR).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SparseBatch {
+    features: usize,
+    indices: Vec<u32>,
+    /// Row `r` is `indices[offsets[r]..offsets[r + 1]]`.
+    offsets: Vec<usize>,
+}
+
+impl SparseBatch {
+    /// An empty batch of vectors with `features` bits each.
+    pub fn new(features: usize) -> Self {
+        SparseBatch { features, indices: Vec::new(), offsets: vec![0] }
+    }
+
+    /// A batch from one list of set-bit indices per row; errors on an index `>= features`.
+    pub fn from_rows<R: AsRef<[u32]>>(features: usize, rows: &[R]) -> Result<Self> {
+        let mut b = SparseBatch::new(features);
+        for r in rows {
+            b.push_row(r.as_ref())?;
+        }
+        Ok(b)
+    }
+
+    /// Empties the batch, keeping its buffers (no allocation in steady state).
+    pub fn clear(&mut self) {
+        self.indices.clear();
+        self.offsets.clear();
+        self.offsets.push(0);
+    }
+
+    /// Changes the feature count (only allowed on an empty batch's contents being valid).
+    pub fn set_features(&mut self, features: usize) -> Result<()> {
+        if let Some(&bad) = self.indices.iter().find(|&&i| i as usize >= features) {
+            return Err(TensorError::Index {
+                what: "SparseBatch::set_features".into(),
+                detail: format!("existing index {bad} >= {features} features"),
+            });
+        }
+        self.features = features;
+        Ok(())
+    }
+
+    /// Appends one row given by its set-bit indices (any order; duplicates count twice).
+    pub fn push_row(&mut self, idx: &[u32]) -> Result<()> {
+        if let Some(&bad) = idx.iter().find(|&&i| i as usize >= self.features) {
+            return Err(TensorError::Index {
+                what: "SparseBatch::push_row".into(),
+                detail: format!("row {}: index {bad} >= {} features", self.rows(), self.features),
+            });
+        }
+        self.indices.extend_from_slice(idx);
+        self.offsets.push(self.indices.len());
+        Ok(())
+    }
+
+    /// Copies `other` into `self`, reusing buffers.
+    pub fn copy_from(&mut self, other: &SparseBatch) {
+        self.features = other.features;
+        self.indices.clear();
+        self.indices.extend_from_slice(&other.indices);
+        self.offsets.clear();
+        self.offsets.extend_from_slice(&other.offsets);
+    }
+
+    pub fn rows(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    pub fn features(&self) -> usize {
+        self.features
+    }
+    /// Set-bit indices of row `r`.
+    pub fn row(&self, r: usize) -> &[u32] {
+        &self.indices[self.offsets[r]..self.offsets[r + 1]]
+    }
+    /// Total number of set bits.
+    pub fn nnz(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// The dense 0/1 matrix (rows × features), for tests and comparisons.
+    pub fn to_dense(&self) -> Matrix {
+        let mut m = Matrix::zeros(self.rows(), self.features);
+        for r in 0..self.rows() {
+            for &i in self.row(r) {
+                let v = m.get(r, i as usize);
+                m.set(r, i as usize, v + 1.0);
+            }
+        }
+        m
+    }
+}
+
+fn check(what: &str, x: &SparseBatch, w: &Matrix, b: &Matrix) -> Result<()> {
+    if w.rows() != x.features() {
+        return Err(TensorError::shape(what, format!("input has {} features but W has {} rows", x.features(), w.rows())));
+    }
+    if b.shape() != (1, w.cols()) {
+        return Err(TensorError::shape(what, format!("bias is {}×{}, expected 1×{}", b.rows(), b.cols(), w.cols())));
+    }
+    Ok(())
+}
+
+/// Below this many row additions the layer runs on one thread.
+const PAR_MIN_WORK: usize = 400_000;
+/// Columns per cache block (a multiple of the register block).
+const COL_BLOCK: usize = 2 * GATHER_BLOCK;
+
+/// The batch transposed: for each feature, the rows where it is set (increasing).
+#[derive(Default)]
+struct ByFeature {
+    offsets: Vec<usize>,
+    rows: Vec<u32>,
+}
+
+impl ByFeature {
+    fn build(&mut self, x: &SparseBatch) {
+        let f = x.features();
+        self.offsets.clear();
+        self.offsets.resize(f + 2, 0);
+        for &i in &x.indices {
+            self.offsets[i as usize + 2] += 1;
+        }
+        for i in 2..f + 2 {
+            self.offsets[i] += self.offsets[i - 1];
+        }
+        self.rows.clear();
+        self.rows.resize(x.nnz(), 0);
+        // Counting sort: offsets[i + 1] is the next free slot of feature i.
+        for r in 0..x.rows() {
+            for &i in x.row(r) {
+                let slot = &mut self.offsets[i as usize + 1];
+                self.rows[*slot] = r as u32;
+                *slot += 1;
+            }
+        }
+        self.offsets.truncate(f + 1);
+    }
+    fn rows_of(&self, f: usize) -> &[u32] {
+        &self.rows[self.offsets[f]..self.offsets[f + 1]]
+    }
+}
+
+static BY_FEATURE_POOL: Mutex<Vec<ByFeature>> = Mutex::new(Vec::new());
+
+/// Runs `g` with the transposed batch, its buffers taken from (and returned to) a pool.
+fn with_by_feature<R>(x: &SparseBatch, g: impl FnOnce(&ByFeature) -> R) -> R {
+    let mut t = BY_FEATURE_POOL.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
+    t.build(x);
+    let r = g(&t);
+    if let Ok(mut p) = BY_FEATURE_POOL.lock() {
+        p.push(t);
+    }
+    r
+}
+
+/// `y = X·W + b` for binary `X`: each output row is `b` plus the W rows of its set bits.
+/// `y` is resized to `rows × W.cols`.
+pub fn forward(x: &SparseBatch, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> {
+    forward_with(active_kernel(), threads(), x, w, b, y)
+}
+
+/// [`forward`] with an explicit kernel flavour and thread count.
+///
+/// Column blocks outermost: a block of W (773 rows × 128 columns, 400 KB) stays in L2
+/// while every position sums its rows of it in registers. Threads own column ranges.
+/// Each output sums its W rows in the order the position lists them, so the search
+/// (batch 1) and training (batch 256) get the same values.
+pub fn forward_with(k: Kernel, nthreads: usize, x: &SparseBatch, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> {
+    check("sparse_affine forward", x, w, b)?;
+    let n = w.cols();
+    y.resize(x.rows(), n);
+    let nt = if x.nnz() * n < PAR_MIN_WORK { 1 } else { nthreads };
+    let yp = SendPtr(y.data_mut().as_mut_ptr());
+    parallel_ranges(n, nt, GATHER_BLOCK, |cols| {
+        for c0 in cols.clone().step_by(COL_BLOCK) {
+            let c1 = (c0 + COL_BLOCK).min(cols.end);
+            for r in 0..x.rows() {
+                // Safety: each thread writes only its own columns of y.
+                let yr = unsafe { std::slice::from_raw_parts_mut(yp.ptr().add(r * n + c0), c1 - c0) };
+                yr.copy_from_slice(&b.data()[c0..c1]);
+                gather_add_with(k, yr, w.data(), n, c0, x.row(r));
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Backward of [`forward`]: `dW[i] += dY[r]` for each set bit `i` of row `r`, and
+/// `db += Σ_r dY[r]`. Accumulates (does not overwrite) `dW` and `db`.
+pub fn backward(x: &SparseBatch, dy: &Matrix, dw: &mut Matrix, db: &mut Matrix) -> Result<()> {
+    backward_with(active_kernel(), threads(), x, dy, dw, db)
+}
+
+/// [`backward`] with an explicit kernel flavour and thread count. Goes feature by
+/// feature (the batch transposed by a counting sort): each touched block of a `dW` row
+/// is read and written once, summing its dY rows in registers; untouched rows are skipped.
+/// Threads own disjoint feature ranges (balanced by set bits), so no locking is needed
+/// and the summation order (rows in increasing order) never changes.
+pub fn backward_with(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, dw: &mut Matrix, db: &mut Matrix) -> Result<()> {
+    let n = dw.cols();
+    check("sparse_affine backward", x, dw, db)?;
+    if dy.shape() != (x.rows(), n) {
+        return Err(TensorError::shape(
+            "sparse_affine backward",
+            format!("dY is {}×{}, expected {}×{n}", dy.rows(), dy.cols(), x.rows()),
+        ));
+    }
+    for r in 0..x.rows() {
+        add_assign_with(k, db.data_mut(), dy.row(r));
+    }
+    let nt = if x.nnz() * n < PAR_MIN_WORK { 1 } else { nthreads.max(1) };
+    let dwp = SendPtr(dw.data_mut().as_mut_ptr());
+    with_by_feature(x, |t| {
+        let work = |fs: std::ops::Range<usize>| {
+            // Column blocks outermost so the dY block (256 × 128 floats) stays in L2.
+            for c0 in (0..n).step_by(COL_BLOCK) {
+                let c1 = (c0 + COL_BLOCK).min(n);
+                for f in fs.clone() {
+                    let rows = t.rows_of(f);
+                    if rows.is_empty() {
+                        continue;
+                    }
+                    // Safety: each thread owns the dW rows of its feature range.
+                    let d = unsafe { std::slice::from_raw_parts_mut(dwp.ptr().add(f * n + c0), c1 - c0) };
+                    gather_add_with(k, d, dy.data(), n, c0, rows);
+                }
+            }
+        };
+        // Feature boundaries that split the set bits evenly.
+        let total = x.nnz();
+        let mut bounds = vec![0usize];
+        for p in 1..nt {
+            let target = total * p / nt;
+            let f = t.offsets.partition_point(|&o| o < target).min(x.features());
+            bounds.push(f.max(*bounds.last().unwrap_or(&0)));
+        }
+        bounds.push(x.features());
+        std::thread::scope(|s| {
+            for w in bounds.windows(2).skip(1) {
+                let r = w[0]..w[1];
+                s.spawn(move || work(r));
+            }
+            work(bounds[0]..bounds[1]);
+        });
+    });
+    Ok(())
+}
+
+/// A raw pointer that may cross into scoped threads (each writes a disjoint part).
+#[derive(Clone, Copy)]
+struct SendPtr(*mut f32);
+unsafe impl Send for SendPtr {}
+unsafe impl Sync for SendPtr {}
+
+impl SendPtr {
+    /// Through a method, so closures capture the whole (Sync) wrapper, not the raw field.
+    fn ptr(self) -> *mut f32 {
+        self.0
+    }
+}

@@ -1,0 +1,343 @@
+//! Reverse-mode autograd on a tape (as micrograd / candle do it): every op appends a
+//! node (an `Op` over earlier node indices, its value, its gradient), and
+//! [`Tape::backward`] walks the nodes in reverse with one `match` arm per op.
+//!
+//! Buffers are reused: [`Tape::reset`] forgets the graph but keeps every node's
+//! matrices, so a training loop that builds the same graph each step stops allocating
+//! after the first one. Parameters live in [`Params`] and are referred to by
+//! [`ParamId`]; their gradients accumulate there (so tied weights get the sum).
+
+use super::error::{Result, TensorError};
+use super::layers;
+use super::matrix::Matrix;
+use super::params::{ParamId, Params};
+use super::sparse::{self, SparseBatch};
+
+/// A value on the tape (index of its node).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Var(pub(crate) usize);
+
+/// The operations the tape records.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    /// A constant (data, labels): gets no gradient.
+    Input,
+    /// A leaf whose gradient the caller wants to read ([`Tape::variable`]).
+    Variable,
+    /// A copy of a parameter's value; its gradient goes to the parameter.
+    Param(ParamId),
+    /// `X·W + b` with binary sparse `X` (index into the tape's sparse inputs).
+    SparseAffine { x: usize, w: ParamId, b: ParamId },
+    /// `x·W + b`.
+    Affine { x: Var, w: ParamId, b: ParamId },
+    Add(Var, Var),
+    Relu(Var),
+    Sigmoid(Var),
+    Tanh(Var),
+    /// Columns of the first then the second.
+    Concat(Var, Var),
+    /// Mean over rows of `-Σ t·log softmax(z)`; `aux` keeps the probabilities.
+    SoftmaxCrossEntropy { logits: Var, targets: Var },
+    /// Mean over elements of `-(t·ln p + (1-t)·ln(1-p))`, `p` clamped to `[EPS, 1-EPS]`.
+    BinaryCrossEntropy { p: Var, targets: Var },
+    /// Mean over elements of `(y - t)²`.
+    Mse { pred: Var, target: Var },
+    Sum(Var),
+    Mean(Var),
+}
+
+/// Probability clamp of [`Tape::binary_cross_entropy`] (keeps logs finite).
+pub const BCE_EPS: f32 = 1e-7;
+
+pub(crate) struct Node {
+    pub op: Op,
+    pub value: Matrix,
+    pub grad: Matrix,
+    /// Op-specific saved data (softmax probabilities).
+    pub aux: Matrix,
+    /// Whether any gradient must flow through this node.
+    pub needs_grad: bool,
+}
+
+/// The autograd tape. See the module documentation.
+#[derive(Default)]
+pub struct Tape {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) len: usize,
+    pub(crate) sparse: Vec<SparseBatch>,
+    pub(crate) sparse_len: usize,
+    /// Throw-away gradient buffer (e.g. the bias gradient of a frozen bias).
+    pub(crate) scratch: Matrix,
+}
+
+impl Tape {
+    pub fn new() -> Self {
+        Tape::default()
+    }
+
+    /// Forgets the recorded graph, keeping all buffers for the next one.
+    pub fn reset(&mut self) {
+        self.len = 0;
+        self.sparse_len = 0;
+    }
+
+    /// Number of nodes recorded since the last reset.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends a node (reusing a buffer if one exists) and returns it with its index.
+    fn push(&mut self, op: Op, needs_grad: bool) -> (usize, &mut Matrix) {
+        if self.len == self.nodes.len() {
+            self.nodes.push(Node { op, value: Matrix::default(), grad: Matrix::default(), aux: Matrix::default(), needs_grad });
+        } else {
+            let n = &mut self.nodes[self.len];
+            n.op = op;
+            n.needs_grad = needs_grad;
+        }
+        self.len += 1;
+        (self.len - 1, &mut self.nodes[self.len - 1].value)
+    }
+
+    fn check_var(&self, v: Var, what: &str) -> Result<()> {
+        if v.0 >= self.len {
+            return Err(TensorError::Index { what: what.into(), detail: format!("variable {} not on this tape ({} nodes)", v.0, self.len) });
+        }
+        Ok(())
+    }
+
+    fn needs(&self, v: Var) -> bool {
+        self.nodes[v.0].needs_grad
+    }
+
+    /// The value of a variable.
+    pub fn value(&self, v: Var) -> &Matrix {
+        &self.nodes[v.0].value
+    }
+
+    /// The gradient of a variable after [`Tape::backward`] (empty if none flowed).
+    pub fn grad(&self, v: Var) -> &Matrix {
+        &self.nodes[v.0].grad
+    }
+
+    /// The scalar value of a loss node.
+    pub fn scalar(&self, v: Var) -> f32 {
+        self.nodes[v.0].value.data().first().copied().unwrap_or(f32::NAN)
+    }
+
+    /// Softmax probabilities saved by [`Tape::softmax_cross_entropy`] (`batch × classes`).
+    pub fn probs(&self, loss: Var) -> &Matrix {
+        &self.nodes[loss.0].aux
+    }
+
+    /// A constant input (copied into a reused buffer).
+    pub fn input(&mut self, m: &Matrix) -> Var {
+        let (i, v) = self.push(Op::Input, false);
+        v.copy_from(m);
+        Var(i)
+    }
+
+    /// A constant one-hot matrix from class labels (`labels.len() × classes`).
+    pub fn one_hot(&mut self, labels: &[usize], classes: usize) -> Result<Var> {
+        if let Some((r, &l)) = labels.iter().enumerate().find(|(_, &l)| l >= classes) {
+            return Err(TensorError::Index { what: "one_hot".into(), detail: format!("label {l} of row {r} >= {classes} classes") });
+        }
+        let (i, v) = self.push(Op::Input, false);
+        v.resize_zeroed(labels.len(), classes);
+        for (r, &l) in labels.iter().enumerate() {
+            v.set(r, l, 1.0);
+        }
+        Ok(Var(i))
+    }
+
+    /// A leaf that receives a gradient (read it with [`Tape::grad`]).
+    pub fn variable(&mut self, m: &Matrix) -> Var {
+        let (i, v) = self.push(Op::Variable, true);
+        v.copy_from(m);
+        Var(i)
+    }
+
+    /// A parameter as a tape value (copied); its gradient accumulates into `params`.
+    pub fn param(&mut self, params: &Params, id: ParamId) -> Var {
+        let needs = !params.is_frozen(id);
+        let (i, v) = self.push(Op::Param(id), needs);
+        v.copy_from(params.value(id));
+        Var(i)
+    }
+
+    /// `X·W + b` for a batch of binary sparse inputs: the sum of the W rows of each
+    /// row's set bits (the 773-bit input layer). Gradients reach only those rows.
+    pub fn sparse_affine(&mut self, params: &Params, x: &SparseBatch, w: ParamId, b: ParamId) -> Result<Var> {
+        if self.sparse_len == self.sparse.len() {
+            self.sparse.push(SparseBatch::new(0));
+        }
+        let xi = self.sparse_len;
+        self.sparse[xi].copy_from(x);
+        self.sparse_len += 1;
+        let needs = !params.is_frozen(w) || !params.is_frozen(b);
+        let (i, _) = self.push(Op::SparseAffine { x: xi, w, b }, needs);
+        let node = &mut self.nodes[i];
+        sparse::forward(&self.sparse[xi], params.value(w), params.value(b), &mut node.value)?;
+        Ok(Var(i))
+    }
+
+    /// `x·W + b` (dense affine; `W` is `in × out`, `b` is `1 × out`).
+    pub fn affine(&mut self, params: &Params, x: Var, w: ParamId, b: ParamId) -> Result<Var> {
+        self.check_var(x, "affine")?;
+        let needs = self.needs(x) || !params.is_frozen(w) || !params.is_frozen(b);
+        let (i, _) = self.push(Op::Affine { x, w, b }, needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        layers::affine(&before[x.0].value, params.value(w), params.value(b), &mut rest[0].value)?;
+        Ok(Var(i))
+    }
+
+    /// Elementwise `a + b` (same shapes).
+    pub fn add(&mut self, a: Var, b: Var) -> Result<Var> {
+        self.check_var(a, "add")?;
+        self.check_var(b, "add")?;
+        if self.value(a).shape() != self.value(b).shape() {
+            let (x, y) = (self.value(a).shape(), self.value(b).shape());
+            return Err(TensorError::shape("add", format!("{}×{} + {}×{}", x.0, x.1, y.0, y.1)));
+        }
+        let needs = self.needs(a) || self.needs(b);
+        let (i, _) = self.push(Op::Add(a, b), needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        let out = &mut rest[0].value;
+        out.copy_from(&before[a.0].value);
+        out.data_mut().iter_mut().zip(before[b.0].value.data()).for_each(|(o, y)| *o += *y);
+        Ok(Var(i))
+    }
+
+    fn unary(&mut self, x: Var, op: Op, what: &str, f: fn(&mut Matrix)) -> Result<Var> {
+        self.check_var(x, what)?;
+        let needs = self.needs(x);
+        let (i, _) = self.push(op, needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        rest[0].value.copy_from(&before[x.0].value);
+        f(&mut rest[0].value);
+        Ok(Var(i))
+    }
+
+    /// `max(x, 0)`.
+    pub fn relu(&mut self, x: Var) -> Result<Var> {
+        self.unary(x, Op::Relu(x), "relu", layers::relu_inplace)
+    }
+
+    /// `1 / (1 + e^-x)`.
+    pub fn sigmoid(&mut self, x: Var) -> Result<Var> {
+        self.unary(x, Op::Sigmoid(x), "sigmoid", layers::sigmoid_inplace)
+    }
+
+    /// `tanh(x)`.
+    pub fn tanh(&mut self, x: Var) -> Result<Var> {
+        self.unary(x, Op::Tanh(x), "tanh", layers::tanh_inplace)
+    }
+
+    /// `[a | b]` along the feature axis (the Siamese head's input: two 100-feature codes).
+    pub fn concat(&mut self, a: Var, b: Var) -> Result<Var> {
+        self.check_var(a, "concat")?;
+        self.check_var(b, "concat")?;
+        let needs = self.needs(a) || self.needs(b);
+        let (i, _) = self.push(Op::Concat(a, b), needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        layers::concat_cols(&before[a.0].value, &before[b.0].value, &mut rest[0].value)?;
+        Ok(Var(i))
+    }
+
+    fn same_shape(&self, a: Var, b: Var, what: &str) -> Result<()> {
+        self.check_var(a, what)?;
+        self.check_var(b, what)?;
+        let (x, y) = (self.value(a).shape(), self.value(b).shape());
+        if x != y {
+            return Err(TensorError::shape(what, format!("prediction {}×{} vs target {}×{}", x.0, x.1, y.0, y.1)));
+        }
+        Ok(())
+    }
+
+    /// Softmax over each row of `logits` then cross-entropy with `targets` (one-hot labels
+    /// or soft probabilities, as distillation uses), averaged over rows. A `1×1` loss.
+    pub fn softmax_cross_entropy(&mut self, logits: Var, targets: Var) -> Result<Var> {
+        self.same_shape(logits, targets, "softmax_cross_entropy")?;
+        let needs = self.needs(logits) || self.needs(targets);
+        let (i, _) = self.push(Op::SoftmaxCrossEntropy { logits, targets }, needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        let (z, t) = (&before[logits.0].value, &before[targets.0].value);
+        let node = &mut rest[0];
+        node.aux.copy_from(z);
+        let mut loss = 0.0f64;
+        for r in 0..z.rows() {
+            let row = z.row(r);
+            let mx = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let lse = mx + row.iter().map(|v| (v - mx).exp()).sum::<f32>().ln();
+            for (c, &v) in row.iter().enumerate() {
+                let tv = t.get(r, c);
+                if tv != 0.0 {
+                    loss -= (tv * (v - lse)) as f64;
+                }
+            }
+        }
+        layers::softmax_rows_inplace(&mut node.aux);
+        node.value.resize(1, 1);
+        node.value.set(0, 0, (loss / z.rows().max(1) as f64) as f32);
+        Ok(Var(i))
+    }
+
+    /// Binary cross-entropy of probabilities `p` (e.g. a sigmoid output) against
+    /// targets in `[0, 1]`, averaged over all elements. A `1×1` loss.
+    pub fn binary_cross_entropy(&mut self, p: Var, targets: Var) -> Result<Var> {
+        self.same_shape(p, targets, "binary_cross_entropy")?;
+        let needs = self.needs(p) || self.needs(targets);
+        let (i, _) = self.push(Op::BinaryCrossEntropy { p, targets }, needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        let (pv, tv) = (&before[p.0].value, &before[targets.0].value);
+        let mut loss = 0.0f64;
+        for (&y, &t) in pv.data().iter().zip(tv.data()) {
+            let y = y.clamp(BCE_EPS, 1.0 - BCE_EPS) as f64;
+            loss -= t as f64 * y.ln() + (1.0 - t as f64) * (1.0 - y).ln();
+        }
+        rest[0].value.resize(1, 1);
+        rest[0].value.set(0, 0, (loss / pv.len().max(1) as f64) as f32);
+        Ok(Var(i))
+    }
+
+    /// Mean squared error over all elements. A `1×1` loss.
+    pub fn mse(&mut self, pred: Var, target: Var) -> Result<Var> {
+        self.same_shape(pred, target, "mse")?;
+        let needs = self.needs(pred) || self.needs(target);
+        let (i, _) = self.push(Op::Mse { pred, target }, needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        let (y, t) = (&before[pred.0].value, &before[target.0].value);
+        let s: f64 = y.data().iter().zip(t.data()).map(|(&a, &b)| ((a - b) as f64).powi(2)).sum();
+        rest[0].value.resize(1, 1);
+        rest[0].value.set(0, 0, (s / y.len().max(1) as f64) as f32);
+        Ok(Var(i))
+    }
+
+    /// Sum of all elements (`1×1`).
+    pub fn sum(&mut self, x: Var) -> Result<Var> {
+        self.check_var(x, "sum")?;
+        let needs = self.needs(x);
+        let (i, _) = self.push(Op::Sum(x), needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        let s = before[x.0].value.sum() as f32;
+        rest[0].value.resize(1, 1);
+        rest[0].value.set(0, 0, s);
+        Ok(Var(i))
+    }
+
+    /// Mean of all elements (`1×1`).
+    pub fn mean(&mut self, x: Var) -> Result<Var> {
+        self.check_var(x, "mean")?;
+        let needs = self.needs(x);
+        let (i, _) = self.push(Op::Mean(x), needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        let v = &before[x.0].value;
+        let s = (v.sum() / v.len().max(1) as f64) as f32;
+        rest[0].value.resize(1, 1);
+        rest[0].value.set(0, 0, s);
+        Ok(Var(i))
+    }
+}

@@ -1,0 +1,71 @@
+//! Thread count for the numeric kernels, and a deterministic split of work over
+//! `std::thread::scope` threads (the machine has 2 cores; no pool is kept).
+//!
+//! Every parallel kernel in this module gives each output element to exactly one
+//! thread and computes it in a fixed order, so results do not depend on timing.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Threads the kernels use: [`set_threads`], else `DEEPCHESS_THREADS`, else all cores.
+pub fn threads() -> usize {
+    let t = THREADS.load(Ordering::Relaxed);
+    if t != 0 {
+        return t;
+    }
+    let t = std::env::var("DEEPCHESS_THREADS")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .filter(|&t| t > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    THREADS.store(t, Ordering::Relaxed);
+    t
+}
+
+/// Sets the thread count (0 restores the default).
+pub fn set_threads(n: usize) {
+    THREADS.store(n, Ordering::Relaxed);
+}
+
+/// Splits `0..len` into at most `parts` contiguous ranges whose starts are multiples
+/// of `align` (except that the last range ends at `len`).
+pub fn split_ranges(len: usize, parts: usize, align: usize) -> Vec<std::ops::Range<usize>> {
+    let parts = parts.max(1);
+    let align = align.max(1);
+    let chunk = len.div_ceil(parts).div_ceil(align) * align;
+    let mut out = Vec::with_capacity(parts);
+    let mut s = 0;
+    while s < len {
+        let e = (s + chunk.max(1)).min(len);
+        out.push(s..e);
+        s = e;
+    }
+    out
+}
+
+/// Runs `f(range)` for each range of [`split_ranges`]; the first range runs on the
+/// calling thread, the others on scoped threads.
+pub fn parallel_ranges<F>(len: usize, parts: usize, align: usize, f: F)
+where
+    F: Fn(std::ops::Range<usize>) + Sync,
+{
+    let ranges = split_ranges(len, parts, align);
+    if ranges.len() <= 1 {
+        if let Some(r) = ranges.into_iter().next() {
+            f(r);
+        }
+        return;
+    }
+    std::thread::scope(|s| {
+        let f = &f;
+        let mut it = ranges.into_iter();
+        let first = it.next();
+        for r in it {
+            s.spawn(move || f(r));
+        }
+        if let Some(r) = first {
+            f(r);
+        }
+    });
+}

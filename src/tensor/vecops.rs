@@ -1,0 +1,95 @@
+//! Small vector loops (row additions for the sparse layer, optimizer updates) compiled
+//! three times: generic Rust, and under `#[target_feature]` wrappers so the compiler
+//! vectorises them for AVX2 / AVX-512. Dispatched with the same [`Kernel`] as GEMM.
+
+use super::gemm::Kernel;
+
+#[inline(always)]
+fn add_generic(dst: &mut [f32], src: &[f32]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d += *s;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn add_avx2(dst: &mut [f32], src: &[f32]) {
+    add_generic(dst, src)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn add_avx512(dst: &mut [f32], src: &[f32]) {
+    add_generic(dst, src)
+}
+
+/// `dst += src` elementwise (over the shorter length) with the given kernel flavour.
+#[inline]
+pub fn add_assign_with(k: Kernel, dst: &mut [f32], src: &[f32]) {
+    match k {
+        // Safety: the flavour was checked available when it was selected.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => unsafe { add_avx2(dst, src) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => unsafe { add_avx512(dst, src) },
+        _ => add_generic(dst, src),
+    }
+}
+
+/// Columns summed in registers at once by [`gather_add_with`] (4 AVX-512 / 8 AVX2 registers).
+pub const GATHER_BLOCK: usize = 64;
+
+/// `dst += Σ_r w[r, col0 .. col0+dst.len()]` over `rows` (row stride `ld`). The inner loop
+/// of the sparse layer: blocks of [`GATHER_BLOCK`] columns are accumulated in registers,
+/// so `dst` is read and written once and only the `w` rows stream through. Each element
+/// sums in the order `dst, w[rows[0]], w[rows[1]], …` whatever the block size.
+#[inline(always)]
+fn gather_add_generic(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
+    let len = dst.len();
+    let mut c = 0;
+    while c + GATHER_BLOCK <= len {
+        let mut acc = [0f32; GATHER_BLOCK];
+        acc.copy_from_slice(&dst[c..c + GATHER_BLOCK]);
+        for &r in rows {
+            let s = &w[r as usize * ld + col0 + c..][..GATHER_BLOCK];
+            for (a, x) in acc.iter_mut().zip(s) {
+                *a += *x;
+            }
+        }
+        dst[c..c + GATHER_BLOCK].copy_from_slice(&acc);
+        c += GATHER_BLOCK;
+    }
+    if c < len {
+        let tail = &mut dst[c..];
+        for &r in rows {
+            let s = &w[r as usize * ld + col0 + c..][..tail.len()];
+            for (d, x) in tail.iter_mut().zip(s) {
+                *d += *x;
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn gather_add_avx2(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
+    gather_add_generic(dst, w, ld, col0, rows)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn gather_add_avx512(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
+    gather_add_generic(dst, w, ld, col0, rows)
+}
+
+/// `dst += Σ_r w[r, col0 .. col0+dst.len()]` for each `r` in `rows` (indices already checked).
+#[inline]
+pub fn gather_add_with(k: Kernel, dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
+    match k {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => unsafe { gather_add_avx2(dst, w, ld, col0, rows) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => unsafe { gather_add_avx512(dst, w, ld, col0, rows) },
+        _ => gather_add_generic(dst, w, ld, col0, rows),
+    }
+}

@@ -1,0 +1,209 @@
+//! The weight file: one versioned binary format for nets and checkpoints.
+//!
+//! Layout (all integers little-endian):
+//! ```text
+//! magic    8 bytes  "DCHSWGT\0"
+//! version  u32      (FORMAT_VERSION)
+//! n_meta   u32, then n_meta × (key: u32 len + UTF-8, value: u32 len + UTF-8)
+//! n_tensor u32, then n_tensor × (name: u32 len + UTF-8, rows u64, cols u64, rows·cols f32)
+//! checksum u64      FNV-1a 64 of every byte before it
+//! ```
+//! Files are written to a temporary sibling, synced, then renamed over the target, so a
+//! crash never leaves a half-written file under the real name.
+
+use super::error::{Result, TensorError};
+use super::matrix::Matrix;
+use std::io::Write;
+use std::path::Path;
+
+/// The file's first 8 bytes.
+pub const MAGIC: &[u8; 8] = b"DCHSWGT\0";
+/// The version this code writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+/// Longest name or metadata string accepted (guards against corrupt lengths).
+const MAX_STR: usize = 1 << 16;
+
+/// Named tensors plus free-form metadata (e.g. the architecture), as stored on disk.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WeightFile {
+    pub meta: Vec<(String, String)>,
+    pub tensors: Vec<(String, Matrix)>,
+}
+
+/// FNV-1a 64: simple, std-only, catches flipped bits and truncation.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    origin: &'a str,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        if self.buf.len() - self.pos < n {
+            return Err(TensorError::format(
+                self.origin,
+                format!("truncated: needed {n} bytes for {what} at byte {}, only {} left", self.pos, self.buf.len() - self.pos),
+            ));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn u32(&mut self, what: &str) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.take(4, what)?.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self, what: &str) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.take(8, what)?.try_into().expect("8 bytes")))
+    }
+    fn string(&mut self, what: &str) -> Result<String> {
+        let at = self.pos;
+        let n = self.u32(what)? as usize;
+        if n > MAX_STR {
+            return Err(TensorError::format(self.origin, format!("corrupt: {what} at byte {at} claims {n} bytes")));
+        }
+        let b = self.take(n, what)?;
+        String::from_utf8(b.to_vec()).map_err(|_| TensorError::format(self.origin, format!("corrupt: {what} at byte {at} is not UTF-8")))
+    }
+}
+
+impl WeightFile {
+    /// The tensor called `name`.
+    pub fn get(&self, name: &str) -> Option<&Matrix> {
+        self.tensors.iter().find(|(n, _)| n == name).map(|(_, m)| m)
+    }
+
+    /// The tensor called `name`, which must be `rows × cols`.
+    pub fn get_shaped(&self, name: &str, rows: usize, cols: usize, origin: &str) -> Result<&Matrix> {
+        let m = self.get(name).ok_or_else(|| TensorError::format(origin, format!("tensor '{name}' is missing")))?;
+        if m.shape() != (rows, cols) {
+            return Err(TensorError::format(
+                origin,
+                format!("tensor '{name}' has shape {}×{}, expected {rows}×{cols}", m.rows(), m.cols()),
+            ));
+        }
+        Ok(m)
+    }
+
+    /// A metadata value.
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// Serialises to the on-disk bytes (checksum included).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let put_str = |out: &mut Vec<u8>, s: &str| {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        };
+        out.extend_from_slice(&(self.meta.len() as u32).to_le_bytes());
+        for (k, v) in &self.meta {
+            put_str(&mut out, k);
+            put_str(&mut out, v);
+        }
+        out.extend_from_slice(&(self.tensors.len() as u32).to_le_bytes());
+        for (name, m) in &self.tensors {
+            put_str(&mut out, name);
+            out.extend_from_slice(&(m.rows() as u64).to_le_bytes());
+            out.extend_from_slice(&(m.cols() as u64).to_le_bytes());
+            out.reserve(m.len() * 4);
+            for v in m.data() {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        let h = fnv1a64(&out);
+        out.extend_from_slice(&h.to_le_bytes());
+        out
+    }
+
+    /// Parses on-disk bytes; `origin` (usually the path) names the file in errors.
+    pub fn from_bytes(bytes: &[u8], origin: &str) -> Result<Self> {
+        let mut r = Reader { buf: bytes, pos: 0, origin };
+        let magic = r.take(8, "the magic number")?;
+        if magic != MAGIC {
+            return Err(TensorError::format(origin, "not a deepchess weight file (bad magic number)"));
+        }
+        let version = r.u32("the version")?;
+        if version != FORMAT_VERSION {
+            return Err(TensorError::format(origin, format!("format version {version}, this build reads version {FORMAT_VERSION}")));
+        }
+        let mut wf = WeightFile::default();
+        let n_meta = r.u32("the metadata count")?;
+        for i in 0..n_meta {
+            let k = r.string(&format!("metadata key {i}"))?;
+            let v = r.string(&format!("metadata value '{k}'"))?;
+            wf.meta.push((k, v));
+        }
+        let n_tensors = r.u32("the tensor count")?;
+        for i in 0..n_tensors {
+            let name = r.string(&format!("the name of tensor {i}"))?;
+            let rows = r.u64(&format!("the rows of tensor '{name}'"))?;
+            let cols = r.u64(&format!("the cols of tensor '{name}'"))?;
+            let bytes_needed = rows.checked_mul(cols).and_then(|n| n.checked_mul(4)).filter(|&n| n <= (r.buf.len() - r.pos) as u64);
+            let Some(nb) = bytes_needed else {
+                return Err(TensorError::format(
+                    origin,
+                    format!("truncated or corrupt: tensor '{name}' claims {rows}×{cols} values, more than the file holds"),
+                ));
+            };
+            let raw = r.take(nb as usize, &format!("the values of tensor '{name}'"))?;
+            let data = raw.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+            let m = Matrix::from_vec(rows as usize, cols as usize, data)?;
+            if wf.get(&name).is_some() {
+                return Err(TensorError::format(origin, format!("corrupt: tensor '{name}' appears twice")));
+            }
+            wf.tensors.push((name, m));
+        }
+        let body_end = r.pos;
+        let stored = r.u64("the checksum")?;
+        if r.pos != bytes.len() {
+            return Err(TensorError::format(origin, format!("corrupt: {} unexpected bytes after the checksum", bytes.len() - r.pos)));
+        }
+        let actual = fnv1a64(&bytes[..body_end]);
+        if stored != actual {
+            return Err(TensorError::format(origin, format!("checksum mismatch (stored {stored:016x}, computed {actual:016x}): file is corrupt")));
+        }
+        Ok(wf)
+    }
+
+    /// Reads and validates a weight file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let origin = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| TensorError::Io { path: origin.clone(), source: e })?;
+        WeightFile::from_bytes(&bytes, &origin)
+    }
+
+    /// Writes atomically: temporary sibling file, fsync, rename over `path`.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        write_atomic(path, &self.to_bytes()).map_err(|e| TensorError::Io { path: path.display().to_string(), source: e })
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary sibling file, fsync, rename over `path`
+/// (the temporary is removed on failure). A kill never leaves a half-written `path`.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp_name = path.file_name().map(|s| s.to_os_string()).unwrap_or_default();
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,185 @@
+//! Progress on stderr, a per-epoch CSV log, and an SVG plot of the curves (hand-written).
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// One epoch's figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub phase: String,
+    pub epoch: usize,
+    pub lr: f32,
+    pub loss: f64,
+    pub train_acc: f64,
+    pub val_acc: f64,
+    pub seconds: f64,
+    /// Samples (positions or pairs) per second.
+    pub rate: f64,
+}
+
+const HEADER: &str = "phase,epoch,lr,loss,train_acc,val_acc,seconds,rate";
+
+/// The run's log: `log.csv` and `curves.svg` in the run folder.
+pub struct Log {
+    dir: PathBuf,
+    pub rows: Vec<Row>,
+}
+
+impl Log {
+    /// Opens the log of a run folder, keeping earlier rows (a resumed run appends).
+    pub fn open(dir: &Path) -> Log {
+        let mut rows = Vec::new();
+        if let Ok(text) = std::fs::read_to_string(dir.join("log.csv")) {
+            for line in text.lines().skip(1) {
+                let f: Vec<&str> = line.split(',').collect();
+                if f.len() != 8 {
+                    continue;
+                }
+                let num = |i: usize| f[i].parse::<f64>().unwrap_or(f64::NAN);
+                rows.push(Row {
+                    phase: f[0].to_string(),
+                    epoch: f[1].parse().unwrap_or(0),
+                    lr: num(2) as f32,
+                    loss: num(3),
+                    train_acc: num(4),
+                    val_acc: num(5),
+                    seconds: num(6),
+                    rate: num(7),
+                });
+            }
+        }
+        Log { dir: dir.to_path_buf(), rows }
+    }
+
+    /// Records an epoch (replacing a row of the same phase and epoch from an interrupted
+    /// run), rewrites the CSV and the SVG atomically.
+    pub fn push(&mut self, row: Row) -> std::io::Result<()> {
+        self.rows.retain(|r| !(r.phase == row.phase && r.epoch == row.epoch));
+        self.rows.push(row);
+        let mut csv = String::from(HEADER);
+        csv.push('\n');
+        for r in &self.rows {
+            let _ = writeln!(
+                csv,
+                "{},{},{},{:.6},{:.5},{:.5},{:.2},{:.1}",
+                r.phase, r.epoch, r.lr, r.loss, r.train_acc, r.val_acc, r.seconds, r.rate
+            );
+        }
+        crate::data::dataset::write_atomic(&self.dir.join("log.csv"), csv.as_bytes())?;
+        crate::data::dataset::write_atomic(&self.dir.join("curves.svg"), svg(&self.rows).as_bytes())
+    }
+}
+
+/// A progress line with rate and ETA, redrawn at most a few times per second.
+pub struct Progress {
+    label: String,
+    total: usize,
+    start: Instant,
+    last: Instant,
+}
+
+impl Progress {
+    pub fn new(label: String, total: usize) -> Progress {
+        let now = Instant::now();
+        Progress { label, total, start: now, last: now }
+    }
+
+    pub fn update(&mut self, done: usize, loss: f64, acc: Option<f64>, unit: &str) {
+        if self.last.elapsed().as_millis() < 250 && done < self.total {
+            return;
+        }
+        self.last = Instant::now();
+        let secs = self.start.elapsed().as_secs_f64().max(1e-9);
+        let rate = done as f64 / secs;
+        let eta = (self.total.saturating_sub(done)) as f64 / rate.max(1e-9);
+        let acc = acc.map(|a| format!(" acc {:.1}%", 100.0 * a)).unwrap_or_default();
+        eprint!(
+            "\r{} {}/{} loss {:.4}{} {:.0} {unit}/s ETA {}   ",
+            self.label, done, self.total, loss, acc, rate, fmt_secs(eta)
+        );
+        let _ = std::io::stderr().flush();
+    }
+
+    pub fn finish(&self) {
+        eprintln!();
+    }
+
+    pub fn elapsed(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+}
+
+pub fn fmt_secs(s: f64) -> String {
+    if !s.is_finite() {
+        return "?".into();
+    }
+    let s = s as u64;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, s % 3600 / 60)
+    } else {
+        format!("{}m{:02}s", s / 60, s % 60)
+    }
+}
+
+/// One panel per phase: loss (blue, own scale) and train/validation accuracy (orange/green,
+/// 50–100 %) against epoch.
+pub fn svg(rows: &[Row]) -> String {
+    let mut phases: Vec<&str> = Vec::new();
+    for r in rows {
+        if !phases.contains(&r.phase.as_str()) {
+            phases.push(&r.phase);
+        }
+    }
+    let (pw, ph, cols) = (360.0, 220.0, 2usize);
+    let nrows = phases.len().div_ceil(cols).max(1);
+    let (w, h) = (pw * cols as f64 + 20.0, ph * nrows as f64 + 40.0);
+    let mut s = String::new();
+    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">"#);
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(s, r##"<text x="10" y="18" font-size="14">deepchess training: loss (blue), train accuracy (orange), validation accuracy (green)</text>"##);
+    for (pi, phase) in phases.iter().enumerate() {
+        let rs: Vec<&Row> = rows.iter().filter(|r| r.phase == *phase).collect();
+        let (ox, oy) = (10.0 + pw * (pi % cols) as f64, 30.0 + ph * (pi / cols) as f64);
+        let (x0, y0, x1, y1) = (ox + 45.0, oy + 20.0, ox + pw - 45.0, oy + ph - 30.0);
+        let _ = writeln!(s, r##"<rect x="{x0}" y="{y0}" width="{}" height="{}" fill="none" stroke="#999"/>"##, x1 - x0, y1 - y0);
+        let _ = writeln!(s, r#"<text x="{x0}" y="{}" font-weight="bold">{phase}</text>"#, y0 - 5.0);
+        let emax = rs.iter().map(|r| r.epoch).max().unwrap_or(1).max(1) as f64;
+        let emin = rs.iter().map(|r| r.epoch).min().unwrap_or(0) as f64;
+        let xs = |e: usize| x0 + (x1 - x0) * if emax > emin { (e as f64 - emin) / (emax - emin) } else { 0.5 };
+        let finite: Vec<f64> = rs.iter().map(|r| r.loss).filter(|v| v.is_finite()).collect();
+        let (lmin, lmax) = finite.iter().fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        let line = |vals: Vec<(usize, f64)>, ys: &dyn Fn(f64) -> f64, color: &str, s: &mut String| {
+            let pts: Vec<String> = vals.iter().filter(|(_, v)| v.is_finite()).map(|&(e, v)| format!("{:.1},{:.1}", xs(e), ys(v))).collect();
+            if !pts.is_empty() {
+                let _ = writeln!(s, r#"<polyline fill="none" stroke="{color}" stroke-width="1.5" points="{}"/>"#, pts.join(" "));
+                if pts.len() == 1 {
+                    let (x, y) = pts[0].split_once(',').unwrap();
+                    let _ = writeln!(s, r#"<circle cx="{x}" cy="{y}" r="2.5" fill="{color}"/>"#);
+                }
+            }
+        };
+        if !finite.is_empty() {
+            let span = (lmax - lmin).max(1e-12);
+            let ys = move |v: f64| y1 - (y1 - y0) * (v - lmin) / span;
+            line(rs.iter().map(|r| (r.epoch, r.loss)).collect(), &ys, "#1f77b4", &mut s);
+            let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#1f77b4" text-anchor="end">{:.3}</text>"##, x0 - 3.0, y0 + 8.0, lmax);
+            let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#1f77b4" text-anchor="end">{:.3}</text>"##, x0 - 3.0, y1, lmin);
+        }
+        let ya = |v: f64| y1 - (y1 - y0) * ((v - 0.5) / 0.5).clamp(0.0, 1.0);
+        line(rs.iter().map(|r| (r.epoch, r.train_acc)).collect(), &ya, "#ff7f0e", &mut s);
+        line(rs.iter().map(|r| (r.epoch, r.val_acc)).collect(), &ya, "#2ca02c", &mut s);
+        if rs.iter().any(|r| r.val_acc.is_finite() || r.train_acc.is_finite()) {
+            let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#2ca02c">100%</text>"##, x1 + 3.0, y0 + 8.0);
+            let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#2ca02c">50%</text>"##, x1 + 3.0, y1);
+            if let Some(last) = rs.iter().rev().find(|r| r.val_acc.is_finite()) {
+                let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#2ca02c" text-anchor="end">val {:.1}%</text>"##, x1 - 3.0, y1 - 5.0, 100.0 * last.val_acc);
+            }
+        }
+        let _ = writeln!(s, r#"<text x="{x0}" y="{}">epoch {}</text>"#, y1 + 14.0, emin as usize);
+        let _ = writeln!(s, r#"<text x="{x1}" y="{}" text-anchor="end">{}</text>"#, y1 + 14.0, emax as usize);
+    }
+    s.push_str("</svg>\n");
+    s
+}

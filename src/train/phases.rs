@@ -1,0 +1,179 @@
+//! The paper's three phases (section 3) on top of [`Ctx::run_stage`]:
+//! - `pos2vec_layer`: one layer of the stacked autoencoder (773-600-773, then 600-400-600 on
+//!   the frozen codes, …). The first decoder ends in a sigmoid with binary cross-entropy (the
+//!   input is bits); deeper ones are linear with squared error (codes are real).
+//! - `siamese`: the DeepChess comparator on random (W, L) pairs, random order, tied towers;
+//!   with a teacher, the targets are the teacher's soft outputs (distillation, phase 3b).
+//! - `distill_tower`: a small tower regressing the big tower's features (phase 3a).
+
+use super::common::{pair_accuracy, pair_batch, Pools};
+use super::log::Progress;
+use super::stage::{Ctx, EpochStats, StageCfg};
+use crate::data::encode::{Features, INPUTS};
+use crate::net::{batch_of, Net};
+use crate::tensor::{Init, Matrix, Params, Rng, SparseBatch, Tape};
+
+fn te(e: crate::tensor::TensorError) -> String {
+    e.to_string()
+}
+
+/// A random sample of positions from both pools.
+fn position_batch<'a>(pools: &'a Pools, rng: &mut Rng, n: usize, rows: &mut Vec<&'a [u16]>) {
+    rows.clear();
+    let total = pools.len() as u64;
+    for _ in 0..n {
+        let i = rng.below(total) as usize;
+        let f: &Features = if i < pools.w.len() { &pools.w[i] } else { &pools.l[i - pools.w.len()] };
+        rows.push(f.as_slice());
+    }
+}
+
+/// Trains tower layer `k` of `net` as an autoencoder on the frozen codes of layers `< k`.
+pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: &Pools, cfg: &StageCfg) -> Result<(), String> {
+    let (n_in, n_out) = (net.arch.tower[k], net.arch.tower[k + 1]);
+    let mut ae = Params::new();
+    let (tw, tb) = net.tower[k];
+    let enc_w = ae.add("enc.w", net.params.value(tw).clone()).map_err(te)?;
+    let enc_b = ae.add("enc.b", net.params.value(tb).clone()).map_err(te)?;
+    let mut init = Rng::new(ctx.seed ^ 0xAE ^ k as u64);
+    let dec_w = ae.add("dec.w", Init::XavierUniform.matrix(n_out, n_in, &mut init)).map_err(te)?;
+    let dec_b = ae.add("dec.b", Matrix::zeros(1, n_in)).map_err(te)?;
+    let (mut tape, mut codes_tape) = (Tape::new(), Tape::new());
+    let mut x = SparseBatch::new(INPUTS);
+    let mut rows = Vec::new();
+    let frozen: &Net = net;
+    ctx.run_stage(name, &mut ae, cfg, |ae, opt, epoch, rng| {
+        let batches = cfg.samples.div_ceil(cfg.batch);
+        let mut prog = Progress::new(format!("[{name}] epoch {}", epoch + 1), batches * cfg.batch);
+        let mut loss_sum = 0.0;
+        for bi in 0..batches {
+            position_batch(pools, rng, cfg.batch, &mut rows);
+            batch_of(&rows, &mut x);
+            tape.reset();
+            let loss = if k == 0 {
+                let h = tape.sparse_affine(ae, &x, enc_w, enc_b).map_err(te)?;
+                let h = tape.relu(h).map_err(te)?;
+                let y = tape.affine(ae, h, dec_w, dec_b).map_err(te)?;
+                let p = tape.sigmoid(y).map_err(te)?;
+                let target = tape.input(&x.to_dense());
+                tape.binary_cross_entropy(p, target).map_err(te)?
+            } else {
+                codes_tape.reset();
+                let c = frozen.tower_on_tape_to(&mut codes_tape, &x, k).map_err(te)?;
+                let codes = tape.input(codes_tape.value(c));
+                let h = tape.affine(ae, codes, enc_w, enc_b).map_err(te)?;
+                let h = tape.relu(h).map_err(te)?;
+                let y = tape.affine(ae, h, dec_w, dec_b).map_err(te)?;
+                tape.mse(y, codes).map_err(te)?
+            };
+            tape.backward(loss, ae).map_err(te)?;
+            opt.step(ae);
+            loss_sum += tape.scalar(loss) as f64;
+            prog.update((bi + 1) * cfg.batch, loss_sum / (bi + 1) as f64, None, "pos");
+        }
+        prog.finish();
+        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: batches * cfg.batch })
+    })?;
+    net.params.value_mut(tw).copy_from(ae.value(enc_w));
+    net.params.value_mut(tb).copy_from(ae.value(enc_b));
+    Ok(())
+}
+
+/// Trains the whole comparator on pairs. With `teacher`, the targets are its softmax outputs.
+pub fn siamese(
+    ctx: &mut Ctx,
+    name: &str,
+    net: &mut Net,
+    teacher: Option<&Net>,
+    pools: &Pools,
+    valid: &Pools,
+    val_pairs: usize,
+    cfg: &StageCfg,
+) -> Result<(), String> {
+    let (mut tape, mut teacher_tape) = (Tape::new(), Tape::new());
+    let (mut xa, mut xb) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
+    let mut labels = Vec::new();
+    let mut target = Matrix::zeros(cfg.batch, 2);
+    let arch = net.arch.clone();
+    let (tower, head) = (net.tower.clone(), net.head.clone());
+    ctx.run_stage(name, &mut net.params, cfg, |params, opt, epoch, rng| {
+        // The closure owns the parameters; view them as a net for the tape.
+        let view = Net { arch: arch.clone(), params: std::mem::take(params), tower: tower.clone(), head: head.clone() };
+        let batches = cfg.samples.div_ceil(cfg.batch);
+        let mut prog = Progress::new(format!("[{name}] epoch {}", epoch + 1), batches * cfg.batch);
+        let (mut loss_sum, mut right) = (0.0, 0usize);
+        let mut view = view;
+        for bi in 0..batches {
+            pair_batch(pools, rng, cfg.batch, &mut xa, &mut xb, &mut labels);
+            target.resize_zeroed(cfg.batch, 2);
+            match teacher {
+                None => {
+                    for (i, &l) in labels.iter().enumerate() {
+                        target.set(i, l, 1.0);
+                    }
+                }
+                Some(t) => {
+                    teacher_tape.reset();
+                    let z = t.pair_logits_on_tape(&mut teacher_tape, &xa, &xb).map_err(te)?;
+                    let z = teacher_tape.value(z);
+                    for i in 0..cfg.batch {
+                        let p0 = 1.0 / (1.0 + (z.get(i, 1) - z.get(i, 0)).exp());
+                        target.set(i, 0, p0);
+                        target.set(i, 1, 1.0 - p0);
+                    }
+                }
+            }
+            tape.reset();
+            let logits = view.pair_logits_on_tape(&mut tape, &xa, &xb).map_err(te)?;
+            let t = tape.input(&target);
+            let loss = tape.softmax_cross_entropy(logits, t).map_err(te)?;
+            let z = tape.value(logits);
+            right += labels.iter().enumerate().filter(|&(i, &l)| usize::from(z.get(i, 1) > z.get(i, 0)) == l).count();
+            tape.backward(loss, &mut view.params).map_err(te)?;
+            opt.step(&mut view.params);
+            loss_sum += tape.scalar(loss) as f64;
+            let done = (bi + 1) * cfg.batch;
+            prog.update(done, loss_sum / (bi + 1) as f64, Some(right as f64 / done as f64), "pairs");
+        }
+        prog.finish();
+        let val_acc = pair_accuracy(&view, valid, val_pairs, 0x7A11_DA7E);
+        *params = view.params;
+        let n = batches * cfg.batch;
+        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: right as f64 / n as f64, val_acc, samples: n })
+    })
+}
+
+/// Trains `student`'s tower to reproduce `teacher`'s tower features (squared error).
+pub fn distill_tower(ctx: &mut Ctx, name: &str, student: &mut Net, teacher: &Net, pools: &Pools, cfg: &StageCfg) -> Result<(), String> {
+    if student.arch.features() != teacher.arch.features() {
+        return Err(format!("distill: student has {} features, teacher {}", student.arch.features(), teacher.arch.features()));
+    }
+    let (mut tape, mut teacher_tape) = (Tape::new(), Tape::new());
+    let mut x = SparseBatch::new(INPUTS);
+    let mut rows = Vec::new();
+    let arch = student.arch.clone();
+    let (tower, head) = (student.tower.clone(), student.head.clone());
+    ctx.run_stage(name, &mut student.params, cfg, |params, opt, epoch, rng| {
+        let mut view = Net { arch: arch.clone(), params: std::mem::take(params), tower: tower.clone(), head: head.clone() };
+        let batches = cfg.samples.div_ceil(cfg.batch);
+        let mut prog = Progress::new(format!("[{name}] epoch {}", epoch + 1), batches * cfg.batch);
+        let mut loss_sum = 0.0;
+        for bi in 0..batches {
+            position_batch(pools, rng, cfg.batch, &mut rows);
+            batch_of(&rows, &mut x);
+            teacher_tape.reset();
+            let tf = teacher.tower_on_tape(&mut teacher_tape, &x).map_err(te)?;
+            tape.reset();
+            let target = tape.input(teacher_tape.value(tf));
+            let f = view.tower_on_tape(&mut tape, &x).map_err(te)?;
+            let loss = tape.mse(f, target).map_err(te)?;
+            tape.backward(loss, &mut view.params).map_err(te)?;
+            opt.step(&mut view.params);
+            loss_sum += tape.scalar(loss) as f64;
+            prog.update((bi + 1) * cfg.batch, loss_sum / (bi + 1) as f64, None, "pos");
+        }
+        prog.finish();
+        *params = view.params;
+        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: batches * cfg.batch })
+    })
+}

@@ -1,0 +1,102 @@
+//! The epoch loop every phase runs in: per-epoch random streams, a checkpoint after each
+//! epoch (atomic), `--resume` from the last one, the CSV/SVG log and the progress line.
+
+use super::common::{epoch_rng, Checkpoint, OptCfg};
+use super::log::{Log, Row};
+use crate::tensor::{Optimizer, Params, Rng};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Run-wide context.
+pub struct Ctx {
+    pub dir: PathBuf,
+    pub seed: u64,
+    pub resume: bool,
+    pub log: Log,
+    /// Extra header entries for checkpoints (profile, data folder …).
+    pub meta: Vec<(String, String)>,
+}
+
+/// Figures of one epoch, returned by the phase's epoch function.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EpochStats {
+    pub loss: f64,
+    pub train_acc: f64,
+    pub val_acc: f64,
+    pub samples: usize,
+}
+
+/// Epochs and samples per epoch, batch size and optimizer of one stage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StageCfg {
+    pub epochs: usize,
+    /// Positions or pairs per epoch.
+    pub samples: usize,
+    pub batch: usize,
+    pub opt: OptCfg,
+}
+
+impl Ctx {
+    fn checkpoint_path(&self) -> PathBuf {
+        self.dir.join("checkpoint.dcw")
+    }
+
+    /// Runs `epoch_fn` for each remaining epoch of stage `name`, checkpointing after each.
+    pub fn run_stage(
+        &mut self,
+        name: &str,
+        params: &mut Params,
+        cfg: &StageCfg,
+        mut epoch_fn: impl FnMut(&mut Params, &mut dyn Optimizer, usize, &mut Rng) -> Result<EpochStats, String>,
+    ) -> Result<(), String> {
+        let mut opt = cfg.opt.build();
+        let mut start = 0;
+        let ck = self.checkpoint_path();
+        if self.resume && ck.exists() {
+            let c = Checkpoint::load(&ck).map_err(|e| e.to_string())?;
+            if c.meta("stage") == Some(name) {
+                if c.meta("seed") != Some(&self.seed.to_string()) {
+                    return Err(format!("{}: made with another --seed ({:?}); resume with the same settings", ck.display(), c.meta("seed")));
+                }
+                c.restore(params, opt.as_mut(), &ck.display().to_string()).map_err(|e| e.to_string())?;
+                start = c.meta("epochs_done").and_then(|v| v.parse().ok()).unwrap_or(0);
+                eprintln!("[{name}] resuming after epoch {start} from {}", ck.display());
+            }
+        }
+        for epoch in start..cfg.epochs {
+            let t = Instant::now();
+            let mut rng = epoch_rng(self.seed, name, epoch);
+            let lr = opt.lr();
+            let st = epoch_fn(params, opt.as_mut(), epoch, &mut rng)?;
+            opt.end_epoch();
+            let secs = t.elapsed().as_secs_f64();
+            eprintln!(
+                "[{name}] epoch {}/{} loss {:.5}{}{} lr {lr:.5} {:.1}s",
+                epoch + 1,
+                cfg.epochs,
+                st.loss,
+                if st.train_acc.is_finite() { format!(" train {:.2}%", 100.0 * st.train_acc) } else { String::new() },
+                if st.val_acc.is_finite() { format!(" val {:.2}%", 100.0 * st.val_acc) } else { String::new() },
+                secs
+            );
+            self.log
+                .push(Row {
+                    phase: name.to_string(),
+                    epoch: epoch + 1,
+                    lr,
+                    loss: st.loss,
+                    train_acc: st.train_acc,
+                    val_acc: st.val_acc,
+                    seconds: secs,
+                    rate: st.samples as f64 / secs.max(1e-9),
+                })
+                .map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
+            let mut meta = self.meta.clone();
+            meta.push(("stage".into(), name.into()));
+            meta.push(("epochs_done".into(), (epoch + 1).to_string()));
+            meta.push(("seed".into(), self.seed.to_string()));
+            Checkpoint::save(&ck, &meta, params, opt.as_ref()).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+}

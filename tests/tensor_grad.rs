@@ -1,0 +1,242 @@
+//! Every tape op's gradient against central finite differences, on random shapes.
+
+use deepchess::tensor::{Init, Matrix, Params, Rng, SparseBatch, Tape, Var};
+use proptest::prelude::*;
+
+type Build = dyn Fn(&mut Tape, &Params, &[Var]) -> Var;
+
+fn loss_of(build: &Build, inputs: &[Matrix], params: &Params) -> f64 {
+    let mut t = Tape::new();
+    let vars: Vec<Var> = inputs.iter().map(|m| t.variable(m)).collect();
+    let l = build(&mut t, params, &vars);
+    t.scalar(l) as f64
+}
+
+/// Compares analytic gradients of all inputs and parameters with central differences.
+fn check(build: &Build, inputs: Vec<Matrix>, mut params: Params) {
+    let mut t = Tape::new();
+    let vars: Vec<Var> = inputs.iter().map(|m| t.variable(m)).collect();
+    let l = build(&mut t, &params, &vars);
+    params.zero_grads();
+    t.backward(l, &mut params).unwrap();
+    let h = 1e-2f32;
+    let close = |a: f64, n: f64, what: &str| {
+        let tol = 2e-3 + 3e-2 * a.abs().max(n.abs());
+        assert!((a - n).abs() <= tol, "{what}: analytic {a} vs numeric {n}");
+    };
+    for (vi, v) in vars.iter().enumerate() {
+        let g = t.grad(*v).clone();
+        for e in 0..inputs[vi].len() {
+            let mut ins = inputs.clone();
+            ins[vi].data_mut()[e] += h;
+            let up = loss_of(build, &ins, &params);
+            ins[vi].data_mut()[e] -= 2.0 * h;
+            let down = loss_of(build, &ins, &params);
+            close(g.data()[e] as f64, (up - down) / (2.0 * h as f64), &format!("input {vi} element {e}"));
+        }
+    }
+    for id in params.ids().collect::<Vec<_>>() {
+        let g = params.grad(id).clone();
+        for e in 0..g.len() {
+            let orig = params.value(id).data()[e];
+            params.value_mut(id).data_mut()[e] = orig + h;
+            let up = loss_of(build, &inputs, &params);
+            params.value_mut(id).data_mut()[e] = orig - h;
+            let down = loss_of(build, &inputs, &params);
+            params.value_mut(id).data_mut()[e] = orig;
+            close(g.data()[e] as f64, (up - down) / (2.0 * h as f64), &format!("param '{}' element {e}", params.name(id)));
+        }
+    }
+}
+
+fn rand(r: usize, c: usize, rng: &mut Rng) -> Matrix {
+    let mut m = Matrix::zeros(r, c);
+    m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-1.0, 1.0));
+    m
+}
+
+/// Values kept away from 0 so ReLU's kink is never crossed by the finite difference.
+fn away_from_zero(r: usize, c: usize, rng: &mut Rng) -> Matrix {
+    let mut m = rand(r, c, rng);
+    m.data_mut().iter_mut().for_each(|x| *x = x.signum() * (0.1 + x.abs()));
+    m
+}
+
+fn soft_targets(r: usize, c: usize, rng: &mut Rng) -> Matrix {
+    let mut m = Matrix::zeros(r, c);
+    for i in 0..r {
+        let row: Vec<f32> = (0..c).map(|_| rng.uniform(0.1, 1.0)).collect();
+        let s: f32 = row.iter().sum();
+        m.row_mut(i).iter_mut().zip(&row).for_each(|(d, v)| *d = v / s);
+    }
+    m
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn affine(b in 1usize..5, i in 1usize..6, o in 1usize..6, seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let mut p = Params::new();
+        let w = p.add("w", rand(i, o, &mut rng)).unwrap();
+        let bias = p.add("b", rand(1, o, &mut rng)).unwrap();
+        let target = rand(b, o, &mut rng);
+        let build = move |t: &mut Tape, p: &Params, v: &[Var]| {
+            let y = t.affine(p, v[0], w, bias).unwrap();
+            let tg = t.input(&target);
+            t.mse(y, tg).unwrap()
+        };
+        check(&build, vec![rand(b, i, &mut rng)], p);
+    }
+
+    #[test]
+    fn sparse_affine(b in 1usize..5, feats in 1usize..12, o in 1usize..5, seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let mut p = Params::new();
+        let w = p.add("w", rand(feats, o, &mut rng)).unwrap();
+        let bias = p.add("b", rand(1, o, &mut rng)).unwrap();
+        let rows: Vec<Vec<u32>> = (0..b).map(|_| (0..feats as u32).filter(|_| rng.below(2) == 1).collect()).collect();
+        let x = SparseBatch::from_rows(feats, &rows).unwrap();
+        let target = rand(b, o, &mut rng);
+        let build = move |t: &mut Tape, p: &Params, _: &[Var]| {
+            let y = t.sparse_affine(p, &x, w, bias).unwrap();
+            let tg = t.input(&target);
+            t.mse(y, tg).unwrap()
+        };
+        check(&build, vec![], p);
+    }
+
+    #[test]
+    fn activations_and_add(r in 1usize..4, c in 1usize..6, seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let target = rand(r, c, &mut rng);
+        let build = move |t: &mut Tape, _: &Params, v: &[Var]| {
+            let a = t.relu(v[0]).unwrap();
+            let s = t.sigmoid(v[1]).unwrap();
+            let h = t.tanh(v[1]).unwrap();
+            let x = t.add(a, s).unwrap();
+            let y = t.add(x, h).unwrap();
+            let tg = t.input(&target);
+            t.mse(y, tg).unwrap()
+        };
+        check(&build, vec![away_from_zero(r, c, &mut rng), rand(r, c, &mut rng)], Params::new());
+    }
+
+    #[test]
+    fn concat_and_param(r in 1usize..4, c1 in 1usize..5, c2 in 1usize..5, seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let mut p = Params::new();
+        let pid = p.add("p", rand(r, c2, &mut rng)).unwrap();
+        let target = rand(r, c1 + c2, &mut rng);
+        let build = move |t: &mut Tape, p: &Params, v: &[Var]| {
+            let pv = t.param(p, pid);
+            let q = t.add(pv, v[1]).unwrap();
+            let y = t.concat(v[0], q).unwrap();
+            let tg = t.input(&target);
+            t.mse(y, tg).unwrap()
+        };
+        check(&build, vec![rand(r, c1, &mut rng), rand(r, c2, &mut rng)], p);
+    }
+
+    #[test]
+    fn softmax_cross_entropy(r in 1usize..5, c in 2usize..6, seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let build = |t: &mut Tape, _: &Params, v: &[Var]| t.softmax_cross_entropy(v[0], v[1]).unwrap();
+        check(&build, vec![rand(r, c, &mut rng), soft_targets(r, c, &mut rng)], Params::new());
+    }
+
+    #[test]
+    fn binary_cross_entropy(r in 1usize..4, c in 1usize..5, seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let mut p = Matrix::zeros(r, c);
+        p.data_mut().iter_mut().for_each(|x| *x = rng.uniform(0.1, 0.9));
+        let mut tg = Matrix::zeros(r, c);
+        tg.data_mut().iter_mut().for_each(|x| *x = rng.uniform(0.0, 1.0));
+        let build = |t: &mut Tape, _: &Params, v: &[Var]| t.binary_cross_entropy(v[0], v[1]).unwrap();
+        check(&build, vec![p, tg], Params::new());
+    }
+
+    #[test]
+    fn sum_mean_mse(r in 1usize..4, c in 1usize..5, seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let build = |t: &mut Tape, _: &Params, v: &[Var]| {
+            let a = t.tanh(v[0]).unwrap();
+            let s = t.sum(a).unwrap();
+            let m = t.mean(v[1]).unwrap();
+            let q = t.mse(v[0], v[1]).unwrap();
+            let sm = t.add(s, m).unwrap();
+            t.add(sm, q).unwrap()
+        };
+        check(&build, vec![rand(r, c, &mut rng), rand(r, c, &mut rng)], Params::new());
+    }
+}
+
+/// The Siamese network's tied weights: one tower applied to two inputs; the shared
+/// parameters must receive the sum of both paths' gradients.
+#[test]
+fn tied_weights_accumulate_both_paths() {
+    let mut rng = Rng::new(3);
+    let mut p = Params::new();
+    let w1 = p.add("tower.w", Init::HeNormal.matrix(10, 4, &mut rng)).unwrap();
+    let b1 = p.add("tower.b", rand(1, 4, &mut rng)).unwrap();
+    let w2 = p.add("head.w", Init::XavierUniform.matrix(8, 2, &mut rng)).unwrap();
+    let b2 = p.add("head.b", Init::Zeros.matrix(1, 2, &mut rng)).unwrap();
+    let xa = SparseBatch::from_rows(10, &[vec![0u32, 3, 7], vec![1, 2]]).unwrap();
+    let xb = SparseBatch::from_rows(10, &[vec![3u32, 4], vec![9, 2, 5]]).unwrap();
+    let build = move |t: &mut Tape, p: &Params, _: &[Var]| {
+        let fa = t.sparse_affine(p, &xa, w1, b1).unwrap();
+        let fa = t.tanh(fa).unwrap();
+        let fb = t.sparse_affine(p, &xb, w1, b1).unwrap();
+        let fb = t.tanh(fb).unwrap();
+        let h = t.concat(fa, fb).unwrap();
+        let z = t.affine(p, h, w2, b2).unwrap();
+        let y = t.one_hot(&[0, 1], 2).unwrap();
+        t.softmax_cross_entropy(z, y).unwrap()
+    };
+    check(&build, vec![], p);
+}
+
+#[test]
+fn frozen_params_get_no_gradient_and_reused_tape_is_stable() {
+    let mut rng = Rng::new(5);
+    let mut p = Params::new();
+    let w = p.add("w", rand(3, 2, &mut rng)).unwrap();
+    let b = p.add("b", rand(1, 2, &mut rng)).unwrap();
+    p.set_frozen(w, true);
+    let x = rand(4, 3, &mut rng);
+    let target = rand(4, 2, &mut rng);
+    let mut t = Tape::new();
+    let mut first = None;
+    for _ in 0..3 {
+        t.reset();
+        p.zero_grads();
+        let xi = t.input(&x);
+        let y = t.affine(&p, xi, w, b).unwrap();
+        let tg = t.input(&target);
+        let l = t.mse(y, tg).unwrap();
+        t.backward(l, &mut p).unwrap();
+        assert!(p.grad(w).data().iter().all(|&g| g == 0.0));
+        let gb = p.grad(b).clone();
+        assert!(gb.data().iter().any(|&g| g != 0.0));
+        if let Some(f) = &first {
+            assert_eq!(f, &gb);
+        }
+        first = Some(gb);
+        assert_eq!(t.len(), 4);
+    }
+}
+
+#[test]
+fn shape_errors_are_reported() {
+    let mut t = Tape::new();
+    let a = t.input(&Matrix::zeros(2, 3));
+    let b = t.input(&Matrix::zeros(3, 3));
+    let e = t.concat(a, b).unwrap_err().to_string();
+    assert!(e.contains("concat"), "{e}");
+    assert!(t.mse(a, b).is_err());
+    let mut p = Params::new();
+    let l = t.sum(a).unwrap();
+    assert!(t.backward(a, &mut p).is_err(), "a 2×3 node is not a loss");
+    t.backward(l, &mut p).unwrap();
+}
