@@ -119,8 +119,12 @@ fn garbage_is_explained_never_fatal() {
     s.send("stop");
     s.expect("bestmove", SEC);
     s.send("");
-    s.send("setoption name Eval value distilled");
+    s.send("setoption name EvalFile value /nonexistent/net.dcw");
     assert!(s.expect("info string", SEC).contains("no net loaded, using handcrafted"));
+    s.send("setoption name EvalFile value <empty>");
+    assert!(s.expect("info string", SEC).contains("distilled"));
+    s.send("setoption name Eval value handcrafted");
+    assert!(s.expect("info string", SEC).contains("handcrafted"));
     // The bad move cut the move list: still the start position plus nothing.
     s.send("go depth 2");
     let bm = s.expect("bestmove", 10 * SEC);
@@ -206,6 +210,31 @@ fn one_legal_bestmove_per_go_over_a_game() {
     assert_eq!(s.expect("bestmove", SEC), "bestmove 0000");
     s.quit();
     assert!(Position::startpos().has_legal_move());
+}
+
+#[test]
+fn plays_with_the_shipped_nets() {
+    let mut s = Session::start(&[]);
+    for (eval, file) in [("distilled", "distilled.dcw"), ("deepchess", "deepchess.dcw")] {
+        s.send(&format!("setoption name Eval value {eval}"));
+        let msg = s.expect("info string", 5 * SEC);
+        assert!(msg.contains("loaded") && msg.contains(file), "{msg}");
+        s.send("position startpos moves e2e4");
+        s.send("go depth 3");
+        let info = s.expect("info depth 3", 20 * SEC);
+        assert!(info.contains(" score cp ") || info.contains(" score mate "), "{info}");
+        let bm = s.expect("bestmove", 20 * SEC);
+        let mut g = Game::default();
+        g.play(g.position().parse_uci("e2e4").unwrap()).unwrap();
+        assert!(legal_in(&g, &bm), "{bm}");
+    }
+    // Mates are the search's: found with the net too.
+    s.send("setoption name Eval value distilled");
+    s.expect("info string", 5 * SEC);
+    s.send("position fen r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1");
+    s.send("go depth 3");
+    assert!(s.expect("bestmove", 20 * SEC).starts_with("bestmove d5f6"));
+    s.quit();
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! owns the searcher until it prints the one `bestmove` of that `go`.
 
 use crate::chess::{Game, Position};
-use crate::search::{Handcrafted, Info, Limits, Score, SearchResult, Searcher};
+use crate::search::deepchess_net::{default_net_path, Big, Distilled};
+use crate::search::{Handcrafted, Info, Limits, NetComparator, Score, SearchResult, Searcher};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,8 +21,8 @@ fn say(out: &Out, line: &str) {
     let _ = w.flush();
 }
 
-/// Which comparator `Eval` asks for. Only the handcrafted one exists until a net can be
-/// loaded (src/net); the others are answered with an `info string` and fall back.
+/// Which comparator `Eval` asks for. The nets fall back to handcrafted (saying so in an
+/// `info string`) when no net file can be loaded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EvalChoice {
     DeepChess,
@@ -29,26 +30,74 @@ pub enum EvalChoice {
     Handcrafted,
 }
 
-/// The searcher behind the chosen comparator. The seam for the net: add a variant holding
-/// `Searcher<NetComparator<…>>` and build it in [`Engine::rebuild_searcher`].
+impl EvalChoice {
+    pub fn name(self) -> &'static str {
+        match self {
+            EvalChoice::DeepChess => "deepchess",
+            EvalChoice::Distilled => "distilled",
+            EvalChoice::Handcrafted => "handcrafted",
+        }
+    }
+}
+
+/// The searcher behind the chosen comparator (one monomorphised search per comparator).
 pub enum AnySearcher {
     Handcrafted(Searcher<Handcrafted>),
+    Distilled(Searcher<NetComparator<Distilled>>),
+    Big(Searcher<NetComparator<Big>>),
+}
+
+macro_rules! each {
+    ($self:expr, $s:ident => $e:expr) => {
+        match $self {
+            AnySearcher::Handcrafted($s) => $e,
+            AnySearcher::Distilled($s) => $e,
+            AnySearcher::Big($s) => $e,
+        }
+    };
 }
 
 impl AnySearcher {
     fn search(&mut self, game: &Game, limits: &Limits, overhead: Duration, stop: Arc<AtomicBool>, on_info: &mut dyn FnMut(&Info)) -> SearchResult {
-        match self {
-            AnySearcher::Handcrafted(s) => s.search(game, limits, overhead, stop, on_info),
-        }
+        each!(self, s => s.search(game, limits, overhead, stop, on_info))
     }
     fn clear(&mut self) {
-        match self {
-            AnySearcher::Handcrafted(s) => s.clear(),
-        }
+        each!(self, s => s.clear())
     }
     fn resize_hash(&mut self, mb: usize) {
-        match self {
-            AnySearcher::Handcrafted(s) => s.resize_hash(mb),
+        each!(self, s => s.resize_hash(mb))
+    }
+
+    /// The searcher for `eval`: a net from `file` (or the shipped one), else handcrafted.
+    /// Returns a sentence for `info string` describing what was loaded or why not.
+    pub fn build(eval: EvalChoice, file: Option<&str>, hash_mb: usize) -> (AnySearcher, String) {
+        let fallback = |why: String| (AnySearcher::Handcrafted(Searcher::new(Handcrafted::new(), hash_mb)), why);
+        let default_file = match eval {
+            EvalChoice::Handcrafted => return fallback("Eval handcrafted".into()),
+            EvalChoice::Distilled => "distilled.dcw",
+            EvalChoice::DeepChess => "deepchess.dcw",
+        };
+        let path = match file {
+            Some(f) => std::path::PathBuf::from(f),
+            None => match default_net_path(default_file) {
+                Some(p) => p,
+                None => return fallback(format!("no net loaded, using handcrafted (data/nets/{default_file} not found; set EvalFile)")),
+            },
+        };
+        let cache = hash_mb.max(16);
+        // The file decides the size: a distilled net under Eval deepchess still loads.
+        match Distilled::load(&path) {
+            Ok(n) => {
+                let msg = format!("Eval {}: loaded {} ({})", eval.name(), path.display(), n.description);
+                (AnySearcher::Distilled(Searcher::new(NetComparator::new(n, "distilled", cache), hash_mb)), msg)
+            }
+            Err(e1) => match Big::load(&path) {
+                Ok(n) => {
+                    let msg = format!("Eval {}: loaded {} ({})", eval.name(), path.display(), n.description);
+                    (AnySearcher::Big(Searcher::new(NetComparator::new(n, "deepchess", cache), hash_mb)), msg)
+                }
+                Err(_) => fallback(format!("no net loaded, using handcrafted ({e1})")),
+            },
         }
     }
 }
@@ -70,6 +119,8 @@ pub struct Engine {
     eval_file: Option<String>,
     searcher: Option<AnySearcher>,
     running: Option<Running>,
+    /// What the last (re)build loaded, said after `uciok`.
+    notice: String,
 }
 
 const HASH_DEFAULT: usize = 16;
@@ -92,10 +143,11 @@ impl Engine {
             hash_mb: HASH_DEFAULT,
             threads: 1,
             overhead: Duration::from_millis(OVERHEAD_DEFAULT_MS),
-            eval: EvalChoice::Handcrafted,
+            eval: EvalChoice::Distilled,
             eval_file: None,
-            searcher: Some(AnySearcher::Handcrafted(Searcher::new(Handcrafted::new(), HASH_DEFAULT))),
+            searcher: None,
             running: None,
+            notice: String::new(),
         }
     }
 
@@ -126,7 +178,11 @@ impl Engine {
         let Some((&cmd, rest)) = tokens.split_first() else { return true };
         match cmd {
             "uci" => self.uci(),
-            "isready" => say(&self.out, "readyok"),
+            "isready" => {
+                // Heavy set-up (loading a net) happens here or at the first go, never mid-search.
+                self.ensure_searcher();
+                say(&self.out, "readyok")
+            }
             "ucinewgame" => {
                 self.stop_search();
                 self.game = Game::default();
@@ -164,7 +220,7 @@ impl Engine {
             "option name Threads type spin default 1 min 1 max 256".to_string(),
             format!("option name Move Overhead type spin default {OVERHEAD_DEFAULT_MS} min 0 max 5000"),
             "option name EvalFile type string default <empty>".to_string(),
-            "option name Eval type combo default handcrafted var deepchess var distilled var handcrafted".to_string(),
+            "option name Eval type combo default distilled var deepchess var distilled var handcrafted".to_string(),
             "uciok".to_string(),
         ] {
             say(&self.out, &l);
@@ -253,6 +309,7 @@ impl Engine {
         self.stop_search();
         let limits = self.parse_go(args);
         let infinite = limits.waits_for_stop();
+        self.ensure_searcher();
         let Some(mut searcher) = self.searcher.take() else {
             return self.info("internal: no searcher available; go ignored");
         };
@@ -285,7 +342,7 @@ impl Engine {
             Err(e) => {
                 self.info(&format!("could not start the search thread: {e}"));
                 say(&self.out, "bestmove 0000");
-                self.searcher = Some(AnySearcher::Handcrafted(Searcher::new(Handcrafted::new(), self.hash_mb)));
+                self.rebuild_searcher();
             }
         }
     }
@@ -320,8 +377,19 @@ impl Engine {
         }
     }
 
+    /// Builds the searcher for the current Eval/EvalFile/Hash (after a search finished).
     fn rebuild_searcher(&mut self) {
-        self.searcher = Some(AnySearcher::Handcrafted(Searcher::new(Handcrafted::new(), self.hash_mb)));
+        let (s, msg) = AnySearcher::build(self.eval, self.eval_file.as_deref(), self.hash_mb);
+        self.searcher = Some(s);
+        self.notice = msg;
+    }
+
+    /// The searcher, built on first use (so `uci` answers at once).
+    fn ensure_searcher(&mut self) {
+        if self.searcher.is_none() && self.running.is_none() {
+            self.rebuild_searcher();
+            self.info(&self.notice.clone());
+        }
     }
 
     fn setoption(&mut self, args: &[&str]) {
@@ -363,15 +431,18 @@ impl Engine {
             },
             "evalfile" => {
                 self.eval_file = if value.is_empty() || value == "<empty>" { None } else { Some(value.clone()) };
-                if self.eval_file.is_some() {
-                    self.info("EvalFile noted, but nets cannot be loaded yet (src/net pending); using handcrafted");
-                }
+                self.rebuild_searcher();
+                self.info(&self.notice.clone());
             }
             "eval" => match value.to_ascii_lowercase().as_str() {
-                "handcrafted" => self.eval = EvalChoice::Handcrafted,
-                v @ ("deepchess" | "distilled") => {
-                    self.eval = if v == "deepchess" { EvalChoice::DeepChess } else { EvalChoice::Distilled };
-                    self.info("no net loaded, using handcrafted");
+                v @ ("handcrafted" | "deepchess" | "distilled") => {
+                    self.eval = match v {
+                        "handcrafted" => EvalChoice::Handcrafted,
+                        "deepchess" => EvalChoice::DeepChess,
+                        _ => EvalChoice::Distilled,
+                    };
+                    self.rebuild_searcher();
+                    self.info(&self.notice.clone());
                 }
                 _ => self.info(&format!("setoption Eval: '{value}' is not one of deepchess, distilled, handcrafted; ignored")),
             },
