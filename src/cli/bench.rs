@@ -2,6 +2,7 @@
 
 use super::args::{parse, usage, CliError, Flag};
 use crate::search::bench::BenchReport;
+use crate::search::deepchess_net::{default_net_path, Big, Distilled};
 use crate::search::random_net::RandomNet;
 use crate::search::{bench, Comparator, Handcrafted, NetComparator, Searcher};
 
@@ -37,8 +38,9 @@ fn run_one<C: Comparator>(mut s: Searcher<C>, depth: u32, verbose: bool) -> Benc
 const FLAGS: &[Flag] = &[
     Flag { name: "depth", value: Some("N"), help: "search depth per position (default 7)" },
     Flag { name: "hash", value: Some("MB"), help: "transposition table size (default 16)" },
-    Flag { name: "eval", value: Some("NAME"), help: "comparator: handcrafted (default) or random-distilled" },
-    Flag { name: "vs-net", value: None, help: "also run random-distilled and print the nodes/s ratio" },
+    Flag { name: "eval", value: Some("NAME"), help: "handcrafted (default), distilled, deepchess, random-distilled" },
+    Flag { name: "net", value: Some("FILE"), help: "net file for distilled/deepchess (default: data/nets/)" },
+    Flag { name: "vs-net", value: None, help: "then the same bench with the distilled net: nodes/s ratio" },
     Flag { name: "no-incremental", value: None, help: "net path: recompute the first layer per position" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
 ];
@@ -63,20 +65,46 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let incremental = !p.has("no-incremental");
     let verbose = p.has("verbose");
     let eval = p.get("eval").unwrap_or("handcrafted");
-    let first = match eval {
-        "handcrafted" => run_one(Searcher::new(Handcrafted::new(), hash), depth, verbose),
-        "random-distilled" => run_one(random_net_searcher(hash, incremental), depth, verbose),
-        e @ ("deepchess" | "distilled") => {
-            return Err(CliError::Failed(format!("bench: --eval {e} needs a trained net, and none can be loaded yet (src/net pending)")))
+    let net_file = |default: &str| -> Result<std::path::PathBuf, CliError> {
+        match p.get("net") {
+            Some(f) => Ok(f.into()),
+            None => default_net_path(default).ok_or_else(|| CliError::Failed(format!("bench: data/nets/{default} not found (give --net FILE)"))),
         }
-        e => return Err(CliError::Usage(format!("deepchess bench: unknown --eval '{e}' (handcrafted, random-distilled)"))),
+    };
+    let cache = hash.max(16);
+    let distilled = |file: std::path::PathBuf| -> Result<Searcher<NetComparator<Distilled>>, CliError> {
+        let n = Distilled::load(&file).map_err(CliError::Failed)?;
+        let mut c = NetComparator::new(n, "distilled", cache);
+        c.incremental = incremental;
+        Ok(Searcher::new(c, hash))
+    };
+    // Searches recurse deeply with position-sized values: run on a thread with a big stack.
+    let big_stack = |f: Box<dyn FnOnce() -> BenchReport + Send>| -> BenchReport {
+        std::thread::Builder::new().stack_size(256 << 20).spawn(f).expect("bench thread").join().expect("bench thread panicked")
+    };
+    let first = match eval {
+        "handcrafted" => big_stack(Box::new(move || run_one(Searcher::new(Handcrafted::new(), hash), depth, verbose))),
+        "random-distilled" => big_stack(Box::new(move || run_one(random_net_searcher(hash, incremental), depth, verbose))),
+        "distilled" => {
+            let s = distilled(net_file("distilled.dcw")?)?;
+            big_stack(Box::new(move || run_one(s, depth, verbose)))
+        }
+        "deepchess" => {
+            let n = Big::load(&net_file("deepchess.dcw")?).map_err(CliError::Failed)?;
+            let mut c = NetComparator::new(n, "deepchess", cache);
+            c.incremental = incremental;
+            let s = Searcher::new(c, hash);
+            big_stack(Box::new(move || run_one(s, depth, verbose)))
+        }
+        e => return Err(CliError::Usage(format!("deepchess bench: unknown --eval '{e}' (handcrafted, distilled, deepchess, random-distilled)"))),
     };
     println!("Nodes searched: {}", first.nodes);
     println!("Nodes/second: {}", first.nps());
     if p.has("vs-net") && eval == "handcrafted" {
-        let net = run_one(random_net_searcher(hash, incremental), depth, verbose);
+        let s = distilled(net_file("distilled.dcw")?)?;
+        let net = big_stack(Box::new(move || run_one(s, depth, verbose)));
         eprintln!(
-            "net path (random weights, distilled shape) vs handcrafted, same positions, same run: {:.2}x slower in nodes/s",
+            "distilled net vs handcrafted, same positions, same run: {:.2}x slower in nodes/s",
             first.nps() as f64 / net.nps().max(1) as f64
         );
     }
