@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train test test-full bench bench-perft bench-pgn bench-tensor perft datagen dataset match gauntlet install-stockfish install-numpy clean
+.PHONY: all build train test test-full bench bench-perft bench-pgn bench-tensor bench-search perft datagen dataset match gauntlet install-stockfish install-numpy clean
 
 all: build
 
@@ -21,11 +21,15 @@ test-full:
 	$(CARGO) test --all-targets -- --include-ignored
 
 # Every benchmark, each figure beside its anchor as a ratio measured in the same run.
-bench: bench-tensor bench-perft bench-pgn
+bench: bench-tensor bench-perft bench-pgn bench-search
 
 # Perft speed against Stockfish's `go perft` (when Stockfish is installed; see install-stockfish).
 bench-perft: build
 	$(BIN) bench-perft --runs 5
+
+# Comparison alpha-beta: fixed-depth search over 30 built-in positions (deterministic node count).
+bench-search: build
+	$(BIN) bench
 
 # PGN ingest (parse + SAN + legality + sampling) against pgn-extract, when installed.
 target/corpus.pgn: data/sf15-selfplay-1.pgn.xz data/sf15-selfplay-2.pgn.xz

@@ -10,5 +10,6 @@ pub mod cli;
 pub mod data;
 pub mod net;
 pub mod play;
+pub mod search;
 pub mod tensor;
 pub mod train;

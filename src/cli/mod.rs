@@ -2,6 +2,7 @@
 
 pub mod args;
 mod accuracy;
+mod bench;
 mod bench_perft;
 mod bench_tensor;
 mod bench_pgn;
@@ -11,6 +12,7 @@ mod datagen;
 mod match_cmd;
 mod perft;
 mod train;
+mod uci;
 
 
 use args::CliError;
@@ -18,9 +20,11 @@ use args::CliError;
 const TOP_HELP: &str = "\
 deepchess: the DeepChess paper reproduced: a learned comparator inside alpha-beta.
 
-Usage: deepchess [SUBCOMMAND] [FLAGS]
+Usage: deepchess [SUBCOMMAND] [FLAGS]    (no arguments: a UCI engine on stdin/stdout)
 
 Subcommands:
+  uci                                  the UCI engine (what no arguments runs)
+  bench [--depth N]                    fixed-depth search speed; 'Nodes searched: N'
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
   train [--profile quick|paper]        Pos2Vec, DeepChess, distillation (checkpointed)
@@ -41,11 +45,13 @@ Run 'deepchess SUBCOMMAND --help' for the flags of each subcommand.
 pub fn run(args: &[String]) -> i32 {
     let (cmd, rest) = match args.split_first() {
         Some((c, r)) => (c.as_str(), r),
-        None => ("help", &[][..]),
+        None => ("uci", &[][..]), // no arguments: a UCI engine (DESIGN §4)
     };
     let result = match cmd {
         "bench-tensor" => bench_tensor::run(rest),
 
+        "uci" => uci::run(rest),
+        "bench" => bench::run(rest),
         "perft" => perft::run(rest),
         "bench-perft" => bench_perft::run(rest),
         "bench-pgn" => bench_pgn::run(rest),

@@ -1,0 +1,112 @@
+//! `deepchess bench [--depth N] [--eval handcrafted]`
+
+use super::args::{parse, usage, CliError, Flag};
+use crate::search::bench::BenchReport;
+use crate::search::deepchess_net::{default_net_path, Big, Distilled};
+use crate::search::random_net::RandomNet;
+use crate::search::{bench, Comparator, Handcrafted, NetComparator, Searcher};
+
+/// Feature-cache size of the net path in bench (MB).
+const NET_CACHE_MB: usize = 64;
+
+fn random_net_searcher(hash: usize, incremental: bool) -> Searcher<NetComparator<RandomNet>> {
+    let mut c = NetComparator::new(RandomNet::new(1), "random-distilled", NET_CACHE_MB);
+    c.incremental = incremental;
+    Searcher::new(c, hash)
+}
+
+fn run_one<C: Comparator>(mut s: Searcher<C>, depth: u32, verbose: bool) -> BenchReport {
+    let r = bench::run(&mut s, depth, |i, fen, nodes| {
+        if verbose {
+            eprintln!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1);
+        }
+    });
+    eprintln!(
+        "eval {} depth {depth}: {} positions, {} nodes, {:.3} s, {} nodes/s, {} comparisons/s, {} keys/s, cache hits {:.1} %",
+        s.comp.name(),
+        r.positions,
+        r.nodes,
+        r.time.as_secs_f64(),
+        r.nps(),
+        r.comparisons_per_sec(),
+        (r.stats.keys as f64 / r.time.as_secs_f64().max(1e-9)) as u64,
+        100.0 * r.cache_hit_rate()
+    );
+    r
+}
+
+const FLAGS: &[Flag] = &[
+    Flag { name: "depth", value: Some("N"), help: "search depth per position (default 7)" },
+    Flag { name: "hash", value: Some("MB"), help: "transposition table size (default 16)" },
+    Flag { name: "eval", value: Some("NAME"), help: "handcrafted (default), distilled, deepchess, random-distilled" },
+    Flag { name: "net", value: Some("FILE"), help: "net file for distilled/deepchess (default: data/nets/)" },
+    Flag { name: "vs-net", value: None, help: "then the same bench with the distilled net: nodes/s ratio" },
+    Flag { name: "no-incremental", value: None, help: "net path: recompute the first layer per position" },
+    Flag { name: "verbose", value: None, help: "print the node count of each position" },
+];
+
+pub fn run(args: &[String]) -> Result<(), CliError> {
+    let help = usage(
+        "bench",
+        "[--depth N] [--hash MB] [--eval NAME] [--verbose]",
+        "Fixed-depth search over the built-in positions (single thread, table cleared between\n\
+         positions). Prints 'Nodes searched: N' (the same on every run) and 'Nodes/second: N'.",
+        FLAGS,
+    );
+    let p = parse("bench", args, FLAGS, &help)?;
+    if let Some(x) = p.positional.first() {
+        return Err(CliError::Usage(format!("deepchess bench: unexpected argument '{x}'")));
+    }
+    let depth: u32 = p.get_or("bench", "depth", bench::DEFAULT_DEPTH)?;
+    if !(1..=60).contains(&depth) {
+        return Err(CliError::Usage(format!("deepchess bench: --depth {depth} out of range 1..60")));
+    }
+    let hash: usize = p.get_or("bench", "hash", 16)?;
+    let incremental = !p.has("no-incremental");
+    let verbose = p.has("verbose");
+    let eval = p.get("eval").unwrap_or("handcrafted");
+    let net_file = |default: &str| -> Result<std::path::PathBuf, CliError> {
+        match p.get("net") {
+            Some(f) => Ok(f.into()),
+            None => default_net_path(default).ok_or_else(|| CliError::Failed(format!("bench: data/nets/{default} not found (give --net FILE)"))),
+        }
+    };
+    let cache = hash.max(16);
+    let distilled = |file: std::path::PathBuf| -> Result<Searcher<NetComparator<Distilled>>, CliError> {
+        let n = Distilled::load(&file).map_err(CliError::Failed)?;
+        let mut c = NetComparator::new(n, "distilled", cache);
+        c.incremental = incremental;
+        Ok(Searcher::new(c, hash))
+    };
+    // Searches recurse deeply with position-sized values: run on a thread with a big stack.
+    let big_stack = |f: Box<dyn FnOnce() -> BenchReport + Send>| -> BenchReport {
+        std::thread::Builder::new().stack_size(256 << 20).spawn(f).expect("bench thread").join().expect("bench thread panicked")
+    };
+    let first = match eval {
+        "handcrafted" => big_stack(Box::new(move || run_one(Searcher::new(Handcrafted::new(), hash), depth, verbose))),
+        "random-distilled" => big_stack(Box::new(move || run_one(random_net_searcher(hash, incremental), depth, verbose))),
+        "distilled" => {
+            let s = distilled(net_file("distilled.dcw")?)?;
+            big_stack(Box::new(move || run_one(s, depth, verbose)))
+        }
+        "deepchess" => {
+            let n = Big::load(&net_file("deepchess.dcw")?).map_err(CliError::Failed)?;
+            let mut c = NetComparator::new(n, "deepchess", cache);
+            c.incremental = incremental;
+            let s = Searcher::new(c, hash);
+            big_stack(Box::new(move || run_one(s, depth, verbose)))
+        }
+        e => return Err(CliError::Usage(format!("deepchess bench: unknown --eval '{e}' (handcrafted, distilled, deepchess, random-distilled)"))),
+    };
+    println!("Nodes searched: {}", first.nodes);
+    println!("Nodes/second: {}", first.nps());
+    if p.has("vs-net") && eval == "handcrafted" {
+        let s = distilled(net_file("distilled.dcw")?)?;
+        let net = big_stack(Box::new(move || run_one(s, depth, verbose)));
+        eprintln!(
+            "distilled net vs handcrafted, same positions, same run: {:.2}x slower in nodes/s",
+            first.nps() as f64 / net.nps().max(1) as f64
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,482 @@
+//! The UCI engine: `deepchess` with no arguments. The main thread reads commands (so
+//! `isready` and `stop` are answered mid-search); each `go` runs on its own thread, which
+//! owns the searcher until it prints the one `bestmove` of that `go`.
+
+use crate::chess::{Game, Position};
+use crate::search::deepchess_net::{default_net_path, Big, Distilled};
+use crate::search::{Handcrafted, Info, Limits, NetComparator, Score, SearchResult, Searcher};
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Where the engine writes its lines; shared with the search thread.
+pub type Out = Arc<Mutex<Box<dyn Write + Send>>>;
+
+fn say(out: &Out, line: &str) {
+    let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
+    // A closed stdout (GUI gone) is not worth a panic; quitting follows on stdin EOF.
+    let _ = writeln!(w, "{line}");
+    let _ = w.flush();
+}
+
+/// Which comparator `Eval` asks for. The nets fall back to handcrafted (saying so in an
+/// `info string`) when no net file can be loaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EvalChoice {
+    DeepChess,
+    Distilled,
+    Handcrafted,
+}
+
+impl EvalChoice {
+    pub fn name(self) -> &'static str {
+        match self {
+            EvalChoice::DeepChess => "deepchess",
+            EvalChoice::Distilled => "distilled",
+            EvalChoice::Handcrafted => "handcrafted",
+        }
+    }
+}
+
+/// The searcher behind the chosen comparator (one monomorphised search per comparator).
+pub enum AnySearcher {
+    Handcrafted(Searcher<Handcrafted>),
+    Distilled(Searcher<NetComparator<Distilled>>),
+    Big(Searcher<NetComparator<Big>>),
+}
+
+macro_rules! each {
+    ($self:expr, $s:ident => $e:expr) => {
+        match $self {
+            AnySearcher::Handcrafted($s) => $e,
+            AnySearcher::Distilled($s) => $e,
+            AnySearcher::Big($s) => $e,
+        }
+    };
+}
+
+impl AnySearcher {
+    fn search(&mut self, game: &Game, limits: &Limits, overhead: Duration, stop: Arc<AtomicBool>, on_info: &mut dyn FnMut(&Info)) -> SearchResult {
+        each!(self, s => s.search(game, limits, overhead, stop, on_info))
+    }
+    fn clear(&mut self) {
+        each!(self, s => s.clear())
+    }
+    fn resize_hash(&mut self, mb: usize) {
+        each!(self, s => s.resize_hash(mb))
+    }
+
+    /// The searcher for `eval`: a net from `file` (or the shipped one), else handcrafted.
+    /// Returns a sentence for `info string` describing what was loaded or why not.
+    pub fn build(eval: EvalChoice, file: Option<&str>, hash_mb: usize) -> (AnySearcher, String) {
+        let fallback = |why: String| (AnySearcher::Handcrafted(Searcher::new(Handcrafted::new(), hash_mb)), why);
+        let default_file = match eval {
+            EvalChoice::Handcrafted => return fallback("Eval handcrafted".into()),
+            EvalChoice::Distilled => "distilled.dcw",
+            EvalChoice::DeepChess => "deepchess.dcw",
+        };
+        let path = match file {
+            Some(f) => std::path::PathBuf::from(f),
+            None => match default_net_path(default_file) {
+                Some(p) => p,
+                None => return fallback(format!("no net loaded, using handcrafted (data/nets/{default_file} not found; set EvalFile)")),
+            },
+        };
+        let cache = hash_mb.max(16);
+        // The file decides the size: a distilled net under Eval deepchess still loads.
+        match Distilled::load(&path) {
+            Ok(n) => {
+                let msg = format!("Eval {}: loaded {} ({})", eval.name(), path.display(), n.description);
+                (AnySearcher::Distilled(Searcher::new(NetComparator::new(n, "distilled", cache), hash_mb)), msg)
+            }
+            Err(e1) => match Big::load(&path) {
+                Ok(n) => {
+                    let msg = format!("Eval {}: loaded {} ({})", eval.name(), path.display(), n.description);
+                    (AnySearcher::Big(Searcher::new(NetComparator::new(n, "deepchess", cache), hash_mb)), msg)
+                }
+                Err(_) => fallback(format!("no net loaded, using handcrafted ({e1})")),
+            },
+        }
+    }
+}
+
+struct Running {
+    stop: Arc<AtomicBool>,
+    infinite: bool,
+    handle: JoinHandle<AnySearcher>,
+}
+
+/// Engine state between commands.
+pub struct Engine {
+    out: Out,
+    game: Game,
+    hash_mb: usize,
+    threads: usize,
+    overhead: Duration,
+    eval: EvalChoice,
+    eval_file: Option<String>,
+    searcher: Option<AnySearcher>,
+    running: Option<Running>,
+    /// What the last (re)build loaded, said after `uciok`.
+    notice: String,
+}
+
+const HASH_DEFAULT: usize = 16;
+const HASH_MAX: usize = 65536;
+const OVERHEAD_DEFAULT_MS: u64 = 30;
+
+/// Runs the engine on stdin/stdout until `quit` or end of input.
+pub fn run_stdio() {
+    crate::chess::attacks::init();
+    let out: Out = Arc::new(Mutex::new(Box::new(std::io::stdout())));
+    let mut e = Engine::new(out);
+    e.run(std::io::stdin().lock());
+}
+
+impl Engine {
+    pub fn new(out: Out) -> Engine {
+        Engine {
+            out,
+            game: Game::default(),
+            hash_mb: HASH_DEFAULT,
+            threads: 1,
+            overhead: Duration::from_millis(OVERHEAD_DEFAULT_MS),
+            eval: EvalChoice::Distilled,
+            eval_file: None,
+            searcher: None,
+            running: None,
+            notice: String::new(),
+        }
+    }
+
+    /// Reads commands until `quit` or end of input. At end of input a bounded search is
+    /// allowed to finish (so `echo "go depth 5" | deepchess` prints its move); an infinite
+    /// one is stopped.
+    pub fn run(&mut self, input: impl BufRead) {
+        for line in input.lines() {
+            let Ok(line) = line else {
+                self.info("input is not valid UTF-8; line ignored");
+                continue;
+            };
+            if !self.command(&line) {
+                self.stop_search();
+                return;
+            }
+        }
+        self.finish_search();
+    }
+
+    fn info(&self, msg: &str) {
+        say(&self.out, &format!("info string {msg}"));
+    }
+
+    /// Handles one line; returns false on `quit`.
+    pub fn command(&mut self, line: &str) -> bool {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let Some((&cmd, rest)) = tokens.split_first() else { return true };
+        match cmd {
+            "uci" => self.uci(),
+            "isready" => {
+                // Heavy set-up (loading a net) happens here or at the first go, never mid-search.
+                self.ensure_searcher();
+                say(&self.out, "readyok")
+            }
+            "ucinewgame" => {
+                self.stop_search();
+                self.game = Game::default();
+                if let Some(s) = self.searcher.as_mut() {
+                    s.clear();
+                }
+            }
+            "position" => {
+                self.stop_search();
+                self.position(rest);
+            }
+            "go" => self.go(rest),
+            "stop" => self.stop_search(),
+            "ponderhit" => self.info("pondering is not supported; 'ponderhit' ignored"),
+            "setoption" => {
+                self.stop_search();
+                self.setoption(rest);
+            }
+            "debug" | "register" => {}
+            "quit" => return false,
+            "d" => say(&self.out, &format!("info string fen {}", self.game.position().fen())),
+            other => {
+                let shown: String = other.chars().take(40).collect();
+                self.info(&format!("unknown command '{shown}' ignored"))
+            }
+        }
+        true
+    }
+
+    fn uci(&self) {
+        for l in [
+            format!("id name deepchess {}", env!("CARGO_PKG_VERSION")),
+            "id author the deepchess authors (after David, Netanyahu & Wolf 2016)".to_string(),
+            format!("option name Hash type spin default {HASH_DEFAULT} min 1 max {HASH_MAX}"),
+            "option name Threads type spin default 1 min 1 max 256".to_string(),
+            format!("option name Move Overhead type spin default {OVERHEAD_DEFAULT_MS} min 0 max 5000"),
+            "option name EvalFile type string default <empty>".to_string(),
+            "option name Eval type combo default distilled var deepchess var distilled var handcrafted".to_string(),
+            "uciok".to_string(),
+        ] {
+            say(&self.out, &l);
+        }
+    }
+
+    fn position(&mut self, args: &[&str]) {
+        let (pos, rest) = match args.split_first() {
+            Some((&"startpos", rest)) => (Position::startpos(), rest),
+            Some((&"fen", rest)) => {
+                let n = rest.iter().position(|&t| t == "moves").unwrap_or(rest.len());
+                match Position::from_fen(&rest[..n].join(" ")) {
+                    Ok(p) => (p, &rest[n..]),
+                    Err(e) => return self.info(&format!("position ignored: bad FEN: {e}")),
+                }
+            }
+            _ => return self.info("position ignored: expected 'position startpos|fen FEN [moves ...]'"),
+        };
+        let mut game = Game::new(pos);
+        match rest.split_first() {
+            None => {}
+            Some((&"moves", moves)) => {
+                for (i, m) in moves.iter().enumerate() {
+                    match game.position().parse_uci(m) {
+                        Ok(mv) => game.play_unchecked(mv),
+                        Err(e) => {
+                            self.info(&format!("position: move {} ignored with the rest: {e}", i + 1));
+                            break;
+                        }
+                    }
+                }
+            }
+            Some((t, _)) => self.info(&format!("position: unexpected '{t}' (expected 'moves'); moves ignored")),
+        }
+        self.game = game;
+    }
+
+    fn parse_go(&self, args: &[&str]) -> Limits {
+        let mut l = Limits::default();
+        let mut i = 0;
+        while i < args.len() {
+            let key = args[i];
+            let num = |i: usize| -> Option<i64> { args.get(i + 1).and_then(|v| v.parse::<i64>().ok()) };
+            let ms = |v: i64| Duration::from_millis(v.max(0) as u64);
+            let takes_value = matches!(key, "wtime" | "btime" | "winc" | "binc" | "movestogo" | "depth" | "nodes" | "mate" | "movetime");
+            if takes_value {
+                match num(i) {
+                    Some(v) => match key {
+                        "wtime" => l.wtime = Some(ms(v)),
+                        "btime" => l.btime = Some(ms(v)),
+                        "winc" => l.winc = Some(ms(v)),
+                        "binc" => l.binc = Some(ms(v)),
+                        "movestogo" => l.movestogo = Some(v.clamp(1, 1000) as u32),
+                        "depth" => l.depth = Some(v.clamp(1, 100) as u32),
+                        "nodes" => l.nodes = Some(v.max(1) as u64),
+                        "mate" => l.mate = Some(v.clamp(1, 50) as u32),
+                        _ => l.movetime = Some(ms(v)),
+                    },
+                    None => {
+                        self.info(&format!("go: '{key}' needs a number; ignored"));
+                        i += 1;
+                        continue;
+                    }
+                }
+                i += 2;
+                continue;
+            }
+            match key {
+                "infinite" => l.infinite = true,
+                "ponder" => self.info("go: pondering is not supported; searching normally"),
+                "searchmoves" => {
+                    self.info("go: searchmoves is not supported; searching all moves");
+                    while i + 1 < args.len() && args[i + 1].len() >= 4 && args[i + 1].as_bytes()[0].is_ascii_lowercase() && args[i + 1].as_bytes()[1].is_ascii_digit() {
+                        i += 1;
+                    }
+                }
+                other => self.info(&format!("go: unknown parameter '{other}' ignored")),
+            }
+            i += 1;
+        }
+        l
+    }
+
+    fn go(&mut self, args: &[&str]) {
+        // One bestmove per go: a search still running answers its own go first.
+        self.stop_search();
+        let limits = self.parse_go(args);
+        let infinite = limits.waits_for_stop();
+        self.ensure_searcher();
+        let Some(mut searcher) = self.searcher.take() else {
+            return self.info("internal: no searcher available; go ignored");
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let (out, game, overhead, flag) = (self.out.clone(), self.game.clone(), self.overhead, stop.clone());
+        let handle = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let r = searcher.search(&game, &limits, overhead, flag.clone(), &mut |info| say(&out, &info_line(info)));
+                // `go infinite` must not answer before `stop`.
+                if limits.waits_for_stop() {
+                    while !flag.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+                say(&out, &info_line(&r.info));
+                let best = match r.best {
+                    Some(m) => match r.ponder {
+                        Some(p) => format!("bestmove {m} ponder {p}"),
+                        None => format!("bestmove {m}"),
+                    },
+                    None => "bestmove 0000".to_string(),
+                };
+                say(&out, &best);
+                searcher
+            });
+        match handle {
+            Ok(handle) => self.running = Some(Running { stop, infinite, handle }),
+            Err(e) => {
+                self.info(&format!("could not start the search thread: {e}"));
+                say(&self.out, "bestmove 0000");
+                self.rebuild_searcher();
+            }
+        }
+    }
+
+    /// Stops a running search and waits for its bestmove.
+    fn stop_search(&mut self) {
+        if let Some(r) = self.running.as_ref() {
+            r.stop.store(true, Ordering::Relaxed);
+        }
+        self.join();
+    }
+
+    /// Lets a bounded search finish (stopping an infinite one), then takes the searcher back.
+    fn finish_search(&mut self) {
+        if let Some(r) = self.running.as_ref().filter(|r| r.infinite) {
+            // Infinite searches only end on stop; bounded ones end by themselves.
+            r.stop.store(true, Ordering::Relaxed);
+        }
+        self.join();
+    }
+
+    fn join(&mut self) {
+        if let Some(r) = self.running.take() {
+            match r.handle.join() {
+                Ok(s) => self.searcher = Some(s),
+                Err(_) => {
+                    self.info("the search thread failed; starting a fresh searcher");
+                    say(&self.out, "bestmove 0000");
+                    self.rebuild_searcher();
+                }
+            }
+        }
+    }
+
+    /// Builds the searcher for the current Eval/EvalFile/Hash (after a search finished).
+    fn rebuild_searcher(&mut self) {
+        let (s, msg) = AnySearcher::build(self.eval, self.eval_file.as_deref(), self.hash_mb);
+        self.searcher = Some(s);
+        self.notice = msg;
+    }
+
+    /// The searcher, built on first use (so `uci` answers at once).
+    fn ensure_searcher(&mut self) {
+        if self.searcher.is_none() && self.running.is_none() {
+            self.rebuild_searcher();
+            self.info(&self.notice.clone());
+        }
+    }
+
+    fn setoption(&mut self, args: &[&str]) {
+        // setoption name <words...> [value <words...>]
+        if args.first() != Some(&"name") {
+            return self.info("setoption ignored: expected 'setoption name NAME [value VALUE]'");
+        }
+        let vpos = args.iter().position(|&t| t == "value");
+        let name = args[1..vpos.unwrap_or(args.len())].join(" ");
+        let value = vpos.map(|v| args[v + 1..].join(" ")).unwrap_or_default();
+        let spin = |lo: u64, hi: u64| -> Result<u64, String> {
+            match value.parse::<u64>() {
+                Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+                _ => Err(format!("setoption {name}: value '{value}' is not a number in {lo}..{hi}; ignored")),
+            }
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "hash" => match spin(1, HASH_MAX as u64) {
+                Ok(v) => {
+                    self.hash_mb = v as usize;
+                    if let Some(s) = self.searcher.as_mut() {
+                        s.resize_hash(self.hash_mb);
+                    }
+                }
+                Err(m) => self.info(&m),
+            },
+            "threads" => match spin(1, 256) {
+                Ok(v) => {
+                    self.threads = v as usize;
+                    if v > 1 {
+                        self.info("the search uses 1 thread; Threads > 1 accepted but not used");
+                    }
+                }
+                Err(m) => self.info(&m),
+            },
+            "move overhead" => match spin(0, 5000) {
+                Ok(v) => self.overhead = Duration::from_millis(v),
+                Err(m) => self.info(&m),
+            },
+            "evalfile" => {
+                self.eval_file = if value.is_empty() || value == "<empty>" { None } else { Some(value.clone()) };
+                self.rebuild_searcher();
+                self.info(&self.notice.clone());
+            }
+            "eval" => match value.to_ascii_lowercase().as_str() {
+                v @ ("handcrafted" | "deepchess" | "distilled") => {
+                    self.eval = match v {
+                        "handcrafted" => EvalChoice::Handcrafted,
+                        "deepchess" => EvalChoice::DeepChess,
+                        _ => EvalChoice::Distilled,
+                    };
+                    self.rebuild_searcher();
+                    self.info(&self.notice.clone());
+                }
+                _ => self.info(&format!("setoption Eval: '{value}' is not one of deepchess, distilled, handcrafted; ignored")),
+            },
+            "clear hash" => {
+                if let Some(s) = self.searcher.as_mut() {
+                    s.clear();
+                }
+            }
+            _ => self.info(&format!("setoption: unknown option '{name}' ignored")),
+        }
+    }
+}
+
+/// `info depth … seldepth … score … nodes … nps … hashfull … time … pv …`
+pub fn info_line(i: &Info) -> String {
+    let score = match i.score {
+        Score::Cp(c) => format!("cp {c}"),
+        Score::Mate(m) => format!("mate {m}"),
+    };
+    let mut s = format!(
+        "info depth {} seldepth {} multipv 1 score {score} nodes {} nps {} hashfull {} time {}",
+        i.depth,
+        i.seldepth,
+        i.nodes,
+        i.nps(),
+        i.hashfull,
+        i.time.as_millis()
+    );
+    if !i.pv.is_empty() {
+        s.push_str(" pv");
+        for m in &i.pv {
+            s.push(' ');
+            s.push_str(&m.to_string());
+        }
+    }
+    s
+}

@@ -1,0 +1,160 @@
+//! The comparator: "is position A better than position B for White?" (paper §4).
+//!
+//! The search never sees a score. It holds positions as bounds (`alpha_pos`, `beta_pos`),
+//! each represented by a [`Value`]: either a position judged by the comparator (through its
+//! cached [`Comparator::Key`]) or a terminal outcome the search itself knows (mate, draw).
+
+use crate::chess::{Color, Position};
+use std::cmp::Ordering;
+
+/// Counters a comparator keeps for `bench` (comparisons/s, cache hit rate).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ComparatorStats {
+    pub comparisons: u64,
+    pub keys: u64,
+    pub cache_hits: u64,
+}
+
+/// A position comparator usable inside the comparison alpha-beta.
+///
+/// `key` is the expensive per-position part (Pos2Vec features for the net, the score for the
+/// handcrafted evaluator); `prob_white_better` is the cheap per-comparison part (the
+/// 2×100→2 head for the net). The search calls [`Comparator::set_node`] on every move it
+/// makes, so an implementation may keep per-ply state (an incremental accumulator) and
+/// build `key(ply, …)` from its ancestors' state.
+pub trait Comparator {
+    type Key: Copy + Default;
+
+    /// Short name for `info string` and bench output.
+    fn name(&self) -> &'static str;
+
+    /// A new root: `pos` is at ply 0. Clears per-line state (not caches).
+    fn set_root(&mut self, pos: &Position) {
+        self.set_node(0, pos);
+    }
+
+    /// The search's current line now has `pos` at `ply` (called on every make).
+    fn set_node(&mut self, _ply: usize, _pos: &Position) {}
+
+    /// The key of `pos`, which is the position at `ply` of the current line.
+    fn key(&mut self, ply: usize, pos: &Position) -> Self::Key;
+
+    /// Probability that `a` is better for White than `b`.
+    fn prob_white_better(&mut self, a: &Self::Key, b: &Self::Key) -> f32;
+
+    /// `Greater` when `a` is better for White than `b`. Exact comparators override this.
+    fn compare(&mut self, a: &Self::Key, b: &Self::Key) -> Ordering {
+        let p = self.prob_white_better(a, b);
+        p.partial_cmp(&0.5).unwrap_or(Ordering::Equal)
+    }
+
+    /// Probability that `a` is better for White than a draw. The draw reference must be
+    /// principled (docs/search.md): a score of 0 for handcrafted evaluators; for the net, the
+    /// position against its own colour-mirrored twin (a draw sits between them by symmetry).
+    fn prob_better_than_draw(&mut self, a: &Self::Key) -> f32;
+
+    /// `Greater` when `a` is better for White than a draw.
+    fn compare_draw(&mut self, a: &Self::Key) -> Ordering {
+        let p = self.prob_better_than_draw(a);
+        p.partial_cmp(&0.5).unwrap_or(Ordering::Equal)
+    }
+
+    /// A centipawn-like figure for `info score cp`, from White's side. The default is the
+    /// logit of [`Comparator::prob_better_than_draw`] scaled so that p = 0.75 is about 100 cp.
+    fn centipawns(&mut self, a: &Self::Key) -> i32 {
+        let p = self.prob_better_than_draw(a).clamp(1e-6, 1.0 - 1e-6) as f64;
+        ((p / (1.0 - p)).ln() * 91.0).round() as i32
+    }
+
+    /// Start a new game: forget caches tied to the old one.
+    fn clear(&mut self) {}
+
+    fn stats(&self) -> ComparatorStats {
+        ComparatorStats::default()
+    }
+}
+
+/// What a search value stands for, ordered from White's side by [`Value::cmp_white`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Worse for White than anything (the initial bound of a White node's alpha).
+    Bottom,
+    /// `winner` mates; the mated position is `ply` plies from the root (shorter is better
+    /// for the winner).
+    Mate { winner: Color, ply: u16 },
+    /// A draw by the rules (stalemate, repetition, fifty moves, insufficient material).
+    Draw,
+    /// A position judged by the comparator; `Value::key` holds its key.
+    Pos,
+    /// Better for White than anything.
+    Top,
+}
+
+/// A search value: a terminal outcome or a comparator-judged position.
+#[derive(Clone, Copy, Debug)]
+pub struct Value<K> {
+    pub kind: Kind,
+    pub key: K,
+}
+
+impl<K: Copy + Default> Value<K> {
+    pub fn pos(key: K) -> Self {
+        Value { kind: Kind::Pos, key }
+    }
+    pub fn draw() -> Self {
+        Value { kind: Kind::Draw, key: K::default() }
+    }
+    pub fn mate(winner: Color, ply: usize) -> Self {
+        Value { kind: Kind::Mate { winner, ply: ply.min(u16::MAX as usize) as u16 }, key: K::default() }
+    }
+    /// The worst value for `side` (its starting alpha).
+    pub fn worst_for(side: Color) -> Self {
+        let kind = if side == Color::White { Kind::Bottom } else { Kind::Top };
+        Value { kind, key: K::default() }
+    }
+    pub fn best_for(side: Color) -> Self {
+        Self::worst_for(side.flip())
+    }
+
+    pub fn is_mate(&self) -> bool {
+        matches!(self.kind, Kind::Mate { .. })
+    }
+
+    /// Compares from White's side: `Greater` when `self` is better for White than `o`.
+    pub fn cmp_white<C: Comparator<Key = K>>(&self, o: &Self, c: &mut C) -> Ordering {
+        use Kind::*;
+        // Rank by class first; only Pos/Draw pairs need the comparator.
+        let class = |k: &Kind| -> (i32, i32) {
+            match *k {
+                Bottom => (-3, 0),
+                Mate { winner: Color::Black, ply } => (-2, ply as i32),
+                Draw | Pos => (0, 0),
+                Mate { winner: Color::White, ply } => (2, -(ply as i32)),
+                Top => (3, 0),
+            }
+        };
+        match class(&self.kind).cmp(&class(&o.kind)) {
+            Ordering::Equal => {}
+            ord => return ord,
+        }
+        match (self.kind, o.kind) {
+            (Pos, Pos) => c.compare(&self.key, &o.key),
+            (Pos, Draw) => c.compare_draw(&self.key),
+            (Draw, Pos) => c.compare_draw(&o.key).reverse(),
+            (Draw, Draw) => Ordering::Equal,
+            _ => class(&self.kind).1.cmp(&class(&o.kind).1),
+        }
+    }
+
+    /// Compares from `side`'s point of view: the net judges for White, so Black reads it
+    /// reversed (paper §4).
+    #[inline]
+    pub fn cmp_for<C: Comparator<Key = K>>(&self, o: &Self, side: Color, c: &mut C) -> Ordering {
+        let ord = self.cmp_white(o, c);
+        if side == Color::White {
+            ord
+        } else {
+            ord.reverse()
+        }
+    }
+}

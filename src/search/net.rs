@@ -1,0 +1,295 @@
+//! The seam for the DeepChess networks: [`SiameseNet`] is what the search needs from a net
+//! (src/net implements it for the big and the distilled network), and [`NetComparator`]
+//! turns any such net into a [`Comparator`] with
+//! - the paper's position hashing: each position's code (Pos2Vec output, or whatever the
+//!   net precomputes per position) cached by zobrist key, and
+//! - beyond the paper, an incremental first layer: the sparse layer's sums are updated from
+//!   the nearest ancestor's accumulator with only the input bits the moves changed.
+
+use super::comparator::{Comparator, ComparatorStats};
+use super::ordering::MAX_PLY;
+use crate::chess::position::castle;
+use crate::chess::{Color, Position, Role};
+use crate::data::encode::{piece_bit, Features, CASTLING_BITS, SIDE_BIT};
+
+/// What the search needs from a Siamese comparator network (paper §3-4). The first layer is
+/// exposed so the search can keep it incrementally; the rest of the tower and the head are
+/// the net's own business.
+pub trait SiameseNet {
+    /// Per-position result cached by zobrist key (e.g. the 100 Pos2Vec features, or their
+    /// projections through the head's first layer so a comparison costs only the remainder).
+    type Code: Copy + Default;
+
+    /// Width of the first (sparse) layer.
+    fn first_width(&self) -> usize;
+    /// First-layer weights of input bit `feature` (length [`SiameseNet::first_width`]).
+    fn first_row(&self, feature: usize) -> &[f32];
+    fn first_bias(&self) -> &[f32];
+    /// The rest of the tower from the first layer's pre-activation sums.
+    fn finish(&self, first: &[f32]) -> Self::Code;
+    /// Probability that `a` is better for White than `b` (the head, softmax output 0).
+    fn head(&self, a: &Self::Code, b: &Self::Code) -> f32;
+}
+
+/// A net comparator's key: the cached code, plus what a draw comparison needs lazily.
+#[derive(Clone, Copy, Default)]
+pub struct NetKey<T> {
+    pub code: T,
+    hash: u64,
+    features: Option<Features>,
+}
+
+/// A direct-mapped table from zobrist key to value (always replace: the newest is likeliest
+/// to be asked for again).
+pub struct FeatureCache<V> {
+    slots: Vec<(u64, V)>,
+}
+
+impl<V: Copy + Default> FeatureCache<V> {
+    pub fn new(mb: usize) -> Self {
+        let n = ((mb << 20) / std::mem::size_of::<(u64, V)>()).max(1);
+        FeatureCache { slots: vec![(0, V::default()); n] }
+    }
+    #[inline]
+    fn index(&self, hash: u64) -> usize {
+        ((hash as u128 * self.slots.len() as u128) >> 64) as usize
+    }
+    #[inline]
+    pub fn get(&self, hash: u64) -> Option<V> {
+        let (h, v) = self.slots[self.index(hash)];
+        (h == hash && hash != 0).then_some(v)
+    }
+    #[inline]
+    pub fn put(&mut self, hash: u64, v: V) {
+        let i = self.index(hash);
+        self.slots[i] = (hash, v);
+    }
+    pub fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = (0, V::default()));
+    }
+}
+
+/// Input bits that differ between two positions: (added, removed), appended to the lists.
+pub fn feature_delta(from: &Position, to: &Position, added: &mut Vec<usize>, removed: &mut Vec<usize>) {
+    for c in Color::ALL {
+        for r in Role::ALL {
+            let (a, b) = (from.pieces(c, r), to.pieces(c, r));
+            for sq in b & !a {
+                added.push(piece_bit(c, r, sq));
+            }
+            for sq in a & !b {
+                removed.push(piece_bit(c, r, sq));
+            }
+        }
+    }
+    match (from.turn(), to.turn()) {
+        (Color::White, Color::Black) => removed.push(SIDE_BIT),
+        (Color::Black, Color::White) => added.push(SIDE_BIT),
+        _ => {}
+    }
+    let (ca, cb) = (from.castling_rights(), to.castling_rights());
+    for (i, bit) in [castle::WK, castle::WQ, castle::BK, castle::BQ].into_iter().enumerate() {
+        match (ca & bit != 0, cb & bit != 0) {
+            (true, false) => removed.push(CASTLING_BITS + i),
+            (false, true) => added.push(CASTLING_BITS + i),
+            _ => {}
+        }
+    }
+}
+
+/// A [`Comparator`] over a [`SiameseNet`].
+pub struct NetComparator<N: SiameseNet> {
+    pub net: N,
+    name: &'static str,
+    cache: FeatureCache<N::Code>,
+    /// P(position better than its colour-mirrored twin), by zobrist key.
+    draw_cache: FeatureCache<f32>,
+    /// The current line: the position at each ply and its first-layer sums when valid.
+    line: Vec<Position>,
+    acc: Vec<f32>,
+    valid: Vec<bool>,
+    scratch: (Vec<usize>, Vec<usize>),
+    stats: ComparatorStats,
+    /// Whether the first layer is updated incrementally (false: recomputed per position).
+    pub incremental: bool,
+}
+
+impl<N: SiameseNet> NetComparator<N> {
+    pub fn new(net: N, name: &'static str, cache_mb: usize) -> Self {
+        let h = net.first_width();
+        NetComparator {
+            net,
+            name,
+            cache: FeatureCache::new(cache_mb),
+            draw_cache: FeatureCache::new(1),
+            line: vec![Position::startpos(); MAX_PLY + 1],
+            acc: vec![0.0; h * (MAX_PLY + 1)],
+            valid: vec![false; MAX_PLY + 1],
+            scratch: (Vec::new(), Vec::new()),
+            stats: ComparatorStats::default(),
+            incremental: true,
+        }
+    }
+
+    /// First-layer sums of `features` from scratch.
+    fn refresh(net: &N, features: &Features, out: &mut [f32]) {
+        out.copy_from_slice(net.first_bias());
+        for &f in features.as_slice() {
+            add(out, net.first_row(f as usize));
+        }
+    }
+
+    /// Makes the accumulator at `ply` valid, from the nearest valid ancestor when that is
+    /// cheaper than a refresh.
+    fn ensure_acc(&mut self, ply: usize) {
+        if self.valid[ply] {
+            return;
+        }
+        let h = self.net.first_width();
+        let mut from = ply;
+        while from > 0 && !self.valid[from] && ply - from < 8 {
+            from -= 1;
+        }
+        if !self.incremental || !self.valid[from] {
+            let f = Features::from_position(&self.line[ply]);
+            Self::refresh(&self.net, &f, &mut self.acc[ply * h..(ply + 1) * h]);
+            self.valid[ply] = true;
+            return;
+        }
+        for p in from..ply {
+            let (added, removed) = &mut self.scratch;
+            added.clear();
+            removed.clear();
+            feature_delta(&self.line[p], &self.line[p + 1], added, removed);
+            let (lo, hi) = self.acc.split_at_mut((p + 1) * h);
+            let dst = &mut hi[..h];
+            dst.copy_from_slice(&lo[p * h..]);
+            for &f in added.iter() {
+                add(dst, self.net.first_row(f));
+            }
+            for &f in removed.iter() {
+                sub(dst, self.net.first_row(f));
+            }
+            self.valid[p + 1] = true;
+        }
+    }
+}
+
+#[inline]
+fn add(dst: &mut [f32], src: &[f32]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d += s;
+    }
+}
+
+#[inline]
+fn sub(dst: &mut [f32], src: &[f32]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d -= s;
+    }
+}
+
+impl<N: SiameseNet> Comparator for NetComparator<N> {
+    type Key = NetKey<N::Code>;
+
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn set_node(&mut self, ply: usize, pos: &Position) {
+        if ply <= MAX_PLY {
+            self.line[ply] = *pos;
+            self.valid[ply] = false;
+        }
+    }
+
+    fn key(&mut self, ply: usize, pos: &Position) -> Self::Key {
+        self.stats.keys += 1;
+        let hash = pos.hash();
+        if let Some(code) = self.cache.get(hash) {
+            self.stats.cache_hits += 1;
+            return NetKey { code, hash, features: None };
+        }
+        let code = if ply <= MAX_PLY && self.line[ply].hash() == hash {
+            self.ensure_acc(ply);
+            let h = self.net.first_width();
+            self.net.finish(&self.acc[ply * h..(ply + 1) * h])
+        } else {
+            // Not on the current line (a caller outside the search): compute from scratch.
+            let mut acc = vec![0.0; self.net.first_width()];
+            Self::refresh(&self.net, &Features::from_position(pos), &mut acc);
+            self.net.finish(&acc)
+        };
+        self.cache.put(hash, code);
+        NetKey { code, hash, features: Some(Features::from_position(pos)) }
+    }
+
+    fn prob_white_better(&mut self, a: &Self::Key, b: &Self::Key) -> f32 {
+        self.stats.comparisons += 1;
+        self.net.head(&a.code, &b.code)
+    }
+
+    /// The draw reference: a draw lies halfway between a position and its colour-mirrored
+    /// twin, so "better than a draw" is "better than its own mirror" (docs/search.md).
+    fn prob_better_than_draw(&mut self, a: &Self::Key) -> f32 {
+        if let Some(p) = self.draw_cache.get(a.hash) {
+            return p;
+        }
+        let Some(f) = a.features.or_else(|| {
+            // Keys served from the cache do not carry their bits; rebuild them from the line.
+            self.line.iter().find(|p| p.hash() == a.hash).map(Features::from_position)
+        }) else {
+            return 0.5;
+        };
+        let m = mirror_features(&f);
+        let mut acc = vec![0.0; self.net.first_width()];
+        Self::refresh(&self.net, &m, &mut acc);
+        let mirror = self.net.finish(&acc);
+        self.stats.comparisons += 1;
+        let p = self.net.head(&a.code, &mirror);
+        self.draw_cache.put(a.hash, p);
+        p
+    }
+
+    fn set_root(&mut self, pos: &Position) {
+        self.valid.iter_mut().for_each(|v| *v = false);
+        self.set_node(0, pos);
+    }
+
+    fn clear(&mut self) {
+        self.cache.clear();
+        self.draw_cache.clear();
+        self.valid.iter_mut().for_each(|v| *v = false);
+    }
+
+    fn stats(&self) -> ComparatorStats {
+        self.stats
+    }
+}
+
+/// Features of the colour-mirrored position (board flipped, colours, side and castling swapped).
+pub fn mirror_features(f: &Features) -> Features {
+    let mut idx: Vec<u16> = f
+        .as_slice()
+        .iter()
+        .map(|&i| {
+            let i = i as usize;
+            (if i < SIDE_BIT {
+                let (colour, rest) = (i / 384, i % 384);
+                (1 - colour) * 384 + (rest / 64) * 64 + ((rest % 64) ^ 56)
+            } else if i >= CASTLING_BITS {
+                CASTLING_BITS + (i - CASTLING_BITS + 2) % 4
+            } else {
+                i
+            }) as u16
+        })
+        .collect();
+    // The side bit: set exactly when it was clear.
+    if idx.contains(&(SIDE_BIT as u16)) {
+        idx.retain(|&i| i != SIDE_BIT as u16);
+    } else {
+        idx.push(SIDE_BIT as u16);
+    }
+    idx.sort_unstable();
+    Features::from_sorted(&idx)
+}

@@ -1,0 +1,108 @@
+//! Transposition table. Generic over the comparator's key, because a stored bound is a
+//! [`Value`] (a position key or a terminal outcome), not a number.
+
+use super::comparator::{Kind, Value};
+use crate::chess::Move;
+
+/// How a stored value bounds the true one, from the side to move's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Exact,
+    /// The true value is at least this good for the side to move (a cut-off).
+    Lower,
+    /// The true value is at most this good (no move improved alpha).
+    Upper,
+}
+
+#[derive(Clone, Copy)]
+pub struct Entry<K> {
+    pub hash: u64,
+    pub mv: u16,
+    pub depth: i16,
+    pub bound: Bound,
+    age: u8,
+    pub value: Value<K>,
+}
+
+pub struct Table<K> {
+    entries: Vec<Option<Entry<K>>>,
+    age: u8,
+}
+
+impl<K: Copy + Default> Table<K> {
+    /// A table using about `mb` megabytes (at least one entry).
+    pub fn new(mb: usize) -> Self {
+        let n = (mb.max(1) << 20) / std::mem::size_of::<Option<Entry<K>>>();
+        Table { entries: vec![None; n.max(1)], age: 0 }
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.iter_mut().for_each(|e| *e = None);
+        self.age = 0;
+    }
+
+    /// A new search: older entries become preferred victims.
+    pub fn new_search(&mut self) {
+        self.age = self.age.wrapping_add(1);
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    #[inline]
+    fn index(&self, hash: u64) -> usize {
+        ((hash as u128 * self.entries.len() as u128) >> 64) as usize
+    }
+
+    /// The entry for `hash`, with mate distances made relative to the root again.
+    #[inline]
+    pub fn probe(&self, hash: u64, ply: usize) -> Option<Entry<K>> {
+        let e = self.entries[self.index(hash)]?;
+        if e.hash != hash {
+            return None;
+        }
+        let mut e = e;
+        e.value = shift_mate(e.value, ply as i32);
+        Some(e)
+    }
+
+    /// Stores a result; mate distances are stored relative to this node so they stay right
+    /// when the position recurs at another ply.
+    #[inline]
+    pub fn store(&mut self, hash: u64, ply: usize, depth: i32, bound: Bound, value: Value<K>, mv: Option<Move>) {
+        let i = self.index(hash);
+        let age = self.age;
+        let keep_move = match &self.entries[i] {
+            Some(old) if old.hash == hash => {
+                if old.age == age && old.depth as i32 > depth + 2 && bound != Bound::Exact {
+                    return;
+                }
+                old.mv
+            }
+            Some(old) if old.age == age && old.depth as i32 > depth + 3 => return,
+            _ => 0,
+        };
+        let mv = mv.map(|m| m.to_u16()).unwrap_or(keep_move);
+        let value = shift_mate(value, -(ply as i32));
+        self.entries[i] = Some(Entry { hash, mv, depth: depth as i16, bound, age, value });
+    }
+
+    /// Permille of entries written by the current search (UCI `hashfull`).
+    pub fn hashfull(&self) -> u32 {
+        let n = self.entries.len().min(1000);
+        let used = self.entries[..n].iter().filter(|e| matches!(e, Some(x) if x.age == self.age)).count();
+        (used * 1000 / n.max(1)) as u32
+    }
+}
+
+fn shift_mate<K: Copy>(mut v: Value<K>, by: i32) -> Value<K> {
+    if let Kind::Mate { winner, ply } = v.kind {
+        v.kind = Kind::Mate { winner, ply: (ply as i32 + by).clamp(0, u16::MAX as i32) as u16 };
+    }
+    v
+}

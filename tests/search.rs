@@ -1,0 +1,289 @@
+//! Comparison alpha-beta with the handcrafted comparator: mates, draws, legality, limits.
+
+use deepchess::chess::{Color, Game, Move, Position};
+use deepchess::search::{bench, Comparator, Handcrafted, Kind, Limits, Score, SearchResult, Searcher, Value};
+use proptest::prelude::*;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn search_game(game: &Game, limits: Limits) -> SearchResult {
+    let mut s = Searcher::new(Handcrafted::new(), 8);
+    s.search(game, &limits, Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {})
+}
+
+fn search_fen(fen: &str, depth: u32) -> SearchResult {
+    search_game(&Game::new(Position::from_fen(fen).unwrap()), Limits::depth(depth))
+}
+
+fn uci(pos: &Position, m: &str) -> Move {
+    pos.parse_uci(m).unwrap()
+}
+
+/// (FEN, mate in N, the mating first move) — all checked with Stockfish 15.1.
+const MATES: &[(&str, i32, &str)] = &[
+    ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 1, "a1a8"),
+    ("r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", 1, "a8a1"),
+    ("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", 1, "f1f8"),
+    ("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2, "d5f6"),
+    ("6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1", 2, "g2g1"),
+    ("r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1", 3, "f8c5"),
+    ("2r3k1/p4p2/3Rp2p/1p2P1pK/8/1P4P1/P3Q2P/1q6 b - - 0 1", 3, "b1g6"),
+];
+
+#[test]
+fn finds_mates_in_one_two_three() {
+    for &(fen, n, mv) in MATES {
+        let r = search_fen(fen, (2 * n) as u32);
+        let pos = Position::from_fen(fen).unwrap();
+        assert_eq!(r.best, Some(uci(&pos, mv)), "{fen}");
+        assert_eq!(r.info.score, Score::Mate(n), "{fen}");
+    }
+}
+
+#[test]
+fn being_mated_is_reported_negative() {
+    // White is mated next move whatever it plays (Stockfish: mate -1).
+    let r = search_fen("7k/8/8/8/P7/1r6/r7/7K w - - 0 1", 3);
+    assert_eq!(r.info.score, Score::Mate(-1));
+    assert!(r.best.is_some());
+}
+
+#[test]
+fn root_checkmate_and_stalemate() {
+    let r = search_fen("R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1", 3);
+    assert_eq!(r.best, None);
+    assert_eq!(r.info.score, Score::Mate(0));
+    let r = search_fen("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", 3);
+    assert_eq!(r.best, None);
+    assert_eq!(r.info.score, Score::Cp(0));
+}
+
+#[test]
+fn winning_side_avoids_stalemate_losing_side_seeks_it() {
+    // Qf7 would stalemate; Qf8 mates.
+    let r = search_fen("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", 3);
+    assert_eq!(r.info.score, Score::Mate(1));
+    // Black, a queen down, sacrifices the rook with check: Kxg1 is forced and stalemates.
+    let r = search_fen("k5r1/2Q5/8/8/8/8/7P/7K b - - 0 1", 4);
+    assert_eq!(r.best, Some(uci(&Position::from_fen("k5r1/2Q5/8/8/8/8/7P/7K b - - 0 1").unwrap(), "g8g1")));
+    assert_eq!(r.info.score, Score::Cp(0));
+}
+
+#[test]
+fn repetition_is_a_draw_the_losing_side_takes() {
+    // Black is two queens down; repeating the knight move draws by repetition.
+    let start = Position::from_fen("7k/8/8/8/6n1/QQ6/8/7K b - - 0 1").unwrap();
+    let mut g = Game::new(start);
+    for m in ["g4f6", "a3a4", "f6g4", "a4a3"] {
+        let mv = g.position().parse_uci(m).unwrap();
+        g.play(mv).unwrap();
+    }
+    let r = search_game(&g, Limits::depth(4));
+    assert_eq!(r.best, Some(uci(g.position(), "g4f6")));
+    assert_eq!(r.info.score, Score::Cp(0));
+    // Without the history the same position is simply lost.
+    let r = search_game(&Game::new(*g.position()), Limits::depth(4));
+    assert!(matches!(r.info.score, Score::Cp(c) if c < -1000) || matches!(r.info.score, Score::Mate(m) if m < 0));
+}
+
+#[test]
+fn fifty_move_rule_and_insufficient_material_are_draws() {
+    // Halfmove clock 99: any non-pawn, non-capture move draws; Black is lost otherwise.
+    let r = search_fen("7k/8/8/8/8/QQ6/8/6nK b - - 99 120", 3);
+    assert_eq!(r.info.score, Score::Cp(0));
+    // K+N v K: every line is a draw.
+    let r = search_fen("8/8/4k3/8/8/3NK3/8/8 w - - 0 1", 4);
+    assert_eq!(r.info.score, Score::Cp(0));
+}
+
+#[test]
+fn values_rank_mates_beyond_positions_shorter_first() {
+    let mut c = Handcrafted::new();
+    let w = Color::White;
+    let pos_big = Value::pos(5000);
+    let pos_small = Value::pos(-5000);
+    let white_m1: Value<i32> = Value::mate(Color::White, 1);
+    let white_m5: Value<i32> = Value::mate(Color::White, 5);
+    let black_m2: Value<i32> = Value::mate(Color::Black, 2);
+    let black_m8: Value<i32> = Value::mate(Color::Black, 8);
+    let draw: Value<i32> = Value::draw();
+    let order = [black_m2, black_m8, pos_small, draw, pos_big, white_m5, white_m1];
+    for i in 0..order.len() {
+        for j in 0..order.len() {
+            let want = i.cmp(&j);
+            assert_eq!(order[i].cmp_white(&order[j], &mut c), want, "{i} vs {j}");
+            assert_eq!(order[i].cmp_for(&order[j], Color::Black, &mut c), want.reverse());
+        }
+    }
+    assert!(matches!(Value::<i32>::worst_for(w).kind, Kind::Bottom));
+    assert!(c.stats().comparisons > 0);
+}
+
+#[test]
+fn node_limit_and_stop_flag_are_obeyed() {
+    let g = Game::default();
+    let r = search_game(&g, Limits { nodes: Some(5000), ..Limits::default() });
+    assert!(r.info.nodes <= 5000 + 64, "{}", r.info.nodes);
+    assert!(r.best.is_some());
+    // Already stopped: still one legal move.
+    let mut s = Searcher::new(Handcrafted::new(), 1);
+    let r = s.search(&g, &Limits { infinite: true, ..Limits::default() }, Duration::ZERO, Arc::new(AtomicBool::new(true)), &mut |_| {});
+    assert!(g.position().is_legal(r.best.unwrap()));
+}
+
+#[test]
+fn movetime_is_respected() {
+    let g = Game::new(Position::from_fen(bench::POSITIONS[1]).unwrap());
+    let t = Instant::now();
+    let mut s = Searcher::new(Handcrafted::new(), 8);
+    let limits = Limits { movetime: Some(Duration::from_millis(150)), ..Limits::default() };
+    let r = s.search(&g, &limits, Duration::from_millis(50), Arc::new(AtomicBool::new(false)), &mut |_| {});
+    let el = t.elapsed();
+    assert!(el < Duration::from_millis(150), "{el:?}");
+    assert!(r.info.depth >= 2);
+}
+
+#[test]
+fn bench_node_count_is_deterministic() {
+    let run = || {
+        let mut s = Searcher::new(Handcrafted::new(), 4);
+        bench::run(&mut s, 3, |_, _, _| {}).nodes
+    };
+    let a = run();
+    assert!(a > 1000);
+    assert_eq!(a, run());
+}
+
+/// A random legal game prefix from a seed (xorshift), for legality checks.
+fn random_game(seed: u64, plies: usize) -> Game {
+    let mut g = Game::default();
+    let mut x = seed | 1;
+    for _ in 0..plies {
+        if g.ending().is_some() {
+            break;
+        }
+        let moves = g.position().legal_moves();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let m = moves.as_slice()[(x % moves.len() as u64) as usize];
+        g.play_unchecked(m);
+    }
+    g
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #[test]
+    fn best_move_is_always_legal(seed in any::<u64>(), plies in 0usize..120, depth in 1u32..4) {
+        let g = random_game(seed, plies);
+        let r = search_game(&g, Limits { depth: Some(depth), nodes: Some(20_000), ..Limits::default() });
+        let pos = g.position();
+        match r.best {
+            Some(m) => {
+                prop_assert!(pos.is_legal(m));
+                // The PV is a legal line.
+                let mut p = *pos;
+                for &m in &r.info.pv {
+                    prop_assert!(p.is_legal(m), "pv {:?} illegal in {}", r.info.pv, pos.fen());
+                    p.play(m);
+                }
+            }
+            None => prop_assert!(!pos.has_legal_move()),
+        }
+    }
+}
+
+// --- the net path (random weights of the distilled shape: the seam, not a trained net) ---
+
+use deepchess::data::encode::Features;
+use deepchess::search::net::{feature_delta, mirror_features};
+use deepchess::search::random_net::RandomNet;
+use deepchess::search::NetComparator;
+
+fn net_searcher() -> Searcher<NetComparator<RandomNet>> {
+    Searcher::new(NetComparator::new(RandomNet::new(7), "random", 32), 8)
+}
+
+#[test]
+fn net_path_finds_mates_in_one_two_three() {
+    for &(fen, n, mv) in MATES {
+        let pos = Position::from_fen(fen).unwrap();
+        let mut s = net_searcher();
+        // 2N-1 plies reach the mate (the last move checks, and checks are extended).
+        let r = s.search(&Game::new(pos), &Limits::depth((2 * n - 1) as u32), Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {});
+        assert_eq!(r.best, Some(uci(&pos, mv)), "{fen}");
+        assert_eq!(r.info.score, Score::Mate(n), "{fen}");
+    }
+}
+
+#[test]
+fn net_feature_cache_hits_on_a_repeated_search() {
+    let mut s = net_searcher();
+    let g = Game::new(Position::from_fen(bench::POSITIONS[4]).unwrap());
+    let stop = Arc::new(AtomicBool::new(false));
+    s.search(&g, &Limits::depth(3), Duration::ZERO, stop.clone(), &mut |_| {});
+    let first = s.comp.stats();
+    assert!(first.keys > 0 && first.comparisons > 0);
+    s.search(&g, &Limits::depth(3), Duration::ZERO, stop, &mut |_| {});
+    let second = s.comp.stats();
+    let (keys, hits) = (second.keys - first.keys, second.cache_hits - first.cache_hits);
+    eprintln!("first search {} keys; second {keys} keys, {hits} hits", first.keys);
+    // Not all: the second tree differs (table cut-offs, history), and the cache evicts.
+    assert!(hits * 2 >= keys, "second search: {hits} hits of {keys} keys");
+}
+
+#[test]
+fn net_draw_reference_is_the_mirror_twin() {
+    // A symmetric position (its mirror is itself with the other side to move) and a lost one.
+    let mut c = NetComparator::new(RandomNet::new(3), "random", 1);
+    let p = Position::from_fen("4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1").unwrap();
+    let k = c.key(0, &p);
+    let m = c.key(0, &p.mirror());
+    let direct = c.prob_white_better(&k, &m);
+    assert!((c.prob_better_than_draw(&k) - direct).abs() < 1e-6);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    /// The incremental first layer gives the same codes as recomputing it, and move deltas
+    /// turn a position's input bits into its child's.
+    #[test]
+    fn incremental_first_layer_matches_refresh(seed in any::<u64>(), plies in 1usize..90) {
+        let g = random_game(seed, plies);
+        let mut inc = NetComparator::new(RandomNet::new(5), "inc", 1);
+        let mut full = NetComparator::new(RandomNet::new(5), "full", 1);
+        full.incremental = false;
+        let mut pos = *g.start();
+        inc.set_root(&pos);
+        full.set_root(&pos);
+        let mut ply = 0;
+        for (i, &m) in g.moves().iter().enumerate() {
+            let mut child = pos;
+            child.play(m);
+            let (mut added, mut removed) = (Vec::new(), Vec::new());
+            feature_delta(&pos, &child, &mut added, &mut removed);
+            let mut bits: Vec<usize> = Features::from_position(&pos).as_slice().iter().map(|&b| b as usize).collect();
+            bits.retain(|b| !removed.contains(b));
+            bits.extend(&added);
+            bits.sort_unstable();
+            let want: Vec<usize> = Features::from_position(&child).as_slice().iter().map(|&b| b as usize).collect();
+            prop_assert_eq!(bits, want);
+            pos = child;
+            ply += 1;
+            if ply >= 100 { break; }
+            inc.set_node(ply, &pos);
+            full.set_node(ply, &pos);
+            // Ask for keys only now and then so increments span several moves.
+            if i % 3 == 2 || i + 1 == g.moves().len() {
+                let (a, b) = (inc.key(ply, &pos), full.key(ply, &pos));
+                for j in 0..a.code.left.len() {
+                    prop_assert!((a.code.left[j] - b.code.left[j]).abs() < 1e-3);
+                    prop_assert!((a.code.right[j] - b.code.right[j]).abs() < 1e-3);
+                }
+            }
+        }
+        prop_assert_eq!(mirror_features(&Features::from_position(&pos)), Features::from_position(&pos.mirror()));
+    }
+}

@@ -1,0 +1,251 @@
+//! Scripted UCI sessions against the real binary (stdin/stdout): handshake, garbage lines,
+//! `isready` and `stop` mid-search, time limits, one legal `bestmove` per `go`.
+
+use deepchess::chess::{Game, Position};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Session {
+    fn start(args: &[&str]) -> Session {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("engine starts");
+        let stdin = child.stdin.take().unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        Session { child, stdin, lines, seen: Vec::new() }
+    }
+
+    fn send(&mut self, s: &str) {
+        writeln!(self.stdin, "{s}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Reads until a line starting with `prefix`; panics after `timeout`.
+    fn expect(&mut self, prefix: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    self.seen.push(l.clone());
+                    if l.starts_with(prefix) {
+                        return l;
+                    }
+                    assert!(!l.starts_with("bestmove") || prefix == "bestmove", "unexpected {l}");
+                }
+                Err(_) => panic!("no '{prefix}' within {timeout:?}; seen: {:#?}", self.seen),
+            }
+        }
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(5) {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                assert!(st.success());
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        panic!("engine did not quit");
+    }
+}
+
+const SEC: Duration = Duration::from_secs(1);
+
+fn legal_in(game: &Game, bestmove: &str) -> bool {
+    let m = bestmove.split_whitespace().nth(1).unwrap();
+    game.position().parse_uci(m).is_ok()
+}
+
+#[test]
+fn handshake_and_no_argument_mode() {
+    for args in [&[][..], &["uci"][..]] {
+        let mut s = Session::start(args);
+        s.send("uci");
+        s.expect("id name deepchess", SEC);
+        for opt in ["Hash", "Threads", "Move Overhead", "EvalFile", "Eval"] {
+            assert!(s.expect("option name", SEC).contains(opt));
+        }
+        s.expect("uciok", SEC);
+        s.send("isready");
+        s.expect("readyok", SEC);
+        s.quit();
+    }
+}
+
+#[test]
+fn garbage_is_explained_never_fatal() {
+    let mut s = Session::start(&[]);
+    for junk in [
+        "hello world",
+        "position fen not/a/fen w - - 0 1",
+        "position startpos moves e2e5",
+        "position",
+        "setoption name Hash value lots",
+        "setoption name Nonsense value 3",
+        "setoption name Eval value alphazero",
+        "\u{7f}\u{1b}[A",
+    ] {
+        s.send(junk);
+        s.expect("info string", SEC);
+    }
+    // A malformed limit is explained and dropped: the search runs until stopped.
+    s.send("go depth banana");
+    assert!(s.expect("info string", SEC).contains("depth"));
+    s.send("stop");
+    s.expect("bestmove", SEC);
+    s.send("");
+    s.send("setoption name EvalFile value /nonexistent/net.dcw");
+    assert!(s.expect("info string", SEC).contains("no net loaded, using handcrafted"));
+    s.send("setoption name EvalFile value <empty>");
+    assert!(s.expect("info string", SEC).contains("distilled"));
+    s.send("setoption name Eval value handcrafted");
+    assert!(s.expect("info string", SEC).contains("handcrafted"));
+    // The bad move cut the move list: still the start position plus nothing.
+    s.send("go depth 2");
+    let bm = s.expect("bestmove", 10 * SEC);
+    assert!(legal_in(&Game::default(), &bm), "{bm}");
+    s.send("isready");
+    s.expect("readyok", SEC);
+    s.quit();
+}
+
+#[test]
+fn isready_and_stop_mid_search() {
+    let mut s = Session::start(&[]);
+    s.send("position startpos moves e2e4 e7e5 g1f3");
+    s.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    s.send("isready");
+    s.expect("readyok", SEC);
+    // Still searching: no bestmove yet after more time.
+    std::thread::sleep(Duration::from_millis(200));
+    let t = Instant::now();
+    s.send("stop");
+    let final_info = s.expect("info depth", SEC);
+    for field in [" seldepth ", " score ", " nodes ", " nps ", " time ", " pv "] {
+        assert!(final_info.contains(field), "{final_info}");
+    }
+    let bm = s.expect("bestmove", SEC);
+    assert!(t.elapsed() < Duration::from_millis(500), "stop took {:?}", t.elapsed());
+    let mut g = Game::default();
+    for m in ["e2e4", "e7e5", "g1f3"] {
+        g.play(g.position().parse_uci(m).unwrap()).unwrap();
+    }
+    assert!(legal_in(&g, &bm), "{bm}");
+    s.quit();
+}
+
+#[test]
+fn time_limits_respected_within_overhead() {
+    let mut s = Session::start(&[]);
+    s.send("setoption name Move Overhead value 50");
+    s.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10");
+    s.send("isready");
+    s.expect("readyok", SEC);
+    for (go, limit_ms) in [("go movetime 300", 300u64), ("go wtime 400 btime 400", 400), ("go wtime 2000 btime 2000 winc 100 binc 100 movestogo 1", 2000)] {
+        let t = Instant::now();
+        s.send(go);
+        s.expect("bestmove", 5 * SEC);
+        let el = t.elapsed().as_millis() as u64;
+        assert!(el <= limit_ms, "{go}: answered after {el} ms");
+    }
+    s.quit();
+}
+
+#[test]
+fn one_legal_bestmove_per_go_over_a_game() {
+    let mut s = Session::start(&[]);
+    s.send("ucinewgame");
+    let mut game = Game::default();
+    let mut moves: Vec<String> = Vec::new();
+    for i in 0..16 {
+        if game.ending().is_some() {
+            break;
+        }
+        let cmd = if moves.is_empty() { "position startpos".to_string() } else { format!("position startpos moves {}", moves.join(" ")) };
+        s.send(&cmd);
+        s.send(if i % 2 == 0 { "go nodes 3000" } else { "go depth 3" });
+        let bm = s.expect("bestmove", 10 * SEC);
+        assert!(legal_in(&game, &bm), "{bm} at {}", game.position().fen());
+        let m = bm.split_whitespace().nth(1).unwrap().to_string();
+        game.play(game.position().parse_uci(&m).unwrap()).unwrap();
+        moves.push(m);
+    }
+    // A go while a go runs: the first is answered before the second starts.
+    s.send("go infinite");
+    s.send("go depth 1");
+    s.expect("bestmove", 2 * SEC);
+    s.expect("bestmove", 2 * SEC);
+    // Mated and stalemated roots answer 0000.
+    s.send("position fen R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1");
+    s.send("go depth 3");
+    assert_eq!(s.expect("bestmove", SEC), "bestmove 0000");
+    s.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    s.send("go movetime 100");
+    assert_eq!(s.expect("bestmove", SEC), "bestmove 0000");
+    s.quit();
+    assert!(Position::startpos().has_legal_move());
+}
+
+#[test]
+fn plays_with_the_shipped_nets() {
+    let mut s = Session::start(&[]);
+    for (eval, file) in [("distilled", "distilled.dcw"), ("deepchess", "deepchess.dcw")] {
+        s.send(&format!("setoption name Eval value {eval}"));
+        let msg = s.expect("info string", 5 * SEC);
+        assert!(msg.contains("loaded") && msg.contains(file), "{msg}");
+        s.send("position startpos moves e2e4");
+        s.send("go depth 3");
+        let info = s.expect("info depth 3", 20 * SEC);
+        assert!(info.contains(" score cp ") || info.contains(" score mate "), "{info}");
+        let bm = s.expect("bestmove", 20 * SEC);
+        let mut g = Game::default();
+        g.play(g.position().parse_uci("e2e4").unwrap()).unwrap();
+        assert!(legal_in(&g, &bm), "{bm}");
+    }
+    // Mates are the search's: found with the net too.
+    s.send("setoption name Eval value distilled");
+    s.expect("info string", 5 * SEC);
+    s.send("position fen r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1");
+    s.send("go depth 3");
+    assert!(s.expect("bestmove", 20 * SEC).starts_with("bestmove d5f6"));
+    s.quit();
+}
+
+#[test]
+fn end_of_input_lets_a_bounded_search_finish() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"position startpos\ngo depth 4\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
+}
