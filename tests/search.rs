@@ -287,3 +287,45 @@ proptest! {
         prop_assert_eq!(mirror_features(&Features::from_position(&pos)), Features::from_position(&pos.mirror()));
     }
 }
+
+// --- the shipped distilled net: the comparator must be a consistent order for alpha-beta ---
+
+fn shipped_searcher() -> Searcher<NetComparator<deepchess::search::deepchess_net::Distilled>> {
+    let path = format!("{}/data/nets/distilled.dcw", env!("CARGO_MANIFEST_DIR"));
+    let net = deepchess::search::deepchess_net::Distilled::load(std::path::Path::new(&path)).unwrap();
+    Searcher::new(NetComparator::new(net, "distilled", 16), 8)
+}
+
+#[test]
+fn net_comparator_is_antisymmetric_and_equal_on_equal_keys() {
+    let path = format!("{}/data/nets/distilled.dcw", env!("CARGO_MANIFEST_DIR"));
+    let net = deepchess::search::deepchess_net::Distilled::load(std::path::Path::new(&path)).unwrap();
+    let mut c = NetComparator::new(net, "distilled", 4);
+    let g = random_game(3, 40);
+    let mut keys = Vec::new();
+    let mut pos = *g.start();
+    for &m in g.moves() {
+        keys.push(c.key(usize::MAX, &pos));
+        pos.play(m);
+    }
+    for a in &keys {
+        assert_eq!(c.prob_white_better(a, a), 0.5);
+        for b in &keys {
+            let (p, q) = (c.prob_white_better(a, b), c.prob_white_better(b, a));
+            assert!((p + q - 1.0).abs() < 1e-6, "{p} + {q}");
+            assert_eq!(c.compare(a, b), c.compare(b, a).reverse());
+        }
+    }
+}
+
+#[test]
+fn net_search_takes_a_hanging_queen_at_every_depth() {
+    // Regression: with a head whose P(a, a) != 1/2, bounds returned by fail-low nodes were
+    // misordered and the search played h3 instead of Nxh4 from depth 2 on.
+    for depth in 1..=4 {
+        let mut s = shipped_searcher();
+        let g = Game::new(Position::from_fen("rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1").unwrap());
+        let r = s.search(&g, &Limits { depth: Some(depth), ..Limits::default() }, Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {});
+        assert_eq!(r.best.unwrap().to_string(), "f3h4", "depth {depth}");
+    }
+}

@@ -224,9 +224,16 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         NetKey { code, hash, features: Some(Features::from_position(pos)) }
     }
 
+    /// Antisymmetric by construction, `(P(a, b) + 1 − P(b, a)) / 2`: the trained head is
+    /// not (P(a, a) ≠ ½, P(a, b) + P(b, a) ≠ 1), and alpha-beta compares a value returned
+    /// as a bound with that very bound, so "equal" must come out equal and the order of
+    /// the two operands must not change the answer.
     fn prob_white_better(&mut self, a: &Self::Key, b: &Self::Key) -> f32 {
+        if a.hash == b.hash {
+            return 0.5;
+        }
         self.stats.comparisons += 1;
-        self.net.head(&a.code, &b.code)
+        0.5 * (self.net.head(&a.code, &b.code) + 1.0 - self.net.head(&b.code, &a.code))
     }
 
     /// The draw reference: a draw lies halfway between a position and its colour-mirrored
@@ -246,7 +253,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         Self::refresh(&self.net, &m, &mut acc);
         let mirror = self.net.finish(&acc);
         self.stats.comparisons += 1;
-        let p = self.net.head(&a.code, &mirror);
+        let p = 0.5 * (self.net.head(&a.code, &mirror) + 1.0 - self.net.head(&mirror, &a.code));
         self.draw_cache.put(a.hash, p);
         p
     }
