@@ -87,6 +87,7 @@ pub fn run<C: Comparator>(searcher: &mut Searcher<C>, depth: u32, mut each: impl
     let after = searcher.comp.stats();
     report.stats = ComparatorStats {
         comparisons: after.comparisons - before.comparisons,
+        comparison_hits: after.comparison_hits - before.comparison_hits,
         keys: after.keys - before.keys,
         cache_hits: after.cache_hits - before.cache_hits,
     };

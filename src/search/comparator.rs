@@ -10,7 +10,10 @@ use std::cmp::Ordering;
 /// Counters a comparator keeps for `bench` (comparisons/s, cache hit rate).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ComparatorStats {
+    /// Comparisons asked for, and how many were answered from a memo.
     pub comparisons: u64,
+    pub comparison_hits: u64,
+    /// Keys asked for, and how many came from the feature cache.
     pub keys: u64,
     pub cache_hits: u64,
 }

@@ -33,8 +33,8 @@ impl<const N: usize> Default for Halves<N> {
 }
 
 /// A loaded net ready for search; `N` is the head's first hidden width (100 for the
-/// distilled net, 400 for the big one).
-pub struct NetEval<const N: usize> {
+/// distilled net, 400 for the big one), `W` the widest hidden tower layer (100, 600).
+pub struct NetEval<const N: usize, const W: usize> {
     first: Vec<f32>,
     first_bias: Vec<f32>,
     tower: Vec<Dense>,
@@ -45,15 +45,15 @@ pub struct NetEval<const N: usize> {
     pub description: String,
 }
 
-pub type Distilled = NetEval<100>;
-pub type Big = NetEval<400>;
+pub type Distilled = NetEval<100, 100>;
+pub type Big = NetEval<400, 600>;
 
 fn dense_of(net: &Net, (w, b): (crate::tensor::ParamId, crate::tensor::ParamId)) -> Dense {
     let (w, b) = (net.params.value(w), net.params.value(b));
     Dense { w: w.data().to_vec(), b: b.row(0).to_vec(), n_in: w.rows(), n_out: w.cols() }
 }
 
-impl<const N: usize> NetEval<N> {
+impl<const N: usize, const W: usize> NetEval<N, W> {
     /// Builds from a loaded net; fails when its head's first width is not `N`.
     pub fn from_net(net: &Net) -> Result<Self, String> {
         let arch = net.arch.describe();
@@ -77,8 +77,8 @@ impl<const N: usize> NetEval<N> {
         let head_left = split(0..f, h0.b.clone());
         let head_right = split(f..2 * f, vec![0.0; N]);
         let head_rest: Vec<Dense> = net.head[1..].iter().map(|&l| dense_of(net, l)).collect();
-        if net.arch.tower.iter().any(|&w| w > MAX_TOWER && w != INPUTS) || net.arch.head[1..].iter().any(|&w| w > MAX_HEAD) || N > MAX_HEAD {
-            return Err(format!("net {arch}: layers wider than the search's buffers ({MAX_TOWER} tower, {MAX_HEAD} head)"));
+        if net.arch.tower[1..].iter().any(|&w| w > W) || net.arch.head[1..].iter().any(|&w| w > N) {
+            return Err(format!("net {arch}: layers wider than this build's buffers ({W} tower, {N} head)"));
         }
         Ok(NetEval {
             first_bias: first.b,
@@ -128,15 +128,11 @@ fn relu(v: &mut [f32]) {
     v.iter_mut().for_each(|x| *x = x.max(0.0));
 }
 
-/// Widest tower layer the scratch buffers hold (the big net's 600 fits).
-const MAX_TOWER: usize = 1024;
-/// Widest head layer after the split first one (the big net's 400 fits).
-const MAX_HEAD: usize = 512;
-
 #[inline(always)]
-fn finish_generic<const N: usize>(n: &NetEval<N>, first: &[f32]) -> Halves<N> {
-    let mut buf = [0.0f32; 2 * MAX_TOWER];
-    let (mut x, mut y) = buf.split_at_mut(MAX_TOWER);
+fn finish_generic<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
+    // Scratch of the widest hidden tower layer (W, checked at load).
+    let (mut xa, mut ya) = ([0.0f32; W], [0.0f32; W]);
+    let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
     let mut len = first.len();
     x[..len].copy_from_slice(first);
     relu(&mut x[..len]);
@@ -153,9 +149,10 @@ fn finish_generic<const N: usize>(n: &NetEval<N>, first: &[f32]) -> Halves<N> {
 }
 
 #[inline(always)]
-fn head_generic<const N: usize>(n: &NetEval<N>, a: &Halves<N>, b: &Halves<N>) -> f32 {
-    let mut buf = [0.0f32; 2 * MAX_HEAD];
-    let (mut x, mut y) = buf.split_at_mut(MAX_HEAD);
+fn head_generic<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
+    // Later head layers are no wider than the first (checked at load): N-sized scratch.
+    let (mut xa, mut ya) = ([0.0f32; N], [0.0f32; N]);
+    let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
     for i in 0..N {
         x[i] = (a.left[i] + b.right[i]).max(0.0);
     }
@@ -174,17 +171,17 @@ fn head_generic<const N: usize>(n: &NetEval<N>, a: &Halves<N>, b: &Halves<N>) ->
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn finish_avx2<const N: usize>(n: &NetEval<N>, first: &[f32]) -> Halves<N> {
+unsafe fn finish_avx2<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
     finish_generic(n, first)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn head_avx2<const N: usize>(n: &NetEval<N>, a: &Halves<N>, b: &Halves<N>) -> f32 {
+unsafe fn head_avx2<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
     head_generic(n, a, b)
 }
 
-impl<const N: usize> SiameseNet for NetEval<N> {
+impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
     type Code = Halves<N>;
 
     fn first_width(&self) -> usize {

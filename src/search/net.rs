@@ -97,6 +97,9 @@ pub fn feature_delta(from: &Position, to: &Position, added: &mut Vec<usize>, rem
     }
 }
 
+/// Size of the comparison memo (MB).
+const PAIR_CACHE_MB: usize = 4;
+
 /// A [`Comparator`] over a [`SiameseNet`].
 pub struct NetComparator<N: SiameseNet> {
     pub net: N,
@@ -104,6 +107,9 @@ pub struct NetComparator<N: SiameseNet> {
     cache: FeatureCache<N::Code>,
     /// P(position better than its colour-mirrored twin), by zobrist key.
     draw_cache: FeatureCache<f32>,
+    /// Head outputs by ordered pair of zobrist keys (the same pairs recur across siblings
+    /// and iterations).
+    pair_cache: FeatureCache<f32>,
     /// The current line: the position at each ply and its first-layer sums when valid.
     line: Vec<Position>,
     acc: Vec<f32>,
@@ -122,6 +128,7 @@ impl<N: SiameseNet> NetComparator<N> {
             name,
             cache: FeatureCache::new(cache_mb),
             draw_cache: FeatureCache::new(1),
+            pair_cache: FeatureCache::new(PAIR_CACHE_MB),
             line: vec![Position::startpos(); MAX_PLY + 1],
             acc: vec![0.0; h * (MAX_PLY + 1)],
             valid: vec![false; MAX_PLY + 1],
@@ -233,7 +240,15 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
             return 0.5;
         }
         self.stats.comparisons += 1;
-        0.5 * (self.net.head(&a.code, &b.code) + 1.0 - self.net.head(&b.code, &a.code))
+        // Memo by ordered pair (the reversed pair's answer is 1 - p, computed on demand).
+        let pair = a.hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.hash.rotate_left(29);
+        if let Some(p) = self.pair_cache.get(pair) {
+            self.stats.comparison_hits += 1;
+            return p;
+        }
+        let p = 0.5 * (self.net.head(&a.code, &b.code) + 1.0 - self.net.head(&b.code, &a.code));
+        self.pair_cache.put(pair, p);
+        p
     }
 
     /// The draw reference: a draw lies halfway between a position and its colour-mirrored
@@ -266,6 +281,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     fn clear(&mut self) {
         self.cache.clear();
         self.draw_cache.clear();
+        self.pair_cache.clear();
         self.valid.iter_mut().for_each(|v| *v = false);
     }
 
