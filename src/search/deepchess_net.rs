@@ -11,12 +11,36 @@ use crate::data::encode::INPUTS;
 use crate::net::Net;
 use std::path::Path;
 
-/// One dense layer, input-major (row i = weights from input i), as src/net stores them.
+/// One dense layer, input-major (row i = weights from input i), as src/net stores them,
+/// plus the copies the AVX2 kernels read: rows padded to whole 8-float vectors (`wp`, `bp`)
+/// and, for outputs narrower than a vector (the head's last layer), the transpose (`wt`).
 struct Dense {
     w: Vec<f32>,
     b: Vec<f32>,
     n_in: usize,
     n_out: usize,
+    wp: Vec<f32>,
+    bp: Vec<f32>,
+    wt: Vec<f32>,
+}
+
+impl Dense {
+    fn new(w: Vec<f32>, b: Vec<f32>, n_in: usize, n_out: usize) -> Dense {
+        let pad = n_out.div_ceil(8) * 8;
+        let mut wp = vec![0.0; n_in * pad];
+        for i in 0..n_in {
+            wp[i * pad..i * pad + n_out].copy_from_slice(&w[i * n_out..(i + 1) * n_out]);
+        }
+        let mut bp = b.clone();
+        bp.resize(pad, 0.0);
+        let mut wt = vec![0.0; n_in * n_out];
+        for i in 0..n_in {
+            for o in 0..n_out {
+                wt[o * n_in + i] = w[i * n_out + o];
+            }
+        }
+        Dense { w, b, n_in, n_out, wp, bp, wt }
+    }
 }
 
 /// Per-position code: the head's first layer on this position as left and as right input.
@@ -50,7 +74,7 @@ pub type Big = NetEval<400, 600>;
 
 fn dense_of(net: &Net, (w, b): (crate::tensor::ParamId, crate::tensor::ParamId)) -> Dense {
     let (w, b) = (net.params.value(w), net.params.value(b));
-    Dense { w: w.data().to_vec(), b: b.row(0).to_vec(), n_in: w.rows(), n_out: w.cols() }
+    Dense::new(w.data().to_vec(), b.row(0).to_vec(), w.rows(), w.cols())
 }
 
 impl<const N: usize, const W: usize> NetEval<N, W> {
@@ -68,16 +92,13 @@ impl<const N: usize, const W: usize> NetEval<N, W> {
         let f = net.arch.features();
         let h0 = dense_of(net, net.head[0]);
         // Rows 0..f of the head's first layer see the left position, rows f..2f the right.
-        let split = |rows: std::ops::Range<usize>, b: Vec<f32>| Dense {
-            w: h0.w[rows.start * N..rows.end * N].to_vec(),
-            b,
-            n_in: f,
-            n_out: N,
+        let split = |rows: std::ops::Range<usize>, b: Vec<f32>| {
+            Dense::new(h0.w[rows.start * N..rows.end * N].to_vec(), b, f, N)
         };
         let head_left = split(0..f, h0.b.clone());
         let head_right = split(f..2 * f, vec![0.0; N]);
         let head_rest: Vec<Dense> = net.head[1..].iter().map(|&l| dense_of(net, l)).collect();
-        if net.arch.tower[1..].iter().any(|&w| w > W) || net.arch.head[1..].iter().any(|&w| w > N) {
+        if net.arch.tower[1..].iter().any(|&w| w > W) || net.arch.head[1..].iter().any(|&w| w > N) || W > 1024 || N > 1024 {
             return Err(format!("net {arch}: layers wider than this build's buffers ({W} tower, {N} head)"));
         }
         Ok(NetEval {
@@ -90,6 +111,13 @@ impl<const N: usize, const W: usize> NetEval<N, W> {
             simd: simd_available(),
             description: arch,
         })
+    }
+
+    /// Uses the AVX2+FMA kernels (when the CPU has them) or forces the portable path; for
+    /// tests and benchmarks. Returns whether the SIMD path is now in use.
+    pub fn set_simd(&mut self, on: bool) -> bool {
+        self.simd = on && simd_available();
+        self.simd
     }
 
     /// Loads a net file (`.dcw`).
@@ -169,16 +197,152 @@ fn head_generic<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>
     1.0 / (1.0 + (x[1] - x[0]).exp())
 }
 
+/// The AVX2+FMA path: each dense layer as blocks of up to 13 output vectors held in
+/// registers while the nonzero inputs (after ReLU) stream past — a 1×(8·13) micro-kernel in
+/// BLIS terms, with the loop over inputs as the k loop; the 2-wide last layer as dot products.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn finish_avx2<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
-    finish_generic(n, first)
-}
+mod avx2 {
+    use super::{Dense, Halves, NetEval};
+    use std::arch::x86_64::*;
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn head_avx2<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
-    head_generic(n, a, b)
+    /// Output vectors per register block: 13 accumulators + the broadcast input fit in 16 ymm.
+    const BLOCK: usize = 13;
+
+    #[inline(always)]
+    unsafe fn block<const V: usize>(d: &Dense, x: &[f32], idx: &[u16], c: usize, y: &mut [f32]) {
+        let pad = d.bp.len();
+        let mut acc = [_mm256_setzero_ps(); V];
+        for (v, a) in acc.iter_mut().enumerate() {
+            *a = _mm256_loadu_ps(d.bp.as_ptr().add(c + 8 * v));
+        }
+        for &i in idx {
+            let i = i as usize;
+            let xb = _mm256_set1_ps(*x.get_unchecked(i));
+            let row = d.wp.as_ptr().add(i * pad + c);
+            for (v, a) in acc.iter_mut().enumerate() {
+                *a = _mm256_fmadd_ps(xb, _mm256_loadu_ps(row.add(8 * v)), *a);
+            }
+        }
+        for (v, a) in acc.iter().enumerate() {
+            let o = c + 8 * v;
+            if o + 8 <= d.n_out {
+                _mm256_storeu_ps(y.as_mut_ptr().add(o), *a);
+            } else {
+                let mut t = [0.0f32; 8];
+                _mm256_storeu_ps(t.as_mut_ptr(), *a);
+                y[o..d.n_out].copy_from_slice(&t[..d.n_out - o]);
+            }
+        }
+    }
+
+    /// `y = b + x·W` (y has `d.n_out` entries); `M` bounds the inputs (the index list's size).
+    #[inline(always)]
+    unsafe fn dense<const M: usize>(d: &Dense, x: &[f32], y: &mut [f32]) {
+        assert!(x.len() == d.n_in && d.n_in <= M && y.len() >= d.n_out);
+        if d.n_out < 8 {
+            for (o, yo) in y[..d.n_out].iter_mut().enumerate() {
+                *yo = d.b[o] + dot(x, &d.wt[o * d.n_in..(o + 1) * d.n_in]);
+            }
+            return;
+        }
+        // The inputs the ReLU left nonzero, once for all blocks (branch-free compaction).
+        let mut idx = [0u16; M];
+        let mut n = 0;
+        for (i, &xi) in x.iter().enumerate() {
+            *idx.get_unchecked_mut(n) = i as u16;
+            n += (xi != 0.0) as usize;
+        }
+        let idx = &idx[..n];
+        let vectors = d.bp.len() / 8;
+        let mut c = 0;
+        while c < vectors * 8 {
+            match (vectors - c / 8).min(BLOCK) {
+                13 => block::<13>(d, x, idx, c, y),
+                12 => block::<12>(d, x, idx, c, y),
+                11 => block::<11>(d, x, idx, c, y),
+                10 => block::<10>(d, x, idx, c, y),
+                9 => block::<9>(d, x, idx, c, y),
+                8 => block::<8>(d, x, idx, c, y),
+                7 => block::<7>(d, x, idx, c, y),
+                6 => block::<6>(d, x, idx, c, y),
+                5 => block::<5>(d, x, idx, c, y),
+                4 => block::<4>(d, x, idx, c, y),
+                3 => block::<3>(d, x, idx, c, y),
+                2 => block::<2>(d, x, idx, c, y),
+                _ => block::<1>(d, x, idx, c, y),
+            }
+            c += BLOCK * 8;
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn dot(x: &[f32], w: &[f32]) -> f32 {
+        let n = x.len().min(w.len());
+        let mut acc = _mm256_setzero_ps();
+        let mut i = 0;
+        while i + 8 <= n {
+            acc = _mm256_fmadd_ps(_mm256_loadu_ps(x.as_ptr().add(i)), _mm256_loadu_ps(w.as_ptr().add(i)), acc);
+            i += 8;
+        }
+        let mut t = [0.0f32; 8];
+        _mm256_storeu_ps(t.as_mut_ptr(), acc);
+        let mut s = (t[0] + t[4]) + (t[1] + t[5]) + ((t[2] + t[6]) + (t[3] + t[7]));
+        while i < n {
+            s += x[i] * w[i];
+            i += 1;
+        }
+        s
+    }
+
+    #[inline(always)]
+    fn relu(v: &mut [f32]) {
+        v.iter_mut().for_each(|x| *x = x.max(0.0));
+    }
+
+    /// One dense layer through the kernel, for the comparison with the portable loop.
+    #[cfg(test)]
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn dense_layer(d: &Dense, x: &[f32], y: &mut [f32]) {
+        dense::<1024>(d, x, y)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn finish<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
+        let (mut xa, mut ya) = ([0.0f32; W], [0.0f32; W]);
+        let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
+        let mut len = first.len();
+        x[..len].copy_from_slice(first);
+        relu(&mut x[..len]);
+        for d in &n.tower {
+            dense::<W>(d, &x[..len], &mut y[..d.n_out]);
+            relu(&mut y[..d.n_out]);
+            len = d.n_out;
+            std::mem::swap(&mut x, &mut y);
+        }
+        let mut h = Halves::<N>::default();
+        dense::<W>(&n.head_left, &x[..len], &mut h.left);
+        dense::<W>(&n.head_right, &x[..len], &mut h.right);
+        h
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn head<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
+        let (mut xa, mut ya) = ([0.0f32; N], [0.0f32; N]);
+        let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
+        for i in 0..N {
+            x[i] = (a.left[i] + b.right[i]).max(0.0);
+        }
+        let mut len = N;
+        for (k, d) in n.head_rest.iter().enumerate() {
+            dense::<N>(d, &x[..len], &mut y[..d.n_out]);
+            if k + 1 < n.head_rest.len() {
+                relu(&mut y[..d.n_out]);
+            }
+            len = d.n_out;
+            std::mem::swap(&mut x, &mut y);
+        }
+        1.0 / (1.0 + (x[1] - x[0]).exp())
+    }
 }
 
 impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
@@ -198,7 +362,7 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
         #[cfg(target_arch = "x86_64")]
         if self.simd {
             // Safety: avx2 and fma were detected at load time.
-            return unsafe { finish_avx2(self, first) };
+            return unsafe { avx2::finish(self, first) };
         }
         finish_generic(self, first)
     }
@@ -206,7 +370,7 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
         #[cfg(target_arch = "x86_64")]
         if self.simd {
             // Safety: as above.
-            return unsafe { head_avx2(self, a, b) };
+            return unsafe { avx2::head(self, a, b) };
         }
         head_generic(self, a, b)
     }
@@ -254,11 +418,40 @@ mod tests {
             };
             if net.arch.head[0] == 100 {
                 let e = Distilled::from_net(&net).unwrap();
-                check(&|a, b| e.head(&e.finish(a), &e.finish(b)));
+                    for simd in [false, true] {
+                    let mut e = Distilled::from_net(&net).unwrap();
+                    e.set_simd(simd);
+                    check(&|a, b| e.head(&e.finish(a), &e.finish(b)));
+                }
             } else {
-                let e = Big::from_net(&net).unwrap();
-                check(&|a, b| e.head(&e.finish(a), &e.finish(b)));
+                for simd in [false, true] {
+                    let mut e = Big::from_net(&net).unwrap();
+                    e.set_simd(simd);
+                    check(&|a, b| e.head(&e.finish(a), &e.finish(b)));
+                }
                 assert!(Distilled::from_net(&net).is_err());
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// The AVX2 dense kernel against the portable loop on odd shapes, with ReLU-like zeros.
+        #[test]
+        fn avx2_dense_matches_portable(n_in in 1usize..140, n_out in 1usize..230, seed in 0u64..1000) {
+            if !simd_available() {
+                return Ok(());
+            }
+            let mut r = crate::tensor::rng::Rng::new(seed);
+            let mut u = || r.uniform(-0.5, 0.5);
+            let w: Vec<f32> = (0..n_in * n_out).map(|_| u()).collect();
+            let b: Vec<f32> = (0..n_out).map(|_| u()).collect();
+            let x: Vec<f32> = (0..n_in).map(|_| u().max(0.0)).collect();
+            let d = Dense::new(w, b, n_in, n_out);
+            let (mut want, mut got) = (vec![0.0; n_out], vec![0.0; n_out]);
+            dense_into(&d, &x, &mut want);
+            unsafe { avx2::dense_layer(&d, &x, &mut got) };
+            for (a, b) in want.iter().zip(&got) {
+                proptest::prop_assert!((a - b).abs() < 1e-4, "{n_in}x{n_out}: {a} vs {b}");
             }
         }
     }

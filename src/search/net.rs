@@ -276,6 +276,9 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     fn set_root(&mut self, pos: &Position) {
         self.valid.iter_mut().for_each(|v| *v = false);
         self.set_node(0, pos);
+        // The root's sums are always valid, so nodes within 8 plies update incrementally
+        // even when no interior node on their line asked for a key.
+        self.ensure_acc(0);
     }
 
     fn clear(&mut self) {
