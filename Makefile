@@ -52,9 +52,22 @@ train: build dataset
 # Grow the corpus with Stockfish self-play (needs Stockfish: make install-stockfish).
 STOCKFISH ?= $(shell command -v stockfish || ls /usr/games/stockfish 2>/dev/null)
 GAMES ?= 1000
+# SOURCE=stockfish (default; needs `make install-stockfish`) or SOURCE=handcrafted (our own
+# engine with the handcrafted evaluator over UCI: nothing to install, from the balanced suite).
+# Resumable: rerun the same command after a kill. Output: DATAGEN_OUT (default runs/datagen-SOURCE.pgn).
+SOURCE ?= stockfish
+SEED ?= 1
+DATAGEN_OUT ?= runs/datagen-$(SOURCE).pgn
 datagen: build
+ifeq ($(SOURCE),handcrafted)
+	$(BIN) datagen --engine "$(abspath $(BIN))" --option Eval=handcrafted --option Hash=16 \
+	  --openings data/openings-balanced-1000.epd --opening-plies 0:0 --nodes 2000:40000 \
+	  --out $(DATAGEN_OUT) --games $(GAMES) --concurrency 2 --seed $(SEED)
+else
 	@test -n "$(STOCKFISH)" || { echo "Stockfish not found: run 'make install-stockfish' (apt) or set STOCKFISH=path"; exit 1; }
-	$(BIN) datagen --engine $(STOCKFISH) --option Hash=16 --option Threads=1 --out data/datagen.pgn --games $(GAMES) --concurrency 2
+	$(BIN) datagen --engine $(STOCKFISH) --option Hash=16 --option Threads=1 --out $(DATAGEN_OUT) \
+	  --games $(GAMES) --concurrency 2 --seed $(SEED)
+endif
 
 # Match: DeepChess (distilled net) against the handcrafted evaluator in the same search, equal
 # time, 2 games at once: about 10 minutes on 2 cores (a handcrafted-vs-handcrafted trial ran
