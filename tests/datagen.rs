@@ -80,3 +80,32 @@ fn datagen_reports_a_broken_engine_and_bad_flags() {
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Our own engine as the data source (`make datagen SOURCE=handcrafted`): the binary itself
+/// over UCI, openings from the balanced suite; games are legal, finished and differ.
+#[test]
+fn datagen_with_our_own_engine() {
+    let dir = std::env::temp_dir().join(format!("deepchess-datagen-own-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("games.pgn");
+    let suite = format!("{}/data/openings-balanced-1000.epd", env!("CARGO_MANIFEST_DIR"));
+    let o = Command::new(bin())
+        .args(["datagen", "--engine", bin(), "--option", "Eval=handcrafted", "--option", "Hash=4"])
+        .args(["--openings", &suite, "--opening-plies", "0:0", "--nodes", "200:800"])
+        .args(["--out", out.to_str().unwrap(), "--games", "4", "--concurrency", "2", "--seed", "3"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let games = read(&out);
+    assert_eq!(games.len(), 4);
+    for g in &games {
+        assert!(g.result.is_some(), "unfinished game");
+        assert!(g.tag("FEN").is_some(), "games start from the suite");
+        assert!(g.moves.len() > 10);
+        assert!((0..g.moves.len()).filter_map(|i| g.eval(i)).count() == g.moves.len());
+    }
+    let mut starts: Vec<_> = games.iter().map(|g| (g.tag("FEN").unwrap().to_string(), g.moves.clone())).collect();
+    starts.dedup();
+    assert_eq!(starts.len(), 4, "four different games");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
