@@ -94,12 +94,13 @@ match: build
 # 1350-2850). Needs Stockfish: make install-stockfish. One PGN and one table per level in runs/.
 GAUNTLET_ELOS ?= 1350 1600 1900 2200
 GAUNTLET_GAMES ?= 100
+GAUNTLET_TC ?= 10+0.1
 gauntlet: build
 	@test -n "$(STOCKFISH)" || { echo "Stockfish not found: run 'make install-stockfish' (apt) or set STOCKFISH=path"; exit 1; }
 	@mkdir -p runs
 	set -e; for elo in $(GAUNTLET_ELOS); do \
 	  $(BIN) match --engine $(PLAYER) --engine name=sf-$$elo cmd=$(STOCKFISH) option.Threads=1 option.Hash=16 \
-	    option.UCI_LimitStrength=true option.UCI_Elo=$$elo --each tc=$(TC) --games $(GAUNTLET_GAMES) \
+	    option.UCI_LimitStrength=true option.UCI_Elo=$$elo --each tc=$(GAUNTLET_TC) --games $(GAUNTLET_GAMES) \
 	    --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --pgn runs/gauntlet-$$elo.pgn \
 	    | tee runs/gauntlet-$$elo.txt; \
 	done

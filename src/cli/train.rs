@@ -19,6 +19,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default 2)" },
     Flag { name: "max-positions", value: Some("N"), help: "use at most N training positions per class (data-size curves)" },
     Flag { name: "no-mirror", value: None, help: "no colour-mirror augmentation even if the profile uses it" },
+    Flag { name: "siamese-epochs", value: Some("N"), help: "epochs of the DeepChess (Siamese) phase instead of the profile's" },
 ];
 
 pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Dataset), CliError> {
@@ -56,6 +57,13 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         .ok_or_else(|| CliError::Usage(format!("deepchess train: unknown profile '{pname}' (quick, paper, curve, tiny)")))?;
     if p.has("no-mirror") {
         prof.mirror = false;
+    }
+    if p.get("siamese-epochs").is_some() {
+        let e: usize = p.get_or("train", "siamese-epochs", 1)?;
+        if e == 0 {
+            return Err(CliError::Usage("deepchess train: --siamese-epochs must be at least 1".into()));
+        }
+        prof.siamese.epochs = e;
     }
     let phases = match p.get("phases") {
         Some(s) => Phases::parse(s).ok_or_else(|| CliError::Usage(format!("deepchess train: bad --phases '{s}'")))?,
