@@ -245,6 +245,36 @@ fn net_draw_reference_is_the_mirror_twin() {
     assert!((c.prob_better_than_draw(&k) - direct).abs() < 1e-6);
 }
 
+/// Keys carry only a hash and input bits; with a one-slot feature cache every code is evicted
+/// at once and rebuilt from the bits, and the answers must not change (including the case of
+/// both operands mapping to the same slot, and the draw reference of a cache-hit key).
+#[test]
+fn net_keys_survive_feature_cache_eviction() {
+    let fens = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11",
+        "4k3/8/8/8/8/8/8/QQQQK3 b - - 0 1",
+    ];
+    let pos: Vec<Position> = fens.iter().map(|f| Position::from_fen(f).unwrap()).collect();
+    let mut tiny = NetComparator::new(RandomNet::new(9), "tiny", 0);
+    let mut big = NetComparator::new(RandomNet::new(9), "big", 16);
+    let kt: Vec<_> = pos.iter().map(|p| { tiny.set_root(p); tiny.key(0, p) }).collect();
+    let kb: Vec<_> = pos.iter().map(|p| { big.set_root(p); big.key(0, p) }).collect();
+    for i in 0..pos.len() {
+        for j in 0..pos.len() {
+            let (a, b) = (tiny.prob_white_better(&kt[i], &kt[j]), big.prob_white_better(&kb[i], &kb[j]));
+            assert!((a - b).abs() < 1e-4, "{i} vs {j}: {a} vs {b}");
+        }
+        let (a, b) = (tiny.prob_better_than_draw(&kt[i]), big.prob_better_than_draw(&kb[i]));
+        assert!((a - b).abs() < 1e-4, "draw {i}: {a} vs {b}");
+        // A second key of the same position is a cache hit in `big`: same draw reference.
+        let again = big.key(0, &pos[i]);
+        assert!((big.prob_better_than_draw(&again) - b).abs() < 1e-6);
+    }
+    assert!(tiny.stats().rebuilds > 0 && big.stats().rebuilds == 0);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
     /// The incremental first layer gives the same codes as recomputing it, and move deltas
@@ -278,9 +308,10 @@ proptest! {
             // Ask for keys only now and then so increments span several moves.
             if i % 3 == 2 || i + 1 == g.moves().len() {
                 let (a, b) = (inc.key(ply, &pos), full.key(ply, &pos));
-                for j in 0..a.code.left.len() {
-                    prop_assert!((a.code.left[j] - b.code.left[j]).abs() < 1e-3);
-                    prop_assert!((a.code.right[j] - b.code.right[j]).abs() < 1e-3);
+                let (a, b) = (inc.code(&a), full.code(&b));
+                for j in 0..a.left.len() {
+                    prop_assert!((a.left[j] - b.left[j]).abs() < 1e-3);
+                    prop_assert!((a.right[j] - b.right[j]).abs() < 1e-3);
                 }
             }
         }

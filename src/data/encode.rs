@@ -35,6 +35,13 @@ pub struct Features {
     len: u8,
 }
 
+impl Default for Features {
+    /// No bits set.
+    fn default() -> Self {
+        Features { idx: [0; MAX_ACTIVE], len: 0 }
+    }
+}
+
 impl std::fmt::Debug for Features {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.as_slice()).finish()

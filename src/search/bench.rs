@@ -90,6 +90,7 @@ pub fn run<C: Comparator>(searcher: &mut Searcher<C>, depth: u32, mut each: impl
         comparison_hits: after.comparison_hits - before.comparison_hits,
         keys: after.keys - before.keys,
         cache_hits: after.cache_hits - before.cache_hits,
+        rebuilds: after.rebuilds - before.rebuilds,
     };
     report
 }

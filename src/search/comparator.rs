@@ -16,6 +16,8 @@ pub struct ComparatorStats {
     /// Keys asked for, and how many came from the feature cache.
     pub keys: u64,
     pub cache_hits: u64,
+    /// Codes rebuilt from a key's input bits because their cache slot had been reused.
+    pub rebuilds: u64,
 }
 
 /// A position comparator usable inside the comparison alpha-beta.

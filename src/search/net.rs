@@ -31,12 +31,13 @@ pub trait SiameseNet {
     fn head(&self, a: &Self::Code, b: &Self::Code) -> f32;
 }
 
-/// A net comparator's key: the cached code, plus what a draw comparison needs lazily.
+/// A net comparator's key: the position's zobrist key and input bits (~80 bytes). The code
+/// itself (hundreds of floats) stays in the feature cache: search values are copied at every
+/// node, and the bits rebuild the code in the rare case the cache slot was reused meanwhile.
 #[derive(Clone, Copy, Default)]
-pub struct NetKey<T> {
-    pub code: T,
+pub struct NetKey {
     hash: u64,
-    features: Option<Features>,
+    features: Features,
 }
 
 /// A direct-mapped table from zobrist key to value (always replace: the newest is likeliest
@@ -58,6 +59,12 @@ impl<V: Copy + Default> FeatureCache<V> {
     pub fn get(&self, hash: u64) -> Option<V> {
         let (h, v) = self.slots[self.index(hash)];
         (h == hash && hash != 0).then_some(v)
+    }
+    /// The slot holding `hash`, if it does.
+    #[inline]
+    fn find(&self, hash: u64) -> Option<usize> {
+        let i = self.index(hash);
+        (self.slots[i].0 == hash && hash != 0).then_some(i)
     }
     #[inline]
     pub fn put(&mut self, hash: u64, v: V) {
@@ -146,6 +153,30 @@ impl<N: SiameseNet> NetComparator<N> {
         }
     }
 
+    /// The code of a position from its input bits, without the cache.
+    fn code_from_features(&self, f: &Features) -> N::Code {
+        let mut acc = vec![0.0; self.net.first_width()];
+        Self::refresh(&self.net, f, &mut acc);
+        self.net.finish(&acc)
+    }
+
+    /// The cache slot holding `k`'s code, rebuilt from its bits if the slot was reused.
+    fn slot(&mut self, k: &NetKey) -> usize {
+        if let Some(i) = self.cache.find(k.hash) {
+            return i;
+        }
+        self.stats.rebuilds += 1;
+        let code = self.code_from_features(&k.features);
+        self.cache.put(k.hash, code);
+        self.cache.find(k.hash).expect("just stored")
+    }
+
+    /// The code behind a key (tests, diagnostics).
+    pub fn code(&mut self, k: &NetKey) -> N::Code {
+        let i = self.slot(k);
+        self.cache.slots[i].1
+    }
+
     /// Makes the accumulator at `ply` valid, from the nearest valid ancestor when that is
     /// cheaper than a refresh.
     fn ensure_acc(&mut self, ply: usize) {
@@ -197,7 +228,7 @@ fn sub(dst: &mut [f32], src: &[f32]) {
 }
 
 impl<N: SiameseNet> Comparator for NetComparator<N> {
-    type Key = NetKey<N::Code>;
+    type Key = NetKey;
 
     fn name(&self) -> &'static str {
         self.name
@@ -213,9 +244,10 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     fn key(&mut self, ply: usize, pos: &Position) -> Self::Key {
         self.stats.keys += 1;
         let hash = pos.hash();
-        if let Some(code) = self.cache.get(hash) {
+        let features = Features::from_position(pos);
+        if self.cache.find(hash).is_some() {
             self.stats.cache_hits += 1;
-            return NetKey { code, hash, features: None };
+            return NetKey { hash, features };
         }
         let code = if ply <= MAX_PLY && self.line[ply].hash() == hash {
             self.ensure_acc(ply);
@@ -223,12 +255,10 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
             self.net.finish(&self.acc[ply * h..(ply + 1) * h])
         } else {
             // Not on the current line (a caller outside the search): compute from scratch.
-            let mut acc = vec![0.0; self.net.first_width()];
-            Self::refresh(&self.net, &Features::from_position(pos), &mut acc);
-            self.net.finish(&acc)
+            self.code_from_features(&features)
         };
         self.cache.put(hash, code);
-        NetKey { code, hash, features: Some(Features::from_position(pos)) }
+        NetKey { hash, features }
     }
 
     /// Antisymmetric by construction, `(P(a, b) + 1 − P(b, a)) / 2`: the trained head is
@@ -246,7 +276,16 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
             self.stats.comparison_hits += 1;
             return p;
         }
-        let p = 0.5 * (self.net.head(&a.code, &b.code) + 1.0 - self.net.head(&b.code, &a.code));
+        let (ia, ib) = (self.slot(a), self.slot(b));
+        let p = if ia != ib || a.hash == b.hash {
+            let (ca, cb) = (&self.cache.slots[ia].1, &self.cache.slots[ib].1);
+            0.5 * (self.net.head(ca, cb) + 1.0 - self.net.head(cb, ca))
+        } else {
+            // Both map to one slot (b's code evicted a's): rebuild a's aside.
+            let ca = self.code_from_features(&a.features);
+            let cb = &self.cache.slots[ib].1;
+            0.5 * (self.net.head(&ca, cb) + 1.0 - self.net.head(cb, &ca))
+        };
         self.pair_cache.put(pair, p);
         p
     }
@@ -257,18 +296,11 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         if let Some(p) = self.draw_cache.get(a.hash) {
             return p;
         }
-        let Some(f) = a.features.or_else(|| {
-            // Keys served from the cache do not carry their bits; rebuild them from the line.
-            self.line.iter().find(|p| p.hash() == a.hash).map(Features::from_position)
-        }) else {
-            return 0.5;
-        };
-        let m = mirror_features(&f);
-        let mut acc = vec![0.0; self.net.first_width()];
-        Self::refresh(&self.net, &m, &mut acc);
-        let mirror = self.net.finish(&acc);
+        let mirror = self.code_from_features(&mirror_features(&a.features));
+        let ia = self.slot(a);
         self.stats.comparisons += 1;
-        let p = 0.5 * (self.net.head(&a.code, &mirror) + 1.0 - self.net.head(&mirror, &a.code));
+        let ca = &self.cache.slots[ia].1;
+        let p = 0.5 * (self.net.head(ca, &mirror) + 1.0 - self.net.head(&mirror, ca));
         self.draw_cache.put(a.hash, p);
         p
     }
