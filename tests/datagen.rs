@@ -109,3 +109,55 @@ fn datagen_with_our_own_engine() {
     assert_eq!(starts.len(), 4, "four different games");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--book`: start positions after the first plies of a game corpus, distinct, and never from
+/// a game the default dataset split holds out; conflicting or empty books are errors.
+#[test]
+fn datagen_book_openings() {
+    use deepchess::data::sample::{game_key, is_validation};
+    let dir = std::env::temp_dir().join(format!("deepchess-datagen-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let book = dir.join("book.pgn");
+    let lines = [
+        "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 *",
+        "1. d4 d5 2. c4 e6 3. Nc3 Nf6 4. Bg5 Be7 5. e3 O-O *",
+        "1. c4 e5 2. Nc3 Nf6 3. Nf3 Nc6 4. g3 d5 5. cxd5 Nxd5 *",
+        "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 *",
+        "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 g6 *", // same 8-ply position as above
+        "1. e4 e6 *",                                             // too short
+    ];
+    let text: String = lines.iter().map(|m| format!("[Event \"b\"]\n[Result \"*\"]\n\n{m}\n\n")).collect();
+    std::fs::write(&book, text).unwrap();
+    let games = read(&book);
+    let expect: std::collections::HashSet<String> = games
+        .iter()
+        .filter(|g| g.moves.len() > 8 && !is_validation(game_key(&g.start, &g.moves), 50, 0))
+        .map(|g| {
+            let mut p = g.start;
+            g.moves[..8].iter().for_each(|&m| p.play(m));
+            p.fen().split(' ').take(4).collect::<Vec<_>>().join(" ")
+        })
+        .collect();
+    let out = dir.join("games.pgn");
+    let run = |extra: &[&str], out: &std::path::Path| {
+        Command::new(bin())
+            .args(["datagen", "--engine", bin(), "--option", "Eval=handcrafted", "--nodes", "200:600", "--opening-plies", "0:0"])
+            .args(["--out", out.to_str().unwrap(), "--games", "6", "--concurrency", "2"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["--book", book.to_str().unwrap()], &out);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("book: {} distinct start positions", expect.len())));
+    for g in read(&out) {
+        let fen = g.tag("FEN").expect("starts from the book");
+        let fen4 = fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
+        assert!(expect.contains(&fen4), "{fen} is not a book position");
+    }
+    let o = run(&["--book", book.to_str().unwrap(), "--openings", "startpos"], &dir.join("x.pgn"));
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["--book", book.to_str().unwrap(), "--book-plies", "40"], &dir.join("y.pgn"));
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -16,6 +16,8 @@ const FLAGS: &[Flag] = &[
     Flag { name: "nodes", value: Some("MIN:MAX"), help: "per-side node budget, log-uniform (default 300:6000)" },
     Flag { name: "opening-plies", value: Some("MIN:MAX"), help: "random near-best opening plies (default 4:10)" },
     Flag { name: "openings", value: Some("FILE"), help: "start from an opening suite (EPD/FEN lines or PGN games)" },
+    Flag { name: "book", value: Some("FILE"), help: "start after the first --book-plies plies of each game of a PGN corpus (repeatable, *.xz ok); games the default dataset split holds out are skipped" },
+    Flag { name: "book-plies", value: Some("N"), help: "plies of each --book game kept (default 8)" },
     Flag { name: "timeout", value: Some("SECONDS"), help: "longest wait for one engine answer (default 30)" },
 ];
 
@@ -43,6 +45,44 @@ fn read_positions(path: &str) -> Result<Vec<Position>, CliError> {
             p
         })
         .collect())
+}
+
+/// Start positions from a game corpus: the position after the first `plies` plies of each
+/// game, distinct, leaving out games that the default dataset split (5 %, salt 0) holds out
+/// for validation, so that no held-out game's opening becomes training data.
+fn read_book(paths: &[&str], plies: usize) -> Result<Vec<Position>, CliError> {
+    use crate::chess::pgn::{open_pgn, PgnReader};
+    use crate::data::sample::{game_key, is_validation};
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let (mut games, mut held_out) = (0u64, 0u64);
+    for path in paths {
+        let src = open_pgn(path).map_err(|e| CliError::Failed(format!("{path}: {e}")))?;
+        let mut reader = PgnReader::new(src);
+        for g in reader.by_ref() {
+            games += 1;
+            if g.moves.len() <= plies {
+                continue;
+            }
+            if is_validation(game_key(&g.start, &g.moves), 50, 0) {
+                held_out += 1;
+                continue;
+            }
+            let mut game = crate::chess::Game::new(g.start);
+            for &m in &g.moves[..plies] {
+                game.play_unchecked(m);
+            }
+            let p = *game.position();
+            if game.outcome().is_none() && seen.insert(p.hash()) {
+                out.push(p);
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(CliError::Failed(format!("--book: no start positions after {plies} plies in {}", paths.join(", "))));
+    }
+    eprintln!("book: {} distinct start positions after {plies} plies from {games} games ({held_out} held-out games skipped)", out.len());
+    Ok(out)
 }
 
 pub fn run_cli(args: &[String]) -> Result<(), CliError> {
@@ -73,8 +113,13 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         return Err(CliError::Usage("deepchess datagen: --timeout must be a positive number of seconds".into()));
     }
     s.move_timeout = Duration::from_secs_f64(secs);
+    let books = p.get_all("book");
     let starts = match p.get("openings") {
+        Some(_) if !books.is_empty() => {
+            return Err(CliError::Usage("deepchess datagen: give --openings or --book, not both".into()));
+        }
         Some(path) => read_positions(path)?,
+        None if !books.is_empty() => read_book(&books, p.get_or("datagen", "book-plies", 8)?)?,
         None => Vec::new(),
     };
     let cfg = RunConfig {
