@@ -156,8 +156,14 @@ fn relu(v: &mut [f32]) {
     v.iter_mut().for_each(|x| *x = x.max(0.0));
 }
 
+/// The tower after the first layer, then the head's split first layer; `dense` is the
+/// layer kernel (the portable loop or the AVX2 one), so both paths share this code.
 #[inline(always)]
-fn finish_generic<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
+fn finish_with<const N: usize, const W: usize>(
+    n: &NetEval<N, W>,
+    first: &[f32],
+    dense: impl Fn(&Dense, &[f32], &mut [f32]),
+) -> Halves<N> {
     // Scratch of the widest hidden tower layer (W, checked at load).
     let (mut xa, mut ya) = ([0.0f32; W], [0.0f32; W]);
     let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
@@ -165,19 +171,25 @@ fn finish_generic<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f3
     x[..len].copy_from_slice(first);
     relu(&mut x[..len]);
     for d in &n.tower {
-        dense_into(d, &x[..len], &mut y[..d.n_out]);
+        dense(d, &x[..len], &mut y[..d.n_out]);
         relu(&mut y[..d.n_out]);
         len = d.n_out;
         std::mem::swap(&mut x, &mut y);
     }
     let mut h = Halves::<N>::default();
-    dense_into(&n.head_left, &x[..len], &mut h.left);
-    dense_into(&n.head_right, &x[..len], &mut h.right);
+    dense(&n.head_left, &x[..len], &mut h.left);
+    dense(&n.head_right, &x[..len], &mut h.right);
     h
 }
 
+/// The head's remaining layers on a pair of codes: P(a better than b for White).
 #[inline(always)]
-fn head_generic<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
+fn head_with<const N: usize, const W: usize>(
+    n: &NetEval<N, W>,
+    a: &Halves<N>,
+    b: &Halves<N>,
+    dense: impl Fn(&Dense, &[f32], &mut [f32]),
+) -> f32 {
     // Later head layers are no wider than the first (checked at load): N-sized scratch.
     let (mut xa, mut ya) = ([0.0f32; N], [0.0f32; N]);
     let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
@@ -186,7 +198,7 @@ fn head_generic<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>
     }
     let mut len = N;
     for (k, d) in n.head_rest.iter().enumerate() {
-        dense_into(d, &x[..len], &mut y[..d.n_out]);
+        dense(d, &x[..len], &mut y[..d.n_out]);
         if k + 1 < n.head_rest.len() {
             relu(&mut y[..d.n_out]);
         }
@@ -294,11 +306,6 @@ mod avx2 {
         s
     }
 
-    #[inline(always)]
-    fn relu(v: &mut [f32]) {
-        v.iter_mut().for_each(|x| *x = x.max(0.0));
-    }
-
     /// One dense layer through the kernel, for the comparison with the portable loop.
     #[cfg(test)]
     #[target_feature(enable = "avx2,fma")]
@@ -308,40 +315,12 @@ mod avx2 {
 
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn finish<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
-        let (mut xa, mut ya) = ([0.0f32; W], [0.0f32; W]);
-        let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
-        let mut len = first.len();
-        x[..len].copy_from_slice(first);
-        relu(&mut x[..len]);
-        for d in &n.tower {
-            dense::<W>(d, &x[..len], &mut y[..d.n_out]);
-            relu(&mut y[..d.n_out]);
-            len = d.n_out;
-            std::mem::swap(&mut x, &mut y);
-        }
-        let mut h = Halves::<N>::default();
-        dense::<W>(&n.head_left, &x[..len], &mut h.left);
-        dense::<W>(&n.head_right, &x[..len], &mut h.right);
-        h
+        super::finish_with(n, first, |d, x, y| dense::<W>(d, x, y))
     }
 
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn head<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
-        let (mut xa, mut ya) = ([0.0f32; N], [0.0f32; N]);
-        let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
-        for i in 0..N {
-            x[i] = (a.left[i] + b.right[i]).max(0.0);
-        }
-        let mut len = N;
-        for (k, d) in n.head_rest.iter().enumerate() {
-            dense::<N>(d, &x[..len], &mut y[..d.n_out]);
-            if k + 1 < n.head_rest.len() {
-                relu(&mut y[..d.n_out]);
-            }
-            len = d.n_out;
-            std::mem::swap(&mut x, &mut y);
-        }
-        1.0 / (1.0 + (x[1] - x[0]).exp())
+        super::head_with(n, a, b, |d, x, y| dense::<N>(d, x, y))
     }
 }
 
@@ -364,7 +343,7 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
             // Safety: avx2 and fma were detected at load time.
             return unsafe { avx2::finish(self, first) };
         }
-        finish_generic(self, first)
+        finish_with(self, first, dense_into)
     }
     fn head(&self, a: &Halves<N>, b: &Halves<N>) -> f32 {
         #[cfg(target_arch = "x86_64")]
@@ -372,7 +351,7 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
             // Safety: as above.
             return unsafe { avx2::head(self, a, b) };
         }
-        head_generic(self, a, b)
+        head_with(self, a, b, dense_into)
     }
 }
 
