@@ -84,9 +84,10 @@ impl<const N: usize, const W: usize> NetEval<N, W> {
         if net.arch.head.first() != Some(&N) {
             return Err(format!("net {arch}: head width {:?}, expected {N}", net.arch.head.first()));
         }
-        let first = dense_of(net, net.tower[0]);
-        if first.n_in != INPUTS {
-            return Err(format!("net {arch}: first layer has {} inputs, expected {INPUTS}", first.n_in));
+        // The first layer is only read row by row (incremental sums): no kernel copies.
+        let (first_w, first_b) = (net.params.value(net.tower[0].0), net.params.value(net.tower[0].1));
+        if first_w.rows() != INPUTS {
+            return Err(format!("net {arch}: first layer has {} inputs, expected {INPUTS}", first_w.rows()));
         }
         let tower: Vec<Dense> = net.tower[1..].iter().map(|&l| dense_of(net, l)).collect();
         let f = net.arch.features();
@@ -102,8 +103,8 @@ impl<const N: usize, const W: usize> NetEval<N, W> {
             return Err(format!("net {arch}: layers wider than this build's buffers ({W} tower, {N} head)"));
         }
         Ok(NetEval {
-            first_bias: first.b,
-            first: first.w,
+            first_bias: first_b.row(0).to_vec(),
+            first: first_w.data().to_vec(),
             tower,
             head_left,
             head_right,

@@ -171,6 +171,12 @@ impl<N: SiameseNet> NetComparator<N> {
         self.cache.find(k.hash).expect("just stored")
     }
 
+    /// P(a better than b for White) from both orders of the head (see `prob_white_better`).
+    #[inline]
+    fn antisymmetric(&self, a: &N::Code, b: &N::Code) -> f32 {
+        0.5 * (self.net.head(a, b) + 1.0 - self.net.head(b, a))
+    }
+
     /// The code behind a key (tests, diagnostics).
     pub fn code(&mut self, k: &NetKey) -> N::Code {
         let i = self.slot(k);
@@ -277,14 +283,12 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
             return p;
         }
         let (ia, ib) = (self.slot(a), self.slot(b));
-        let p = if ia != ib || a.hash == b.hash {
-            let (ca, cb) = (&self.cache.slots[ia].1, &self.cache.slots[ib].1);
-            0.5 * (self.net.head(ca, cb) + 1.0 - self.net.head(cb, ca))
+        let p = if ia != ib {
+            self.antisymmetric(&self.cache.slots[ia].1, &self.cache.slots[ib].1)
         } else {
             // Both map to one slot (b's code evicted a's): rebuild a's aside.
             let ca = self.code_from_features(&a.features);
-            let cb = &self.cache.slots[ib].1;
-            0.5 * (self.net.head(&ca, cb) + 1.0 - self.net.head(cb, &ca))
+            self.antisymmetric(&ca, &self.cache.slots[ib].1)
         };
         self.pair_cache.put(pair, p);
         p
@@ -299,8 +303,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         let mirror = self.code_from_features(&mirror_features(&a.features));
         let ia = self.slot(a);
         self.stats.comparisons += 1;
-        let ca = &self.cache.slots[ia].1;
-        let p = 0.5 * (self.net.head(ca, &mirror) + 1.0 - self.net.head(&mirror, ca));
+        let p = self.antisymmetric(&self.cache.slots[ia].1, &mirror);
         self.draw_cache.put(a.hash, p);
         p
     }
