@@ -24,11 +24,30 @@ const fn leaper_table(deltas: &[(i8, i8)]) -> [u64; 64] {
     t
 }
 
-static KNIGHT: [u64; 64] =
-    leaper_table(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]);
-static KING: [u64; 64] =
-    leaper_table(&[(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)]);
-static PAWN: [[u64; 64]; 2] = [leaper_table(&[(-1, 1), (1, 1)]), leaper_table(&[(-1, -1), (1, -1)])];
+static KNIGHT: [u64; 64] = leaper_table(&[
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+]);
+static KING: [u64; 64] = leaper_table(&[
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+]);
+static PAWN: [[u64; 64]; 2] = [
+    leaper_table(&[(-1, 1), (1, 1)]),
+    leaper_table(&[(-1, -1), (1, -1)]),
+];
 
 #[inline(always)]
 pub fn knight_attacks(sq: Square) -> Bitboard {
@@ -157,7 +176,12 @@ fn find_magics(dirs: &[(i8, i8); 4], seed: u64, attacks: &mut Vec<u64>) -> [Magi
                     continue 'search;
                 }
             }
-            magics[sq.index()] = Magic { mask, magic, shift, offset };
+            magics[sq.index()] = Magic {
+                mask,
+                magic,
+                shift,
+                offset,
+            };
             break;
         }
     }
@@ -178,15 +202,23 @@ fn build_tables() -> Tables {
             let (ba, bb) = (1u64 << a.index(), 1u64 << b.index());
             for dirs in [&ROOK_DIRS, &BISHOP_DIRS] {
                 if slider_attacks_slow(a, 0, dirs) & bb != 0 {
-                    line[a.index()][b.index()] =
-                        (slider_attacks_slow(a, 0, dirs) & slider_attacks_slow(b, 0, dirs)) | ba | bb;
+                    line[a.index()][b.index()] = (slider_attacks_slow(a, 0, dirs)
+                        & slider_attacks_slow(b, 0, dirs))
+                        | ba
+                        | bb;
                     between[a.index()][b.index()] =
                         slider_attacks_slow(a, bb, dirs) & slider_attacks_slow(b, ba, dirs);
                 }
             }
         }
     }
-    Tables { rook, bishop, attacks, between, line }
+    Tables {
+        rook,
+        bishop,
+        attacks,
+        between,
+        line,
+    }
 }
 
 #[inline(always)]
@@ -238,8 +270,14 @@ mod tests {
             x ^= x << 17;
             let occ = x & x.rotate_left(17);
             for sq in Square::all() {
-                assert_eq!(rook_attacks(sq, Bitboard(occ)).0, slider_attacks_slow(sq, occ, &ROOK_DIRS));
-                assert_eq!(bishop_attacks(sq, Bitboard(occ)).0, slider_attacks_slow(sq, occ, &BISHOP_DIRS));
+                assert_eq!(
+                    rook_attacks(sq, Bitboard(occ)).0,
+                    slider_attacks_slow(sq, occ, &ROOK_DIRS)
+                );
+                assert_eq!(
+                    bishop_attacks(sq, Bitboard(occ)).0,
+                    slider_attacks_slow(sq, occ, &BISHOP_DIRS)
+                );
             }
         }
     }
@@ -248,7 +286,10 @@ mod tests {
     fn leapers_and_lines() {
         assert_eq!(knight_attacks(Square::A1).count(), 2);
         assert_eq!(king_attacks(Square::E1).count(), 5);
-        assert_eq!(pawn_attacks(Color::White, Square::A1.flip_rank()).count(), 0);
+        assert_eq!(
+            pawn_attacks(Color::White, Square::A1.flip_rank()).count(),
+            0
+        );
         assert_eq!(pawn_attacks(Color::Black, Square::E8).count(), 2);
         assert_eq!(between(Square::A1, Square::H8).count(), 6);
         assert_eq!(line(Square::B1, Square::C1).count(), 8);

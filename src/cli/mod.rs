@@ -1,11 +1,11 @@
 //! Command line: `deepchess SUBCOMMAND [FLAGS]`. One file per subcommand.
 
-pub mod args;
 mod accuracy;
+pub mod args;
 mod bench;
 mod bench_perft;
-mod bench_tensor;
 mod bench_pgn;
+mod bench_tensor;
 mod compare;
 mod data;
 mod datagen;
@@ -13,7 +13,6 @@ mod match_cmd;
 mod perft;
 mod train;
 mod uci;
-
 
 use args::CliError;
 

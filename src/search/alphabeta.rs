@@ -9,8 +9,8 @@ use super::ordering::{Heuristics, Picker, MAX_PLY};
 use super::see::see;
 use super::time::{Clock, Limits};
 use super::tt::{Bound, Table};
-use crate::chess::{Color, Game, Move, Position};
-use std::cmp::Ordering::{Greater, Less};
+use crate::chess::{Color, Game, Move, Position, Role};
+use std::cmp::Ordering::{Equal, Greater, Less};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -71,6 +71,12 @@ pub struct Searcher<C: Comparator> {
     pv: Vec<[Option<Move>; MAX_PLY]>,
     pv_len: [usize; MAX_PLY + 1],
     root_best: Option<Move>,
+    /// Null move, late-move reductions and late-move pruning (off: full width to the
+    /// nominal depth, as `go mate` asks).
+    pub selective: bool,
+    /// Principal variation search (off: every node gets the full window; tests compare
+    /// the two).
+    pub null_windows: bool,
 }
 
 impl<C: Comparator> Searcher<C> {
@@ -83,13 +89,19 @@ impl<C: Comparator> Searcher<C> {
             seldepth: 0,
             aborted: false,
             stop: Arc::new(AtomicBool::new(false)),
-            clock: Clock { start: Instant::now(), soft: None, hard: None },
+            clock: Clock {
+                start: Instant::now(),
+                soft: None,
+                hard: None,
+            },
             node_limit: u64::MAX,
             root_depth: 0,
             path: Vec::new(),
             pv: vec![[None; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             root_best: None,
+            selective: true,
+            null_windows: true,
         }
     }
 
@@ -128,6 +140,10 @@ impl<C: Comparator> Searcher<C> {
         self.heur.age();
         self.comp.set_root(&root);
 
+        // `go mate N` asks for a proof within N moves: no selective pruning, which could
+        // hide the mate at its nominal depth.
+        let selective = self.selective;
+        self.selective &= limits.mate.is_none();
         let legal = root.legal_moves();
         let max_depth = limits
             .depth
@@ -141,21 +157,36 @@ impl<C: Comparator> Searcher<C> {
             self.seldepth = 0;
             self.root_best = None;
             let side = root.turn();
-            let v = self.alphabeta(&root, depth as i32, 0, Value::worst_for(side), Value::best_for(side));
+            let v = self.alphabeta(
+                &root,
+                depth as i32,
+                0,
+                Window::at(Value::worst_for(side)),
+                Window::at(Value::best_for(side)),
+                true,
+            );
             if let Some(m) = self.root_best {
                 best = Some(m);
             }
             if self.aborted && last.is_some() {
                 break;
             }
-            let pv: Vec<Move> = self.pv[0][..self.pv_len[0]].iter().flatten().copied().collect();
+            let pv: Vec<Move> = self.pv[0][..self.pv_len[0]]
+                .iter()
+                .flatten()
+                .copied()
+                .collect();
             let info = Info {
                 depth,
                 seldepth: self.seldepth.max(depth as usize) as u32,
                 score: self.score(&v, side),
                 nodes: self.nodes,
                 time: start.elapsed(),
-                pv: if pv.first() == best.as_ref() { pv } else { best.into_iter().collect() },
+                pv: if pv.first() == best.as_ref() {
+                    pv
+                } else {
+                    best.into_iter().collect()
+                },
                 hashfull: self.tt.hashfull(),
             };
             on_info(&info);
@@ -179,6 +210,7 @@ impl<C: Comparator> Searcher<C> {
             info.pv = best.into_iter().collect();
         }
         let ponder = info.pv.get(1).copied();
+        self.selective = selective;
         SearchResult { best, ponder, info }
     }
 
@@ -230,7 +262,19 @@ impl<C: Comparator> Searcher<C> {
         pos.halfmove_clock() >= 100 || pos.is_insufficient_material() || self.is_repetition(pos)
     }
 
-    fn alphabeta(&mut self, pos: &Position, depth: i32, ply: usize, mut alpha: Value<C::Key>, beta: Value<C::Key>) -> Value<C::Key> {
+    /// `alpha` and `beta` are bounds for the side to move ([`Bound`]); the result is a value
+    /// (fail-soft): at least `beta` is a cut-off, not above `alpha` a fail-low, anything
+    /// else exact. `pv`: a node on the principal variation with an open window; every other
+    /// node gets a null window (`beta` = `alpha` + ε: only "better than alpha or not?").
+    fn alphabeta(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        ply: usize,
+        mut alpha: Window<C::Key>,
+        beta: Window<C::Key>,
+        pv: bool,
+    ) -> Value<C::Key> {
         self.pv_len[ply] = 0;
         if depth <= 0 {
             return self.quiesce(pos, ply, 0, alpha, beta);
@@ -238,7 +282,7 @@ impl<C: Comparator> Searcher<C> {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         if ply > 0 && self.check_abort() {
-            return alpha;
+            return alpha.value;
         }
         let side = pos.turn();
         let in_check = pos.is_check();
@@ -257,8 +301,8 @@ impl<C: Comparator> Searcher<C> {
                 let v = e.value;
                 let cut = match e.bound {
                     Bound::Exact => true,
-                    Bound::Lower => v.cmp_for(&beta, side, &mut self.comp) != Less,
-                    Bound::Upper => v.cmp_for(&alpha, side, &mut self.comp) != Greater,
+                    Bound::Lower => self.reaches(&v, &beta, side),
+                    Bound::Upper => !self.exceeds(&v, &alpha, side),
                 };
                 if cut {
                     return v;
@@ -266,27 +310,117 @@ impl<C: Comparator> Searcher<C> {
             }
         }
 
+        // Null move (beyond the paper): if passing still leaves the side at least at beta
+        // after a reduced search, a real move would too. Not in check, not in pawn endings
+        // (zugzwang), and only where the position itself already reaches beta.
+        if self.selective
+            && !pv
+            && !in_check
+            && depth >= 3
+            && ply > 0
+            && !beta.value.is_mate()
+            && has_pieces(pos, side)
+        {
+            let stand = Value::pos(self.comp.key(ply, pos));
+            if self.reaches(&stand, &beta, side) {
+                let r = 3 + depth / 6;
+                let mut child = *pos;
+                child.play_null();
+                self.comp.set_node(ply + 1, &child);
+                self.path.push(child.hash());
+                // Window (beta - ε, beta): only "does it reach beta?".
+                let v = self.alphabeta(
+                    &child,
+                    depth - 1 - r,
+                    ply + 1,
+                    beta.flip(),
+                    beta.lowered().flip(),
+                    false,
+                );
+                self.path.pop();
+                if self.aborted {
+                    return alpha.value;
+                }
+                // A mate found after passing is no proof of anything: search normally.
+                if !v.is_mate() && self.reaches(&v, &beta, side) {
+                    return v;
+                }
+            }
+        }
+
         let mut picker = Picker::new(pos, false, hash_move, &self.heur, ply);
         if picker.is_empty() {
-            return if in_check { Value::mate(side.flip(), ply) } else { Value::draw() };
+            return if in_check {
+                Value::mate(side.flip(), ply)
+            } else {
+                Value::draw()
+            };
         }
+        let mut best = Value::worst_for(side);
         let mut best_move = None;
         let mut quiets: [Option<Move>; 64] = [None; 64];
         let mut n_quiets = 0;
+        let mut index = 0usize;
         while let Some(m) = picker.next() {
+            let quiet = !pos.is_capture(m) && m.promotion.is_none();
             let mut child = *pos;
             child.play(m);
+            let gives_check = child.is_check();
+            // Late-move pruning: near the leaves of a null-window node, quiet moves this far
+            // down the ordering almost never cut; skip them (never in check, never checks).
+            if self.selective
+                && !pv
+                && quiet
+                && !in_check
+                && !gives_check
+                && depth <= 4
+                && index >= lmp_count(depth)
+            {
+                continue;
+            }
             self.comp.set_node(ply + 1, &child);
             self.path.push(child.hash());
             // Check extension, bounded so perpetual checks cannot blow up the tree.
-            let ext = (child.is_check() && (ply as i32) < 2 * self.root_depth) as i32;
-            let v = self.alphabeta(&child, depth - 1 + ext, ply + 1, beta, alpha);
+            let ext = (gives_check && (ply as i32) < 2 * self.root_depth) as i32;
+            let new_depth = depth - 1 + ext;
+            let v = if index == 0 || !self.null_windows {
+                self.alphabeta(&child, new_depth, ply + 1, beta.flip(), alpha.flip(), pv)
+            } else {
+                // Principal variation search: later moves only have to show they are not
+                // better than alpha (window (alpha, alpha + ε)), late quiet ones at reduced
+                // depth first; one that is better is searched again at full depth, and on the
+                // principal variation with the full window.
+                let r = if self.selective
+                    && quiet
+                    && !in_check
+                    && !gives_check
+                    && depth >= 3
+                    && !self.heur.is_killer(ply, m)
+                {
+                    (lmr(depth, index) - pv as i32).clamp(0, new_depth - 1)
+                } else {
+                    0
+                };
+                let (na, nb) = (alpha.raised().flip(), alpha.flip());
+                let mut v = self.alphabeta(&child, new_depth - r, ply + 1, na, nb, false);
+                if r > 0 && !self.aborted && self.exceeds(&v, &alpha, side) {
+                    v = self.alphabeta(&child, new_depth, ply + 1, na, nb, false);
+                }
+                if pv
+                    && !self.aborted
+                    && self.exceeds(&v, &alpha, side)
+                    && !self.reaches(&v, &beta, side)
+                {
+                    v = self.alphabeta(&child, new_depth, ply + 1, beta.flip(), alpha.flip(), true);
+                }
+                v
+            };
+            index += 1;
             self.path.pop();
             if self.aborted {
-                return alpha;
+                return if index == 1 { alpha.value } else { best };
             }
-            let quiet = !pos.is_capture(m) && m.promotion.is_none();
-            if v.cmp_for(&beta, side, &mut self.comp) != Less {
+            if self.reaches(&v, &beta, side) {
                 if quiet {
                     let tried: Vec<Move> = quiets[..n_quiets].iter().flatten().copied().collect();
                     self.heur.on_cutoff(side, m, ply, depth, &tried);
@@ -298,8 +432,11 @@ impl<C: Comparator> Searcher<C> {
                 }
                 return v;
             }
-            if v.cmp_for(&alpha, side, &mut self.comp) == Greater {
-                alpha = v;
+            if index == 1 || v.cmp_for(&best, side, &mut self.comp) == Greater {
+                best = v;
+            }
+            if self.exceeds(&v, &alpha, side) {
+                alpha = Window::at(v);
                 best_move = Some(m);
                 self.set_pv(ply, m);
                 if ply == 0 {
@@ -311,19 +448,50 @@ impl<C: Comparator> Searcher<C> {
                 n_quiets += 1;
             }
         }
-        let bound = if best_move.is_some() { Bound::Exact } else { Bound::Upper };
-        self.tt.store(hash, ply, depth, bound, alpha, best_move);
-        alpha
+        let bound = if best_move.is_some() {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(hash, ply, depth, bound, best, best_move);
+        best
+    }
+
+    /// `v` is at least bound `b` for `side`.
+    #[inline]
+    fn reaches(&mut self, v: &Value<C::Key>, b: &Window<C::Key>, side: Color) -> bool {
+        match v.cmp_for(&b.value, side, &mut self.comp) {
+            Greater => true,
+            Less => false,
+            Equal => b.eps <= 0,
+        }
+    }
+
+    /// `v` is strictly better than bound `b` for `side`.
+    #[inline]
+    fn exceeds(&mut self, v: &Value<C::Key>, b: &Window<C::Key>, side: Color) -> bool {
+        match v.cmp_for(&b.value, side, &mut self.comp) {
+            Greater => true,
+            Less => false,
+            Equal => b.eps < 0,
+        }
     }
 
     /// Quiescence: the comparator only saw quiet positions, so resolve captures and
     /// promotions first. Standing pat is the position itself; in check, every evasion.
-    fn quiesce(&mut self, pos: &Position, ply: usize, qply: usize, mut alpha: Value<C::Key>, beta: Value<C::Key>) -> Value<C::Key> {
+    fn quiesce(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        qply: usize,
+        mut alpha: Window<C::Key>,
+        beta: Window<C::Key>,
+    ) -> Value<C::Key> {
         self.pv_len[ply] = 0;
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         if self.check_abort() {
-            return alpha;
+            return alpha.value;
         }
         let side = pos.turn();
         let in_check = pos.is_check();
@@ -337,13 +505,15 @@ impl<C: Comparator> Searcher<C> {
         if ply >= MAX_PLY - 1 || (in_check && qply > QS_EVASION_PLIES) {
             return Value::pos(self.comp.key(ply, pos));
         }
+        let mut best = Value::worst_for(side);
         if !in_check {
             let stand = Value::pos(self.comp.key(ply, pos));
-            if stand.cmp_for(&beta, side, &mut self.comp) != Less {
+            if self.reaches(&stand, &beta, side) {
                 return stand;
             }
-            if stand.cmp_for(&alpha, side, &mut self.comp) == Greater {
-                alpha = stand;
+            best = stand;
+            if self.exceeds(&stand, &alpha, side) {
+                alpha = Window::at(stand);
             }
         }
         let mut picker = Picker::new(pos, !in_check, None, &self.heur, ply);
@@ -354,7 +524,7 @@ impl<C: Comparator> Searcher<C> {
             if !pos.has_legal_move() {
                 return Value::draw();
             }
-            return alpha;
+            return best;
         }
         while let Some(m) = picker.next() {
             // Losing captures cannot restore a standing pat; skip them (not when evading).
@@ -364,23 +534,30 @@ impl<C: Comparator> Searcher<C> {
             let mut child = *pos;
             child.play(m);
             self.comp.set_node(ply + 1, &child);
-            let v = self.quiesce(&child, ply + 1, qply + 1, beta, alpha);
+            let v = self.quiesce(&child, ply + 1, qply + 1, beta.flip(), alpha.flip());
             if self.aborted {
-                return alpha;
+                return best;
             }
-            if v.cmp_for(&beta, side, &mut self.comp) != Less {
+            if self.reaches(&v, &beta, side) {
                 return v;
             }
-            if v.cmp_for(&alpha, side, &mut self.comp) == Greater {
-                alpha = v;
+            if v.cmp_for(&best, side, &mut self.comp) == Greater {
+                best = v;
+            }
+            if self.exceeds(&v, &alpha, side) {
+                alpha = Window::at(v);
                 self.set_pv(ply, m);
             }
         }
-        alpha
+        best
     }
 
     fn set_pv(&mut self, ply: usize, m: Move) {
-        let child_len = if ply + 1 <= MAX_PLY { self.pv_len[ply + 1] } else { 0 };
+        let child_len = if ply + 1 <= MAX_PLY {
+            self.pv_len[ply + 1]
+        } else {
+            0
+        };
         let n = (child_len + 1).min(MAX_PLY);
         let (head, tail) = self.pv.split_at_mut(ply + 1);
         head[ply][0] = Some(m);
@@ -392,6 +569,61 @@ impl<C: Comparator> Searcher<C> {
     pub fn nodes(&self) -> u64 {
         self.nodes
     }
+}
+
+/// A search bound: a value, nudged by `eps` infinitesimal steps in favour of the side to
+/// move at the node that holds it. Values are positions, with no "alpha + 1"; the null
+/// windows of PVS are (alpha, alpha + ε), so "equal to alpha" is unambiguously a fail-low
+/// and equal values met through transpositions cannot be read both ways.
+#[derive(Clone, Copy, Debug)]
+struct Window<K> {
+    value: Value<K>,
+    eps: i8,
+}
+
+impl<K: Copy + Default> Window<K> {
+    fn at(value: Value<K>) -> Self {
+        Window { value, eps: 0 }
+    }
+    /// The same bound seen by the other side.
+    fn flip(self) -> Self {
+        Window {
+            value: self.value,
+            eps: -self.eps,
+        }
+    }
+    fn raised(self) -> Self {
+        Window {
+            value: self.value,
+            eps: self.eps + 1,
+        }
+    }
+    fn lowered(self) -> Self {
+        Window {
+            value: self.value,
+            eps: self.eps - 1,
+        }
+    }
+}
+
+/// Late-move reduction in plies for the `index`-th move (0-based) at `depth`: none for
+/// the first three, then growing with the logarithms of both.
+fn lmr(depth: i32, index: usize) -> i32 {
+    if index < 3 {
+        return 0;
+    }
+    (0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25) as i32
+}
+
+/// Moves searched at `depth` before late quiet moves are pruned (see the move loop).
+fn lmp_count(depth: i32) -> usize {
+    3 + (depth * depth) as usize
+}
+
+/// Whether `side` has a piece besides pawns and king (null move is unsafe without one).
+fn has_pieces(pos: &Position, side: Color) -> bool {
+    let pawns_kings = pos.by_role(Role::Pawn) | pos.by_role(Role::King);
+    !(pos.by_color(side) & !pawns_kings).is_empty()
 }
 
 fn mate_ply<K>(v: &Value<K>) -> u32 {
