@@ -27,9 +27,11 @@ bench: bench-tensor bench-perft bench-pgn bench-search
 bench-perft: build
 	$(BIN) bench-perft --runs 5
 
-# Comparison alpha-beta: fixed-depth search over 30 built-in positions (deterministic node count).
+# Comparison alpha-beta: fixed-depth search over 30 built-in positions (deterministic node
+# count), then the shipped distilled net against the handcrafted comparator, same run (ratio).
 bench-search: build
 	$(BIN) bench
+	$(BIN) bench --depth 8 --vs-net
 
 # PGN ingest (parse + SAN + legality + sampling) against pgn-extract, when installed.
 target/corpus.pgn: data/sf15-selfplay-1.pgn.xz data/sf15-selfplay-2.pgn.xz

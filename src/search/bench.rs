@@ -44,7 +44,7 @@ pub const POSITIONS: &[&str] = &[
 ];
 
 /// Default bench depth: a few seconds with the handcrafted evaluator.
-pub const DEFAULT_DEPTH: u32 = 7;
+pub const DEFAULT_DEPTH: u32 = 10;
 
 /// Totals of one bench run.
 #[derive(Clone, Debug, Default)]
