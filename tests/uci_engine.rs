@@ -95,7 +95,14 @@ fn handshake_and_no_argument_mode() {
         let mut s = Session::start(args);
         s.send("uci");
         s.expect("id name deepchess", SEC);
-        for opt in ["Hash", "Threads", "Move Overhead", "EvalFile", "Eval"] {
+        for opt in [
+            "Hash",
+            "Threads",
+            "Move Overhead",
+            "EvalFile",
+            "Eval",
+            "Selective",
+        ] {
             assert!(s.expect("option name", SEC).contains(opt));
         }
         s.expect("uciok", SEC);
@@ -116,6 +123,7 @@ fn garbage_is_explained_never_fatal() {
         "setoption name Hash value lots",
         "setoption name Nonsense value 3",
         "setoption name Eval value alphazero",
+        "setoption name Selective value sometimes",
         "\u{7f}\u{1b}[A",
     ] {
         s.send(junk);
@@ -295,4 +303,46 @@ fn end_of_input_lets_a_bounded_search_finish() {
     let out = child.wait_with_output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
+}
+
+/// `Selective false` gives the paper's full-width search: same best move on a plain tactic,
+/// more nodes for the same depth.
+#[test]
+fn selective_option_switches_pruning() {
+    let mut s = Session::start(&[]);
+    s.send("setoption name Eval value handcrafted");
+    s.expect("info string", SEC);
+    let mut nodes = Vec::new();
+    for on in ["true", "false"] {
+        s.send(&format!("setoption name Selective value {on}"));
+        s.send("ucinewgame");
+        s.send("position fen rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1");
+        s.send("go depth 6");
+        let mut last = String::new();
+        loop {
+            let l = s.expect("", 30 * SEC);
+            if l.starts_with("bestmove") {
+                assert!(l.starts_with("bestmove f3h4"), "{l}");
+                break;
+            }
+            if l.starts_with("info depth") {
+                last = l;
+            }
+        }
+        let n: u64 = last
+            .split_whitespace()
+            .skip_while(|&t| t != "nodes")
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        nodes.push(n);
+    }
+    assert!(
+        nodes[1] > nodes[0],
+        "full width {} vs selective {}",
+        nodes[1],
+        nodes[0]
+    );
+    s.quit();
 }

@@ -74,6 +74,9 @@ impl AnySearcher {
     fn resize_hash(&mut self, mb: usize) {
         each!(self, s => s.resize_hash(mb))
     }
+    fn set_selective(&mut self, on: bool) {
+        each!(self, s => s.selective = on)
+    }
 
     /// The searcher for `eval`: a net from `file` (or the shipped one), else handcrafted.
     /// Returns a sentence for `info string` describing what was loaded or why not.
@@ -151,6 +154,8 @@ pub struct Engine {
     overhead: Duration,
     eval: EvalChoice,
     eval_file: Option<String>,
+    /// Null move, late-move reductions and pruning (off: the paper's full-width search).
+    selective: bool,
     searcher: Option<AnySearcher>,
     running: Option<Running>,
     /// What the last (re)build loaded, said after `uciok`.
@@ -179,6 +184,7 @@ impl Engine {
             overhead: Duration::from_millis(OVERHEAD_DEFAULT_MS),
             eval: EvalChoice::Distilled,
             eval_file: None,
+            selective: true,
             searcher: None,
             running: None,
             notice: String::new(),
@@ -260,6 +266,7 @@ impl Engine {
             format!("option name Move Overhead type spin default {OVERHEAD_DEFAULT_MS} min 0 max 5000"),
             "option name EvalFile type string default <empty>".to_string(),
             "option name Eval type combo default distilled var deepchess var distilled var handcrafted".to_string(),
+            "option name Selective type check default true".to_string(),
             "uciok".to_string(),
         ] {
             say(&self.out, &l);
@@ -458,7 +465,8 @@ impl Engine {
 
     /// Builds the searcher for the current Eval/EvalFile/Hash (after a search finished).
     fn rebuild_searcher(&mut self) {
-        let (s, msg) = AnySearcher::build(self.eval, self.eval_file.as_deref(), self.hash_mb);
+        let (mut s, msg) = AnySearcher::build(self.eval, self.eval_file.as_deref(), self.hash_mb);
+        s.set_selective(self.selective);
         self.searcher = Some(s);
         self.notice = msg;
     }
@@ -526,6 +534,15 @@ impl Engine {
                     self.info(&self.notice.clone());
                 }
                 _ => self.info(&format!("setoption Eval: '{value}' is not one of deepchess, distilled, handcrafted; ignored")),
+            },
+            "selective" => match value.to_ascii_lowercase().as_str() {
+                v @ ("true" | "false") => {
+                    self.selective = v == "true";
+                    if let Some(s) = self.searcher.as_mut() {
+                        s.set_selective(self.selective);
+                    }
+                }
+                _ => self.info(&format!("setoption Selective: '{value}' is not true or false; ignored")),
             },
             "clear hash" => {
                 if let Some(s) = self.searcher.as_mut() {
