@@ -1,7 +1,7 @@
 //! Hand-made cases: FEN errors name the field, SAN printing and tolerant parsing,
 //! game endings by rule.
 
-use deepchess::chess::{Color, Ending, Game, Outcome, Position};
+use deepchess::chess::{Ending, Game, Outcome, Color, Position};
 
 fn field_of(fen: &str) -> &'static str {
     match Position::from_fen(fen) {
@@ -21,89 +21,29 @@ fn fen_errors_name_the_field() {
     assert!(Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -").is_ok());
     let cases: &[(&str, &str)] = &[
         ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq", "fen"),
-        (
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 extra",
-            "fen",
-        ),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 extra", "fen"),
         ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1", "board"),
-        (
-            "rnbqkbnr/ppppxppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            "board",
-        ),
-        (
-            "rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            "board",
-        ),
-        (
-            "rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            "board",
-        ),
-        (
-            "rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            "board",
-        ),
-        (
-            "rnbqqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-            "board",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKKNR w kq - 0 1",
-            "board",
-        ),
-        (
-            "rnbqkbnP/pppppppp/8/8/8/8/PPPPPPP1/RNBQKBNR w KQq - 0 1",
-            "board",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
-            "side",
-        ),
+        ("rnbqkbnr/ppppxppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "board"),
+        ("rnbqkbnr/ppppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "board"),
+        ("rnbqkbnr/ppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "board"),
+        ("rnbqkbnr/pppppppp/9/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "board"),
+        ("rnbqqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "board"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKKNR w kq - 0 1", "board"),
+        ("rnbqkbnP/pppppppp/8/8/8/8/PPPPPPP1/RNBQKBNR w KQq - 0 1", "board"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1", "side"),
         // Black king attacked with White to move: the side not to move is in check.
         ("4k3/8/8/8/8/8/8/4R1K1 w - - 0 1", "side"),
-        (
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkqK - 0 1",
-            "castling",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkz - 0 1",
-            "castling",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1",
-            "castling",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1BNR w KQkq - 0 1",
-            "board",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w KQkq - 0 1",
-            "castling",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e4 0 1",
-            "en passant",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq e3 0 1",
-            "en passant",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e9 0 1",
-            "en passant",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/4P3/4P3/PPP2PPP/RNBQKBNR b KQkq e3 0 1",
-            "en passant",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1",
-            "halfmove clock",
-        ),
-        (
-            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 -3",
-            "fullmove number",
-        ),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkqK - 0 1", "castling"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkz - 0 1", "castling"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN1 w KQkq - 0 1", "castling"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1BNR w KQkq - 0 1", "board"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w KQkq - 0 1", "castling"),
+        ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e4 0 1", "en passant"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq e3 0 1", "en passant"),
+        ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e9 0 1", "en passant"),
+        ("rnbqkbnr/pppppppp/8/8/4P3/4P3/PPP2PPP/RNBQKBNR b KQkq e3 0 1", "en passant"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - x 1", "halfmove clock"),
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 -3", "fullmove number"),
     ];
     for (fen, field) in cases {
         assert_eq!(field_of(fen), *field, "{fen}");
@@ -113,23 +53,16 @@ fn fen_errors_name_the_field() {
 #[test]
 fn en_passant_square_is_kept_only_when_capturable() {
     // After 1.e4 no black pawn can take: the square is dropped (Polyglot convention).
-    let p =
-        Position::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1").unwrap();
+    let p = Position::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1").unwrap();
     assert_eq!(p.ep_square(), None);
-    let p =
-        Position::from_fen("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3").unwrap();
+    let p = Position::from_fen("rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3").unwrap();
     assert_eq!(p.ep_square().map(|s| s.to_string()), Some("e3".into()));
-    assert_eq!(
-        p.fen(),
-        "rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3"
-    );
+    assert_eq!(p.fen(), "rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3");
 }
 
 #[test]
 fn san_printing_disambiguates_and_marks_check() {
-    let p =
-        Position::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
-            .unwrap();
+    let p = Position::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1").unwrap();
     let san = |u: &str| p.san(p.parse_uci(u).unwrap());
     assert_eq!(san("e1g1"), "O-O");
     assert_eq!(san("e1c1"), "O-O-O");
@@ -177,11 +110,7 @@ fn san_parsing_is_tolerant_but_strict_about_legality() {
     let promo = Position::from_fen("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1").unwrap();
     assert_eq!(promo.parse_san("b8Q").unwrap().to_string(), "b7b8q");
     assert_eq!(promo.parse_san("b8=N").unwrap().to_string(), "b7b8n");
-    assert!(promo
-        .parse_san("b8")
-        .unwrap_err()
-        .message
-        .contains("promote"));
+    assert!(promo.parse_san("b8").unwrap_err().message.contains("promote"));
     let ep = Position::from_fen("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2").unwrap();
     assert_eq!(ep.parse_san("exd6").unwrap().to_string(), "e5d6");
     assert_eq!(ep.san(ep.parse_uci("e5d6").unwrap()), "exd6");
@@ -205,18 +134,12 @@ fn tricky_legality() {
     assert!(p.is_check());
     assert!(p.parse_uci("e1c1").is_err());
     let p = Position::from_fen("4k3/8/8/8/8/8/5r2/R3K2R w KQ - 0 1").unwrap();
-    assert!(
-        p.parse_uci("e1g1").is_err(),
-        "f1 attacked? no: f2 rook attacks f1"
-    );
+    assert!(p.parse_uci("e1g1").is_err(), "f1 attacked? no: f2 rook attacks f1");
     assert!(p.parse_uci("e1c1").is_ok());
     // Double check: only king moves.
     let p = Position::from_fen("4k3/8/8/8/8/5n2/8/4K2r w - - 0 1").unwrap();
     assert_eq!(p.checkers().count(), 2);
-    assert!(p
-        .legal_moves()
-        .iter()
-        .all(|m| m.from == p.king(Color::White)));
+    assert!(p.legal_moves().iter().all(|m| m.from == p.king(Color::White)));
 }
 
 #[test]
@@ -226,10 +149,7 @@ fn game_endings_by_rule() {
     for s in ["f3", "e5", "g4", "Qh4#"] {
         g.play_san(s).unwrap();
     }
-    assert_eq!(
-        g.outcome(),
-        Some((Outcome::Win(Color::Black), Ending::Checkmate))
-    );
+    assert_eq!(g.outcome(), Some((Outcome::Win(Color::Black), Ending::Checkmate)));
 
     // Threefold repetition by knight shuffles (start position occurs 3 times).
     let mut g = Game::default();
@@ -259,19 +179,11 @@ fn game_endings_by_rule() {
         ("4k3/8/8/8/8/8/8/4K2R w - - 0 1", false),
         ("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", false),
     ] {
-        assert_eq!(
-            Position::from_fen(fen).unwrap().is_insufficient_material(),
-            insufficient,
-            "{fen}"
-        );
+        assert_eq!(Position::from_fen(fen).unwrap().is_insufficient_material(), insufficient, "{fen}");
     }
     // Game::play rejects an illegal move.
     let mut g = Game::default();
-    let bad = deepchess::chess::Move::new(
-        deepchess::chess::Square::E1,
-        deepchess::chess::Square::E8,
-        None,
-    );
+    let bad = deepchess::chess::Move::new(deepchess::chess::Square::E1, deepchess::chess::Square::E8, None);
     assert!(g.play(bad).is_err());
     assert!(g.moves().is_empty());
 }

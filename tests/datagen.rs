@@ -1,7 +1,7 @@
 //! datagen end to end against the scripted fake engine: legal, readable PGN with engine
 //! comments; concurrency; resume after a kill (a partial last game is cut, none duplicated).
 
-use deepchess::chess::pgn::{EngineEval, PgnReader};
+use deepchess::chess::pgn::{PgnReader, EngineEval};
 use deepchess::chess::{Color, Outcome};
 use std::process::Command;
 
@@ -25,21 +25,7 @@ fn datagen_writes_legal_pgn_and_resumes() {
     let fake = format!("{}/tests/fakes/scripted.sh", env!("CARGO_MANIFEST_DIR"));
     let run = |games: u32| {
         let o = Command::new(bin())
-            .args([
-                "datagen",
-                "--engine",
-                &fake,
-                "--out",
-                out.to_str().unwrap(),
-                "--games",
-                &games.to_string(),
-                "--concurrency",
-                "2",
-                "--timeout",
-                "5",
-                "--option",
-                "Hash=8",
-            ])
+            .args(["datagen", "--engine", &fake, "--out", out.to_str().unwrap(), "--games", &games.to_string(), "--concurrency", "2", "--timeout", "5", "--option", "Hash=8"])
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -55,16 +41,11 @@ fn datagen_writes_legal_pgn_and_resumes() {
         assert_eq!(g.tag("Termination"), Some("rules"));
         assert!(g.to_game().position().is_checkmate());
         // Engine moves carry {score/depth}; opening plies carry none.
-        let evals = (0..g.moves.len())
-            .filter_map(|i| g.eval(i))
-            .collect::<Vec<EngineEval>>();
+        let evals = (0..g.moves.len()).filter_map(|i| g.eval(i)).collect::<Vec<EngineEval>>();
         assert!(evals.iter().all(|e| e.depth == 3));
         assert!(g.moves.len() == 7);
     }
-    let mut rounds: Vec<_> = games
-        .iter()
-        .map(|g| g.tag("Round").unwrap().to_string())
-        .collect();
+    let mut rounds: Vec<_> = games.iter().map(|g| g.tag("Round").unwrap().to_string()).collect();
     rounds.sort();
     assert_eq!(rounds, ["0", "1", "2", "3"]);
 
@@ -90,31 +71,12 @@ fn datagen_reports_a_broken_engine_and_bad_flags() {
     let out = dir.join("g.pgn");
     let crash = format!("{}/tests/fakes/crash.sh", env!("CARGO_MANIFEST_DIR"));
     let o = Command::new(bin())
-        .args([
-            "datagen",
-            "--engine",
-            &crash,
-            "--out",
-            out.to_str().unwrap(),
-            "--games",
-            "2",
-            "--concurrency",
-            "1",
-            "--timeout",
-            "2",
-        ])
+        .args(["datagen", "--engine", &crash, "--out", out.to_str().unwrap(), "--games", "2", "--concurrency", "1", "--timeout", "2"])
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("engine"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let o = Command::new(bin())
-        .args(["datagen", "--engine", "x", "--out", "y", "--nodes", "9:1"])
-        .output()
-        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("engine"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(bin()).args(["datagen", "--engine", "x", "--out", "y", "--nodes", "9:1"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -126,38 +88,11 @@ fn datagen_with_our_own_engine() {
     let dir = std::env::temp_dir().join(format!("deepchess-datagen-own-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("games.pgn");
-    let suite = format!(
-        "{}/data/openings-balanced-1000.epd",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let suite = format!("{}/data/openings-balanced-1000.epd", env!("CARGO_MANIFEST_DIR"));
     let o = Command::new(bin())
-        .args([
-            "datagen",
-            "--engine",
-            bin(),
-            "--option",
-            "Eval=handcrafted",
-            "--option",
-            "Hash=4",
-        ])
-        .args([
-            "--openings",
-            &suite,
-            "--opening-plies",
-            "0:0",
-            "--nodes",
-            "200:800",
-        ])
-        .args([
-            "--out",
-            out.to_str().unwrap(),
-            "--games",
-            "4",
-            "--concurrency",
-            "2",
-            "--seed",
-            "3",
-        ])
+        .args(["datagen", "--engine", bin(), "--option", "Eval=handcrafted", "--option", "Hash=4"])
+        .args(["--openings", &suite, "--opening-plies", "0:0", "--nodes", "200:800"])
+        .args(["--out", out.to_str().unwrap(), "--games", "4", "--concurrency", "2", "--seed", "3"])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -169,10 +104,7 @@ fn datagen_with_our_own_engine() {
         assert!(g.moves.len() > 10);
         assert!((0..g.moves.len()).filter_map(|i| g.eval(i)).count() == g.moves.len());
     }
-    let mut starts: Vec<_> = games
-        .iter()
-        .map(|g| (g.tag("FEN").unwrap().to_string(), g.moves.clone()))
-        .collect();
+    let mut starts: Vec<_> = games.iter().map(|g| (g.tag("FEN").unwrap().to_string(), g.moves.clone())).collect();
     starts.dedup();
     assert_eq!(starts.len(), 4, "four different games");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -192,12 +124,9 @@ fn datagen_book_openings() {
         "1. c4 e5 2. Nc3 Nf6 3. Nf3 Nc6 4. g3 d5 5. cxd5 Nxd5 *",
         "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 *",
         "1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 g6 *", // same 8-ply position as above
-        "1. e4 e6 *",                                            // too short
+        "1. e4 e6 *",                                             // too short
     ];
-    let text: String = lines
-        .iter()
-        .map(|m| format!("[Event \"b\"]\n[Result \"*\"]\n\n{m}\n\n"))
-        .collect();
+    let text: String = lines.iter().map(|m| format!("[Event \"b\"]\n[Result \"*\"]\n\n{m}\n\n")).collect();
     std::fs::write(&book, text).unwrap();
     let games = read(&book);
     let expect: std::collections::HashSet<String> = games
@@ -212,52 +141,23 @@ fn datagen_book_openings() {
     let out = dir.join("games.pgn");
     let run = |extra: &[&str], out: &std::path::Path| {
         Command::new(bin())
-            .args([
-                "datagen",
-                "--engine",
-                bin(),
-                "--option",
-                "Eval=handcrafted",
-                "--nodes",
-                "200:600",
-                "--opening-plies",
-                "0:0",
-            ])
-            .args([
-                "--out",
-                out.to_str().unwrap(),
-                "--games",
-                "6",
-                "--concurrency",
-                "2",
-            ])
+            .args(["datagen", "--engine", bin(), "--option", "Eval=handcrafted", "--nodes", "200:600", "--opening-plies", "0:0"])
+            .args(["--out", out.to_str().unwrap(), "--games", "6", "--concurrency", "2"])
             .args(extra)
             .output()
             .unwrap()
     };
     let o = run(&["--book", book.to_str().unwrap()], &out);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stderr)
-        .contains(&format!("book: {} distinct start positions", expect.len())));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(&format!("book: {} distinct start positions", expect.len())));
     for g in read(&out) {
         let fen = g.tag("FEN").expect("starts from the book");
         let fen4 = fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
         assert!(expect.contains(&fen4), "{fen} is not a book position");
     }
-    let o = run(
-        &["--book", book.to_str().unwrap(), "--openings", "startpos"],
-        &dir.join("x.pgn"),
-    );
+    let o = run(&["--book", book.to_str().unwrap(), "--openings", "startpos"], &dir.join("x.pgn"));
     assert_eq!(o.status.code(), Some(2));
-    let o = run(
-        &["--book", book.to_str().unwrap(), "--book-plies", "40"],
-        &dir.join("y.pgn"),
-    );
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let o = run(&["--book", book.to_str().unwrap(), "--book-plies", "40"], &dir.join("y.pgn"));
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }

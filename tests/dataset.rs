@@ -1,8 +1,8 @@
 //! Dataset files: round trip, encoding agreement, and every kind of corruption rejected.
 
-use deepchess::chess::Position;
 use deepchess::data::dataset::{Dataset, Record};
 use deepchess::data::encode::Features;
+use deepchess::chess::Position;
 use proptest::prelude::*;
 
 fn sample() -> Dataset {
@@ -16,8 +16,7 @@ fn sample() -> Dataset {
     d.set_meta("set", "train");
     for (i, f) in fens.iter().enumerate() {
         let p = Position::from_fen(f).unwrap();
-        d.records
-            .push(Record::new(&p, i % 2 == 0, 10 + i as u16, i as u32));
+        d.records.push(Record::new(&p, i % 2 == 0, 10 + i as u16, i as u32));
     }
     d
 }
@@ -41,16 +40,7 @@ fn round_trip_and_features_match_direct_encoding() {
     ]) {
         let p = Position::from_fen(f).unwrap();
         assert_eq!(r.features(), Features::from_position(&p));
-        assert_eq!(
-            r.features()
-                .to_position()
-                .unwrap()
-                .fen()
-                .split(' ')
-                .take(3)
-                .collect::<Vec<_>>(),
-            p.fen().split(' ').take(3).collect::<Vec<_>>()
-        );
+        assert_eq!(r.features().to_position().unwrap().fen().split(' ').take(3).collect::<Vec<_>>(), p.fen().split(' ').take(3).collect::<Vec<_>>());
     }
     // No temp file left behind.
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
@@ -74,10 +64,7 @@ fn corruption_is_rejected_with_a_reason() {
     let mut v = bytes.clone();
     v.push(0);
     assert!(err(&v).contains("bytes"));
-    assert!(Dataset::load(std::path::Path::new("/nonexistent/x.dcds"))
-        .unwrap_err()
-        .to_string()
-        .contains("cannot read"));
+    assert!(Dataset::load(std::path::Path::new("/nonexistent/x.dcds")).unwrap_err().to_string().contains("cannot read"));
 }
 
 proptest! {

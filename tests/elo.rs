@@ -1,9 +1,7 @@
 //! Elo arithmetic against hand-computed cases (worked by hand below; the decimals were
 //! checked once with python's math module, which these tests do not need).
 
-use deepchess::play::elo::{
-    elo_to_score, score_to_elo, Pentanomial, Sprt, SprtDecision, SprtModel, Wdl,
-};
+use deepchess::play::elo::{elo_to_score, score_to_elo, Pentanomial, Sprt, SprtDecision, SprtModel, Wdl};
 
 fn close(a: f64, b: f64, tol: f64) {
     assert!((a - b).abs() <= tol, "{a} vs {b}");
@@ -46,11 +44,7 @@ fn pentanomial_estimate_by_hand() {
 fn trinomial_estimate_by_hand() {
     // 40 wins, 31 draws, 29 losses: score 55.5/100 = 0.555,
     // var = 0.40·0.445² + 0.31·0.055² + 0.29·0.555² = 0.169475, stderr = 0.041167.
-    let w = Wdl {
-        wins: 40,
-        draws: 31,
-        losses: 29,
-    };
+    let w = Wdl { wins: 40, draws: 31, losses: 29 };
     assert_eq!(w.games(), 100);
     close(w.points(), 55.5, 1e-12);
     let e = w.estimate().unwrap();

@@ -14,11 +14,7 @@ fn fake(name: &str) -> String {
 
 fn temp_dir() -> PathBuf {
     static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "deepchess-match-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
+    let d = std::env::temp_dir().join(format!("deepchess-match-{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst)));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -49,19 +45,12 @@ fn run_match(args: &[&str]) -> (Output, Vec<PgnGame>) {
 }
 
 fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into(),
-        String::from_utf8_lossy(&o.stderr).into(),
-    )
+    (String::from_utf8_lossy(&o.stdout).into(), String::from_utf8_lossy(&o.stderr).into())
 }
 
 fn ok(o: &Output) -> String {
     let (out, err) = text(o);
-    assert!(
-        o.status.success(),
-        "status {:?}\nstdout:\n{out}\nstderr:\n{err}",
-        o.status
-    );
+    assert!(o.status.success(), "status {:?}\nstdout:\n{out}\nstderr:\n{err}", o.status);
     out
 }
 
@@ -74,18 +63,8 @@ fn by_round(mut games: Vec<PgnGame>) -> Vec<PgnGame> {
 fn scripted_engines_play_legal_games_with_comments() {
     let scripted = format!("cmd={}", fake("scripted.sh"));
     let (o, games) = run_match(&[
-        "--engine",
-        "name=alpha",
-        &scripted,
-        "--engine",
-        "name=beta",
-        &scripted,
-        "--each",
-        "tc=5+0.05",
-        "--games",
-        "4",
-        "--openings",
-        "startpos",
+        "--engine", "name=alpha", &scripted, "--engine", "name=beta", &scripted,
+        "--each", "tc=5+0.05", "--games", "4", "--openings", "startpos",
     ]);
     let out = ok(&o);
     let games = by_round(games);
@@ -95,17 +74,11 @@ fn scripted_engines_play_legal_games_with_comments() {
         assert_eq!(g.result, Some(Outcome::Win(Color::White)));
         assert!(g.to_game().position().is_checkmate());
         assert_eq!(g.tag("Termination"), Some("normal"));
-        assert_eq!(
-            g.tag("White"),
-            Some(if i % 2 == 0 { "alpha" } else { "beta" })
-        );
+        assert_eq!(g.tag("White"), Some(if i % 2 == 0 { "alpha" } else { "beta" }));
         assert_eq!(g.tag("TimeControl"), Some("5+0.05"));
         let c = g.comment(0).unwrap();
         assert!(c.starts_with("+0.00/3 ") && c.ends_with('s'), "{c}");
-        assert_eq!(
-            g.eval(4).unwrap().score,
-            deepchess::chess::pgn::Score::Cp(400)
-        );
+        assert_eq!(g.eval(4).unwrap().score, deepchess::chess::pgn::Score::Cp(400));
     }
     // Each pair is one win each: score 1 of 2, pentanomial [0, 0, 2, 0, 0].
     assert!(out.contains("2-0-2"), "{out}");
@@ -120,16 +93,8 @@ fn openings_from_pgn_and_epd() {
     std::fs::write(&pgn, "[Event \"o\"]\n\n1. e4 e5 *\n").unwrap();
     let scripted = format!("cmd={}", fake("scripted.sh"));
     let (o, games) = run_match(&[
-        "--engine",
-        &scripted,
-        "--engine",
-        &scripted,
-        "--each",
-        "depth=3",
-        "--games",
-        "2",
-        "--openings",
-        pgn.to_str().unwrap(),
+        "--engine", &scripted, "--engine", &scripted, "--each", "depth=3", "--games", "2",
+        "--openings", pgn.to_str().unwrap(),
     ]);
     ok(&o);
     for g in &games {
@@ -145,16 +110,8 @@ fn openings_from_pgn_and_epd() {
     std::fs::write(&epd, format!("# a comment\n{fen} id \"x\";\n")).unwrap();
     let shuffle = format!("cmd={}", fake("shuffle.sh"));
     let (o, games) = run_match(&[
-        "--engine",
-        &shuffle,
-        "--engine",
-        &shuffle,
-        "--each",
-        "nodes=100",
-        "--games",
-        "2",
-        "--openings",
-        epd.to_str().unwrap(),
+        "--engine", &shuffle, "--engine", &shuffle, "--each", "nodes=100", "--games", "2",
+        "--openings", epd.to_str().unwrap(),
     ]);
     let out = ok(&o);
     assert!(out.contains("0-2-0"), "{out}");
@@ -172,63 +129,32 @@ fn openings_from_pgn_and_epd() {
 fn adjudication_can_be_switched_off() {
     // Both engines report +7 pawns for White: resign adjudication after 3 moves each.
     let winning = format!("cmd={} 700", fake("shuffle.sh"));
-    let args = [
-        "--engine",
-        &winning,
-        "--engine",
-        &winning,
-        "--each",
-        "nodes=1",
-        "--games",
-        "2",
-        "--openings",
-        "startpos",
-    ];
+    let args = ["--engine", &winning, "--engine", &winning, "--each", "nodes=1", "--games", "2", "--openings", "startpos"];
     let (o, games) = run_match(&args);
     let out = ok(&o);
     assert!(out.contains("adjudicated 2"), "{out}");
     for g in &games {
-        assert_eq!(
-            (g.result, g.tag("Termination")),
-            (Some(Outcome::Win(Color::White)), Some("adjudication"))
-        );
+        assert_eq!((g.result, g.tag("Termination")), (Some(Outcome::Win(Color::White)), Some("adjudication")));
         assert_eq!(g.moves.len(), 6);
     }
     let mut off = args.to_vec();
     off.push("--no-adjudication");
     let (o, games) = run_match(&off);
     ok(&o);
-    assert!(games
-        .iter()
-        .all(|g| g.result == Some(Outcome::Draw) && g.moves.len() == 8));
+    assert!(games.iter().all(|g| g.result == Some(Outcome::Draw) && g.moves.len() == 8));
 }
 
 /// A misbehaving engine (B) against the scripted one (A): every game is A's, with `tag`.
 fn misbehaving(engine: &str, extra: &[&str], tag: &str) -> (String, Vec<PgnGame>) {
     let bad = format!("cmd={}", fake(engine));
     let good = format!("cmd={}", fake("scripted.sh"));
-    let mut args = vec![
-        "--engine",
-        "name=good",
-        &good,
-        "--engine",
-        "name=bad",
-        &bad,
-        "--games",
-        "2",
-        "--openings",
-        "startpos",
-    ];
+    let mut args = vec!["--engine", "name=good", &good, "--engine", "name=bad", &bad, "--games", "2", "--openings", "startpos"];
     args.extend_from_slice(extra);
     let (o, games) = run_match(&args);
     let out = ok(&o);
     assert_eq!(games.len(), 2);
     for g in &games {
-        let bad_color = if g.tag("White") == Some("bad") {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let bad_color = if g.tag("White") == Some("bad") { Color::White } else { Color::Black };
         assert_eq!(g.result, Some(Outcome::Win(bad_color.flip())), "{g:?}");
         assert_eq!(g.tag("Termination"), Some(tag));
     }
@@ -240,37 +166,22 @@ fn misbehaving(engine: &str, extra: &[&str], tag: &str) -> (String, Vec<PgnGame>
 fn illegal_moves_lose() {
     let (out, games) = misbehaving("illegal.sh", &["--each", "tc=5"], "illegal move");
     assert!(out.contains("illegal moves good 0 / bad 2"), "{out}");
-    assert!(games
-        .iter()
-        .all(|g| g.tag("TerminationDetails").unwrap().contains("e2e5")));
+    assert!(games.iter().all(|g| g.tag("TerminationDetails").unwrap().contains("e2e5")));
 }
 
 #[test]
 fn crashes_lose_and_the_engine_is_restarted() {
-    let (out, games) = misbehaving(
-        "crash.sh",
-        &["--each", "tc=5", "--concurrency", "1"],
-        "engine crash",
-    );
+    let (out, games) = misbehaving("crash.sh", &["--each", "tc=5", "--concurrency", "1"], "engine crash");
     assert!(out.contains("crashes good 0 / bad 2"), "{out}");
-    assert!(games
-        .iter()
-        .all(|g| g.tag("TerminationDetails").unwrap().contains("bad")));
+    assert!(games.iter().all(|g| g.tag("TerminationDetails").unwrap().contains("bad")));
 }
 
 #[test]
 fn a_silent_engine_loses_on_time_and_never_hangs() {
     let t = std::time::Instant::now();
-    let (out, games) = misbehaving(
-        "silent.sh",
-        &["--each", "tc=0.3", "--hang-margin", "200"],
-        "time forfeit",
-    );
+    let (out, games) = misbehaving("silent.sh", &["--each", "tc=0.3", "--hang-margin", "200"], "time forfeit");
     assert!(out.contains("time losses good 0 / bad 2"), "{out}");
-    assert!(games.iter().all(|g| g
-        .tag("TerminationDetails")
-        .unwrap()
-        .contains("did not answer")));
+    assert!(games.iter().all(|g| g.tag("TerminationDetails").unwrap().contains("did not answer")));
     assert!(t.elapsed().as_secs() < 10);
 }
 
@@ -280,31 +191,14 @@ fn a_slow_engine_loses_on_time_by_our_clock() {
     let slow = format!("cmd={} 0.5", fake("slow.sh"));
     let good = format!("cmd={}", fake("shuffle.sh"));
     let (o, games) = run_match(&[
-        "--engine",
-        "name=good",
-        &good,
-        "tc=5",
-        "--engine",
-        "name=slow",
-        &slow,
-        "tc=0.3",
-        "--games",
-        "2",
-        "--openings",
-        "startpos",
-        "--time-tolerance",
-        "50",
+        "--engine", "name=good", &good, "tc=5", "--engine", "name=slow", &slow, "tc=0.3",
+        "--games", "2", "--openings", "startpos", "--time-tolerance", "50",
     ]);
     let out = ok(&o);
     assert!(out.contains("time losses good 0 / slow 2"), "{out}");
     for g in &games {
         assert_eq!(g.tag("Termination"), Some("time forfeit"));
-        assert!(
-            g.tag("TerminationDetails")
-                .unwrap()
-                .contains("lost on time"),
-            "{g:?}"
-        );
+        assert!(g.tag("TerminationDetails").unwrap().contains("lost on time"), "{g:?}");
         assert!(g.tag("WhiteTimeControl").is_some());
     }
 }
@@ -317,28 +211,12 @@ fn sprt_stops_early_with_complete_pairs() {
     // H0 after 18 games, plus at most one pair already in flight.
     let scripted = format!("cmd={}", fake("scripted.sh"));
     let (o, games) = run_match(&[
-        "--engine",
-        &scripted,
-        "--engine",
-        &scripted,
-        "--each",
-        "depth=1",
-        "--games",
-        "200",
-        "--openings",
-        "startpos",
-        "--sprt",
-        "0,5",
-        "--sprt-model",
-        "logistic",
+        "--engine", &scripted, "--engine", &scripted, "--each", "depth=1", "--games", "200",
+        "--openings", "startpos", "--sprt", "0,5", "--sprt-model", "logistic",
     ]);
     let out = ok(&o);
     assert!(out.contains("H0 accepted"), "{out}");
-    assert!(
-        (18..=20).contains(&games.len()) && games.len() % 2 == 0,
-        "{}",
-        games.len()
-    );
+    assert!((18..=20).contains(&games.len()) && games.len() % 2 == 0, "{}", games.len());
 }
 
 #[test]
@@ -346,18 +224,8 @@ fn builtin_players_run_this_executable_as_uci() {
     // The UCI engine itself lives in another module; until it answers `uci`, the match must
     // fail cleanly, naming the player, instead of hanging.
     let (o, games) = run_match(&[
-        "--engine",
-        "name=hand",
-        "builtin=handcrafted",
-        "--engine",
-        "name=hand2",
-        "builtin=handcrafted",
-        "--each",
-        "depth=1",
-        "--games",
-        "2",
-        "--start-timeout",
-        "5",
+        "--engine", "name=hand", "builtin=handcrafted", "--engine", "name=hand2", "builtin=handcrafted",
+        "--each", "depth=1", "--games", "2", "--start-timeout", "5",
     ]);
     let (out, err) = text(&o);
     if o.status.success() {
@@ -365,10 +233,7 @@ fn builtin_players_run_this_executable_as_uci() {
         assert!(out.contains("hand2"));
     } else {
         assert_eq!(o.status.code(), Some(1), "{err}");
-        assert!(
-            err.contains("player hand") && err.contains("failed to start as a UCI engine"),
-            "{err}"
-        );
+        assert!(err.contains("player hand") && err.contains("failed to start as a UCI engine"), "{err}");
     }
 }
 
@@ -377,70 +242,13 @@ fn bad_command_lines_are_explained() {
     let scripted = format!("cmd={}", fake("scripted.sh"));
     let cases: Vec<(Vec<&str>, i32, &str)> = vec![
         (vec!["--engine", &scripted, "tc=1"], 2, "exactly two"),
-        (
-            vec!["--engine", &scripted, "tc=x", "--engine", &scripted, "tc=1"],
-            2,
-            "tc=x",
-        ),
-        (
-            vec!["--engine", &scripted, "--engine", &scripted],
-            2,
-            "needs a limit",
-        ),
-        (
-            vec![
-                "--engine",
-                &scripted,
-                "--engine",
-                "builtin=foo",
-                "--each",
-                "tc=1",
-            ],
-            2,
-            "expected one of",
-        ),
-        (
-            vec![
-                "--engine", &scripted, "--engine", &scripted, "--each", "tc=1", "--sprt", "5,0",
-            ],
-            2,
-            "elo0 < elo1",
-        ),
-        (
-            vec![
-                "--engine", &scripted, "--engine", &scripted, "--each", "tc=1", "--games", "0",
-            ],
-            2,
-            "at least 1",
-        ),
-        (
-            vec![
-                "--engine",
-                &scripted,
-                "--engine",
-                &scripted,
-                "--each",
-                "tc=1",
-                "--openings",
-                "/nonexistent.epd",
-            ],
-            1,
-            "/nonexistent.epd",
-        ),
-        (
-            vec![
-                "--engine",
-                "cmd=/nonexistent/engine",
-                "--engine",
-                &scripted,
-                "--each",
-                "tc=1",
-                "--openings",
-                "startpos",
-            ],
-            1,
-            "cannot start",
-        ),
+        (vec!["--engine", &scripted, "tc=x", "--engine", &scripted, "tc=1"], 2, "tc=x"),
+        (vec!["--engine", &scripted, "--engine", &scripted], 2, "needs a limit"),
+        (vec!["--engine", &scripted, "--engine", "builtin=foo", "--each", "tc=1"], 2, "expected one of"),
+        (vec!["--engine", &scripted, "--engine", &scripted, "--each", "tc=1", "--sprt", "5,0"], 2, "elo0 < elo1"),
+        (vec!["--engine", &scripted, "--engine", &scripted, "--each", "tc=1", "--games", "0"], 2, "at least 1"),
+        (vec!["--engine", &scripted, "--engine", &scripted, "--each", "tc=1", "--openings", "/nonexistent.epd"], 1, "/nonexistent.epd"),
+        (vec!["--engine", "cmd=/nonexistent/engine", "--engine", &scripted, "--each", "tc=1", "--openings", "startpos"], 1, "cannot start"),
     ];
     for (args, code, needle) in cases {
         let (o, _) = run_match(&args);
@@ -450,21 +258,8 @@ fn bad_command_lines_are_explained() {
     }
     let dir = temp_dir();
     let epd = dir.join("bad.epd");
-    std::fs::write(
-        &epd,
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\nnot a fen\n",
-    )
-    .unwrap();
-    let (o, _) = run_match(&[
-        "--engine",
-        &scripted,
-        "--engine",
-        &scripted,
-        "--each",
-        "tc=1",
-        "--openings",
-        epd.to_str().unwrap(),
-    ]);
+    std::fs::write(&epd, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\nnot a fen\n").unwrap();
+    let (o, _) = run_match(&["--engine", &scripted, "--engine", &scripted, "--each", "tc=1", "--openings", epd.to_str().unwrap()]);
     let (_, err) = text(&o);
     assert!(err.contains("bad.epd:2"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);

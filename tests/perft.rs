@@ -25,10 +25,7 @@ fn suite() -> Vec<Entry> {
         let counts = parts
             .map(|p| {
                 let mut it = p.split_whitespace();
-                let d = it
-                    .next()
-                    .and_then(|d| d.strip_prefix('D'))
-                    .and_then(|d| d.parse().ok());
+                let d = it.next().and_then(|d| d.strip_prefix('D')).and_then(|d| d.parse().ok());
                 let n = it.next().and_then(|n| n.parse().ok());
                 match (d, n) {
                     (Some(d), Some(n)) => (d, n),
@@ -36,22 +33,14 @@ fn suite() -> Vec<Entry> {
                 }
             })
             .collect();
-        out.push(Entry {
-            line: i + 1,
-            fen,
-            counts,
-        });
+        out.push(Entry { line: i + 1, fen, counts });
     }
     out
 }
 
 fn check(max_nodes: u64) -> (usize, u64) {
     let entries = suite();
-    assert!(
-        entries.len() >= 100,
-        "suite has only {} positions",
-        entries.len()
-    );
+    assert!(entries.len() >= 100, "suite has only {} positions", entries.len());
     let (mut checked, mut nodes) = (0, 0);
     for e in &entries {
         let pos = Position::from_fen(&e.fen).unwrap_or_else(|err| panic!("line {}: {err}", e.line));
@@ -62,13 +51,7 @@ fn check(max_nodes: u64) -> (usize, u64) {
             assert_eq!(perft(&pos, d), want, "line {}: {} depth {d}", e.line, e.fen);
             // The colour-mirrored position has the same tree.
             if want <= max_nodes / 4 {
-                assert_eq!(
-                    perft(&pos.mirror(), d),
-                    want,
-                    "mirror of line {}: {}",
-                    e.line,
-                    e.fen
-                );
+                assert_eq!(perft(&pos.mirror(), d), want, "mirror of line {}: {}", e.line, e.fen);
             }
             checked += 1;
             nodes += want;

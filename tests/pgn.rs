@@ -46,10 +46,7 @@ fn hand_file_features_and_summary() {
     assert_eq!((s.games, s.skipped()), (5, 2), "{s}");
     assert_eq!(s.skipped_for(SkipReason::BadMove), 1);
     assert_eq!(s.skipped_for(SkipReason::BadFen), 1);
-    assert_eq!(
-        s.to_string(),
-        "5 games read, 2 skipped (bad move: 1, bad FEN: 1)"
-    );
+    assert_eq!(s.to_string(), "5 games read, 2 skipped (bad move: 1, bad FEN: 1)");
 
     // Game 1: escaped tags, NAGs, variations two deep, both comment kinds, mate.
     let g = &games[0];
@@ -57,53 +54,25 @@ fn hand_file_features_and_summary() {
     assert_eq!(g.tag("Event"), Some("Features"));
     assert_eq!(g.tag("White"), Some("A \"quoted\" name"));
     assert_eq!(g.tag("Black"), Some("Back\\slash"));
-    assert_eq!(
-        g.tags.len(),
-        8,
-        "escape lines must not add tags: {:?}",
-        g.tags
-    );
+    assert_eq!(g.tags.len(), 8, "escape lines must not add tags: {:?}", g.tags);
     assert_eq!(sans(g), ["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]);
     assert_eq!(g.comments[2].as_deref(), Some("+0.32/12"));
-    assert_eq!(
-        g.comments[3].as_deref(),
-        Some("a line comment { with a brace")
-    );
+    assert_eq!(g.comments[3].as_deref(), Some("a line comment { with a brace"));
     assert_eq!(g.comments[6].as_deref(), Some("-M0/1"));
     assert_eq!(g.comments.iter().filter(|c| c.is_some()).count(), 3);
-    assert_eq!(
-        g.eval(2),
-        Some(EngineEval {
-            score: Score::Cp(32),
-            depth: 12
-        })
-    );
+    assert_eq!(g.eval(2), Some(EngineEval { score: Score::Cp(32), depth: 12 }));
     assert_eq!(g.result, Some(Outcome::Win(Color::White)));
-    assert_eq!(
-        g.to_game().outcome(),
-        Some((Outcome::Win(Color::White), Ending::Checkmate))
-    );
+    assert_eq!(g.to_game().outcome(), Some((Outcome::Win(Color::White), Ending::Checkmate)));
 
     // Game 2 skipped with its number, ply and move; game 3 read.
     assert_eq!(skips.len(), 2);
     assert_eq!(
-        (
-            skips[0].number,
-            skips[0].reason,
-            skips[0].ply,
-            skips[0].token.as_str()
-        ),
+        (skips[0].number, skips[0].reason, skips[0].ply, skips[0].token.as_str()),
         (2, SkipReason::BadMove, Some(3), "Ke3")
     );
     let msg = skips[0].to_string();
-    assert!(
-        msg.starts_with("game 2: skipped (bad move) at ply 3 (2. Ke3)"),
-        "{msg}"
-    );
-    assert_eq!(
-        (games[1].number, games[1].tag("Event")),
-        (3, Some("Good after bad"))
-    );
+    assert!(msg.starts_with("game 2: skipped (bad move) at ply 3 (2. Ke3)"), "{msg}");
+    assert_eq!((games[1].number, games[1].tag("Event")), (3, Some("Good after bad")));
     assert_eq!(sans(&games[1]), ["f3", "e5", "g4", "Qh4#"]);
     assert_eq!(games[1].result, Some(Outcome::Win(Color::Black)));
 
@@ -112,13 +81,7 @@ fn hand_file_features_and_summary() {
     assert_eq!(g.number, 4);
     assert_eq!(g.start.turn(), Color::Black);
     assert_eq!(sans(g), ["e5", "Nf3", "Nc6"]);
-    assert_eq!(
-        g.eval(1),
-        Some(EngineEval {
-            score: Score::Cp(10),
-            depth: 5
-        })
-    );
+    assert_eq!(g.eval(1), Some(EngineEval { score: Score::Cp(10), depth: 5 }));
     assert_eq!(g.result, None);
 
     // Game 5: bad FEN; 6 and 7 have no tags, odd move numbers, no blank line.
@@ -126,20 +89,14 @@ fn hand_file_features_and_summary() {
     assert!(games[3].tags.is_empty());
     assert_eq!(sans(&games[3]), ["e4", "e5", "Nf3"]);
     assert_eq!(games[3].result, Some(Outcome::Draw));
-    assert_eq!(
-        (games[4].number, sans(&games[4]).len(), games[4].result),
-        (7, 3, None)
-    );
+    assert_eq!((games[4].number, sans(&games[4]).len(), games[4].result), (7, 3, None));
 }
 
 #[test]
 fn move_number_forms() {
     let (games, skips, _) = read_all("1.e4 1...e5 2 . Nf3 2 ... Nc6 3.Bb5 3. ..a6 4.\nBa4 *");
     assert!(skips.is_empty(), "{skips:?}");
-    assert_eq!(
-        sans(&games[0]),
-        ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4"]
-    );
+    assert_eq!(sans(&games[0]), ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4"]);
 }
 
 #[test]
@@ -173,47 +130,25 @@ fn crlf_bom_and_annotation_suffixes() {
 fn missing_result_ends_game_at_next_tags_and_result_tag_is_used() {
     let (games, _, _) = read_all("[Result \"0-1\"]\n1. e4 e5\n[Event \"next\"]\n1. d4 *\n");
     assert_eq!(games.len(), 2);
-    assert_eq!(
-        (sans(&games[0]).len(), games[0].result),
-        (2, Some(Outcome::Win(Color::Black)))
-    );
+    assert_eq!((sans(&games[0]).len(), games[0].result), (2, Some(Outcome::Win(Color::Black))));
     assert_eq!(games[1].tag("Event"), Some("next"));
 }
 
 #[test]
 fn a_second_event_tag_starts_a_new_game_and_glyphs_are_ignored() {
-    let (games, skips, _) =
-        read_all("[Event \"a\"]\n\n[Event \"b\"]\n1. e4 += e5 -+ 2. Nf3 +/- *\n");
+    let (games, skips, _) = read_all("[Event \"a\"]\n\n[Event \"b\"]\n1. e4 += e5 -+ 2. Nf3 +/- *\n");
     assert!(skips.is_empty(), "{skips:?}");
-    assert_eq!(
-        (games.len(), games[0].tag("Event"), games[1].tag("Event")),
-        (2, Some("a"), Some("b"))
-    );
-    assert_eq!(
-        (games[0].moves.len(), games[0].result, games[1].moves.len()),
-        (0, None, 3)
-    );
+    assert_eq!((games.len(), games[0].tag("Event"), games[1].tag("Event")), (2, Some("a"), Some("b")));
+    assert_eq!((games[0].moves.len(), games[0].result, games[1].moves.len()), (0, None, 3));
 }
 
 #[test]
 fn skip_message_numbers_moves_from_the_fen() {
     let pgn = "[FEN \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 7\"]\n7... e5 8. Nf3 Nf3 *";
     let (_, skips, _) = read_all(pgn);
-    assert!(
-        skips[0]
-            .to_string()
-            .starts_with("game 1: skipped (bad move) at ply 3 (8... Nf3): "),
-        "{}",
-        skips[0]
-    );
+    assert!(skips[0].to_string().starts_with("game 1: skipped (bad move) at ply 3 (8... Nf3): "), "{}", skips[0]);
     let (_, skips, _) = read_all("\n\n1. e4 *\n\n1. e4 e5 2. Qxf7 *\n");
-    assert!(
-        skips[0]
-            .to_string()
-            .starts_with("game 2: skipped (bad move) at ply 3 (2. Qxf7): "),
-        "{}",
-        skips[0]
-    );
+    assert!(skips[0].to_string().starts_with("game 2: skipped (bad move) at ply 3 (2. Qxf7): "), "{}", skips[0]);
 }
 
 #[test]
@@ -225,10 +160,7 @@ fn bad_games_are_reported_and_counted_without_stopping() {
     let mut r = PgnReader::new(Cursor::new(pgn.as_bytes().to_vec()));
     let mut results = Vec::new();
     while let Some(x) = r.next_game() {
-        results.push(
-            x.map(|g| g.moves.len())
-                .map_err(|s| (s.number, s.reason, s.ply, s.token)),
-        );
+        results.push(x.map(|g| g.moves.len()).map_err(|s| (s.number, s.reason, s.ply, s.token)));
     }
     assert_eq!(
         results,
@@ -253,50 +185,21 @@ fn skip_callback_receives_warnings() {
     assert_eq!(r.summary().skipped(), 2);
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 2);
-    assert!(
-        seen[0].starts_with("game 1: skipped (bad move) at ply 1 (1. e5)"),
-        "{}",
-        seen[0]
-    );
-    assert!(
-        seen[1].starts_with("game 3: skipped (bad move) at ply 1 (1. Nf6)"),
-        "{}",
-        seen[1]
-    );
+    assert!(seen[0].starts_with("game 1: skipped (bad move) at ply 1 (1. e5)"), "{}", seen[0]);
+    assert!(seen[1].starts_with("game 3: skipped (bad move) at ply 1 (1. Nf6)"), "{}", seen[1]);
 }
 
 #[test]
 fn engine_eval_forms() {
-    let cp = |cp, depth| {
-        Some(EngineEval {
-            score: Score::Cp(cp),
-            depth,
-        })
-    };
-    let mate = |n, depth| {
-        Some(EngineEval {
-            score: Score::Mate(n),
-            depth,
-        })
-    };
+    let cp = |cp, depth| Some(EngineEval { score: Score::Cp(cp), depth });
+    let mate = |n, depth| Some(EngineEval { score: Score::Mate(n), depth });
     assert_eq!(EngineEval::parse("+0.32/12"), cp(32, 12));
     assert_eq!(EngineEval::parse("-1.5/3"), cp(-150, 3));
     assert_eq!(EngineEval::parse("0.00/9"), cp(0, 9));
     assert_eq!(EngineEval::parse("+0.39/8 0.12s"), cp(39, 8));
     assert_eq!(EngineEval::parse("-M3/20"), mate(-3, 20));
     assert_eq!(EngineEval::parse("+M1/22"), mate(1, 22));
-    for bad in [
-        "",
-        "book",
-        "+0.3x/2",
-        "+/3",
-        "1/",
-        "+M/2",
-        "99999999999/1",
-        "--1/2",
-        "+0.32",
-        "/",
-    ] {
+    for bad in ["", "book", "+0.3x/2", "+/3", "1/", "+M/2", "99999999999/1", "--1/2", "+0.32", "/"] {
         assert_eq!(EngineEval::parse(bad), None, "{bad}");
     }
     assert_eq!(EngineEval::parse("-0.05/7").unwrap().to_string(), "-0.05/7");
@@ -310,31 +213,16 @@ fn shared_sample_reads_without_skips_and_results_follow_the_rules() {
     assert_eq!(games.len(), 30);
     let mut mates = 0;
     for g in &games {
-        assert_eq!(
-            g.tag("PlyCount").and_then(|n| n.parse().ok()),
-            Some(g.moves.len()),
-            "game {}",
-            g.number
-        );
+        assert_eq!(g.tag("PlyCount").and_then(|n| n.parse().ok()), Some(g.moves.len()), "game {}", g.number);
         assert_eq!(g.tag("Result").and_then(Outcome::from_pgn), g.result);
         assert_eq!(g.comments.len(), g.moves.len());
         // Engine moves carry evals; opening plies carry none.
         let evals = (0..g.moves.len()).filter(|&i| g.eval(i).is_some()).count();
-        assert_eq!(
-            evals,
-            g.comments.iter().flatten().count(),
-            "game {}",
-            g.number
-        );
+        assert_eq!(evals, g.comments.iter().flatten().count(), "game {}", g.number);
         let game = g.to_game();
         if let Some((outcome, ending)) = game.outcome() {
             mates += (ending == Ending::Checkmate) as usize;
-            assert_eq!(
-                Some(outcome),
-                g.result,
-                "game {} ended by {ending:?}",
-                g.number
-            );
+            assert_eq!(Some(outcome), g.result, "game {} ended by {ending:?}", g.number);
         }
         if g.tag("Termination") == Some("rules") {
             // The corpus ends games on a claimable draw too (a move reaching a threefold).
@@ -343,11 +231,7 @@ fn shared_sample_reads_without_skips_and_results_follow_the_rules() {
                 next.play_unchecked(m);
                 next.ending() == Some(Ending::Repetition)
             });
-            assert!(
-                game.outcome().is_some() || claimable,
-                "game {} ended by the rules but not by ours",
-                g.number
-            );
+            assert!(game.outcome().is_some() || claimable, "game {} ended by the rules but not by ours", g.number);
         }
     }
     assert!(mates >= 1);
@@ -371,19 +255,13 @@ fn sample_round_trips_through_the_writer() {
 
 #[test]
 fn writer_export_format() {
-    let start =
-        Position::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap();
+    let start = Position::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap();
     let mut g = PgnGame::new(start);
     g.set_tag("Annotator", "me");
     g.set_tag("Black", "B");
     g.set_tag("White", "W \"x\"");
     let mut pos = start;
-    for (san, comment) in [
-        ("e5", None),
-        ("Nf3", Some("+0.10/5")),
-        ("Nc6", None),
-        ("Bb5", None),
-    ] {
+    for (san, comment) in [("e5", None), ("Nf3", Some("+0.10/5")), ("Nc6", None), ("Bb5", None)] {
         let m = pos.parse_san(san).unwrap();
         pos.play(m);
         g.push(m, comment.map(String::from));
@@ -397,12 +275,7 @@ fn writer_export_format() {
     assert_eq!(text, expected);
     let (back, _, _) = read_all(&text);
     assert_eq!(
-        (
-            back[0].start,
-            &back[0].moves,
-            &back[0].comments,
-            back[0].result
-        ),
+        (back[0].start, &back[0].moves, &back[0].comments, back[0].result),
         (start, &g.moves, &g.comments, g.result)
     );
 }
@@ -423,25 +296,17 @@ fn writer_wraps_long_comments_at_80_columns_and_rejects_illegal_moves() {
     assert_eq!(back[0].comments, g.comments);
     g.moves.push(g.moves[0]);
     g.comments.push(None);
-    assert_eq!(
-        g.to_pgn().unwrap_err().kind(),
-        std::io::ErrorKind::InvalidInput
-    );
+    assert_eq!(g.to_pgn().unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
 }
 
 #[test]
 fn open_pgn_reads_xz() {
-    let Ok(status) = std::process::Command::new("xz").arg("--version").output() else {
-        return;
-    };
+    let Ok(status) = std::process::Command::new("xz").arg("--version").output() else { return };
     assert!(status.status.success());
     let dir = std::env::temp_dir().join(format!("deepchess-pgn-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("hand.pgn.xz");
-    let xz = std::process::Command::new("xz")
-        .args(["-c", &data("hand.pgn")])
-        .output()
-        .unwrap();
+    let xz = std::process::Command::new("xz").args(["-c", &data("hand.pgn")]).output().unwrap();
     std::fs::write(&path, xz.stdout).unwrap();
     let n = PgnReader::new(open_pgn(path.to_str().unwrap()).unwrap()).count();
     std::fs::remove_dir_all(&dir).unwrap();
@@ -458,20 +323,10 @@ const STARTS: &[&str] = &[
     "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
 ];
 
-const EXTRA_TAGS: &[&str] = &[
-    "Annotator",
-    "ECO",
-    "Opening",
-    "TimeControl",
-    "Termination",
-    "PlyCount",
-];
+const EXTRA_TAGS: &[&str] = &["Annotator", "ECO", "Opening", "TimeControl", "Termination", "PlyCount"];
 
 fn comment() -> impl Strategy<Value = Option<String>> {
-    prop::option::of(
-        prop::collection::vec("[a-zA-Z0-9+./#=:%;()\\[\\]é-]{1,10}", 1..8)
-            .prop_map(|w| w.join(" ")),
-    )
+    prop::option::of(prop::collection::vec("[a-zA-Z0-9+./#=:%;()\\[\\]é-]{1,10}", 1..8).prop_map(|w| w.join(" ")))
 }
 
 fn tag_value() -> impl Strategy<Value = String> {
@@ -491,20 +346,12 @@ fn game_strategy() -> impl Strategy<Value = PgnGame> {
             let start = Position::from_fen(STARTS[s]).unwrap();
             let mut g = PgnGame::new(start);
             g.number = 1;
-            g.result = [
-                None,
-                Some(Outcome::Win(Color::White)),
-                Some(Outcome::Win(Color::Black)),
-                Some(Outcome::Draw),
-            ][result as usize];
-            for (name, value) in ["Event", "Site", "Date", "Round", "White", "Black"]
-                .iter()
-                .zip(roster)
-            {
+            g.result = [None, Some(Outcome::Win(Color::White)), Some(Outcome::Win(Color::Black)), Some(Outcome::Draw)]
+                [result as usize];
+            for (name, value) in ["Event", "Site", "Date", "Round", "White", "Black"].iter().zip(roster) {
                 g.tags.push((name.to_string(), value));
             }
-            g.tags
-                .push(("Result".into(), g.result.map_or("*", |r| r.pgn()).into()));
+            g.tags.push(("Result".into(), g.result.map_or("*", |r| r.pgn()).into()));
             for (i, value) in extra {
                 if g.tag(EXTRA_TAGS[i]).is_none() {
                     g.tags.push((EXTRA_TAGS[i].into(), value));
@@ -621,19 +468,12 @@ proptest! {
 #[test]
 #[ignore]
 fn full_shared_corpus() {
-    for path in [
-        "/work/shared/data/sf15-selfplay-1.pgn.xz",
-        "/work/shared/data/sf15-selfplay-2.pgn.xz",
-    ] {
+    for path in ["/work/shared/data/sf15-selfplay-1.pgn.xz", "/work/shared/data/sf15-selfplay-2.pgn.xz"] {
         let Ok(input) = open_pgn(path) else { continue };
         let t = std::time::Instant::now();
         let mut r = PgnReader::new(input);
         let plies: usize = r.by_ref().map(|g| g.moves.len()).sum();
-        println!(
-            "{path}: {} ({plies} plies) in {:.2?}",
-            r.summary(),
-            t.elapsed()
-        );
+        println!("{path}: {} ({plies} plies) in {:.2?}", r.summary(), t.elapsed());
         assert_eq!(r.summary().skipped(), 0, "{:?}", r.take_skips());
         assert!(r.summary().io_error.is_none());
     }

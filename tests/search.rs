@@ -1,30 +1,29 @@
 //! Comparison alpha-beta with the handcrafted comparator: mates, draws, legality, limits.
 
 use deepchess::chess::{Color, Game, Move, Position};
-use deepchess::search::{
-    bench, Comparator, Handcrafted, Kind, Limits, Score, SearchResult, Searcher, Value,
-};
+use deepchess::search::{bench, Comparator, Handcrafted, Kind, Limits, Score, SearchResult, Searcher, Value};
 use proptest::prelude::*;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+fn run<C: Comparator>(s: &mut Searcher<C>, game: &Game, limits: Limits) -> SearchResult {
+    s.search(game, &limits, Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {})
+}
+
 fn search_game(game: &Game, limits: Limits) -> SearchResult {
+    run(&mut Searcher::new(Handcrafted::new(), 8), game, limits)
+}
+
+/// A handcrafted searcher without null move, reductions or pruning.
+fn full_width() -> Searcher<Handcrafted> {
     let mut s = Searcher::new(Handcrafted::new(), 8);
-    s.search(
-        game,
-        &limits,
-        Duration::ZERO,
-        Arc::new(AtomicBool::new(false)),
-        &mut |_| {},
-    )
+    s.selective = false;
+    s
 }
 
 fn search_fen(fen: &str, depth: u32) -> SearchResult {
-    search_game(
-        &Game::new(Position::from_fen(fen).unwrap()),
-        Limits::depth(depth),
-    )
+    search_game(&Game::new(Position::from_fen(fen).unwrap()), Limits::depth(depth))
 }
 
 fn uci(pos: &Position, m: &str) -> Move {
@@ -36,41 +35,17 @@ const MATES: &[(&str, i32, &str)] = &[
     ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 1, "a1a8"),
     ("r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", 1, "a8a1"),
     ("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", 1, "f1f8"),
-    (
-        "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1",
-        2,
-        "d5f6",
-    ),
-    (
-        "6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1",
-        2,
-        "g2g1",
-    ),
-    (
-        "r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1",
-        3,
-        "f8c5",
-    ),
-    (
-        "2r3k1/p4p2/3Rp2p/1p2P1pK/8/1P4P1/P3Q2P/1q6 b - - 0 1",
-        3,
-        "b1g6",
-    ),
+    ("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2, "d5f6"),
+    ("6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1", 2, "g2g1"),
+    ("r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1", 3, "f8c5"),
+    ("2r3k1/p4p2/3Rp2p/1p2P1pK/8/1P4P1/P3Q2P/1q6 b - - 0 1", 3, "b1g6"),
 ];
 
 #[test]
 fn finds_mates_in_one_two_three() {
     // Full width at depth 2N: the nominal depth of a mate in N, plus one ply to refute.
     for &(fen, n, mv) in MATES {
-        let mut s = Searcher::new(Handcrafted::new(), 8);
-        s.selective = false;
-        let r = s.search(
-            &Game::new(Position::from_fen(fen).unwrap()),
-            &Limits::depth((2 * n) as u32),
-            Duration::ZERO,
-            Arc::new(AtomicBool::new(false)),
-            &mut |_| {},
-        );
+        let r = run(&mut full_width(), &Game::new(Position::from_fen(fen).unwrap()), Limits::depth((2 * n) as u32));
         let pos = Position::from_fen(fen).unwrap();
         assert_eq!(r.best, Some(uci(&pos, mv)), "{fen}");
         assert_eq!(r.info.score, Score::Mate(n), "{fen}");
@@ -102,13 +77,7 @@ fn winning_side_avoids_stalemate_losing_side_seeks_it() {
     assert_eq!(r.info.score, Score::Mate(1));
     // Black, a queen down, sacrifices the rook with check: Kxg1 is forced and stalemates.
     let r = search_fen("k5r1/2Q5/8/8/8/8/7P/7K b - - 0 1", 4);
-    assert_eq!(
-        r.best,
-        Some(uci(
-            &Position::from_fen("k5r1/2Q5/8/8/8/8/7P/7K b - - 0 1").unwrap(),
-            "g8g1"
-        ))
-    );
+    assert_eq!(r.best, Some(uci(&Position::from_fen("k5r1/2Q5/8/8/8/8/7P/7K b - - 0 1").unwrap(), "g8g1")));
     assert_eq!(r.info.score, Score::Cp(0));
 }
 
@@ -126,10 +95,7 @@ fn repetition_is_a_draw_the_losing_side_takes() {
     assert_eq!(r.info.score, Score::Cp(0));
     // Without the history the same position is simply lost.
     let r = search_game(&Game::new(*g.position()), Limits::depth(4));
-    assert!(
-        matches!(r.info.score, Score::Cp(c) if c < -1000)
-            || matches!(r.info.score, Score::Mate(m) if m < 0)
-    );
+    assert!(matches!(r.info.score, Score::Cp(c) if c < -1000) || matches!(r.info.score, Score::Mate(m) if m < 0));
 }
 
 #[test]
@@ -153,17 +119,12 @@ fn values_rank_mates_beyond_positions_shorter_first() {
     let black_m2: Value<i32> = Value::mate(Color::Black, 2);
     let black_m8: Value<i32> = Value::mate(Color::Black, 8);
     let draw: Value<i32> = Value::draw();
-    let order = [
-        black_m2, black_m8, pos_small, draw, pos_big, white_m5, white_m1,
-    ];
+    let order = [black_m2, black_m8, pos_small, draw, pos_big, white_m5, white_m1];
     for i in 0..order.len() {
         for j in 0..order.len() {
             let want = i.cmp(&j);
             assert_eq!(order[i].cmp_white(&order[j], &mut c), want, "{i} vs {j}");
-            assert_eq!(
-                order[i].cmp_for(&order[j], Color::Black, &mut c),
-                want.reverse()
-            );
+            assert_eq!(order[i].cmp_for(&order[j], Color::Black, &mut c), want.reverse());
         }
     }
     assert!(matches!(Value::<i32>::worst_for(w).kind, Kind::Bottom));
@@ -173,27 +134,12 @@ fn values_rank_mates_beyond_positions_shorter_first() {
 #[test]
 fn node_limit_and_stop_flag_are_obeyed() {
     let g = Game::default();
-    let r = search_game(
-        &g,
-        Limits {
-            nodes: Some(5000),
-            ..Limits::default()
-        },
-    );
+    let r = search_game(&g, Limits { nodes: Some(5000), ..Limits::default() });
     assert!(r.info.nodes <= 5000 + 64, "{}", r.info.nodes);
     assert!(r.best.is_some());
     // Already stopped: still one legal move.
     let mut s = Searcher::new(Handcrafted::new(), 1);
-    let r = s.search(
-        &g,
-        &Limits {
-            infinite: true,
-            ..Limits::default()
-        },
-        Duration::ZERO,
-        Arc::new(AtomicBool::new(true)),
-        &mut |_| {},
-    );
+    let r = s.search(&g, &Limits { infinite: true, ..Limits::default() }, Duration::ZERO, Arc::new(AtomicBool::new(true)), &mut |_| {});
     assert!(g.position().is_legal(r.best.unwrap()));
 }
 
@@ -202,17 +148,8 @@ fn movetime_is_respected() {
     let g = Game::new(Position::from_fen(bench::POSITIONS[1]).unwrap());
     let t = Instant::now();
     let mut s = Searcher::new(Handcrafted::new(), 8);
-    let limits = Limits {
-        movetime: Some(Duration::from_millis(150)),
-        ..Limits::default()
-    };
-    let r = s.search(
-        &g,
-        &limits,
-        Duration::from_millis(50),
-        Arc::new(AtomicBool::new(false)),
-        &mut |_| {},
-    );
+    let limits = Limits { movetime: Some(Duration::from_millis(150)), ..Limits::default() };
+    let r = s.search(&g, &limits, Duration::from_millis(50), Arc::new(AtomicBool::new(false)), &mut |_| {});
     let el = t.elapsed();
     assert!(el < Duration::from_millis(150), "{el:?}");
     assert!(r.info.depth >= 2);
@@ -286,13 +223,7 @@ fn net_path_finds_mates_in_one_two_three() {
         let pos = Position::from_fen(fen).unwrap();
         let mut s = net_searcher();
         // 2N-1 plies reach the mate (the last move checks, and checks are extended).
-        let r = s.search(
-            &Game::new(pos),
-            &Limits::depth((2 * n - 1) as u32),
-            Duration::ZERO,
-            Arc::new(AtomicBool::new(false)),
-            &mut |_| {},
-        );
+        let r = s.search(&Game::new(pos), &Limits::depth((2 * n - 1) as u32), Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {});
         assert_eq!(r.best, Some(uci(&pos, mv)), "{fen}");
         assert_eq!(r.info.score, Score::Mate(n), "{fen}");
     }
@@ -303,30 +234,15 @@ fn net_feature_cache_hits_on_a_repeated_search() {
     let mut s = net_searcher();
     let g = Game::new(Position::from_fen(bench::POSITIONS[4]).unwrap());
     let stop = Arc::new(AtomicBool::new(false));
-    s.search(
-        &g,
-        &Limits::depth(3),
-        Duration::ZERO,
-        stop.clone(),
-        &mut |_| {},
-    );
+    s.search(&g, &Limits::depth(3), Duration::ZERO, stop.clone(), &mut |_| {});
     let first = s.comp.stats();
     assert!(first.keys > 0 && first.comparisons > 0);
     s.search(&g, &Limits::depth(3), Duration::ZERO, stop, &mut |_| {});
     let second = s.comp.stats();
-    let (keys, hits) = (
-        second.keys - first.keys,
-        second.cache_hits - first.cache_hits,
-    );
-    eprintln!(
-        "first search {} keys; second {keys} keys, {hits} hits",
-        first.keys
-    );
+    let (keys, hits) = (second.keys - first.keys, second.cache_hits - first.cache_hits);
+    eprintln!("first search {} keys; second {keys} keys, {hits} hits", first.keys);
     // Not all: the second tree differs (table cut-offs, history), and the cache evicts.
-    assert!(
-        hits * 2 >= keys,
-        "second search: {hits} hits of {keys} keys"
-    );
+    assert!(hits * 2 >= keys, "second search: {hits} hits of {keys} keys");
 }
 
 #[test]
@@ -351,38 +267,17 @@ fn net_keys_survive_feature_cache_eviction() {
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11",
         "4k3/8/8/8/8/8/8/QQQQK3 b - - 0 1",
     ];
-    let pos: Vec<Position> = fens
-        .iter()
-        .map(|f| Position::from_fen(f).unwrap())
-        .collect();
+    let pos: Vec<Position> = fens.iter().map(|f| Position::from_fen(f).unwrap()).collect();
     let mut tiny = NetComparator::new(RandomNet::new(9), "tiny", 0);
     let mut big = NetComparator::new(RandomNet::new(9), "big", 16);
-    let kt: Vec<_> = pos
-        .iter()
-        .map(|p| {
-            tiny.set_root(p);
-            tiny.key(0, p)
-        })
-        .collect();
-    let kb: Vec<_> = pos
-        .iter()
-        .map(|p| {
-            big.set_root(p);
-            big.key(0, p)
-        })
-        .collect();
+    let kt: Vec<_> = pos.iter().map(|p| { tiny.set_root(p); tiny.key(0, p) }).collect();
+    let kb: Vec<_> = pos.iter().map(|p| { big.set_root(p); big.key(0, p) }).collect();
     for i in 0..pos.len() {
         for j in 0..pos.len() {
-            let (a, b) = (
-                tiny.prob_white_better(&kt[i], &kt[j]),
-                big.prob_white_better(&kb[i], &kb[j]),
-            );
+            let (a, b) = (tiny.prob_white_better(&kt[i], &kt[j]), big.prob_white_better(&kb[i], &kb[j]));
             assert!((a - b).abs() < 1e-4, "{i} vs {j}: {a} vs {b}");
         }
-        let (a, b) = (
-            tiny.prob_better_than_draw(&kt[i]),
-            big.prob_better_than_draw(&kb[i]),
-        );
+        let (a, b) = (tiny.prob_better_than_draw(&kt[i]), big.prob_better_than_draw(&kb[i]));
         assert!((a - b).abs() < 1e-4, "draw {i}: {a} vs {b}");
         // A second key of the same position is a cache hit in `big`: same draw reference.
         let again = big.key(0, &pos[i]);
@@ -439,16 +334,14 @@ proptest! {
 
 fn shipped_searcher() -> Searcher<NetComparator<deepchess::search::deepchess_net::Distilled>> {
     let path = format!("{}/data/nets/distilled.dcw", env!("CARGO_MANIFEST_DIR"));
-    let net =
-        deepchess::search::deepchess_net::Distilled::load(std::path::Path::new(&path)).unwrap();
+    let net = deepchess::search::deepchess_net::Distilled::load(std::path::Path::new(&path)).unwrap();
     Searcher::new(NetComparator::new(net, "distilled", 16), 8)
 }
 
 #[test]
 fn net_comparator_is_antisymmetric_and_equal_on_equal_keys() {
     let path = format!("{}/data/nets/distilled.dcw", env!("CARGO_MANIFEST_DIR"));
-    let net =
-        deepchess::search::deepchess_net::Distilled::load(std::path::Path::new(&path)).unwrap();
+    let net = deepchess::search::deepchess_net::Distilled::load(std::path::Path::new(&path)).unwrap();
     let mut c = NetComparator::new(net, "distilled", 4);
     let g = random_game(3, 40);
     let mut keys = Vec::new();
@@ -473,20 +366,8 @@ fn net_search_takes_a_hanging_queen_at_every_depth() {
     // misordered and the search played h3 instead of Nxh4 from depth 2 on.
     for depth in 1..=4 {
         let mut s = shipped_searcher();
-        let g = Game::new(
-            Position::from_fen("rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1")
-                .unwrap(),
-        );
-        let r = s.search(
-            &g,
-            &Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            },
-            Duration::ZERO,
-            Arc::new(AtomicBool::new(false)),
-            &mut |_| {},
-        );
+        let g = Game::new(Position::from_fen("rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1").unwrap());
+        let r = s.search(&g, &Limits { depth: Some(depth), ..Limits::default() }, Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {});
         assert_eq!(r.best.unwrap().to_string(), "f3h4", "depth {depth}");
     }
 }
@@ -503,30 +384,16 @@ fn pvs_scores_equal_full_window_alpha_beta() {
         let depth = if i < 20 { 4 } else { 6 };
         let mut scores = Vec::new();
         for null_windows in [true, false] {
-            let mut s = Searcher::new(Handcrafted::new(), 8);
-            s.selective = false;
+            let mut s = full_width();
             s.null_windows = null_windows;
-            let r = s.search(
-                &g,
-                &Limits::depth(depth),
-                Duration::ZERO,
-                Arc::new(AtomicBool::new(false)),
-                &mut |_| {},
-            );
-            if null_windows {
-                pvs_nodes += r.info.nodes
-            } else {
-                ab_nodes += r.info.nodes
-            }
+            let r = run(&mut s, &g, Limits::depth(depth));
+            *(if null_windows { &mut pvs_nodes } else { &mut ab_nodes }) += r.info.nodes;
             scores.push(r.info.score);
         }
         assert_eq!(scores[0], scores[1], "{fen}");
     }
     // PVS prunes more, but not absurdly more.
-    assert!(
-        pvs_nodes < ab_nodes && 3 * pvs_nodes > ab_nodes,
-        "{pvs_nodes} vs {ab_nodes}"
-    );
+    assert!(pvs_nodes < ab_nodes && 3 * pvs_nodes > ab_nodes, "{pvs_nodes} vs {ab_nodes}");
 }
 
 /// The selective search (null move, reductions, late-move pruning) still finds the mates a
@@ -538,11 +405,7 @@ fn selective_search_finds_mates_and_go_mate_is_full_width() {
         let r = search_fen(fen, (2 * n + 2) as u32);
         assert_eq!(r.info.score, Score::Mate(n), "{fen}");
         assert_eq!(r.best, Some(uci(&pos, mv)), "{fen}");
-        let limits = Limits {
-            mate: Some(n as u32),
-            ..Limits::default()
-        };
-        let r = search_game(&Game::new(pos), limits);
+        let r = search_game(&Game::new(pos), Limits { mate: Some(n as u32), ..Limits::default() });
         assert_eq!(r.info.score, Score::Mate(n), "go mate {n}: {fen}");
         assert!(r.info.depth <= (2 * n - 1) as u32);
     }

@@ -5,25 +5,10 @@ use deepchess::tensor::gemm::{gemm_reference, gemm_slices, gemm_with, Kernel, Tr
 use deepchess::tensor::{Init, Matrix, Rng};
 use proptest::prelude::*;
 
-fn operands(
-    ta: Trans,
-    tb: Trans,
-    m: usize,
-    k: usize,
-    n: usize,
-    seed: u64,
-) -> (Matrix, Matrix, Matrix) {
+fn operands(ta: Trans, tb: Trans, m: usize, k: usize, n: usize, seed: u64) -> (Matrix, Matrix, Matrix) {
     let mut rng = Rng::new(seed);
-    let a = if ta == Trans::N {
-        Init::XavierUniform.matrix(m, k, &mut rng)
-    } else {
-        Init::XavierUniform.matrix(k, m, &mut rng)
-    };
-    let b = if tb == Trans::N {
-        Init::XavierUniform.matrix(k, n, &mut rng)
-    } else {
-        Init::XavierUniform.matrix(n, k, &mut rng)
-    };
+    let a = if ta == Trans::N { Init::XavierUniform.matrix(m, k, &mut rng) } else { Init::XavierUniform.matrix(k, m, &mut rng) };
+    let b = if tb == Trans::N { Init::XavierUniform.matrix(k, n, &mut rng) } else { Init::XavierUniform.matrix(n, k, &mut rng) };
     let c = Init::XavierUniform.matrix(m, n, &mut rng);
     (a, b, c)
 }
@@ -43,20 +28,12 @@ fn check_all(ta: Trans, tb: Trans, m: usize, k: usize, n: usize, alpha: f32, bet
             let mut c = c0.clone();
             gemm_with(kern, threads, ta, tb, alpha, &a, &b, beta, &mut c).unwrap();
             let d = c.max_abs_diff(&want);
-            assert!(
-                d <= tol(k),
-                "{kern:?} {threads}t {ta:?}{tb:?} {m}×{k}×{n}: diff {d}"
-            );
+            assert!(d <= tol(k), "{kern:?} {threads}t {ta:?}{tb:?} {m}×{k}×{n}: diff {d}");
         }
     }
 }
 
-const TRANS: [(Trans, Trans); 4] = [
-    (Trans::N, Trans::N),
-    (Trans::N, Trans::T),
-    (Trans::T, Trans::N),
-    (Trans::T, Trans::T),
-];
+const TRANS: [(Trans, Trans); 4] = [(Trans::N, Trans::N), (Trans::N, Trans::T), (Trans::T, Trans::N), (Trans::T, Trans::T)];
 
 #[test]
 fn odd_sizes_all_variants() {
@@ -65,16 +42,7 @@ fn odd_sizes_all_variants() {
         for &m in &sizes {
             for &n in &[1usize, 7, 50] {
                 for &k in &[1usize, 7, 300] {
-                    check_all(
-                        ta,
-                        tb,
-                        m,
-                        k,
-                        n,
-                        1.0,
-                        0.0,
-                        (i * 1000 + m * 7 + n * 3 + k) as u64,
-                    );
+                    check_all(ta, tb, m, k, n, 1.0, 0.0, (i * 1000 + m * 7 + n * 3 + k) as u64);
                 }
             }
         }
@@ -117,38 +85,10 @@ fn bad_shapes_are_errors_not_panics() {
     let a = Matrix::zeros(3, 4);
     let b = Matrix::zeros(5, 2);
     let mut c = Matrix::zeros(3, 2);
-    let e = gemm_with(
-        Kernel::Scalar,
-        1,
-        Trans::N,
-        Trans::N,
-        1.0,
-        &a,
-        &b,
-        0.0,
-        &mut c,
-    )
-    .unwrap_err();
+    let e = gemm_with(Kernel::Scalar, 1, Trans::N, Trans::N, 1.0, &a, &b, 0.0, &mut c).unwrap_err();
     assert!(e.to_string().contains("gemm"), "{e}");
     let mut out = [0.0f32; 4];
-    assert!(gemm_slices(
-        Kernel::Scalar,
-        1,
-        Trans::N,
-        Trans::N,
-        2,
-        2,
-        2,
-        1.0,
-        &[0.0; 3],
-        2,
-        &[0.0; 4],
-        2,
-        0.0,
-        &mut out,
-        2
-    )
-    .is_err());
+    assert!(gemm_slices(Kernel::Scalar, 1, Trans::N, Trans::N, 2, 2, 2, 1.0, &[0.0; 3], 2, &[0.0; 4], 2, 0.0, &mut out, 2).is_err());
 }
 
 proptest! {

@@ -32,11 +32,7 @@ fn check(build: &Build, inputs: Vec<Matrix>, mut params: Params) {
             let up = loss_of(build, &ins, &params);
             ins[vi].data_mut()[e] -= 2.0 * h;
             let down = loss_of(build, &ins, &params);
-            close(
-                g.data()[e] as f64,
-                (up - down) / (2.0 * h as f64),
-                &format!("input {vi} element {e}"),
-            );
+            close(g.data()[e] as f64, (up - down) / (2.0 * h as f64), &format!("input {vi} element {e}"));
         }
     }
     for id in params.ids().collect::<Vec<_>>() {
@@ -48,29 +44,21 @@ fn check(build: &Build, inputs: Vec<Matrix>, mut params: Params) {
             params.value_mut(id).data_mut()[e] = orig - h;
             let down = loss_of(build, &inputs, &params);
             params.value_mut(id).data_mut()[e] = orig;
-            close(
-                g.data()[e] as f64,
-                (up - down) / (2.0 * h as f64),
-                &format!("param '{}' element {e}", params.name(id)),
-            );
+            close(g.data()[e] as f64, (up - down) / (2.0 * h as f64), &format!("param '{}' element {e}", params.name(id)));
         }
     }
 }
 
 fn rand(r: usize, c: usize, rng: &mut Rng) -> Matrix {
     let mut m = Matrix::zeros(r, c);
-    m.data_mut()
-        .iter_mut()
-        .for_each(|x| *x = rng.uniform(-1.0, 1.0));
+    m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-1.0, 1.0));
     m
 }
 
 /// Values kept away from 0 so ReLU's kink is never crossed by the finite difference.
 fn away_from_zero(r: usize, c: usize, rng: &mut Rng) -> Matrix {
     let mut m = rand(r, c, rng);
-    m.data_mut()
-        .iter_mut()
-        .for_each(|x| *x = x.signum() * (0.1 + x.abs()));
+    m.data_mut().iter_mut().for_each(|x| *x = x.signum() * (0.1 + x.abs()));
     m
 }
 
@@ -79,10 +67,7 @@ fn soft_targets(r: usize, c: usize, rng: &mut Rng) -> Matrix {
     for i in 0..r {
         let row: Vec<f32> = (0..c).map(|_| rng.uniform(0.1, 1.0)).collect();
         let s: f32 = row.iter().sum();
-        m.row_mut(i)
-            .iter_mut()
-            .zip(&row)
-            .for_each(|(d, v)| *d = v / s);
+        m.row_mut(i).iter_mut().zip(&row).for_each(|(d, v)| *d = v / s);
     }
     m
 }
@@ -193,13 +178,9 @@ proptest! {
 fn tied_weights_accumulate_both_paths() {
     let mut rng = Rng::new(3);
     let mut p = Params::new();
-    let w1 = p
-        .add("tower.w", Init::HeNormal.matrix(10, 4, &mut rng))
-        .unwrap();
+    let w1 = p.add("tower.w", Init::HeNormal.matrix(10, 4, &mut rng)).unwrap();
     let b1 = p.add("tower.b", rand(1, 4, &mut rng)).unwrap();
-    let w2 = p
-        .add("head.w", Init::XavierUniform.matrix(8, 2, &mut rng))
-        .unwrap();
+    let w2 = p.add("head.w", Init::XavierUniform.matrix(8, 2, &mut rng)).unwrap();
     let b2 = p.add("head.b", Init::Zeros.matrix(1, 2, &mut rng)).unwrap();
     let xa = SparseBatch::from_rows(10, &[vec![0u32, 3, 7], vec![1, 2]]).unwrap();
     let xb = SparseBatch::from_rows(10, &[vec![3u32, 4], vec![9, 2, 5]]).unwrap();

@@ -34,32 +34,10 @@ fn check(rows: usize, features: usize, out: usize, active: usize, seed: u64) {
     for r in 0..rows {
         want_y.row_mut(r).copy_from_slice(b.data());
     }
-    gemm_with(
-        Kernel::Scalar,
-        1,
-        Trans::N,
-        Trans::N,
-        1.0,
-        &dense,
-        &w,
-        1.0,
-        &mut want_y,
-    )
-    .unwrap();
+    gemm_with(Kernel::Scalar, 1, Trans::N, Trans::N, 1.0, &dense, &w, 1.0, &mut want_y).unwrap();
     let dw0 = Init::XavierUniform.matrix(features, out, &mut rng);
     let mut want_dw = dw0.clone();
-    gemm_with(
-        Kernel::Scalar,
-        1,
-        Trans::T,
-        Trans::N,
-        1.0,
-        &dense,
-        &dy,
-        1.0,
-        &mut want_dw,
-    )
-    .unwrap();
+    gemm_with(Kernel::Scalar, 1, Trans::T, Trans::N, 1.0, &dense, &dy, 1.0, &mut want_dw).unwrap();
     let mut want_db = Matrix::zeros(1, out);
     add_col_sums(&dy, &mut want_db);
     for k in Kernel::available_kernels() {

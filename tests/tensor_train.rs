@@ -6,21 +6,11 @@ use deepchess::tensor::{Adam, Init, Matrix, Optimizer, Params, Rng, Sgd, SparseB
 fn xor_is_learned() {
     let mut rng = Rng::new(42);
     let mut p = Params::new();
-    let w1 = p
-        .add("l1.w", Init::XavierUniform.matrix(2, 8, &mut rng))
-        .unwrap();
+    let w1 = p.add("l1.w", Init::XavierUniform.matrix(2, 8, &mut rng)).unwrap();
     let b1 = p.add("l1.b", Matrix::zeros(1, 8)).unwrap();
-    let w2 = p
-        .add("l2.w", Init::XavierUniform.matrix(8, 1, &mut rng))
-        .unwrap();
+    let w2 = p.add("l2.w", Init::XavierUniform.matrix(8, 1, &mut rng)).unwrap();
     let b2 = p.add("l2.b", Matrix::zeros(1, 1)).unwrap();
-    let x = Matrix::from_rows(&[
-        vec![0.0, 0.0],
-        vec![0.0, 1.0],
-        vec![1.0, 0.0],
-        vec![1.0, 1.0],
-    ])
-    .unwrap();
+    let x = Matrix::from_rows(&[vec![0.0, 0.0], vec![0.0, 1.0], vec![1.0, 0.0], vec![1.0, 1.0]]).unwrap();
     let y = Matrix::from_rows(&[vec![0.0], vec![1.0], vec![1.0], vec![0.0]]).unwrap();
     let mut opt = Adam::new(0.05);
     let mut tape = Tape::new();
@@ -50,17 +40,9 @@ fn xor_with_softmax_and_sgd_momentum() {
     let mut p = Params::new();
     let w1 = p.add("w1", Init::HeNormal.matrix(2, 16, &mut rng)).unwrap();
     let b1 = p.add("b1", Matrix::zeros(1, 16)).unwrap();
-    let w2 = p
-        .add("w2", Init::XavierUniform.matrix(16, 2, &mut rng))
-        .unwrap();
+    let w2 = p.add("w2", Init::XavierUniform.matrix(16, 2, &mut rng)).unwrap();
     let b2 = p.add("b2", Matrix::zeros(1, 2)).unwrap();
-    let x = Matrix::from_rows(&[
-        vec![0.0, 0.0],
-        vec![0.0, 1.0],
-        vec![1.0, 0.0],
-        vec![1.0, 1.0],
-    ])
-    .unwrap();
+    let x = Matrix::from_rows(&[vec![0.0, 0.0], vec![0.0, 1.0], vec![1.0, 0.0], vec![1.0, 1.0]]).unwrap();
     let labels = [0usize, 1, 1, 0];
     let mut opt = Sgd::new(0.1).with_momentum(0.9);
     let mut tape = Tape::new();
@@ -87,22 +69,14 @@ fn sparse_autoencoder_loss_goes_down() {
     let mut rng = Rng::new(9);
     let (feats, code, n) = (64usize, 16usize, 128usize);
     // Structured data: each example is one of 8 prototypes (so it is compressible).
-    let protos: Vec<Vec<u32>> = (0..8)
-        .map(|k| (0..4).map(|j| (k * 8 + j * 2) as u32).collect())
-        .collect();
-    let rows: Vec<Vec<u32>> = (0..n)
-        .map(|_| protos[rng.below(8) as usize].clone())
-        .collect();
+    let protos: Vec<Vec<u32>> = (0..8).map(|k| (0..4).map(|j| (k * 8 + j * 2) as u32).collect()).collect();
+    let rows: Vec<Vec<u32>> = (0..n).map(|_| protos[rng.below(8) as usize].clone()).collect();
     let x = SparseBatch::from_rows(feats, &rows).unwrap();
     let target = x.to_dense();
     let mut p = Params::new();
-    let we = p
-        .add("enc.w", Init::HeNormal.matrix(feats, code, &mut rng))
-        .unwrap();
+    let we = p.add("enc.w", Init::HeNormal.matrix(feats, code, &mut rng)).unwrap();
     let be = p.add("enc.b", Matrix::zeros(1, code)).unwrap();
-    let wd = p
-        .add("dec.w", Init::XavierUniform.matrix(code, feats, &mut rng))
-        .unwrap();
+    let wd = p.add("dec.w", Init::XavierUniform.matrix(code, feats, &mut rng)).unwrap();
     let bd = p.add("dec.b", Matrix::zeros(1, feats)).unwrap();
     let mut opt = Adam::new(0.01);
     let mut tape = Tape::new();
@@ -142,13 +116,9 @@ fn training_is_deterministic_for_a_seed() {
     let run = || {
         let mut rng = Rng::new(11);
         let mut p = Params::new();
-        let w = p
-            .add("w", Init::HeNormal.matrix(773, 32, &mut rng))
-            .unwrap();
+        let w = p.add("w", Init::HeNormal.matrix(773, 32, &mut rng)).unwrap();
         let b = p.add("b", Matrix::zeros(1, 32)).unwrap();
-        let rows: Vec<Vec<u32>> = (0..64)
-            .map(|_| (0..32).map(|_| rng.below(773) as u32).collect())
-            .collect();
+        let rows: Vec<Vec<u32>> = (0..64).map(|_| (0..32).map(|_| rng.below(773) as u32).collect()).collect();
         let x = SparseBatch::from_rows(773, &rows).unwrap();
         let tgt = Init::XavierUniform.matrix(64, 32, &mut rng);
         let mut opt = Adam::new(1e-3);

@@ -13,25 +13,16 @@ use deepchess::train::stage::{Ctx, StageCfg};
 use std::path::PathBuf;
 
 fn pools() -> (Pools, Pools) {
-    let src = format!(
-        "{}/tests/data/pgn/sf15-sample.pgn",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
     let mut s = BuildSettings::default();
     s.sampling.per_game = 0; // every eligible position: more data from 30 games
     s.valid_per_mille = 200;
     let (train, valid, _) = build(&[src], &s, |_| {}, |_| {}).unwrap();
-    (
-        Pools::from_dataset(&train, true),
-        Pools::from_dataset(&valid, false),
-    )
+    (Pools::from_dataset(&train, true), Pools::from_dataset(&valid, false))
 }
 
 fn tiny_arch() -> Arch {
-    Arch {
-        tower: vec![INPUTS, 32, 16],
-        head: vec![16, 2],
-    }
+    Arch { tower: vec![INPUTS, 32, 16], head: vec![16, 2] }
 }
 
 fn ctx(name: &str, resume: bool) -> Ctx {
@@ -40,26 +31,11 @@ fn ctx(name: &str, resume: bool) -> Ctx {
         let _ = std::fs::remove_dir_all(&dir);
     }
     std::fs::create_dir_all(&dir).unwrap();
-    Ctx {
-        log: Log::open(&dir),
-        dir,
-        seed: 7,
-        resume,
-        meta: vec![],
-    }
+    Ctx { log: Log::open(&dir), dir, seed: 7, resume, meta: vec![] }
 }
 
 fn cfg(epochs: usize) -> StageCfg {
-    StageCfg {
-        epochs,
-        samples: 2048,
-        batch: 64,
-        opt: OptCfg::Adam {
-            lr: 2e-3,
-            decay: 0.95,
-            weight_decay: 0.0,
-        },
-    }
+    StageCfg { epochs, samples: 2048, batch: 64, opt: OptCfg::Adam { lr: 2e-3, decay: 0.95, weight_decay: 0.0 } }
 }
 
 #[test]
@@ -72,42 +48,25 @@ fn siamese_loss_falls_and_validation_is_reported() {
     siamese(&mut c, "s", &mut net, None, &train, &valid, 500, &cfg(6)).unwrap();
     let rows = &c.log.rows;
     assert_eq!(rows.len(), 6);
-    assert!(
-        rows[5].loss < rows[0].loss * 0.8,
-        "{} -> {}",
-        rows[0].loss,
-        rows[5].loss
-    );
+    assert!(rows[5].loss < rows[0].loss * 0.8, "{} -> {}", rows[0].loss, rows[5].loss);
     assert!(rows[5].train_acc > 0.7, "{}", rows[5].train_acc);
     assert!(rows.iter().all(|r| r.val_acc.is_finite()));
-    assert!(std::fs::read_to_string(c.dir.join("curves.svg"))
-        .unwrap()
-        .contains("<polyline"));
+    assert!(std::fs::read_to_string(c.dir.join("curves.svg")).unwrap().contains("<polyline"));
 }
 
 #[test]
 fn tied_towers_both_get_gradient() {
     let net = Net::new(tiny_arch(), &mut Rng::new(3));
     let mut params: Params = net.params;
-    let net = Net {
-        params: Params::new(),
-        ..Net::new(tiny_arch(), &mut Rng::new(3))
-    };
+    let net = Net { params: Params::new(), ..Net::new(tiny_arch(), &mut Rng::new(3)) };
     // Two positions with disjoint piece bits: gradient rows of either can only come from
     // its own tower copy.
-    let a = Features::from_position(
-        &deepchess::chess::Position::from_fen("4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1").unwrap(),
-    );
-    let b = Features::from_position(
-        &deepchess::chess::Position::from_fen("4k3/8/8/8/8/8/rr6/4K3 b - - 0 1").unwrap(),
-    );
+    let a = Features::from_position(&deepchess::chess::Position::from_fen("4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1").unwrap());
+    let b = Features::from_position(&deepchess::chess::Position::from_fen("4k3/8/8/8/8/8/rr6/4K3 b - - 0 1").unwrap());
     let (mut xa, mut xb) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
     batch_of(&[a.as_slice()], &mut xa);
     batch_of(&[b.as_slice()], &mut xb);
-    let view = Net {
-        params: std::mem::take(&mut params),
-        ..net
-    };
+    let view = Net { params: std::mem::take(&mut params), ..net };
     let mut tape = Tape::new();
     let z = view.pair_logits_on_tape(&mut tape, &xa, &xb).unwrap();
     let t = tape.input(&deepchess::tensor::Matrix::from_vec(1, 2, vec![1.0, 0.0]).unwrap());
@@ -116,31 +75,13 @@ fn tied_towers_both_get_gradient() {
     tape.backward(loss, &mut params).unwrap();
     let g = params.grad(view.tower[0].0);
     let row_norm = |i: u16| g.row(i as usize).iter().map(|x| x.abs()).sum::<f32>();
-    let only_a: Vec<u16> = a
-        .as_slice()
-        .iter()
-        .copied()
-        .filter(|i| !b.as_slice().contains(i))
-        .collect();
-    let only_b: Vec<u16> = b
-        .as_slice()
-        .iter()
-        .copied()
-        .filter(|i| !a.as_slice().contains(i))
-        .collect();
+    let only_a: Vec<u16> = a.as_slice().iter().copied().filter(|i| !b.as_slice().contains(i)).collect();
+    let only_b: Vec<u16> = b.as_slice().iter().copied().filter(|i| !a.as_slice().contains(i)).collect();
     assert!(!only_a.is_empty() && !only_b.is_empty());
-    assert!(
-        only_a.iter().any(|&i| row_norm(i) > 0.0),
-        "no gradient reached tower A"
-    );
-    assert!(
-        only_b.iter().any(|&i| row_norm(i) > 0.0),
-        "no gradient reached tower B"
-    );
+    assert!(only_a.iter().any(|&i| row_norm(i) > 0.0), "no gradient reached tower A");
+    assert!(only_b.iter().any(|&i| row_norm(i) > 0.0), "no gradient reached tower B");
     // Rows of features in neither position get nothing (sparse backward).
-    let unused = (0..INPUTS as u16)
-        .find(|i| !a.as_slice().contains(i) && !b.as_slice().contains(i))
-        .unwrap();
+    let unused = (0..INPUTS as u16).find(|i| !a.as_slice().contains(i) && !b.as_slice().contains(i)).unwrap();
     assert_eq!(row_norm(unused), 0.0);
 }
 
@@ -159,24 +100,9 @@ fn resume_reproduces_the_uninterrupted_run() {
     siamese(&mut part, "s", &mut b, None, &train, &valid, 200, &cfg(2)).unwrap();
     let mut resumed = ctx("part", true);
     let mut c = Net::new(tiny_arch(), &mut Rng::new(999));
-    siamese(
-        &mut resumed,
-        "s",
-        &mut c,
-        None,
-        &train,
-        &valid,
-        200,
-        &cfg(3),
-    )
-    .unwrap();
+    siamese(&mut resumed, "s", &mut c, None, &train, &valid, 200, &cfg(3)).unwrap();
     for id in a.params.ids() {
-        assert_eq!(
-            a.params.value(id).data(),
-            c.params.value(id).data(),
-            "{}",
-            a.params.name(id)
-        );
+        assert_eq!(a.params.value(id).data(), c.params.value(id).data(), "{}", a.params.name(id));
     }
     assert_eq!(resumed.log.rows.len(), 3);
     assert_eq!(resumed.log.rows[2].loss, whole.log.rows[2].loss);
@@ -187,41 +113,12 @@ fn distilled_net_agrees_with_its_teacher() {
     deepchess::tensor::set_threads(1);
     let (train, valid) = pools();
     let mut c = ctx("distill", false);
-    let mut teacher = Net::new(
-        Arch {
-            tower: vec![INPUTS, 48, 16],
-            head: vec![32, 2],
-        },
-        &mut Rng::new(11),
-    );
-    siamese(
-        &mut c,
-        "teacher",
-        &mut teacher,
-        None,
-        &train,
-        &valid,
-        200,
-        &cfg(6),
-    )
-    .unwrap();
+    let mut teacher = Net::new(Arch { tower: vec![INPUTS, 48, 16], head: vec![32, 2] }, &mut Rng::new(11));
+    siamese(&mut c, "teacher", &mut teacher, None, &train, &valid, 200, &cfg(6)).unwrap();
     let mut student = Net::new(tiny_arch(), &mut Rng::new(12));
     distill_tower(&mut c, "tower", &mut student, &teacher, &train, &cfg(4)).unwrap();
-    assert!(
-        c.log.rows.last().unwrap().loss
-            < c.log.rows.iter().find(|r| r.phase == "tower").unwrap().loss
-    );
-    siamese(
-        &mut c,
-        "full",
-        &mut student,
-        Some(&teacher),
-        &train,
-        &valid,
-        200,
-        &cfg(25),
-    )
-    .unwrap();
+    assert!(c.log.rows.last().unwrap().loss < c.log.rows.iter().find(|r| r.phase == "tower").unwrap().loss);
+    siamese(&mut c, "full", &mut student, Some(&teacher), &train, &valid, 200, &cfg(25)).unwrap();
     // Agreement on random pairs: on the positions distillation saw, and on held-out ones.
     let agreement = |pools: &Pools| {
         let mut rng = Rng::new(1);
@@ -230,9 +127,7 @@ fn distilled_net_agrees_with_its_teacher() {
         for _ in 0..n {
             let w = &pools.w[rng.below(pools.w.len() as u64) as usize];
             let l = &pools.l[rng.below(pools.l.len() as u64) as usize];
-            let p = |net: &Net| {
-                net.compare(&net.features(w.as_slice()), &net.features(l.as_slice())) > 0.5
-            };
+            let p = |net: &Net| net.compare(&net.features(w.as_slice()), &net.features(l.as_slice())) > 0.5;
             agree += usize::from(p(&teacher) == p(&student));
         }
         agree as f64 / n as f64

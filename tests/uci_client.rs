@@ -42,13 +42,7 @@ fn illegal_crashing_and_silent_engines_are_reported() {
 
     let mut e = Engine::start(&fake("silent"), &[], T).unwrap();
     let t = Instant::now();
-    let err = e
-        .go(
-            "position startpos",
-            "movetime 10",
-            Duration::from_millis(300),
-        )
-        .unwrap_err();
+    let err = e.go("position startpos", "movetime 10", Duration::from_millis(300)).unwrap_err();
     assert!(matches!(err, EngineError::Timeout(_)), "{err}");
     assert!(t.elapsed() < Duration::from_secs(3));
 

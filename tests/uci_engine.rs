@@ -33,12 +33,7 @@ impl Session {
                 }
             }
         });
-        Session {
-            child,
-            stdin,
-            lines,
-            seen: Vec::new(),
-        }
+        Session { child, stdin, lines, seen: Vec::new() }
     }
 
     fn send(&mut self, s: &str) {
@@ -57,10 +52,7 @@ impl Session {
                     if l.starts_with(prefix) {
                         return l;
                     }
-                    assert!(
-                        !l.starts_with("bestmove") || prefix == "bestmove",
-                        "unexpected {l}"
-                    );
+                    assert!(!l.starts_with("bestmove") || prefix == "bestmove", "unexpected {l}");
                 }
                 Err(_) => panic!("no '{prefix}' within {timeout:?}; seen: {:#?}", self.seen),
             }
@@ -136,9 +128,7 @@ fn garbage_is_explained_never_fatal() {
     s.expect("bestmove", SEC);
     s.send("");
     s.send("setoption name EvalFile value /nonexistent/net.dcw");
-    assert!(s
-        .expect("info string", SEC)
-        .contains("no net loaded, using handcrafted"));
+    assert!(s.expect("info string", SEC).contains("no net loaded, using handcrafted"));
     s.send("setoption name EvalFile value <empty>");
     assert!(s.expect("info string", SEC).contains("distilled"));
     s.send("setoption name Eval value handcrafted");
@@ -165,22 +155,11 @@ fn isready_and_stop_mid_search() {
     let t = Instant::now();
     s.send("stop");
     let final_info = s.expect("info depth", SEC);
-    for field in [
-        " seldepth ",
-        " score ",
-        " nodes ",
-        " nps ",
-        " time ",
-        " pv ",
-    ] {
+    for field in [" seldepth ", " score ", " nodes ", " nps ", " time ", " pv "] {
         assert!(final_info.contains(field), "{final_info}");
     }
     let bm = s.expect("bestmove", SEC);
-    assert!(
-        t.elapsed() < Duration::from_millis(500),
-        "stop took {:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < Duration::from_millis(500), "stop took {:?}", t.elapsed());
     let mut g = Game::default();
     for m in ["e2e4", "e7e5", "g1f3"] {
         g.play(g.position().parse_uci(m).unwrap()).unwrap();
@@ -196,14 +175,7 @@ fn time_limits_respected_within_overhead() {
     s.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10");
     s.send("isready");
     s.expect("readyok", SEC);
-    for (go, limit_ms) in [
-        ("go movetime 300", 300u64),
-        ("go wtime 400 btime 400", 400),
-        (
-            "go wtime 2000 btime 2000 winc 100 binc 100 movestogo 1",
-            2000,
-        ),
-    ] {
+    for (go, limit_ms) in [("go movetime 300", 300u64), ("go wtime 400 btime 400", 400), ("go wtime 2000 btime 2000 winc 100 binc 100 movestogo 1", 2000)] {
         let t = Instant::now();
         s.send(go);
         s.expect("bestmove", 5 * SEC);
@@ -223,17 +195,9 @@ fn one_legal_bestmove_per_go_over_a_game() {
         if game.ending().is_some() {
             break;
         }
-        let cmd = if moves.is_empty() {
-            "position startpos".to_string()
-        } else {
-            format!("position startpos moves {}", moves.join(" "))
-        };
+        let cmd = if moves.is_empty() { "position startpos".to_string() } else { format!("position startpos moves {}", moves.join(" ")) };
         s.send(&cmd);
-        s.send(if i % 2 == 0 {
-            "go nodes 3000"
-        } else {
-            "go depth 3"
-        });
+        s.send(if i % 2 == 0 { "go nodes 3000" } else { "go depth 3" });
         let bm = s.expect("bestmove", 10 * SEC);
         assert!(legal_in(&game, &bm), "{bm} at {}", game.position().fen());
         let m = bm.split_whitespace().nth(1).unwrap().to_string();
@@ -259,20 +223,14 @@ fn one_legal_bestmove_per_go_over_a_game() {
 #[test]
 fn plays_with_the_shipped_nets() {
     let mut s = Session::start(&[]);
-    for (eval, file) in [
-        ("distilled", "distilled.dcw"),
-        ("deepchess", "deepchess.dcw"),
-    ] {
+    for (eval, file) in [("distilled", "distilled.dcw"), ("deepchess", "deepchess.dcw")] {
         s.send(&format!("setoption name Eval value {eval}"));
         let msg = s.expect("info string", 5 * SEC);
         assert!(msg.contains("loaded") && msg.contains(file), "{msg}");
         s.send("position startpos moves e2e4");
         s.send("go depth 3");
         let info = s.expect("info depth 3", 20 * SEC);
-        assert!(
-            info.contains(" score cp ") || info.contains(" score mate "),
-            "{info}"
-        );
+        assert!(info.contains(" score cp ") || info.contains(" score mate "), "{info}");
         let bm = s.expect("bestmove", 20 * SEC);
         let mut g = Game::default();
         g.play(g.position().parse_uci("e2e4").unwrap()).unwrap();
@@ -294,12 +252,7 @@ fn end_of_input_lets_a_bounded_search_finish() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"position startpos\ngo depth 4\n")
-        .unwrap();
+    child.stdin.take().unwrap().write_all(b"position startpos\ngo depth 4\n").unwrap();
     let out = child.wait_with_output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
@@ -329,20 +282,9 @@ fn selective_option_switches_pruning() {
                 last = l;
             }
         }
-        let n: u64 = last
-            .split_whitespace()
-            .skip_while(|&t| t != "nodes")
-            .nth(1)
-            .unwrap()
-            .parse()
-            .unwrap();
-        nodes.push(n);
+        let n = last.split_whitespace().skip_while(|&t| t != "nodes").nth(1).unwrap();
+        nodes.push(n.parse::<u64>().unwrap());
     }
-    assert!(
-        nodes[1] > nodes[0],
-        "full width {} vs selective {}",
-        nodes[1],
-        nodes[0]
-    );
+    assert!(nodes[1] > nodes[0], "full width {} vs selective {}", nodes[1], nodes[0]);
     s.quit();
 }

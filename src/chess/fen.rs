@@ -22,10 +22,7 @@ impl fmt::Display for FenError {
 impl std::error::Error for FenError {}
 
 fn err<T>(field: &'static str, message: impl Into<String>) -> Result<T, FenError> {
-    Err(FenError {
-        field,
-        message: message.into(),
-    })
+    Err(FenError { field, message: message.into() })
 }
 
 impl Position {
@@ -35,10 +32,7 @@ impl Position {
         if fields.len() != 6 && fields.len() != 4 {
             return err(
                 "fen",
-                format!(
-                    "expected 6 fields (or 4 without clocks), found {}",
-                    fields.len()
-                ),
+                format!("expected 6 fields (or 4 without clocks), found {}", fields.len()),
             );
         }
         let mut p = Position::empty();
@@ -71,17 +65,11 @@ impl Position {
         let them = p.turn.flip();
         let their_king = p.king(them);
         if p.is_attacked(their_king, p.turn, p.occupied()) {
-            return err(
-                "side",
-                format!("the side not to move ({them:?}) is in check"),
-            );
+            return err("side", format!("the side not to move ({them:?}) is in check"));
         }
         p.refresh();
         if p.checkers.count() > 2 {
-            return err(
-                "board",
-                "the side to move is in check by more than two pieces",
-            );
+            return err("board", "the side to move is in check by more than two pieces");
         }
         Ok(p)
     }
@@ -116,12 +104,7 @@ impl Position {
         if self.castling == 0 {
             s.push('-');
         }
-        for (bit, c) in [
-            (castle::WK, 'K'),
-            (castle::WQ, 'Q'),
-            (castle::BK, 'k'),
-            (castle::BQ, 'q'),
-        ] {
+        for (bit, c) in [(castle::WK, 'K'), (castle::WQ, 'Q'), (castle::BK, 'k'), (castle::BQ, 'q')] {
             if self.castling & bit != 0 {
                 s.push(c);
             }
@@ -139,10 +122,7 @@ impl Position {
 fn parse_board(p: &mut Position, board: &str) -> Result<(), FenError> {
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != 8 {
-        return err(
-            "board",
-            format!("expected 8 ranks separated by '/', found {}", ranks.len()),
-        );
+        return err("board", format!("expected 8 ranks separated by '/', found {}", ranks.len()));
     }
     for (i, text) in ranks.iter().enumerate() {
         let rank = 7 - i as u8;
@@ -150,39 +130,24 @@ fn parse_board(p: &mut Position, board: &str) -> Result<(), FenError> {
         for c in text.chars() {
             if let Some(d) = c.to_digit(10) {
                 if !(1..=8).contains(&d) {
-                    return err(
-                        "board",
-                        format!("rank {}: bad empty-square count '{c}'", rank + 1),
-                    );
+                    return err("board", format!("rank {}: bad empty-square count '{c}'", rank + 1));
                 }
                 file += d as u8;
             } else if let Some(pc) = Piece::from_fen_char(c) {
                 if file >= 8 {
-                    return err(
-                        "board",
-                        format!("rank {} has more than 8 squares", rank + 1),
-                    );
+                    return err("board", format!("rank {} has more than 8 squares", rank + 1));
                 }
                 p.put(pc, Square::from_coords(file, rank));
                 file += 1;
             } else {
-                return err(
-                    "board",
-                    format!("rank {}: bad piece letter '{c}'", rank + 1),
-                );
+                return err("board", format!("rank {}: bad piece letter '{c}'", rank + 1));
             }
             if file > 8 {
-                return err(
-                    "board",
-                    format!("rank {} has more than 8 squares", rank + 1),
-                );
+                return err("board", format!("rank {} has more than 8 squares", rank + 1));
             }
         }
         if file != 8 {
-            return err(
-                "board",
-                format!("rank {} has {} squares, expected 8", rank + 1, file),
-            );
+            return err("board", format!("rank {} has {} squares, expected 8", rank + 1, file));
         }
     }
     for c in Color::ALL {
@@ -208,27 +173,16 @@ fn parse_castling(p: &Position, s: &str) -> Result<u8, FenError> {
             'Q' => (castle::WQ, Color::White, Square::E1, Square::A1),
             'k' => (castle::BK, Color::Black, Square::E8, Square::H8),
             'q' => (castle::BQ, Color::Black, Square::E8, Square::A8),
-            _ => {
-                return err(
-                    "castling",
-                    format!("bad letter '{c}' (expected KQkq or '-')"),
-                )
-            }
+            _ => return err("castling", format!("bad letter '{c}' (expected KQkq or '-')")),
         };
         if rights & bit != 0 {
             return err("castling", format!("'{c}' is repeated"));
         }
         if !p.pieces(color, Role::King).has(king) {
-            return err(
-                "castling",
-                format!("right '{c}' but the {color:?} king is not on {king}"),
-            );
+            return err("castling", format!("right '{c}' but the {color:?} king is not on {king}"));
         }
         if !p.pieces(color, Role::Rook).has(rook) {
-            return err(
-                "castling",
-                format!("right '{c}' but no {color:?} rook on {rook}"),
-            );
+            return err("castling", format!("right '{c}' but no {color:?} rook on {rook}"));
         }
         rights |= bit;
     }
@@ -240,10 +194,7 @@ fn parse_ep(p: &Position, s: &str) -> Result<Option<Square>, FenError> {
         return Ok(None);
     }
     let Some(sq) = Square::parse(s) else {
-        return err(
-            "en passant",
-            format!("expected a square or '-', found '{s}'"),
-        );
+        return err("en passant", format!("expected a square or '-', found '{s}'"));
     };
     let us = p.turn;
     let them = us.flip();
@@ -260,16 +211,10 @@ fn parse_ep(p: &Position, s: &str) -> Result<Option<Square>, FenError> {
     }
     let occ = p.occupied();
     if !p.pieces(them, Role::Pawn).has(Square::new(pawn_sq as u8)) {
-        return err(
-            "en passant",
-            format!("no {them:?} pawn in front of {sq} that could have just moved two squares"),
-        );
+        return err("en passant", format!("no {them:?} pawn in front of {sq} that could have just moved two squares"));
     }
     if occ.has(sq) || occ.has(Square::new(origin as u8)) {
-        return err(
-            "en passant",
-            format!("{sq} or the square the pawn came from is occupied"),
-        );
+        return err("en passant", format!("{sq} or the square the pawn came from is occupied"));
     }
     Ok(Some(sq))
 }

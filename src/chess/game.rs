@@ -73,11 +73,7 @@ impl Position {
     /// Checkmate takes precedence over the fifty-move rule.
     pub fn ending(&self) -> Option<Ending> {
         if !self.has_legal_move() {
-            return Some(if self.is_check() {
-                Ending::Checkmate
-            } else {
-                Ending::Stalemate
-            });
+            return Some(if self.is_check() { Ending::Checkmate } else { Ending::Stalemate });
         }
         if self.halfmove_clock() >= 100 {
             return Some(Ending::FiftyMoves);
@@ -107,12 +103,7 @@ impl Default for Game {
 
 impl Game {
     pub fn new(start: Position) -> Game {
-        Game {
-            start,
-            current: start,
-            moves: Vec::new(),
-            keys: vec![start.hash()],
-        }
+        Game { start, current: start, moves: Vec::new(), keys: vec![start.hash()] }
     }
 
     pub fn start(&self) -> &Position {
@@ -164,12 +155,7 @@ impl Game {
         let key = self.current.hash();
         let window = (self.current.halfmove_clock() as usize).min(self.keys.len() - 1);
         let n = self.keys.len();
-        self.keys[n - 1 - window..]
-            .iter()
-            .rev()
-            .step_by(2)
-            .filter(|&&k| k == key)
-            .count()
+        self.keys[n - 1 - window..].iter().rev().step_by(2).filter(|&&k| k == key).count()
     }
 
     /// The ending the rules impose on the current position, if any.

@@ -18,10 +18,7 @@ impl Position {
     /// The generator. With `ALL_PAWNS = false`, unpinned pawns' pushes and captures are not
     /// visited but counted set-wise (bulk counting); the count is returned beside the flag.
     #[inline(always)]
-    fn generate<const ALL_PAWNS: bool>(
-        &self,
-        mut f: impl FnMut(PieceMoves) -> bool,
-    ) -> (bool, usize) {
+    fn generate<const ALL_PAWNS: bool>(&self, mut f: impl FnMut(PieceMoves) -> bool) -> (bool, usize) {
         let us = self.turn;
         let them = us.flip();
         let ours = self.by_color(us);
@@ -37,13 +34,7 @@ impl Position {
                 king_to |= Bitboard::from_square(to);
             }
         }
-        if king_to.any()
-            && f(PieceMoves {
-                role: Role::King,
-                from: k,
-                to: king_to,
-            })
-        {
+        if king_to.any() && f(PieceMoves { role: Role::King, from: k, to: king_to }) {
             return (true, 0);
         }
         let checkers = self.checkers;
@@ -58,21 +49,13 @@ impl Position {
 
         for from in self.pieces(us, Role::Knight) & !pinned {
             let to = knight_attacks(from) & target;
-            if to.any()
-                && f(PieceMoves {
-                    role: Role::Knight,
-                    from,
-                    to,
-                })
-            {
+            if to.any() && f(PieceMoves { role: Role::Knight, from, to }) {
                 return (true, 0);
             }
         }
-        for (role, diag, orth) in [
-            (Role::Bishop, true, false),
-            (Role::Rook, false, true),
-            (Role::Queen, true, true),
-        ] {
+        for (role, diag, orth) in
+            [(Role::Bishop, true, false), (Role::Rook, false, true), (Role::Queen, true, true)]
+        {
             for from in self.pieces(us, role) {
                 let mut to = Bitboard::EMPTY;
                 if diag {
@@ -116,13 +99,7 @@ impl Position {
             if pinned.has(from) {
                 to &= line(k, from);
             }
-            if to.any()
-                && f(PieceMoves {
-                    role: Role::Pawn,
-                    from,
-                    to,
-                })
-            {
+            if to.any() && f(PieceMoves { role: Role::Pawn, from, to }) {
                 return (true, 0);
             }
         }
@@ -130,11 +107,7 @@ impl Position {
             let victim = Square::new((ep.index() as i8 - up) as u8);
             for from in pawn_attacks(them, ep) & self.pieces(us, Role::Pawn) {
                 if self.ep_is_legal(from, ep, victim, k) {
-                    let pm = PieceMoves {
-                        role: Role::Pawn,
-                        from,
-                        to: Bitboard::from_square(ep),
-                    };
+                    let pm = PieceMoves { role: Role::Pawn, from, to: Bitboard::from_square(ep) };
                     if f(pm) {
                         return (true, 0);
                     }
@@ -162,11 +135,7 @@ impl Position {
                 {
                     continue;
                 }
-                if f(PieceMoves {
-                    role: Role::King,
-                    from: k,
-                    to: Bitboard::from_square(to),
-                }) {
+                if f(PieceMoves { role: Role::King, from: k, to: Bitboard::from_square(to) }) {
                     return (true, 0);
                 }
             }
@@ -220,10 +189,7 @@ impl Position {
             pm.from == m.from
                 && pm.to.has(m.to)
                 && (if pm.is_promotion() {
-                    matches!(
-                        m.promotion,
-                        Some(Role::Knight | Role::Bishop | Role::Rook | Role::Queen)
-                    )
+                    matches!(m.promotion, Some(Role::Knight | Role::Bishop | Role::Rook | Role::Queen))
                 } else {
                     m.promotion.is_none()
                 })
@@ -233,13 +199,7 @@ impl Position {
 
 /// Counts pushes and captures of unpinned pawns with whole-set shifts (promotions count 4).
 #[inline(always)]
-fn count_pawn_sets(
-    us: Color,
-    pawns: Bitboard,
-    empty: Bitboard,
-    theirs: Bitboard,
-    target: Bitboard,
-) -> usize {
+fn count_pawn_sets(us: Color, pawns: Bitboard, empty: Bitboard, theirs: Bitboard, target: Bitboard) -> usize {
     const NOT_A: u64 = !0x0101_0101_0101_0101;
     const NOT_H: u64 = !0x8080_8080_8080_8080;
     let p = pawns.0;
@@ -247,24 +207,12 @@ fn count_pawn_sets(
         Color::White => {
             let one = (p << 8) & empty.0;
             let two = ((one & 0xFF << 16) << 8) & empty.0;
-            (
-                one,
-                two,
-                (p & NOT_A) << 7 & theirs.0,
-                (p & NOT_H) << 9 & theirs.0,
-                0xFFu64 << 56,
-            )
+            (one, two, (p & NOT_A) << 7 & theirs.0, (p & NOT_H) << 9 & theirs.0, 0xFFu64 << 56)
         }
         Color::Black => {
             let one = (p >> 8) & empty.0;
             let two = ((one & 0xFF << 40) >> 8) & empty.0;
-            (
-                one,
-                two,
-                (p & NOT_A) >> 9 & theirs.0,
-                (p & NOT_H) >> 7 & theirs.0,
-                0xFF,
-            )
+            (one, two, (p & NOT_A) >> 9 & theirs.0, (p & NOT_H) >> 7 & theirs.0, 0xFF)
         }
     };
     let t = target.0;

@@ -14,11 +14,7 @@ pub struct Move {
 
 impl Move {
     pub const fn new(from: Square, to: Square, promotion: Option<Role>) -> Move {
-        Move {
-            from,
-            to,
-            promotion,
-        }
+        Move { from, to, promotion }
     }
 
     /// Packs into 16 bits (from, to, promotion role + 1), e.g. for hash tables.
@@ -37,11 +33,7 @@ impl Move {
             p @ 2..=5 => Some(Role::from_index(p as usize - 1)),
             _ => return None,
         };
-        Some(Move::new(
-            Square::new((v & 63) as u8),
-            Square::new((v >> 6 & 63) as u8),
-            promotion,
-        ))
+        Some(Move::new(Square::new((v & 63) as u8), Square::new((v >> 6 & 63) as u8), promotion))
     }
 }
 
@@ -114,10 +106,7 @@ pub struct MoveList {
 
 impl Default for MoveList {
     fn default() -> Self {
-        MoveList {
-            moves: [Move::new(Square::A1, Square::A1, None); 256],
-            len: 0,
-        }
+        MoveList { moves: [Move::new(Square::A1, Square::A1, None); 256], len: 0 }
     }
 }
 

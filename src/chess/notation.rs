@@ -22,10 +22,7 @@ impl fmt::Display for NotationError {
 impl std::error::Error for NotationError {}
 
 fn err<T>(input: &str, message: impl Into<String>) -> Result<T, NotationError> {
-    Err(NotationError {
-        input: input.to_string(),
-        message: message.into(),
-    })
+    Err(NotationError { input: input.to_string(), message: message.into() })
 }
 
 impl Position {
@@ -40,20 +37,8 @@ impl Position {
         let promotion = match s.as_bytes().get(4) {
             None => None,
             Some(&c) => match Role::from_char(c as char) {
-                Some(r @ (Role::Knight | Role::Bishop | Role::Rook | Role::Queen))
-                    if c.is_ascii_lowercase() =>
-                {
-                    Some(r)
-                }
-                _ => {
-                    return err(
-                        s,
-                        format!(
-                            "bad promotion letter '{}' (expected n, b, r or q)",
-                            c as char
-                        ),
-                    )
-                }
+                Some(r @ (Role::Knight | Role::Bishop | Role::Rook | Role::Queen)) if c.is_ascii_lowercase() => Some(r),
+                _ => return err(s, format!("bad promotion letter '{}' (expected n, b, r or q)", c as char)),
             },
         };
         let m = Move::new(from, to, promotion);
@@ -130,24 +115,17 @@ impl Position {
             if k.file() == 4 && self.is_legal(m) {
                 return Ok(m);
             }
-            return err(
-                input,
-                format!("castling is not legal in position {}", self.fen()),
-            );
+            return err(input, format!("castling is not legal in position {}", self.fen()));
         }
         let b = s.as_bytes();
         let (role, mut rest) = match b[0] {
-            b'N' | b'B' | b'R' | b'Q' | b'K' | b'P' => {
-                (Role::from_char(b[0] as char).unwrap(), &b[1..])
-            }
+            b'N' | b'B' | b'R' | b'Q' | b'K' | b'P' => (Role::from_char(b[0] as char).unwrap(), &b[1..]),
             _ => (Role::Pawn, b),
         };
         // Promotion suffix: "=Q", "Q", or lower case after a rank digit.
         let mut promotion = None;
         if let Some((&last, head)) = rest.split_last() {
-            if let Some(r @ (Role::Knight | Role::Bishop | Role::Rook | Role::Queen)) =
-                Role::from_char(last as char)
-            {
+            if let Some(r @ (Role::Knight | Role::Bishop | Role::Rook | Role::Queen)) = Role::from_char(last as char) {
                 let head = head.strip_suffix(b"=").unwrap_or(head);
                 if head.last().is_some_and(|c| matches!(c, b'1' | b'8')) {
                     promotion = Some(r);
@@ -191,15 +169,9 @@ impl Position {
         }
         match (count, found) {
             (1, Some(m)) => Ok(m),
-            (0, _) if missing_promotion => err(
-                input,
-                "a pawn reaching the last rank must promote (e.g. e8=Q)",
-            ),
+            (0, _) if missing_promotion => err(input, "a pawn reaching the last rank must promote (e.g. e8=Q)"),
             (0, _) => err(input, format!("illegal in position {}", self.fen())),
-            _ => err(
-                input,
-                format!("ambiguous: {count} moves match in position {}", self.fen()),
-            ),
+            _ => err(input, format!("ambiguous: {count} moves match in position {}", self.fen())),
         }
     }
 }

@@ -141,9 +141,7 @@ impl Position {
         if !self.occupied().has(sq) {
             return None;
         }
-        Role::ALL
-            .into_iter()
-            .find(|r| self.by_role[r.index()].has(sq))
+        Role::ALL.into_iter().find(|r| self.by_role[r.index()].has(sq))
     }
 
     #[inline(always)]
@@ -245,8 +243,7 @@ impl Position {
         let queens = self.by_role[Role::Queen.index()];
         let snipers = theirs
             & ((rook_attacks(k, Bitboard::EMPTY) & (self.by_role[Role::Rook.index()] | queens))
-                | (bishop_attacks(k, Bitboard::EMPTY)
-                    & (self.by_role[Role::Bishop.index()] | queens)));
+                | (bishop_attacks(k, Bitboard::EMPTY) & (self.by_role[Role::Bishop.index()] | queens)));
         let mut pinned = Bitboard::EMPTY;
         for s in snipers {
             let block = between(k, s) & occ;
@@ -268,9 +265,7 @@ impl Position {
     pub fn play(&mut self, m: Move) {
         let us = self.turn;
         let them = us.flip();
-        let moved = self
-            .role_on(m.from)
-            .expect("play: no piece on the from-square");
+        let moved = self.role_on(m.from).expect("play: no piece on the from-square");
         let captured = self.role_on(m.to);
         self.hash ^= zobrist::side();
         if let Some(ep) = self.ep.take() {

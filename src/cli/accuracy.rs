@@ -7,31 +7,11 @@ use crate::train::common::pair_accuracy;
 use std::path::PathBuf;
 
 const FLAGS: &[Flag] = &[
-    Flag {
-        name: "net",
-        value: Some("FILE"),
-        help: "network file (.dcw)",
-    },
-    Flag {
-        name: "data",
-        value: Some("DIR"),
-        help: "dataset folder (default runs/dataset)",
-    },
-    Flag {
-        name: "set",
-        value: Some("NAME"),
-        help: "valid (default) or train",
-    },
-    Flag {
-        name: "pairs",
-        value: Some("N"),
-        help: "random (W, L) pairs drawn with a fixed seed (default 100000)",
-    },
-    Flag {
-        name: "seed",
-        value: Some("N"),
-        help: "seed of the pairs (default 1)",
-    },
+    Flag { name: "net", value: Some("FILE"), help: "network file (.dcw)" },
+    Flag { name: "data", value: Some("DIR"), help: "dataset folder (default runs/dataset)" },
+    Flag { name: "set", value: Some("NAME"), help: "valid (default) or train" },
+    Flag { name: "pairs", value: Some("N"), help: "random (W, L) pairs drawn with a fixed seed (default 100000)" },
+    Flag { name: "seed", value: Some("N"), help: "seed of the pairs (default 1)" },
 ];
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
@@ -43,20 +23,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         FLAGS,
     );
     let p = parse("accuracy", args, FLAGS, &help)?;
-    let net_path = p
-        .get("net")
-        .ok_or_else(|| CliError::Usage("deepchess accuracy: --net FILE is needed".into()))?;
-    let (net, _) =
-        Net::load(&PathBuf::from(net_path)).map_err(|e| CliError::Failed(e.to_string()))?;
+    let net_path = p.get("net").ok_or_else(|| CliError::Usage("deepchess accuracy: --net FILE is needed".into()))?;
+    let (net, _) = Net::load(&PathBuf::from(net_path)).map_err(|e| CliError::Failed(e.to_string()))?;
     let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
     let set = match p.get("set").unwrap_or("valid") {
         "valid" => "valid.dcds",
         "train" => "train.dcds",
-        s => {
-            return Err(CliError::Usage(format!(
-                "deepchess accuracy: --set is valid or train, not '{s}'"
-            )))
-        }
+        s => return Err(CliError::Usage(format!("deepchess accuracy: --set is valid or train, not '{s}'"))),
     };
     let pairs: usize = p.get_or("accuracy", "pairs", 100_000)?;
     let seed: u64 = p.get_or("accuracy", "seed", 1)?;
@@ -64,27 +37,16 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let acc = pair_accuracy(&net, &pools, pairs.max(1), seed);
     // Sign: P(position better than its mirror) > 1/2 means "White is better": right for W.
     let mut right = 0usize;
-    let all: Vec<(bool, &crate::data::encode::Features)> = pools
-        .w
-        .iter()
-        .map(|f| (true, f))
-        .chain(pools.l.iter().map(|f| (false, f)))
-        .collect();
+    let all: Vec<(bool, &crate::data::encode::Features)> =
+        pools.w.iter().map(|f| (true, f)).chain(pools.l.iter().map(|f| (false, f))).collect();
     for (is_w, f) in &all {
         let a = net.features(f.as_slice());
         let b = net.features(f.mirrored().as_slice());
         right += usize::from((net.compare(&a, &b) > 0.5) == *is_w);
     }
     println!("net: {net_path} ({})", net.arch.describe());
-    println!(
-        "set: {} — {}",
-        data.join(set).display(),
-        d.meta("split").unwrap_or("split unknown")
-    );
-    println!(
-        "pair accuracy: {:.2} % over {pairs} random (W, L) pairs (seed {seed})",
-        100.0 * acc
-    );
+    println!("set: {} — {}", data.join(set).display(), d.meta("split").unwrap_or("split unknown"));
+    println!("pair accuracy: {:.2} % over {pairs} random (W, L) pairs (seed {seed})", 100.0 * acc);
     println!(
         "single-position sign accuracy: {:.2} % over {} positions (position vs its colour-mirrored twin)",
         100.0 * right as f64 / all.len().max(1) as f64,

@@ -116,20 +116,12 @@ impl Parsed {
 
     /// The last value given for a flag, if any.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.flags
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == name)
-            .and_then(|(_, v)| v.as_deref())
+        self.flags.iter().rev().find(|(n, _)| *n == name).and_then(|(_, v)| v.as_deref())
     }
 
     /// Every value given for a repeatable flag, in order.
     pub fn get_all(&self, name: &str) -> Vec<&str> {
-        self.flags
-            .iter()
-            .filter(|(n, _)| *n == name)
-            .filter_map(|(_, v)| v.as_deref())
-            .collect()
+        self.flags.iter().filter(|(n, _)| *n == name).filter_map(|(_, v)| v.as_deref()).collect()
     }
 
     /// A flag's value parsed as `T`, or `default` when absent; a bad value is a usage error.
@@ -143,8 +135,9 @@ impl Parsed {
 
 /// Parses one value, naming the flag or argument in the error.
 pub fn parse_value<T: FromStr>(cmd: &str, what: &str, v: &str) -> Result<T, CliError> {
-    v.parse::<T>()
-        .map_err(|_| CliError::Usage(format!("deepchess {cmd}: invalid value '{v}' for {what}")))
+    v.parse::<T>().map_err(|_| {
+        CliError::Usage(format!("deepchess {cmd}: invalid value '{v}' for {what}"))
+    })
 }
 
 /// Median of benchmark samples (sorts in place); NaN for none.

@@ -37,41 +37,13 @@ fn run_one<C: Comparator>(mut s: Searcher<C>, depth: u32, verbose: bool) -> Benc
 }
 
 const FLAGS: &[Flag] = &[
-    Flag {
-        name: "depth",
-        value: Some("N"),
-        help: "search depth per position (default 7)",
-    },
-    Flag {
-        name: "hash",
-        value: Some("MB"),
-        help: "transposition table size (default 16)",
-    },
-    Flag {
-        name: "eval",
-        value: Some("NAME"),
-        help: "handcrafted (default), distilled, deepchess, random-distilled",
-    },
-    Flag {
-        name: "net",
-        value: Some("FILE"),
-        help: "net file for distilled/deepchess (default: data/nets/)",
-    },
-    Flag {
-        name: "vs-net",
-        value: None,
-        help: "then the same bench with the distilled net: nodes/s ratio",
-    },
-    Flag {
-        name: "no-incremental",
-        value: None,
-        help: "net path: recompute the first layer per position",
-    },
-    Flag {
-        name: "verbose",
-        value: None,
-        help: "print the node count of each position",
-    },
+    Flag { name: "depth", value: Some("N"), help: "search depth per position (default 7)" },
+    Flag { name: "hash", value: Some("MB"), help: "transposition table size (default 16)" },
+    Flag { name: "eval", value: Some("NAME"), help: "handcrafted (default), distilled, deepchess, random-distilled" },
+    Flag { name: "net", value: Some("FILE"), help: "net file for distilled/deepchess (default: data/nets/)" },
+    Flag { name: "vs-net", value: None, help: "then the same bench with the distilled net: nodes/s ratio" },
+    Flag { name: "no-incremental", value: None, help: "net path: recompute the first layer per position" },
+    Flag { name: "verbose", value: None, help: "print the node count of each position" },
 ];
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
@@ -84,15 +56,11 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     );
     let p = parse("bench", args, FLAGS, &help)?;
     if let Some(x) = p.positional.first() {
-        return Err(CliError::Usage(format!(
-            "deepchess bench: unexpected argument '{x}'"
-        )));
+        return Err(CliError::Usage(format!("deepchess bench: unexpected argument '{x}'")));
     }
     let depth: u32 = p.get_or("bench", "depth", bench::DEFAULT_DEPTH)?;
     if !(1..=60).contains(&depth) {
-        return Err(CliError::Usage(format!(
-            "deepchess bench: --depth {depth} out of range 1..60"
-        )));
+        return Err(CliError::Usage(format!("deepchess bench: --depth {depth} out of range 1..60")));
     }
     let hash: usize = p.get_or("bench", "hash", 16)?;
     let incremental = !p.has("no-incremental");
@@ -101,29 +69,19 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let net_file = |default: &str| -> Result<std::path::PathBuf, CliError> {
         match p.get("net") {
             Some(f) => Ok(f.into()),
-            None => default_net_path(default).ok_or_else(|| {
-                CliError::Failed(format!(
-                    "bench: data/nets/{default} not found (give --net FILE)"
-                ))
-            }),
+            None => default_net_path(default).ok_or_else(|| CliError::Failed(format!("bench: data/nets/{default} not found (give --net FILE)"))),
         }
     };
     let cache = hash.max(16);
-    let distilled =
-        |file: std::path::PathBuf| -> Result<Searcher<NetComparator<Distilled>>, CliError> {
-            let n = Distilled::load(&file).map_err(CliError::Failed)?;
-            let mut c = NetComparator::new(n, "distilled", cache);
-            c.incremental = incremental;
-            Ok(Searcher::new(c, hash))
-        };
+    let distilled = |file: std::path::PathBuf| -> Result<Searcher<NetComparator<Distilled>>, CliError> {
+        let n = Distilled::load(&file).map_err(CliError::Failed)?;
+        let mut c = NetComparator::new(n, "distilled", cache);
+        c.incremental = incremental;
+        Ok(Searcher::new(c, hash))
+    };
     // Searches recurse deeply with position-sized values: run on a thread with a big stack.
     let big_stack = |f: Box<dyn FnOnce() -> BenchReport + Send>| -> BenchReport {
-        std::thread::Builder::new()
-            .stack_size(256 << 20)
-            .spawn(f)
-            .expect("bench thread")
-            .join()
-            .expect("bench thread panicked")
+        std::thread::Builder::new().stack_size(256 << 20).spawn(f).expect("bench thread").join().expect("bench thread panicked")
     };
     let first = match eval {
         "handcrafted" => big_stack(Box::new(move || run_one(Searcher::new(Handcrafted::new(), hash), depth, verbose))),

@@ -8,29 +8,13 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 const FLAGS: &[Flag] = &[
-    Flag {
-        name: "runs",
-        value: Some("N"),
-        help: "repetitions per position, median reported (default 5)",
-    },
-    Flag {
-        name: "stockfish",
-        value: Some("PATH"),
-        help: "Stockfish binary (default: stockfish on PATH, then /usr/games/stockfish)",
-    },
+    Flag { name: "runs", value: Some("N"), help: "repetitions per position, median reported (default 5)" },
+    Flag { name: "stockfish", value: Some("PATH"), help: "Stockfish binary (default: stockfish on PATH, then /usr/games/stockfish)" },
 ];
 
 const POSITIONS: &[(&str, &str, u32)] = &[
-    (
-        "startpos",
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-        6,
-    ),
-    (
-        "kiwipete",
-        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-        5,
-    ),
+    ("startpos", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 6),
+    ("kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 5),
 ];
 
 struct Stockfish {
@@ -103,9 +87,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let p = parse("bench-perft", args, FLAGS, &help)?;
     let runs: usize = p.get_or("bench-perft", "runs", 5)?;
     if runs == 0 {
-        return Err(CliError::Usage(
-            "deepchess bench-perft: --runs must be at least 1".into(),
-        ));
+        return Err(CliError::Usage("deepchess bench-perft: --runs must be at least 1".into()));
     }
     // Debian installs Stockfish in /usr/games, which is not always on PATH.
     let candidates: Vec<&str> = match p.get("stockfish") {
@@ -118,10 +100,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         println!("stockfish not found ('{sf_path}'): printing our figures only; 'make install-stockfish' installs it (apt)");
     }
     crate::chess::attacks::init();
-    println!(
-        "{:<10} {:>5} {:>12} {:>12} {:>12} {:>7}",
-        "position", "depth", "nodes", "ours Mnps", "sf Mnps", "ratio"
-    );
+    println!("{:<10} {:>5} {:>12} {:>12} {:>12} {:>7}", "position", "depth", "nodes", "ours Mnps", "sf Mnps", "ratio");
     for &(name, fen, depth) in POSITIONS {
         let pos = Position::from_fen(fen).expect("built-in FEN");
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
@@ -134,9 +113,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
                 match s.perft(fen, depth) {
                     Some((n, secs)) if n == nodes => theirs.push(n as f64 / secs / 1e6),
                     Some((n, _)) => {
-                        return Err(CliError::Failed(format!(
-                            "{name}: Stockfish counts {n}, we count {nodes}"
-                        )))
+                        return Err(CliError::Failed(format!("{name}: Stockfish counts {n}, we count {nodes}")))
                     }
                     None => return Err(CliError::Failed("Stockfish stopped answering".into())),
                 }
@@ -144,16 +121,10 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         }
         let o = median(&mut ours);
         if theirs.is_empty() {
-            println!(
-                "{name:<10} {depth:>5} {nodes:>12} {o:>12.1} {:>12} {:>7}",
-                "-", "-"
-            );
+            println!("{name:<10} {depth:>5} {nodes:>12} {o:>12.1} {:>12} {:>7}", "-", "-");
         } else {
             let t = median(&mut theirs);
-            println!(
-                "{name:<10} {depth:>5} {nodes:>12} {o:>12.1} {t:>12.1} {:>6.2}x",
-                o / t
-            );
+            println!("{name:<10} {depth:>5} {nodes:>12} {o:>12.1} {t:>12.1} {:>6.2}x", o / t);
         }
     }
     Ok(())

@@ -9,30 +9,13 @@ use crate::tensor::{Init, Matrix, Rng};
 use std::time::Instant;
 
 const FLAGS: &[Flag] = &[
-    Flag {
-        name: "reps",
-        value: Some("N"),
-        help: "repetitions per figure; medians are quoted (default 7)",
-    },
-    Flag {
-        name: "threads",
-        value: Some("T"),
-        help: "threads for the 'threaded' column (default: all cores)",
-    },
-    Flag {
-        name: "no-numpy",
-        value: None,
-        help: "skip the numpy/OpenBLAS comparison",
-    },
-    Flag {
-        name: "quick",
-        value: None,
-        help: "fewer repetitions and shorter timings (smoke test)",
-    },
+    Flag { name: "reps", value: Some("N"), help: "repetitions per figure; medians are quoted (default 7)" },
+    Flag { name: "threads", value: Some("T"), help: "threads for the 'threaded' column (default: all cores)" },
+    Flag { name: "no-numpy", value: None, help: "skip the numpy/OpenBLAS comparison" },
+    Flag { name: "quick", value: None, help: "fewer repetitions and shorter timings (smoke test)" },
 ];
 
-const ABOUT: &str =
-    "Benchmark the numeric kernels: GEMM GFLOPS per kernel on the network shapes, numpy/OpenBLAS\n\
+const ABOUT: &str = "Benchmark the numeric kernels: GEMM GFLOPS per kernel on the network shapes, numpy/OpenBLAS\n\
 single-thread ratio, and the sparse 773-bit input layer against dense GEMM.";
 
 /// One benchmarked product: `C[m×n] = op(A) · op(B)` with inner size `k`.
@@ -47,51 +30,18 @@ struct Shape {
 
 /// The networks' layers at batch 256 (forward `X·W`, backward `dY·Wᵀ` and `Xᵀ·dY`), and 1024³.
 fn shapes() -> Vec<Shape> {
-    let layers = [
-        (773, 600, "773-600"),
-        (600, 400, "600-400"),
-        (400, 200, "400-200"),
-        (200, 100, "200-100"),
-    ];
+    let layers = [(773, 600, "773-600"), (600, 400, "600-400"), (400, 200, "400-200"), (200, 100, "200-100")];
     let mut v = Vec::new();
     for &(i, o, name) in &layers {
-        v.push(Shape {
-            label: leak(format!("fwd {name}   X·W")),
-            ta: Trans::N,
-            tb: Trans::N,
-            m: 256,
-            k: i,
-            n: o,
-        });
+        v.push(Shape { label: leak(format!("fwd {name}   X·W")), ta: Trans::N, tb: Trans::N, m: 256, k: i, n: o });
     }
     for &(i, o, name) in &layers {
-        v.push(Shape {
-            label: leak(format!("bwd {name} dY·Wᵀ")),
-            ta: Trans::N,
-            tb: Trans::T,
-            m: 256,
-            k: o,
-            n: i,
-        });
+        v.push(Shape { label: leak(format!("bwd {name} dY·Wᵀ")), ta: Trans::N, tb: Trans::T, m: 256, k: o, n: i });
     }
     for &(i, o, name) in &layers {
-        v.push(Shape {
-            label: leak(format!("bwd {name} Xᵀ·dY")),
-            ta: Trans::T,
-            tb: Trans::N,
-            m: i,
-            k: 256,
-            n: o,
-        });
+        v.push(Shape { label: leak(format!("bwd {name} Xᵀ·dY")), ta: Trans::T, tb: Trans::N, m: i, k: 256, n: o });
     }
-    v.push(Shape {
-        label: "square 1024³  A·B",
-        ta: Trans::N,
-        tb: Trans::N,
-        m: 1024,
-        k: 1024,
-        n: 1024,
-    });
+    v.push(Shape { label: "square 1024³  A·B", ta: Trans::N, tb: Trans::N, m: 1024, k: 1024, n: 1024 });
     v
 }
 
@@ -120,16 +70,8 @@ fn rate(reps: usize, min_s: f64, units_per_call: f64, mut f: impl FnMut()) -> f6
 }
 
 fn operands(s: &Shape, rng: &mut Rng) -> (Matrix, Matrix, Matrix) {
-    let (ar, ac) = if s.ta == Trans::N {
-        (s.m, s.k)
-    } else {
-        (s.k, s.m)
-    };
-    let (br, bc) = if s.tb == Trans::N {
-        (s.k, s.n)
-    } else {
-        (s.n, s.k)
-    };
+    let (ar, ac) = if s.ta == Trans::N { (s.m, s.k) } else { (s.k, s.m) };
+    let (br, bc) = if s.tb == Trans::N { (s.k, s.n) } else { (s.n, s.k) };
     let a = Init::XavierUniform.matrix(ar, ac, rng);
     let b = Init::XavierUniform.matrix(br, bc, rng);
     (a, b, Matrix::zeros(s.m, s.n))
@@ -162,18 +104,13 @@ for line in sys.argv[3:]:
 /// numpy/OpenBLAS single-thread GFLOPS per shape, or why it is unavailable.
 fn numpy_gflops(shapes: &[Shape], reps: usize, min_s: f64) -> Result<Vec<f64>, String> {
     use std::process::Command;
-    let probe = Command::new("python3")
-        .args(["-c", "import numpy"])
-        .output();
+    let probe = Command::new("python3").args(["-c", "import numpy"]).output();
     match probe {
         Ok(o) if o.status.success() => {}
         _ => return Err("numpy is not importable by python3 (run 'make install-numpy' to compare with OpenBLAS)".into()),
     }
     let mut cmd = Command::new("python3");
-    cmd.arg("-c")
-        .arg(NUMPY_SCRIPT)
-        .arg(reps.to_string())
-        .arg(min_s.to_string());
+    cmd.arg("-c").arg(NUMPY_SCRIPT).arg(reps.to_string()).arg(min_s.to_string());
     for s in shapes {
         let t = |t: Trans| if t == Trans::N { "N" } else { "T" };
         cmd.arg(format!("{},{},{},{},{}", t(s.ta), t(s.tb), s.m, s.k, s.n));
@@ -181,35 +118,21 @@ fn numpy_gflops(shapes: &[Shape], reps: usize, min_s: f64) -> Result<Vec<f64>, S
     for var in ["OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"] {
         cmd.env(var, "1");
     }
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run python3: {e}"))?;
+    let out = cmd.output().map_err(|e| format!("cannot run python3: {e}"))?;
     if !out.status.success() {
-        return Err(format!(
-            "numpy benchmark failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        return Err(format!("numpy benchmark failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let v: Vec<f64> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
     if v.len() != shapes.len() {
-        return Err(format!(
-            "numpy benchmark printed {} figures for {} shapes",
-            v.len(),
-            shapes.len()
-        ));
+        return Err(format!("numpy benchmark printed {} figures for {} shapes", v.len(), shapes.len()));
     }
     Ok(v)
 }
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<(), CliError> {
-    let help = args::usage(
-        "bench-tensor",
-        "[--reps N] [--threads T] [--no-numpy] [--quick]",
-        ABOUT,
-        FLAGS,
-    );
+    let help = args::usage("bench-tensor", "[--reps N] [--threads T] [--no-numpy] [--quick]", ABOUT, FLAGS);
     let p = args::parse("bench-tensor", args, FLAGS, &help)?;
     let quick = p.has("quick");
     let reps: usize = p.get_or("bench-tensor", "reps", if quick { 3 } else { 7 })?;
@@ -222,19 +145,8 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let mut rng = Rng::new(7);
 
     println!("Numeric kernels benchmark (GFLOPS, median of {reps}; 1 thread unless said)");
-    println!(
-        "kernels available: {}",
-        kernels
-            .iter()
-            .map(|k| k.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let numpy = if p.has("no-numpy") {
-        Err("skipped (--no-numpy)".to_string())
-    } else {
-        numpy_gflops(&shapes, reps, min_s)
-    };
+    println!("kernels available: {}", kernels.iter().map(|k| k.name()).collect::<Vec<_>>().join(", "));
+    let numpy = if p.has("no-numpy") { Err("skipped (--no-numpy)".to_string()) } else { numpy_gflops(&shapes, reps, min_s) };
     if let Err(why) = &numpy {
         println!("numpy/OpenBLAS: {why}");
     }

@@ -6,11 +6,7 @@ use crate::data::encode::Features;
 use crate::net::Net;
 use std::path::PathBuf;
 
-const FLAGS: &[Flag] = &[Flag {
-    name: "net",
-    value: Some("FILE"),
-    help: "network file (.dcw)",
-}];
+const FLAGS: &[Flag] = &[Flag { name: "net", value: Some("FILE"), help: "network file (.dcw)" }];
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let help = usage(
@@ -20,20 +16,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         FLAGS,
     );
     let p = parse("compare", args, FLAGS, &help)?;
-    let net_path = p
-        .get("net")
-        .ok_or_else(|| CliError::Usage("deepchess compare: --net FILE is needed".into()))?;
+    let net_path = p.get("net").ok_or_else(|| CliError::Usage("deepchess compare: --net FILE is needed".into()))?;
     let [a, b] = p.positional.as_slice() else {
-        return Err(CliError::Usage(
-            "deepchess compare: expected two FENs (quote each)".into(),
-        ));
+        return Err(CliError::Usage("deepchess compare: expected two FENs (quote each)".into()));
     };
-    let pa = Position::from_fen(a)
-        .map_err(|e| CliError::Usage(format!("deepchess compare: FEN_A: {e}")))?;
-    let pb = Position::from_fen(b)
-        .map_err(|e| CliError::Usage(format!("deepchess compare: FEN_B: {e}")))?;
-    let (net, _) =
-        Net::load(&PathBuf::from(net_path)).map_err(|e| CliError::Failed(e.to_string()))?;
+    let pa = Position::from_fen(a).map_err(|e| CliError::Usage(format!("deepchess compare: FEN_A: {e}")))?;
+    let pb = Position::from_fen(b).map_err(|e| CliError::Usage(format!("deepchess compare: FEN_B: {e}")))?;
+    let (net, _) = Net::load(&PathBuf::from(net_path)).map_err(|e| CliError::Failed(e.to_string()))?;
     let fa = net.features(Features::from_position(&pa).as_slice());
     let fb = net.features(Features::from_position(&pb).as_slice());
     println!("{:.6}", net.compare(&fa, &fb));

@@ -7,61 +7,17 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 const FLAGS: &[Flag] = &[
-    Flag {
-        name: "pgn",
-        value: Some("FILE"),
-        help: "PGN input; repeatable; '-' is stdin, *.xz is decompressed",
-    },
-    Flag {
-        name: "out",
-        value: Some("DIR"),
-        help: "output folder for train.dcds and valid.dcds",
-    },
-    Flag {
-        name: "per-game",
-        value: Some("N"),
-        help: "positions sampled per game, 0 = all (paper: 10)",
-    },
-    Flag {
-        name: "skip-plies",
-        value: Some("N"),
-        help: "plies never sampled at the start (paper: 10 = 5 moves)",
-    },
-    Flag {
-        name: "keep-captures",
-        value: None,
-        help: "also sample positions whose played move is a capture",
-    },
-    Flag {
-        name: "valid-per-mille",
-        value: Some("N"),
-        help: "games per 1000 held out for validation (default 50)",
-    },
-    Flag {
-        name: "split-salt",
-        value: Some("N"),
-        help: "draws a different game split (default 0)",
-    },
-    Flag {
-        name: "seed",
-        value: Some("N"),
-        help: "seed of the position sampling (default 1)",
-    },
-    Flag {
-        name: "max-games",
-        value: Some("N"),
-        help: "stop after N games read",
-    },
-    Flag {
-        name: "show",
-        value: Some("FILE"),
-        help: "print a dataset's header and counts instead of building",
-    },
-    Flag {
-        name: "quiet",
-        value: None,
-        help: "no per-game warnings",
-    },
+    Flag { name: "pgn", value: Some("FILE"), help: "PGN input; repeatable; '-' is stdin, *.xz is decompressed" },
+    Flag { name: "out", value: Some("DIR"), help: "output folder for train.dcds and valid.dcds" },
+    Flag { name: "per-game", value: Some("N"), help: "positions sampled per game, 0 = all (paper: 10)" },
+    Flag { name: "skip-plies", value: Some("N"), help: "plies never sampled at the start (paper: 10 = 5 moves)" },
+    Flag { name: "keep-captures", value: None, help: "also sample positions whose played move is a capture" },
+    Flag { name: "valid-per-mille", value: Some("N"), help: "games per 1000 held out for validation (default 50)" },
+    Flag { name: "split-salt", value: Some("N"), help: "draws a different game split (default 0)" },
+    Flag { name: "seed", value: Some("N"), help: "seed of the position sampling (default 1)" },
+    Flag { name: "max-games", value: Some("N"), help: "stop after N games read" },
+    Flag { name: "show", value: Some("FILE"), help: "print a dataset's header and counts instead of building" },
+    Flag { name: "quiet", value: None, help: "no per-game warnings" },
 ];
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
@@ -78,24 +34,15 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         for (k, v) in &d.meta {
             println!("{k}: {v}");
         }
-        println!(
-            "records: {} ({} W, {} L)",
-            d.records.len(),
-            d.wins().count(),
-            d.losses().count()
-        );
+        println!("records: {} ({} W, {} L)", d.records.len(), d.wins().count(), d.losses().count());
         return Ok(());
     }
     let sources: Vec<String> = p.get_all("pgn").into_iter().map(String::from).collect();
     if sources.is_empty() {
-        return Err(CliError::Usage(
-            "deepchess data: at least one --pgn FILE is needed".into(),
-        ));
+        return Err(CliError::Usage("deepchess data: at least one --pgn FILE is needed".into()));
     }
     let Some(out) = p.get("out") else {
-        return Err(CliError::Usage(
-            "deepchess data: --out DIR is needed".into(),
-        ));
+        return Err(CliError::Usage("deepchess data: --out DIR is needed".into()));
     };
     let mut s = BuildSettings::default();
     s.sampling.per_game = p.get_or("data", "per-game", s.sampling.per_game)?;
@@ -103,9 +50,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     s.sampling.exclude_captures = !p.has("keep-captures");
     s.valid_per_mille = p.get_or("data", "valid-per-mille", s.valid_per_mille)?;
     if s.valid_per_mille > 1000 {
-        return Err(CliError::Usage(
-            "deepchess data: --valid-per-mille must be at most 1000".into(),
-        ));
+        return Err(CliError::Usage("deepchess data: --valid-per-mille must be at most 1000".into()));
     }
     s.split_salt = p.get_or("data", "split-salt", s.split_salt)?;
     s.seed = p.get_or("data", "seed", s.seed)?;
@@ -113,8 +58,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         s.max_games = Some(p.get_or("data", "max-games", 0u64)?);
     }
     let out = PathBuf::from(out);
-    std::fs::create_dir_all(&out)
-        .map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
+    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
     let quiet = p.has("quiet");
     let t = Instant::now();
     let (train, valid, st) = build(
@@ -127,22 +71,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         },
         |st| {
             let secs = t.elapsed().as_secs_f64().max(1e-9);
-            eprint!(
-                "\r{} games, {} decisive, {:.0} games/s   ",
-                st.games_read,
-                st.decisive,
-                st.games_read as f64 / secs
-            );
+            eprint!("\r{} games, {} decisive, {:.0} games/s   ", st.games_read, st.decisive, st.games_read as f64 / secs);
         },
     )
     .map_err(CliError::Failed)?;
     eprintln!();
-    train
-        .save(&out.join("train.dcds"))
-        .map_err(|e| CliError::Failed(e.to_string()))?;
-    valid
-        .save(&out.join("valid.dcds"))
-        .map_err(|e| CliError::Failed(e.to_string()))?;
+    train.save(&out.join("train.dcds")).map_err(|e| CliError::Failed(e.to_string()))?;
+    valid.save(&out.join("valid.dcds")).map_err(|e| CliError::Failed(e.to_string()))?;
     println!("{st}");
     println!(
         "wrote {} and {} in {:.1} s",

@@ -23,11 +23,7 @@ const FLAGS: &[Flag] = &[
 
 fn range(name: &str, v: Option<&str>, default: (u64, u64)) -> Result<(u64, u64), CliError> {
     let Some(v) = v else { return Ok(default) };
-    let bad = || {
-        CliError::Usage(format!(
-            "deepchess datagen: --{name} wants MIN:MAX, got '{v}'"
-        ))
-    };
+    let bad = || CliError::Usage(format!("deepchess datagen: --{name} wants MIN:MAX, got '{v}'"));
     let (a, b) = v.split_once(':').ok_or_else(bad)?;
     let (a, b): (u64, u64) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
     if a > b {
@@ -83,10 +79,7 @@ fn read_book(paths: &[&str], plies: usize) -> Result<Vec<Position>, CliError> {
         }
     }
     if out.is_empty() {
-        return Err(CliError::Failed(format!(
-            "--book: no start positions after {plies} plies in {}",
-            paths.join(", ")
-        )));
+        return Err(CliError::Failed(format!("--book: no start positions after {plies} plies in {}", paths.join(", "))));
     }
     eprintln!("book: {} distinct start positions after {plies} plies from {games} games ({held_out} held-out games skipped)", out.len());
     Ok(out)
@@ -102,42 +95,28 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         FLAGS,
     );
     let p = parse("datagen", args, FLAGS, &help)?;
-    let engine = p
-        .get("engine")
-        .ok_or_else(|| CliError::Usage("deepchess datagen: --engine CMD is needed".into()))?;
-    let out = p
-        .get("out")
-        .ok_or_else(|| CliError::Usage("deepchess datagen: --out FILE is needed".into()))?;
+    let engine = p.get("engine").ok_or_else(|| CliError::Usage("deepchess datagen: --engine CMD is needed".into()))?;
+    let out = p.get("out").ok_or_else(|| CliError::Usage("deepchess datagen: --out FILE is needed".into()))?;
     let mut options = Vec::new();
     for o in p.get_all("option") {
-        let (k, v) = o.split_once('=').ok_or_else(|| {
-            CliError::Usage(format!(
-                "deepchess datagen: --option wants NAME=VALUE, got '{o}'"
-            ))
-        })?;
+        let (k, v) = o
+            .split_once('=')
+            .ok_or_else(|| CliError::Usage(format!("deepchess datagen: --option wants NAME=VALUE, got '{o}'")))?;
         options.push((k.to_string(), v.to_string()));
     }
     let mut s = GenSettings::default();
     (s.nodes_min, s.nodes_max) = range("nodes", p.get("nodes"), (s.nodes_min, s.nodes_max))?;
-    let (a, b) = range(
-        "opening-plies",
-        p.get("opening-plies"),
-        (s.opening_plies.0 as u64, s.opening_plies.1 as u64),
-    )?;
+    let (a, b) = range("opening-plies", p.get("opening-plies"), (s.opening_plies.0 as u64, s.opening_plies.1 as u64))?;
     s.opening_plies = (a as usize, b as usize);
     let secs: f64 = p.get_or("datagen", "timeout", 30.0)?;
     if !(secs > 0.0 && secs < 1e6) {
-        return Err(CliError::Usage(
-            "deepchess datagen: --timeout must be a positive number of seconds".into(),
-        ));
+        return Err(CliError::Usage("deepchess datagen: --timeout must be a positive number of seconds".into()));
     }
     s.move_timeout = Duration::from_secs_f64(secs);
     let books = p.get_all("book");
     let starts = match p.get("openings") {
         Some(_) if !books.is_empty() => {
-            return Err(CliError::Usage(
-                "deepchess datagen: give --openings or --book, not both".into(),
-            ));
+            return Err(CliError::Usage("deepchess datagen: give --openings or --book, not both".into()));
         }
         Some(path) => read_positions(path)?,
         None if !books.is_empty() => read_book(&books, p.get_or("datagen", "book-plies", 8)?)?,
@@ -161,11 +140,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         let eta = total.saturating_sub(done) as f64 / rate.max(1e-9);
         eprint!(
             "\r{done}/{total} games  +{} ={} -{}  {:.0} games/h  ETA {:.0} min   ",
-            st.white,
-            st.draws,
-            st.black,
-            rate * 3600.0,
-            eta / 60.0
+            st.white, st.draws, st.black, rate * 3600.0, eta / 60.0
         );
     })
     .map_err(CliError::Failed)?;

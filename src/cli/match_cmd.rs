@@ -2,109 +2,31 @@
 
 use super::args::{parse, usage, CliError, Flag};
 use crate::play::elo::{Sprt, SprtModel};
-use crate::play::match_runner::{
-    report, run, Adjudication, GameSettings, MatchConfig, PlayerSpec, Termination,
-};
+use crate::play::match_runner::{report, run, Adjudication, GameSettings, MatchConfig, PlayerSpec, Termination};
 use crate::play::openings;
 use std::path::PathBuf;
 use std::time::Duration;
 
 const FLAGS: &[Flag] = &[
-    Flag {
-        name: "engine",
-        value: Some("KEY=VALUE..."),
-        help: "a player (give exactly two; the first is A, whose Elo is reported)",
-    },
-    Flag {
-        name: "each",
-        value: Some("KEY=VALUE..."),
-        help: "keys applied to both players (each may override them)",
-    },
-    Flag {
-        name: "games",
-        value: Some("N"),
-        help: "games to play (default 100; pairs share an opening)",
-    },
-    Flag {
-        name: "concurrency",
-        value: Some("N"),
-        help: "games at once (default 2)",
-    },
-    Flag {
-        name: "openings",
-        value: Some("FILE"),
-        help: "EPD/FEN or PGN suite, or 'startpos' (default data/openings-balanced-1000.epd)",
-    },
-    Flag {
-        name: "opening-start",
-        value: Some("N"),
-        help: "first opening of the suite to use, 1-based (default 1)",
-    },
-    Flag {
-        name: "shuffle",
-        value: Some("SEED"),
-        help: "use the suite in a shuffled order",
-    },
-    Flag {
-        name: "pgn",
-        value: Some("FILE"),
-        help: "append every game here (default runs/match.pgn)",
-    },
-    Flag {
-        name: "event",
-        value: Some("NAME"),
-        help: "PGN Event tag (default 'deepchess match')",
-    },
-    Flag {
-        name: "sprt",
-        value: Some("E0,E1[,A,B]"),
-        help: "stop early by SPRT of elo0 vs elo1 (alpha, beta default 0.05)",
-    },
-    Flag {
-        name: "sprt-model",
-        value: Some("MODEL"),
-        help: "'normalized' (default, as fishtest) or 'logistic' Elo bounds",
-    },
-    Flag {
-        name: "no-adjudication",
-        value: None,
-        help: "play every game out to mate or a rules draw",
-    },
-    Flag {
-        name: "resign",
-        value: Some("MOVES,CP"),
-        help: "win adjudication (default 3,600: both engines ≥ CP for MOVES)",
-    },
-    Flag {
-        name: "draw",
-        value: Some("FROM,MOVES,CP"),
-        help: "draw adjudication (default 34,8,20)",
-    },
-    Flag {
-        name: "time-tolerance",
-        value: Some("MS"),
-        help: "a move may arrive this late and still count (default 50)",
-    },
-    Flag {
-        name: "hang-margin",
-        value: Some("MS"),
-        help: "after clock + this, a silent engine is killed (default 1000)",
-    },
-    Flag {
-        name: "move-timeout",
-        value: Some("SECONDS"),
-        help: "longest nodes/depth search (default 60)",
-    },
-    Flag {
-        name: "start-timeout",
-        value: Some("SECONDS"),
-        help: "longest engine start-up, net loading included (default 30)",
-    },
-    Flag {
-        name: "exe",
-        value: Some("PATH"),
-        help: "program run as 'PATH uci' for builtin= players (default: this one)",
-    },
+    Flag { name: "engine", value: Some("KEY=VALUE..."), help: "a player (give exactly two; the first is A, whose Elo is reported)" },
+    Flag { name: "each", value: Some("KEY=VALUE..."), help: "keys applied to both players (each may override them)" },
+    Flag { name: "games", value: Some("N"), help: "games to play (default 100; pairs share an opening)" },
+    Flag { name: "concurrency", value: Some("N"), help: "games at once (default 2)" },
+    Flag { name: "openings", value: Some("FILE"), help: "EPD/FEN or PGN suite, or 'startpos' (default data/openings-balanced-1000.epd)" },
+    Flag { name: "opening-start", value: Some("N"), help: "first opening of the suite to use, 1-based (default 1)" },
+    Flag { name: "shuffle", value: Some("SEED"), help: "use the suite in a shuffled order" },
+    Flag { name: "pgn", value: Some("FILE"), help: "append every game here (default runs/match.pgn)" },
+    Flag { name: "event", value: Some("NAME"), help: "PGN Event tag (default 'deepchess match')" },
+    Flag { name: "sprt", value: Some("E0,E1[,A,B]"), help: "stop early by SPRT of elo0 vs elo1 (alpha, beta default 0.05)" },
+    Flag { name: "sprt-model", value: Some("MODEL"), help: "'normalized' (default, as fishtest) or 'logistic' Elo bounds" },
+    Flag { name: "no-adjudication", value: None, help: "play every game out to mate or a rules draw" },
+    Flag { name: "resign", value: Some("MOVES,CP"), help: "win adjudication (default 3,600: both engines ≥ CP for MOVES)" },
+    Flag { name: "draw", value: Some("FROM,MOVES,CP"), help: "draw adjudication (default 34,8,20)" },
+    Flag { name: "time-tolerance", value: Some("MS"), help: "a move may arrive this late and still count (default 50)" },
+    Flag { name: "hang-margin", value: Some("MS"), help: "after clock + this, a silent engine is killed (default 1000)" },
+    Flag { name: "move-timeout", value: Some("SECONDS"), help: "longest nodes/depth search (default 60)" },
+    Flag { name: "start-timeout", value: Some("SECONDS"), help: "longest engine start-up, net loading included (default 30)" },
+    Flag { name: "exe", value: Some("PATH"), help: "program run as 'PATH uci' for builtin= players (default: this one)" },
 ];
 
 const ABOUT: &str = "\
@@ -160,9 +82,7 @@ fn numbers(flag: &str, v: &str, min: usize, n: usize) -> Result<Vec<f64>, CliErr
     let xs: Result<Vec<f64>, _> = v.split(',').map(|x| x.trim().parse::<f64>()).collect();
     match xs {
         Ok(xs) if (min..=n).contains(&xs.len()) && xs.iter().all(|x| x.is_finite()) => Ok(xs),
-        _ => Err(usage_err(format!(
-            "--{flag} wants {n} comma-separated numbers, got '{v}'"
-        ))),
+        _ => Err(usage_err(format!("--{flag} wants {n} comma-separated numbers, got '{v}'"))),
     }
 }
 
@@ -173,39 +93,26 @@ fn millis(p: &super::args::Parsed, name: &str, default: u64) -> Result<Duration,
 fn seconds(p: &super::args::Parsed, name: &str, default: f64) -> Result<Duration, CliError> {
     let s: f64 = p.get_or("match", name, default)?;
     if !(s > 0.0 && s < 1e6) {
-        return Err(usage_err(format!(
-            "--{name} must be a positive number of seconds"
-        )));
+        return Err(usage_err(format!("--{name} must be a positive number of seconds")));
     }
     Ok(Duration::from_secs_f64(s))
 }
 
 /// Parses the command line into a match configuration (no engine is started).
 pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
-    let help = format!(
-        "{}\n\n{}",
-        ABOUT,
-        usage("match", "--engine SPEC --engine SPEC [options]", "", FLAGS).trim_start()
-    );
+    let help = format!("{}\n\n{}", ABOUT, usage("match", "--engine SPEC --engine SPEC [options]", "", FLAGS).trim_start());
     let p = parse("match", &group_specs(args), FLAGS, &help)?;
     if !p.positional.is_empty() {
-        return Err(usage_err(format!(
-            "unexpected argument '{}'",
-            p.positional[0]
-        )));
+        return Err(usage_err(format!("unexpected argument '{}'", p.positional[0])));
     }
     let specs = p.get_all("engine");
     if specs.len() != 2 {
-        return Err(usage_err(format!(
-            "give exactly two --engine players (got {})",
-            specs.len()
-        )));
+        return Err(usage_err(format!("give exactly two --engine players (got {})", specs.len())));
     }
     let each = p.get_all("each").join(" ");
     let mut players = Vec::new();
     for (i, s) in specs.iter().enumerate() {
-        let spec = PlayerSpec::parse(&each, s)
-            .map_err(|e| usage_err(format!("--engine #{}: {e}", i + 1)))?;
+        let spec = PlayerSpec::parse(&each, s).map_err(|e| usage_err(format!("--engine #{}: {e}", i + 1)))?;
         players.push(spec);
     }
     if players[0].name == players[1].name {
@@ -222,8 +129,7 @@ pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
         }
         if let Some(v) = p.get("draw") {
             let x = numbers("draw", v, 3, 3)?;
-            (a.draw_from_move, a.draw_moves, a.draw_cp) =
-                (x[0].max(0.0) as usize, x[1].max(1.0) as usize, x[2] as i32);
+            (a.draw_from_move, a.draw_moves, a.draw_cp) = (x[0].max(0.0) as usize, x[1].max(1.0) as usize, x[2] as i32);
         }
         settings.adjudication = Some(a);
     }
@@ -237,52 +143,35 @@ pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
             let model = match p.get("sprt-model").unwrap_or("normalized") {
                 "normalized" => SprtModel::Normalized,
                 "logistic" => SprtModel::Logistic,
-                m => {
-                    return Err(usage_err(format!(
-                        "--sprt-model wants 'normalized' or 'logistic', got '{m}'"
-                    )))
-                }
+                m => return Err(usage_err(format!("--sprt-model wants 'normalized' or 'logistic', got '{m}'"))),
             };
-            let (alpha, beta) = (
-                x.get(2).copied().unwrap_or(0.05),
-                x.get(3).copied().unwrap_or(0.05),
-            );
+            let (alpha, beta) = (x.get(2).copied().unwrap_or(0.05), x.get(3).copied().unwrap_or(0.05));
             Some(Sprt::new(x[0], x[1], alpha, beta, model).map_err(usage_err)?)
         }
     };
     let games: u64 = p.get_or("match", "games", 100)?;
     let concurrency: usize = p.get_or("match", "concurrency", 2)?;
     if games == 0 || concurrency == 0 {
-        return Err(usage_err(
-            "--games and --concurrency must be at least 1".into(),
-        ));
+        return Err(usage_err("--games and --concurrency must be at least 1".into()));
     }
     let first: usize = p.get_or("match", "opening-start", 1)?;
     if first == 0 {
         return Err(usage_err("--opening-start is 1-based".into()));
     }
-    let suite = p
-        .get("openings")
-        .unwrap_or("data/openings-balanced-1000.epd");
+    let suite = p.get("openings").unwrap_or("data/openings-balanced-1000.epd");
     let openings = openings::load(suite).map_err(|e| CliError::Failed(format!("openings: {e}")))?;
     let exe = match p.get("exe") {
         Some(e) => PathBuf::from(e),
-        None => std::env::current_exe()
-            .map_err(|e| CliError::Failed(format!("cannot find this executable: {e}")))?,
+        None => std::env::current_exe().map_err(|e| CliError::Failed(format!("cannot find this executable: {e}")))?,
     };
-    let [a, b]: [PlayerSpec; 2] = players
-        .try_into()
-        .map_err(|_| usage_err("two players".into()))?;
+    let [a, b]: [PlayerSpec; 2] = players.try_into().map_err(|_| usage_err("two players".into()))?;
     Ok(MatchConfig {
         players: [a, b],
         games,
         concurrency,
         openings,
         opening_first: first - 1,
-        shuffle: p
-            .get("shuffle")
-            .map(|s| crate::cli::args::parse_value("match", "--shuffle", s))
-            .transpose()?,
+        shuffle: p.get("shuffle").map(|s| crate::cli::args::parse_value("match", "--shuffle", s)).transpose()?,
         pgn_out: Some(PathBuf::from(p.get("pgn").unwrap_or("runs/match.pgn"))),
         settings,
         sprt,
@@ -294,26 +183,12 @@ pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
 
 pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     let cfg = config(args)?;
-    if let Some(dir) = cfg
-        .pgn_out
-        .as_ref()
-        .and_then(|p| p.parent())
-        .filter(|d| !d.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::Failed(format!("{}: {e}", dir.display())))?;
+    if let Some(dir) = cfg.pgn_out.as_ref().and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| CliError::Failed(format!("{}: {e}", dir.display())))?;
     }
     let stats = run(&cfg, |s, g| {
-        if !matches!(
-            g.termination,
-            Termination::Rules(_) | Termination::Adjudicated
-        ) {
-            eprintln!(
-                "\rgame {}: {} ({})                ",
-                g.number,
-                g.detail,
-                g.termination.tag()
-            );
+        if !matches!(g.termination, Termination::Rules(_) | Termination::Adjudicated) {
+            eprintln!("\rgame {}: {} ({})                ", g.number, g.detail, g.termination.tag());
         }
         eprint!("\r{}   ", report::progress_line(&cfg, s));
     })

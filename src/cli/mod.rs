@@ -1,11 +1,11 @@
 //! Command line: `deepchess SUBCOMMAND [FLAGS]`. One file per subcommand.
 
-mod accuracy;
 pub mod args;
+mod accuracy;
 mod bench;
 mod bench_perft;
-mod bench_pgn;
 mod bench_tensor;
+mod bench_pgn;
 mod compare;
 mod data;
 mod datagen;
@@ -13,6 +13,7 @@ mod match_cmd;
 mod perft;
 mod train;
 mod uci;
+
 
 use args::CliError;
 

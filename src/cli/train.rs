@@ -34,10 +34,7 @@ pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Datase
     let d = Dataset::load(&path).map_err(|e| CliError::Failed(e.to_string()))?;
     let pools = Pools::from_dataset(&d, mirror);
     if pools.is_empty() {
-        return Err(CliError::Failed(format!(
-            "{}: needs both W and L positions",
-            path.display()
-        )));
+        return Err(CliError::Failed(format!("{}: needs both W and L positions", path.display())));
     }
     Ok((pools, d))
 }
@@ -53,43 +50,30 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     );
     let p = parse("train", args, FLAGS, &help)?;
     if !p.positional.is_empty() {
-        return Err(CliError::Usage(format!(
-            "deepchess train: unexpected argument '{}'",
-            p.positional[0]
-        )));
+        return Err(CliError::Usage(format!("deepchess train: unexpected argument '{}'", p.positional[0])));
     }
     let pname = p.get("profile").unwrap_or("quick");
-    let mut prof = Profile::by_name(pname).ok_or_else(|| {
-        CliError::Usage(format!(
-            "deepchess train: unknown profile '{pname}' (quick, paper, curve, tiny)"
-        ))
-    })?;
+    let mut prof = Profile::by_name(pname)
+        .ok_or_else(|| CliError::Usage(format!("deepchess train: unknown profile '{pname}' (quick, paper, curve, tiny)")))?;
     if p.has("no-mirror") {
         prof.mirror = false;
     }
     if p.get("siamese-epochs").is_some() {
         let e: usize = p.get_or("train", "siamese-epochs", 1)?;
         if e == 0 {
-            return Err(CliError::Usage(
-                "deepchess train: --siamese-epochs must be at least 1".into(),
-            ));
+            return Err(CliError::Usage("deepchess train: --siamese-epochs must be at least 1".into()));
         }
         prof.siamese.epochs = e;
     }
     let phases = match p.get("phases") {
-        Some(s) => Phases::parse(s)
-            .ok_or_else(|| CliError::Usage(format!("deepchess train: bad --phases '{s}'")))?,
+        Some(s) => Phases::parse(s).ok_or_else(|| CliError::Usage(format!("deepchess train: bad --phases '{s}'")))?,
         None => Phases::ALL,
     };
     let threads: usize = p.get_or("train", "threads", 2)?;
     crate::tensor::set_threads(threads.clamp(1, 64));
     let seed: u64 = p.get_or("train", "seed", 1)?;
     let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
-    let out = PathBuf::from(
-        p.get("out")
-            .map(String::from)
-            .unwrap_or(format!("runs/{pname}")),
-    );
+    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/{pname}")));
     let resume = p.has("resume");
     if !resume && out.join("log.csv").exists() {
         return Err(CliError::Failed(format!(
@@ -97,8 +81,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
             out.display()
         )));
     }
-    std::fs::create_dir_all(&out)
-        .map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
+    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
 
     let (mut train, tds) = load_pools(&data, "train.dcds", prof.mirror)?;
     if p.get("max-positions").is_some() {
@@ -117,24 +100,12 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     let meta = vec![
         ("profile".to_string(), pname.to_string()),
         ("data".to_string(), data.display().to_string()),
-        (
-            "data_source".to_string(),
-            tds.meta("source").unwrap_or("?").to_string(),
-        ),
+        ("data_source".to_string(), tds.meta("source").unwrap_or("?").to_string()),
         ("split".to_string(), split.clone()),
         ("mirror".to_string(), prof.mirror.to_string()),
-        (
-            "train_positions".to_string(),
-            format!("{} W + {} L", train.w.len(), train.l.len()),
-        ),
+        ("train_positions".to_string(), format!("{} W + {} L", train.w.len(), train.l.len())),
     ];
-    let mut ctx = Ctx {
-        dir: out.clone(),
-        seed,
-        resume,
-        log: Log::open(&out),
-        meta,
-    };
+    let mut ctx = Ctx { dir: out.clone(), seed, resume, log: Log::open(&out), meta };
     let t = Instant::now();
     let summary = run(&mut ctx, &prof, phases, &train, &valid).map_err(CliError::Failed)?;
     let mut md = format!(
@@ -152,10 +123,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     for (name, arch, acc) in &summary.rows {
         md.push_str(&format!("| {name} | {arch} | {:.2} % |\n", 100.0 * acc));
     }
-    md.push_str(&format!(
-        "\nWall time of this invocation: {:.1} min.\n",
-        t.elapsed().as_secs_f64() / 60.0
-    ));
+    md.push_str(&format!("\nWall time of this invocation: {:.1} min.\n", t.elapsed().as_secs_f64() / 60.0));
     crate::data::dataset::write_atomic(&out.join("results.md"), md.as_bytes())
         .map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
     print!("{md}");

@@ -12,9 +12,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     );
     let p = parse("uci", args, &[], &help)?;
     if let Some(x) = p.positional.first() {
-        return Err(CliError::Usage(format!(
-            "deepchess uci: unexpected argument '{x}'"
-        )));
+        return Err(CliError::Usage(format!("deepchess uci: unexpected argument '{x}'")));
     }
     crate::play::engine::run_stdio();
     Ok(())

@@ -22,13 +22,7 @@ pub struct BuildSettings {
 
 impl Default for BuildSettings {
     fn default() -> Self {
-        BuildSettings {
-            sampling: Sampling::default(),
-            valid_per_mille: 50,
-            split_salt: 0,
-            seed: 1,
-            max_games: None,
-        }
+        BuildSettings { sampling: Sampling::default(), valid_per_mille: 50, split_salt: 0, seed: 1, max_games: None }
     }
 }
 
@@ -54,17 +48,8 @@ impl std::fmt::Display for BuildStats {
             f,
             "{} games read, {} skipped (bad), {} draws and {} unfinished dropped, {} decisive: \
              train {} games ({} W + {} L positions), validation {} games ({} W + {} L positions)",
-            self.games_read,
-            self.skipped,
-            self.draws,
-            self.unfinished,
-            self.decisive,
-            self.train_games,
-            self.train_w,
-            self.train_l,
-            self.valid_games,
-            self.valid_w,
-            self.valid_l
+            self.games_read, self.skipped, self.draws, self.unfinished, self.decisive,
+            self.train_games, self.train_w, self.train_l, self.valid_games, self.valid_w, self.valid_l
         )
     }
 }
@@ -115,30 +100,13 @@ pub fn build(
             st.decisive += 1;
             let key = game_key(&g.start, &g.moves);
             let mut rng = SplitMix64(s.seed ^ key);
-            let recs = sample_game(
-                &g.start,
-                &g.moves,
-                white_won,
-                game_index,
-                &s.sampling,
-                &mut || rng.next_u64(),
-            );
+            let recs = sample_game(&g.start, &g.moves, white_won, game_index, &s.sampling, &mut || rng.next_u64());
             let held_out = is_validation(key, s.valid_per_mille, s.split_salt);
             let n = recs.len() as u64;
             let (set, games, w, l) = if held_out {
-                (
-                    &mut valid,
-                    &mut st.valid_games,
-                    &mut st.valid_w,
-                    &mut st.valid_l,
-                )
+                (&mut valid, &mut st.valid_games, &mut st.valid_w, &mut st.valid_l)
             } else {
-                (
-                    &mut train,
-                    &mut st.train_games,
-                    &mut st.train_w,
-                    &mut st.train_l,
-                )
+                (&mut train, &mut st.train_games, &mut st.train_w, &mut st.train_l)
             };
             *games += 1;
             if white_won {

@@ -93,10 +93,7 @@ pub fn play_game(
     s: &GenSettings,
     rand: &mut impl FnMut() -> u64,
 ) -> Result<GeneratedGame, EngineError> {
-    let nodes = [
-        log_uniform(s.nodes_min, s.nodes_max, rand()),
-        log_uniform(s.nodes_min, s.nodes_max, rand()),
-    ];
+    let nodes = [log_uniform(s.nodes_min, s.nodes_max, rand()), log_uniform(s.nodes_min, s.nodes_max, rand())];
     engine.new_game(s.move_timeout)?;
     let mut game = Game::new(start);
     let mut comments = Vec::new();
@@ -105,10 +102,7 @@ pub fn play_game(
 
     // Opening: a random move among those within the margin of the best MultiPV line.
     if opening > 0 {
-        engine.send(&format!(
-            "setoption name MultiPV value {}",
-            s.opening_multipv
-        ))?;
+        engine.send(&format!("setoption name MultiPV value {}", s.opening_multipv))?;
     }
     for _ in 0..opening {
         if game.outcome().is_some() {
@@ -123,17 +117,10 @@ pub fn play_game(
         let near: Vec<&str> = r
             .lines
             .iter()
-            .filter(|l| {
-                best.is_some_and(|b| l.score.to_cp() >= b - s.opening_margin_cp)
-                    && !l.first_move.is_empty()
-            })
+            .filter(|l| best.is_some_and(|b| l.score.to_cp() >= b - s.opening_margin_cp) && !l.first_move.is_empty())
             .map(|l| l.first_move.as_str())
             .collect();
-        let pick = if near.is_empty() {
-            r.bestmove.as_str()
-        } else {
-            near[(rand() % near.len() as u64) as usize]
-        };
+        let pick = if near.is_empty() { r.bestmove.as_str() } else { near[(rand() % near.len() as u64) as usize] };
         let m = game
             .position()
             .parse_uci(pick)
@@ -165,19 +152,9 @@ pub fn play_game(
             .parse_uci(&r.bestmove)
             .map_err(|e| EngineError::Protocol(format!("bestmove: {e}")))?;
         let score = r.score.unwrap_or(Score::Cp(0));
-        comments.push(Some(
-            EngineEval {
-                score,
-                depth: r.depth,
-            }
-            .to_string(),
-        ));
+        comments.push(Some(EngineEval { score, depth: r.depth }.to_string()));
         game.play_unchecked(m);
-        let w = if side == Color::White {
-            score.to_cp()
-        } else {
-            -score.to_cp()
-        };
+        let w = if side == Color::White { score.to_cp() } else { -score.to_cp() };
         white_scores.push(w);
         let n = white_scores.len();
         if n >= s.win_plies {
@@ -191,21 +168,12 @@ pub fn play_game(
         }
         if game.moves().len() > s.draw_after_ply
             && n >= s.draw_plies
-            && white_scores[n - s.draw_plies..]
-                .iter()
-                .all(|x| x.abs() <= s.draw_cp)
+            && white_scores[n - s.draw_plies..].iter().all(|x| x.abs() <= s.draw_cp)
         {
             break (Outcome::Draw, "adjudicated");
         }
     };
-    Ok(GeneratedGame {
-        start,
-        moves: game.moves().to_vec(),
-        comments,
-        outcome,
-        termination,
-        nodes,
-    })
+    Ok(GeneratedGame { start, moves: game.moves().to_vec(), comments, outcome, termination, nodes })
 }
 
 #[cfg(test)]
@@ -214,9 +182,7 @@ mod tests {
 
     #[test]
     fn log_uniform_stays_in_range_and_spreads() {
-        let vals: Vec<u64> = (0..1000u64)
-            .map(|i| log_uniform(300, 6000, i.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
-            .collect();
+        let vals: Vec<u64> = (0..1000u64).map(|i| log_uniform(300, 6000, i.wrapping_mul(0x9E37_79B9_7F4A_7C15))).collect();
         assert!(vals.iter().all(|&v| (300..=6000).contains(&v)));
         let below_geo_mean = vals.iter().filter(|&&v| v < 1342).count();
         assert!((350..650).contains(&below_geo_mean), "{below_geo_mean}");
@@ -257,9 +223,7 @@ pub fn complete_prefix(text: &[u8]) -> usize {
         let head = &text[..end];
         let trimmed = head.trim_ascii_end();
         if head.ends_with(b"\n\n")
-            && [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"]
-                .iter()
-                .any(|r| trimmed.ends_with(r))
+            && [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"].iter().any(|r| trimmed.ends_with(r))
         {
             return end;
         }
@@ -274,9 +238,7 @@ pub fn complete_prefix(text: &[u8]) -> usize {
 
 /// Counts games (lines starting with `[Event `) in complete PGN text.
 fn count_games(text: &[u8]) -> u64 {
-    text.split(|&b| b == b'\n')
-        .filter(|l| l.starts_with(b"[Event "))
-        .count() as u64
+    text.split(|&b| b == b'\n').filter(|l| l.starts_with(b"[Event ")).count() as u64
 }
 
 fn to_pgn(g: &GeneratedGame, round: u64, engine: &str) -> std::io::Result<String> {
@@ -302,10 +264,7 @@ fn to_pgn(g: &GeneratedGame, round: u64, engine: &str) -> std::io::Result<String
 
 /// Generates games until `out` holds `cfg.games`, appending each finished game with an
 /// fsync; an interrupted run resumes where it stopped (a partial last game is cut off).
-pub fn run(
-    cfg: &RunConfig,
-    mut progress: impl FnMut(&RunStats) + Send,
-) -> Result<RunStats, String> {
+pub fn run(cfg: &RunConfig, mut progress: impl FnMut(&RunStats) + Send) -> Result<RunStats, String> {
     use std::io::Write;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Mutex;
@@ -324,29 +283,14 @@ pub fn run(
         .open(&cfg.out)
         .map_err(|e| format!("{shown}: {e}"))?;
     if keep < text.len() {
-        file.set_len(keep as u64)
-            .map_err(|e| format!("{shown}: cannot cut the partial last game: {e}"))?;
+        file.set_len(keep as u64).map_err(|e| format!("{shown}: cannot cut the partial last game: {e}"))?;
     }
     if existing >= cfg.games {
-        return Ok(RunStats {
-            existing,
-            ..RunStats::default()
-        });
+        return Ok(RunStats { existing, ..RunStats::default() });
     }
-    let starts = if cfg.starts.is_empty() {
-        vec![Position::startpos()]
-    } else {
-        cfg.starts.clone()
-    };
+    let starts = if cfg.starts.is_empty() { vec![Position::startpos()] } else { cfg.starts.clone() };
     let next = AtomicU64::new(existing);
-    let shared = Mutex::new((
-        file,
-        RunStats {
-            existing,
-            ..RunStats::default()
-        },
-        &mut progress,
-    ));
+    let shared = Mutex::new((file, RunStats { existing, ..RunStats::default() }, &mut progress));
     let fatal: Mutex<Option<String>> = Mutex::new(None);
     // Rounds whose game failed are played again, so the file ends with exactly `games`.
     let retry: Mutex<Vec<u64>> = Mutex::new(Vec::new());
@@ -371,11 +315,7 @@ pub fn run(
                     let start = starts[(rand() % starts.len() as u64) as usize];
                     let result = (|| {
                         if engine.is_none() {
-                            engine = Some(Engine::start(
-                                &cfg.engine,
-                                &cfg.options,
-                                cfg.settings.move_timeout,
-                            )?);
+                            engine = Some(Engine::start(&cfg.engine, &cfg.options, cfg.settings.move_timeout)?);
                         }
                         play_game(engine.as_mut().unwrap(), start, &cfg.settings, &mut rand)
                     })();
@@ -383,18 +323,12 @@ pub fn run(
                     let (file, stats, progress) = &mut *guard;
                     match result.and_then(|g| {
                         let name = engine.as_ref().map(|e| e.name.clone()).unwrap_or_default();
-                        to_pgn(&g, round, &name)
-                            .map(|t| (g, t))
-                            .map_err(|e| EngineError::Protocol(e.to_string()))
+                        to_pgn(&g, round, &name).map(|t| (g, t)).map_err(|e| EngineError::Protocol(e.to_string()))
                     }) {
                         Ok((g, text)) => {
                             consecutive_failures = 0;
-                            if let Err(e) = file
-                                .write_all(text.as_bytes())
-                                .and_then(|_| file.sync_data())
-                            {
-                                *fatal.lock().unwrap() =
-                                    Some(format!("{shown}: write failed: {e}"));
+                            if let Err(e) = file.write_all(text.as_bytes()).and_then(|_| file.sync_data()) {
+                                *fatal.lock().unwrap() = Some(format!("{shown}: write failed: {e}"));
                                 return;
                             }
                             stats.written += 1;
@@ -411,8 +345,7 @@ pub fn run(
                             engine = None;
                             eprintln!("\nwarning: game {round}: {e}");
                             if consecutive_failures >= 5 {
-                                *fatal.lock().unwrap() =
-                                    Some(format!("engine failed 5 games in a row, last: {e}"));
+                                *fatal.lock().unwrap() = Some(format!("engine failed 5 games in a row, last: {e}"));
                                 return;
                             }
                             retry.lock().unwrap().push(round);

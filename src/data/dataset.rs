@@ -43,13 +43,7 @@ impl Record {
             }
         }
         let flags = (pos.turn() == Color::White) as u8 | pos.castling_rights() << 1;
-        Record {
-            board,
-            flags,
-            label: white_won as u8,
-            ply,
-            game,
-        }
+        Record { board, flags, label: white_won as u8, ply, game }
     }
 
     /// The 773-bit encoding of the position.
@@ -157,10 +151,7 @@ pub use crate::tensor::weights::{fnv1a64 as fnv1a, write_atomic};
 
 impl Dataset {
     pub fn meta(&self, key: &str) -> Option<&str> {
-        self.meta
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
     pub fn set_meta(&mut self, key: &str, value: impl Into<String>) {
@@ -186,11 +177,7 @@ impl Dataset {
         let mut meta = String::new();
         for (k, v) in &self.meta {
             // Keys and values are single-line by construction; newlines would break parsing.
-            meta.push_str(&format!(
-                "{}={}\n",
-                k.replace(['\n', '='], " "),
-                v.replace('\n', " ")
-            ));
+            meta.push_str(&format!("{}={}\n", k.replace(['\n', '='], " "), v.replace('\n', " ")));
         }
         out.extend_from_slice(&(meta.len() as u32).to_le_bytes());
         out.extend_from_slice(meta.as_bytes());
@@ -205,17 +192,12 @@ impl Dataset {
 
     /// Writes atomically, so a kill never leaves a half-written dataset.
     pub fn save(&self, path: &Path) -> Result<(), DatasetError> {
-        write_atomic(path, &self.to_bytes()).map_err(|e| DatasetError {
-            path: path.to_path_buf(),
-            message: format!("cannot write: {e}"),
-        })
+        write_atomic(path, &self.to_bytes())
+            .map_err(|e| DatasetError { path: path.to_path_buf(), message: format!("cannot write: {e}") })
     }
 
     pub fn load(path: &Path) -> Result<Dataset, DatasetError> {
-        let fail = |m: String| DatasetError {
-            path: path.to_path_buf(),
-            message: m,
-        };
+        let fail = |m: String| DatasetError { path: path.to_path_buf(), message: m };
         let mut bytes = Vec::new();
         std::fs::File::open(path)
             .and_then(|mut f| f.read_to_end(&mut bytes))
@@ -229,10 +211,7 @@ impl Dataset {
         }
         let need = |n: usize, what: &str| -> Result<(), String> {
             if b.len() < n {
-                Err(format!(
-                    "truncated: file ends inside the {what} ({} bytes)",
-                    b.len()
-                ))
+                Err(format!("truncated: file ends inside the {what} ({} bytes)", b.len()))
             } else {
                 Ok(())
             }
@@ -240,21 +219,15 @@ impl Dataset {
         need(16, "header")?;
         let version = u32::from_le_bytes(b[8..12].try_into().unwrap());
         if version != VERSION {
-            return Err(format!(
-                "version {version}, this build reads version {VERSION}"
-            ));
+            return Err(format!("version {version}, this build reads version {VERSION}"));
         }
         let meta_len = u32::from_le_bytes(b[12..16].try_into().unwrap()) as usize;
         let meta_end = 16usize.checked_add(meta_len).ok_or("bad metadata length")?;
         need(meta_end + 8, "metadata")?;
-        let meta_text =
-            std::str::from_utf8(&b[16..meta_end]).map_err(|_| "metadata is not UTF-8")?;
+        let meta_text = std::str::from_utf8(&b[16..meta_end]).map_err(|_| "metadata is not UTF-8")?;
         let meta = meta_text
             .lines()
-            .filter_map(|l| {
-                l.split_once('=')
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-            })
+            .filter_map(|l| l.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())))
             .collect();
         let count = u64::from_le_bytes(b[meta_end..meta_end + 8].try_into().unwrap()) as usize;
         let body = meta_end + 8;

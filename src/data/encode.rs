@@ -38,10 +38,7 @@ pub struct Features {
 impl Default for Features {
     /// No bits set.
     fn default() -> Self {
-        Features {
-            idx: [0; MAX_ACTIVE],
-            len: 0,
-        }
+        Features { idx: [0; MAX_ACTIVE], len: 0 }
     }
 }
 
@@ -54,10 +51,7 @@ impl std::fmt::Debug for Features {
 impl Features {
     /// Encodes a position.
     pub fn from_position(pos: &Position) -> Features {
-        let mut f = Features {
-            idx: [0; MAX_ACTIVE],
-            len: 0,
-        };
+        let mut f = Features { idx: [0; MAX_ACTIVE], len: 0 };
         for c in Color::ALL {
             for r in Role::ALL {
                 for sq in pos.pieces(c, r) {
@@ -69,10 +63,7 @@ impl Features {
             f.push(SIDE_BIT);
         }
         let rights = pos.castling_rights();
-        for (i, bit) in [castle::WK, castle::WQ, castle::BK, castle::BQ]
-            .into_iter()
-            .enumerate()
-        {
+        for (i, bit) in [castle::WK, castle::WQ, castle::BK, castle::BQ].into_iter().enumerate() {
             if rights & bit != 0 {
                 f.push(CASTLING_BITS + i);
             }
@@ -82,10 +73,7 @@ impl Features {
 
     /// From indices already sorted and in range (at most [`MAX_ACTIVE`]).
     pub(crate) fn from_sorted(idx: &[u16]) -> Features {
-        let mut f = Features {
-            idx: [0; MAX_ACTIVE],
-            len: 0,
-        };
+        let mut f = Features { idx: [0; MAX_ACTIVE], len: 0 };
         for &i in idx.iter().take(MAX_ACTIVE) {
             f.push(i as usize);
         }
@@ -206,17 +194,7 @@ mod tests {
         let f = Features::from_position(&Position::startpos());
         assert_eq!(f.as_slice().len(), 32 + 1 + 4);
         // White rook a1, white king e1, white pawn e2, black king e8, side, four castling rights.
-        for bit in [
-            3 * 64,
-            5 * 64 + 4,
-            12,
-            384 + 5 * 64 + 60,
-            768,
-            769,
-            770,
-            771,
-            772,
-        ] {
+        for bit in [3 * 64, 5 * 64 + 4, 12, 384 + 5 * 64 + 60, 768, 769, 770, 771, 772] {
             assert!(f.as_slice().contains(&(bit as u16)), "bit {bit}");
         }
         assert_eq!(f.to_position().unwrap(), Position::startpos());
@@ -232,19 +210,11 @@ mod tests {
         assert!(m.as_slice().contains(&768));
         assert!(m.as_slice().contains(&(CASTLING_BITS as u16)));
         // White pawn e2 becomes a black pawn on e7.
-        assert!(m
-            .as_slice()
-            .contains(&(piece_bit(Color::Black, Role::Pawn, Square::parse("e7").unwrap()) as u16)));
-        assert_eq!(
-            f.to_dense().iter().sum::<f32>() as usize,
-            f.as_slice().len()
-        );
+        assert!(m.as_slice().contains(&(piece_bit(Color::Black, Role::Pawn, Square::parse("e7").unwrap()) as u16)));
+        assert_eq!(f.to_dense().iter().sum::<f32>() as usize, f.as_slice().len());
         assert_eq!(f.mirrored(), m);
         assert_eq!(m.mirrored(), f);
-        let k = Position::from_fen(
-            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQk - 0 1",
-        )
-        .unwrap();
+        let k = Position::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQk - 0 1").unwrap();
         assert_eq!(Features::from_position(&k).mirrored(), mirror(&k));
     }
 }

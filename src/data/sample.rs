@@ -20,11 +20,7 @@ pub struct Sampling {
 
 impl Default for Sampling {
     fn default() -> Self {
-        Sampling {
-            per_game: 10,
-            skip_plies: 10,
-            exclude_captures: true,
-        }
+        Sampling { per_game: 10, skip_plies: 10, exclude_captures: true }
     }
 }
 
@@ -33,11 +29,7 @@ impl Sampling {
     pub fn describe(&self) -> String {
         format!(
             "per_game={} skip_plies={} exclude_captures={} draws=excluded",
-            if self.per_game == 0 {
-                "all".to_string()
-            } else {
-                self.per_game.to_string()
-            },
+            if self.per_game == 0 { "all".to_string() } else { self.per_game.to_string() },
             self.skip_plies,
             self.exclude_captures
         )
@@ -68,21 +60,14 @@ pub fn sample_game(
     rand: &mut impl FnMut() -> u64,
 ) -> Vec<Record> {
     let mut cands = eligible(start, moves, s);
-    let k = if s.per_game == 0 {
-        cands.len()
-    } else {
-        s.per_game.min(cands.len())
-    };
+    let k = if s.per_game == 0 { cands.len() } else { s.per_game.min(cands.len()) };
     for i in 0..k {
         let j = i + (rand() % (cands.len() - i) as u64) as usize;
         cands.swap(i, j);
     }
     cands.truncate(k);
     cands.sort_by_key(|c| c.0);
-    cands
-        .iter()
-        .map(|(ply, pos)| Record::new(pos, white_won, *ply, game))
-        .collect()
+    cands.iter().map(|(ply, pos)| Record::new(pos, white_won, *ply, game)).collect()
 }
 
 /// Stable identity of a game: hash of its start position and moves.
@@ -123,33 +108,21 @@ mod tests {
     #[test]
     fn first_moves_and_captures_are_excluded() {
         // 12 plies; ply 10 (6.d4?) is exd4? Build so that ply 10 and 11 are captures.
-        let (start, moves) = game(&[
-            "e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Nf6", "d3", "d6", "b4", "Bxb4", "cxb4",
-            "Nxb4", "O-O",
-        ]);
+        let (start, moves) = game(&["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Nf6", "d3", "d6", "b4", "Bxb4", "cxb4", "Nxb4", "O-O"]);
         let s = Sampling::default();
         let plies: Vec<u16> = eligible(&start, &moves, &s).iter().map(|c| c.0).collect();
         // Plies 0..9 skipped; 11 (Bxb4), 12 (cxb4), 13 (Nxb4) are captures.
         assert_eq!(plies, vec![10, 14]);
-        let all = Sampling {
-            skip_plies: 0,
-            exclude_captures: false,
-            ..s
-        };
+        let all = Sampling { skip_plies: 0, exclude_captures: false, ..s };
         assert_eq!(eligible(&start, &moves, &all).len(), moves.len());
     }
 
     #[test]
     fn sampling_draws_distinct_positions_up_to_the_limit() {
-        let (start, moves) = game(&[
-            "Nf3", "Nf6", "Ng1", "Ng8", "Nc3", "Nc6", "Nb1", "Nb8", "e3", "e6", "d3", "d6", "c3",
-            "c6", "b3", "b6", "a3", "a6", "h3", "h6", "g3", "g6", "f3", "f6", "Be2", "Be7",
-        ]);
+        let (start, moves) = game(&["Nf3", "Nf6", "Ng1", "Ng8", "Nc3", "Nc6", "Nb1", "Nb8", "e3", "e6", "d3", "d6", "c3", "c6", "b3", "b6", "a3", "a6", "h3", "h6", "g3", "g6", "f3", "f6", "Be2", "Be7"]);
         let mut x = 7u64;
         let mut rand = || {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             x >> 11
         };
         let s = Sampling::default();
@@ -161,10 +134,7 @@ mod tests {
         assert!(plies.iter().all(|&p| p >= 10));
         assert!(recs.iter().all(|r| r.label == 1 && r.game == 3));
         let few = Sampling { per_game: 100, ..s };
-        assert_eq!(
-            sample_game(&start, &moves, false, 0, &few, &mut rand).len(),
-            16
-        );
+        assert_eq!(sample_game(&start, &moves, false, 0, &few, &mut rand).len(), 16);
     }
 
     #[test]

@@ -9,9 +9,7 @@
 //! `head.K.w`, `head.K.b`.
 
 use crate::data::encode::INPUTS;
-use crate::tensor::{
-    Init, Matrix, ParamId, Params, Result, Rng, SparseBatch, Tape, TensorError, Var,
-};
+use crate::tensor::{Init, Matrix, ParamId, Params, Result, Rng, SparseBatch, Tape, TensorError, Var};
 use std::path::Path;
 
 /// Layer sizes: `tower[0]` is the 773 inputs; the head's input is `2 × tower.last()`.
@@ -24,18 +22,12 @@ pub struct Arch {
 impl Arch {
     /// The paper's DeepChess: 773-600-400-200-100 towers, 400-200-100-2 head.
     pub fn big() -> Arch {
-        Arch {
-            tower: vec![INPUTS, 600, 400, 200, 100],
-            head: vec![400, 200, 100, 2],
-        }
+        Arch { tower: vec![INPUTS, 600, 400, 200, 100], head: vec![400, 200, 100, 2] }
     }
 
     /// The paper's distilled network: 773-100-100-100 towers, 100-100-2 head.
     pub fn small() -> Arch {
-        Arch {
-            tower: vec![INPUTS, 100, 100, 100],
-            head: vec![100, 100, 2],
-        }
+        Arch { tower: vec![INPUTS, 100, 100, 100], head: vec![100, 100, 2] }
     }
 
     pub fn features(&self) -> usize {
@@ -44,35 +36,19 @@ impl Arch {
 
     /// `773-600-400-200-100/400-200-100-2`.
     pub fn describe(&self) -> String {
-        let j = |v: &[usize]| {
-            v.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join("-")
-        };
+        let j = |v: &[usize]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("-");
         format!("{}/{}", j(&self.tower), j(&self.head))
     }
 
     pub fn parse(s: &str) -> Option<Arch> {
         let (t, h) = s.split_once('/')?;
-        let p = |x: &str| {
-            x.split('-')
-                .map(|n| n.parse().ok())
-                .collect::<Option<Vec<usize>>>()
-        };
-        let arch = Arch {
-            tower: p(t)?,
-            head: p(h)?,
-        };
+        let p = |x: &str| x.split('-').map(|n| n.parse().ok()).collect::<Option<Vec<usize>>>();
+        let arch = Arch { tower: p(t)?, head: p(h)? };
         let ok = arch.tower.len() >= 2
             && arch.tower[0] == INPUTS
             && !arch.head.is_empty()
             && *arch.head.last().unwrap() == 2
-            && arch
-                .tower
-                .iter()
-                .chain(&arch.head)
-                .all(|&n| n > 0 && n <= 1 << 16);
+            && arch.tower.iter().chain(&arch.head).all(|&n| n > 0 && n <= 1 << 16);
         ok.then_some(arch)
     }
 }
@@ -97,29 +73,17 @@ impl Net {
                 m.data_mut().iter_mut().for_each(|x| *x *= s);
             }
             let w = params.add(&format!("{name}.{i}.w"), m).unwrap();
-            let b = params
-                .add(&format!("{name}.{i}.b"), Matrix::zeros(1, n_out))
-                .unwrap();
+            let b = params.add(&format!("{name}.{i}.b"), Matrix::zeros(1, n_out)).unwrap();
             (w, b)
         };
-        let tower = arch
-            .tower
-            .windows(2)
-            .enumerate()
-            .map(|(i, w)| layer(&mut params, "tower", i, w[0], w[1]))
-            .collect();
+        let tower = arch.tower.windows(2).enumerate().map(|(i, w)| layer(&mut params, "tower", i, w[0], w[1])).collect();
         let mut n_in = 2 * arch.features();
         let mut head = Vec::new();
         for (i, &n_out) in arch.head.iter().enumerate() {
             head.push(layer(&mut params, "head", i, n_in, n_out));
             n_in = n_out;
         }
-        Net {
-            arch,
-            params,
-            tower,
-            head,
-        }
+        Net { arch, params, tower, head }
     }
 
     /// The tower on a tape: ReLU after every layer (the first one sparse).
@@ -152,12 +116,7 @@ impl Net {
     }
 
     /// Logits for pairs (a, b), both towers sharing (tying) the same parameters.
-    pub fn pair_logits_on_tape(
-        &self,
-        tape: &mut Tape,
-        xa: &SparseBatch,
-        xb: &SparseBatch,
-    ) -> Result<Var> {
+    pub fn pair_logits_on_tape(&self, tape: &mut Tape, xa: &SparseBatch, xb: &SparseBatch) -> Result<Var> {
         let fa = self.tower_on_tape(tape, xa)?;
         let fb = self.tower_on_tape(tape, xb)?;
         self.head_on_tape(tape, fa, fb)
@@ -200,15 +159,8 @@ impl Net {
 
     /// Saves the net (atomically) with its architecture and `meta` in the header.
     pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
-        let mut m = vec![
-            ("kind".to_string(), "deepchess-net".to_string()),
-            ("arch".to_string(), self.arch.describe()),
-        ];
-        m.extend(
-            meta.iter()
-                .filter(|(k, _)| k != "kind" && k != "arch")
-                .cloned(),
-        );
+        let mut m = vec![("kind".to_string(), "deepchess-net".to_string()), ("arch".to_string(), self.arch.describe())];
+        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
         self.params.save(path, &m)
     }
 
@@ -216,11 +168,8 @@ impl Net {
     pub fn load(path: &Path) -> Result<(Net, Vec<(String, String)>)> {
         let wf = crate::tensor::WeightFile::load(path)?;
         let origin = path.display().to_string();
-        let arch_s = wf.meta("arch").ok_or_else(|| {
-            TensorError::format(&origin, "no 'arch' in the header: not a deepchess net")
-        })?;
-        let arch = Arch::parse(arch_s)
-            .ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
+        let arch_s = wf.meta("arch").ok_or_else(|| TensorError::format(&origin, "no 'arch' in the header: not a deepchess net"))?;
+        let arch = Arch::parse(arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
         let mut net = Net::new(arch, &mut Rng::new(0));
         net.params.assign_from(&wf, &origin)?;
         Ok((net, wf.meta.clone()))

@@ -40,8 +40,7 @@ fn erfc(x: f64) -> f64 {
                 + t * (0.096_784_18
                     + t * (-0.186_288_06
                         + t * (0.278_868_07
-                            + t * (-1.135_203_98
-                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+                            + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
     let r = t * poly.exp();
     if x >= 0.0 {
         r
@@ -116,18 +115,10 @@ fn moments(cells: &[(f64, u64)]) -> Option<(f64, f64)> {
     if cells.iter().all(|c| c.1 == 0) {
         return None;
     }
-    let w: Vec<f64> = cells
-        .iter()
-        .map(|&(_, n)| if n == 0 { REGULARIZE } else { n as f64 })
-        .collect();
+    let w: Vec<f64> = cells.iter().map(|&(_, n)| if n == 0 { REGULARIZE } else { n as f64 }).collect();
     let total: f64 = w.iter().sum();
     let mu = cells.iter().zip(&w).map(|(c, n)| c.0 * n).sum::<f64>() / total;
-    let var = cells
-        .iter()
-        .zip(&w)
-        .map(|(c, n)| (c.0 - mu).powi(2) * n)
-        .sum::<f64>()
-        / total;
+    let var = cells.iter().zip(&w).map(|(c, n)| (c.0 - mu).powi(2) * n).sum::<f64>() / total;
     Some((mu, var))
 }
 
@@ -203,43 +194,24 @@ pub enum SprtDecision {
 
 impl Sprt {
     /// Checks the parameters: elo0 < elo1, 0 < alpha, beta < ½.
-    pub fn new(
-        elo0: f64,
-        elo1: f64,
-        alpha: f64,
-        beta: f64,
-        model: SprtModel,
-    ) -> Result<Sprt, String> {
+    pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64, model: SprtModel) -> Result<Sprt, String> {
         if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
             return Err(format!("SPRT needs elo0 < elo1 (got {elo0}, {elo1})"));
         }
         if !(alpha > 0.0 && alpha < 0.5 && beta > 0.0 && beta < 0.5) {
-            return Err(format!(
-                "SPRT needs 0 < alpha, beta < 0.5 (got {alpha}, {beta})"
-            ));
+            return Err(format!("SPRT needs 0 < alpha, beta < 0.5 (got {alpha}, {beta})"));
         }
-        Ok(Sprt {
-            elo0,
-            elo1,
-            alpha,
-            beta,
-            model,
-        })
+        Ok(Sprt { elo0, elo1, alpha, beta, model })
     }
 
     /// Wald's bounds (lower, upper) on the log-likelihood ratio.
     pub fn bounds(&self) -> (f64, f64) {
-        (
-            (self.beta / (1.0 - self.alpha)).ln(),
-            ((1.0 - self.beta) / self.alpha).ln(),
-        )
+        ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
     }
 
     /// Log-likelihood ratio of the pairs so far (0 before the first pair).
     pub fn llr(&self, p: &Pentanomial) -> f64 {
-        let Some((mu, var)) = p.mean_var() else {
-            return 0.0;
-        };
+        let Some((mu, var)) = p.mean_var() else { return 0.0 };
         let pairs = p.pairs() as f64;
         match self.model {
             // Normal approximation with the observed variance:

@@ -58,14 +58,7 @@ macro_rules! each {
 }
 
 impl AnySearcher {
-    fn search(
-        &mut self,
-        game: &Game,
-        limits: &Limits,
-        overhead: Duration,
-        stop: Arc<AtomicBool>,
-        on_info: &mut dyn FnMut(&Info),
-    ) -> SearchResult {
+    fn search(&mut self, game: &Game, limits: &Limits, overhead: Duration, stop: Arc<AtomicBool>, on_info: &mut dyn FnMut(&Info)) -> SearchResult {
         each!(self, s => s.search(game, limits, overhead, stop, on_info))
     }
     fn clear(&mut self) {
@@ -81,12 +74,7 @@ impl AnySearcher {
     /// The searcher for `eval`: a net from `file` (or the shipped one), else handcrafted.
     /// Returns a sentence for `info string` describing what was loaded or why not.
     pub fn build(eval: EvalChoice, file: Option<&str>, hash_mb: usize) -> (AnySearcher, String) {
-        let fallback = |why: String| {
-            (
-                AnySearcher::Handcrafted(Searcher::new(Handcrafted::new(), hash_mb)),
-                why,
-            )
-        };
+        let fallback = |why: String| (AnySearcher::Handcrafted(Searcher::new(Handcrafted::new(), hash_mb)), why);
         let default_file = match eval {
             EvalChoice::Handcrafted => return fallback("Eval handcrafted".into()),
             EvalChoice::Distilled => "distilled.dcw",
@@ -103,35 +91,13 @@ impl AnySearcher {
         // The file decides the size: a distilled net under Eval deepchess still loads.
         match Distilled::load(&path) {
             Ok(n) => {
-                let msg = format!(
-                    "Eval {}: loaded {} ({})",
-                    eval.name(),
-                    path.display(),
-                    n.description
-                );
-                (
-                    AnySearcher::Distilled(Searcher::new(
-                        NetComparator::new(n, "distilled", cache),
-                        hash_mb,
-                    )),
-                    msg,
-                )
+                let msg = format!("Eval {}: loaded {} ({})", eval.name(), path.display(), n.description);
+                (AnySearcher::Distilled(Searcher::new(NetComparator::new(n, "distilled", cache), hash_mb)), msg)
             }
             Err(e1) => match Big::load(&path) {
                 Ok(n) => {
-                    let msg = format!(
-                        "Eval {}: loaded {} ({})",
-                        eval.name(),
-                        path.display(),
-                        n.description
-                    );
-                    (
-                        AnySearcher::Big(Searcher::new(
-                            NetComparator::new(n, "deepchess", cache),
-                            hash_mb,
-                        )),
-                        msg,
-                    )
+                    let msg = format!("Eval {}: loaded {} ({})", eval.name(), path.display(), n.description);
+                    (AnySearcher::Big(Searcher::new(NetComparator::new(n, "deepchess", cache), hash_mb)), msg)
                 }
                 Err(_) => fallback(format!("no net loaded, using handcrafted ({e1})")),
             },
@@ -215,9 +181,7 @@ impl Engine {
     /// Handles one line; returns false on `quit`.
     pub fn command(&mut self, line: &str) -> bool {
         let tokens: Vec<&str> = line.split_whitespace().collect();
-        let Some((&cmd, rest)) = tokens.split_first() else {
-            return true;
-        };
+        let Some((&cmd, rest)) = tokens.split_first() else { return true };
         match cmd {
             "uci" => self.uci(),
             "isready" => {
@@ -245,10 +209,7 @@ impl Engine {
             }
             "debug" | "register" => {}
             "quit" => return false,
-            "d" => say(
-                &self.out,
-                &format!("info string fen {}", self.game.position().fen()),
-            ),
+            "d" => say(&self.out, &format!("info string fen {}", self.game.position().fen())),
             other => {
                 let shown: String = other.chars().take(40).collect();
                 self.info(&format!("unknown command '{shown}' ignored"))
@@ -277,19 +238,13 @@ impl Engine {
         let (pos, rest) = match args.split_first() {
             Some((&"startpos", rest)) => (Position::startpos(), rest),
             Some((&"fen", rest)) => {
-                let n = rest
-                    .iter()
-                    .position(|&t| t == "moves")
-                    .unwrap_or(rest.len());
+                let n = rest.iter().position(|&t| t == "moves").unwrap_or(rest.len());
                 match Position::from_fen(&rest[..n].join(" ")) {
                     Ok(p) => (p, &rest[n..]),
                     Err(e) => return self.info(&format!("position ignored: bad FEN: {e}")),
                 }
             }
-            _ => {
-                return self
-                    .info("position ignored: expected 'position startpos|fen FEN [moves ...]'")
-            }
+            _ => return self.info("position ignored: expected 'position startpos|fen FEN [moves ...]'"),
         };
         let mut game = Game::new(pos);
         match rest.split_first() {
@@ -299,18 +254,13 @@ impl Engine {
                     match game.position().parse_uci(m) {
                         Ok(mv) => game.play_unchecked(mv),
                         Err(e) => {
-                            self.info(&format!(
-                                "position: move {} ignored with the rest: {e}",
-                                i + 1
-                            ));
+                            self.info(&format!("position: move {} ignored with the rest: {e}", i + 1));
                             break;
                         }
                     }
                 }
             }
-            Some((t, _)) => self.info(&format!(
-                "position: unexpected '{t}' (expected 'moves'); moves ignored"
-            )),
+            Some((t, _)) => self.info(&format!("position: unexpected '{t}' (expected 'moves'); moves ignored")),
         }
         self.game = game;
     }
@@ -320,21 +270,9 @@ impl Engine {
         let mut i = 0;
         while i < args.len() {
             let key = args[i];
-            let num =
-                |i: usize| -> Option<i64> { args.get(i + 1).and_then(|v| v.parse::<i64>().ok()) };
+            let num = |i: usize| -> Option<i64> { args.get(i + 1).and_then(|v| v.parse::<i64>().ok()) };
             let ms = |v: i64| Duration::from_millis(v.max(0) as u64);
-            let takes_value = matches!(
-                key,
-                "wtime"
-                    | "btime"
-                    | "winc"
-                    | "binc"
-                    | "movestogo"
-                    | "depth"
-                    | "nodes"
-                    | "mate"
-                    | "movetime"
-            );
+            let takes_value = matches!(key, "wtime" | "btime" | "winc" | "binc" | "movestogo" | "depth" | "nodes" | "mate" | "movetime");
             if takes_value {
                 match num(i) {
                     Some(v) => match key {
@@ -362,11 +300,7 @@ impl Engine {
                 "ponder" => self.info("go: pondering is not supported; searching normally"),
                 "searchmoves" => {
                     self.info("go: searchmoves is not supported; searching all moves");
-                    while i + 1 < args.len()
-                        && args[i + 1].len() >= 4
-                        && args[i + 1].as_bytes()[0].is_ascii_lowercase()
-                        && args[i + 1].as_bytes()[1].is_ascii_digit()
-                    {
+                    while i + 1 < args.len() && args[i + 1].len() >= 4 && args[i + 1].as_bytes()[0].is_ascii_lowercase() && args[i + 1].as_bytes()[1].is_ascii_digit() {
                         i += 1;
                     }
                 }
@@ -387,19 +321,12 @@ impl Engine {
             return self.info("internal: no searcher available; go ignored");
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let (out, game, overhead, flag) = (
-            self.out.clone(),
-            self.game.clone(),
-            self.overhead,
-            stop.clone(),
-        );
+        let (out, game, overhead, flag) = (self.out.clone(), self.game.clone(), self.overhead, stop.clone());
         let handle = std::thread::Builder::new()
             .name("search".into())
             .stack_size(64 << 20)
             .spawn(move || {
-                let r = searcher.search(&game, &limits, overhead, flag.clone(), &mut |info| {
-                    say(&out, &info_line(info))
-                });
+                let r = searcher.search(&game, &limits, overhead, flag.clone(), &mut |info| say(&out, &info_line(info)));
                 // `go infinite` must not answer before `stop`.
                 if limits.waits_for_stop() {
                     while !flag.load(Ordering::Relaxed) {
@@ -418,13 +345,7 @@ impl Engine {
                 searcher
             });
         match handle {
-            Ok(handle) => {
-                self.running = Some(Running {
-                    stop,
-                    infinite,
-                    handle,
-                })
-            }
+            Ok(handle) => self.running = Some(Running { stop, infinite, handle }),
             Err(e) => {
                 self.info(&format!("could not start the search thread: {e}"));
                 say(&self.out, "bestmove 0000");
@@ -490,9 +411,7 @@ impl Engine {
         let spin = |lo: u64, hi: u64| -> Result<u64, String> {
             match value.parse::<u64>() {
                 Ok(v) if (lo..=hi).contains(&v) => Ok(v),
-                _ => Err(format!(
-                    "setoption {name}: value '{value}' is not a number in {lo}..{hi}; ignored"
-                )),
+                _ => Err(format!("setoption {name}: value '{value}' is not a number in {lo}..{hi}; ignored")),
             }
         };
         match name.to_ascii_lowercase().as_str() {

@@ -2,7 +2,7 @@
 //! for external UCI engines.
 
 pub mod elo;
-pub mod engine;
 pub mod match_runner;
 pub mod openings;
 pub mod uci_client;
+pub mod engine;

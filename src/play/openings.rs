@@ -14,10 +14,7 @@ pub struct Opening {
 
 impl Opening {
     pub fn startpos() -> Opening {
-        Opening {
-            start: Position::startpos(),
-            moves: Vec::new(),
-        }
+        Opening { start: Position::startpos(), moves: Vec::new() }
     }
 }
 
@@ -28,11 +25,7 @@ pub fn load(path: &str) -> Result<Vec<Opening>, String> {
     if path == "startpos" {
         return Ok(vec![Opening::startpos()]);
     }
-    let out = if path.to_ascii_lowercase().ends_with(".pgn") {
-        load_pgn(path)?
-    } else {
-        load_epd(path)?
-    };
+    let out = if path.to_ascii_lowercase().ends_with(".pgn") { load_pgn(path)? } else { load_epd(path)? };
     if out.is_empty() {
         return Err(format!("{path}: no openings in the file"));
     }
@@ -48,18 +41,11 @@ fn load_epd(path: &str) -> Result<Vec<Opening>, String> {
             continue;
         }
         let fields: Vec<&str> = line.split_whitespace().take(4).collect();
-        let start =
-            Position::from_fen(&fields.join(" ")).map_err(|e| format!("{path}:{}: {e}", i + 1))?;
+        let start = Position::from_fen(&fields.join(" ")).map_err(|e| format!("{path}:{}: {e}", i + 1))?;
         if start.ending().is_some() {
-            return Err(format!(
-                "{path}:{}: the game is already over in this position",
-                i + 1
-            ));
+            return Err(format!("{path}:{}: the game is already over in this position", i + 1));
         }
-        out.push(Opening {
-            start,
-            moves: Vec::new(),
-        });
+        out.push(Opening { start, moves: Vec::new() });
     }
     Ok(out)
 }
@@ -71,16 +57,10 @@ fn load_pgn(path: &str) -> Result<Vec<Opening>, String> {
     while let Some(game) = reader.next_game() {
         // A bad opening would silently change the suite: refuse the file instead.
         let g = game.map_err(|skip| format!("{path}: {skip}"))?;
-        let opening = Opening {
-            start: g.start,
-            moves: g.moves,
-        };
+        let opening = Opening { start: g.start, moves: g.moves };
         let game = g_to_game(&opening);
         if game.outcome().is_some() {
-            return Err(format!(
-                "{path}: game {}: the opening already ends the game",
-                g.number
-            ));
+            return Err(format!("{path}: game {}: the opening already ends the game", g.number));
         }
         out.push(opening);
     }
@@ -111,9 +91,7 @@ pub fn order(suite_len: usize, count: usize, first: usize, shuffle: Option<u64>)
             idx.swap(i, (z % (i as u64 + 1)) as usize);
         }
     }
-    (0..count)
-        .map(|k| idx[(first + k) % suite_len.max(1)])
-        .collect()
+    (0..count).map(|k| idx[(first + k) % suite_len.max(1)]).collect()
 }
 
 #[cfg(test)]

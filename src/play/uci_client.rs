@@ -86,12 +86,7 @@ pub fn parse_info(line: &str) -> Option<PvLine> {
         }
         i += 1;
     }
-    Some(PvLine {
-        multipv,
-        depth,
-        score: score?,
-        first_move,
-    })
+    Some(PvLine { multipv, depth, score: score?, first_move })
 }
 
 /// A running engine process.
@@ -105,15 +100,9 @@ pub struct Engine {
 impl Engine {
     /// Starts `cmd` (split on whitespace: program then arguments), completes the `uci`
     /// handshake, applies `options`, and waits for `readyok`.
-    pub fn start(
-        cmd: &str,
-        options: &[(String, String)],
-        timeout: Duration,
-    ) -> Result<Engine, EngineError> {
+    pub fn start(cmd: &str, options: &[(String, String)], timeout: Duration) -> Result<Engine, EngineError> {
         let mut parts = cmd.split_whitespace();
-        let prog = parts
-            .next()
-            .ok_or_else(|| EngineError::Spawn("empty engine command".into()))?;
+        let prog = parts.next().ok_or_else(|| EngineError::Spawn("empty engine command".into()))?;
         let mut child = Command::new(prog)
             .args(parts)
             .stdin(Stdio::piped())
@@ -121,14 +110,8 @@ impl Engine {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| EngineError::Spawn(format!("{cmd}: {e}")))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| EngineError::Spawn("no stdout".into()))?;
-        let stdin = child
-            .stdin
-            .take()
-            .ok_or_else(|| EngineError::Spawn("no stdin".into()))?;
+        let stdout = child.stdout.take().ok_or_else(|| EngineError::Spawn("no stdout".into()))?;
+        let stdin = child.stdin.take().ok_or_else(|| EngineError::Spawn("no stdin".into()))?;
         let (tx, lines) = channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -138,12 +121,7 @@ impl Engine {
                 }
             }
         });
-        let mut e = Engine {
-            name: prog.to_string(),
-            child,
-            stdin,
-            lines,
-        };
+        let mut e = Engine { name: prog.to_string(), child, stdin, lines };
         e.send("uci")?;
         let deadline = Instant::now() + timeout;
         loop {
@@ -173,9 +151,7 @@ impl Engine {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(left) {
             Ok(l) => Ok(l),
-            Err(RecvTimeoutError::Timeout) => {
-                Err(EngineError::Timeout(format!("no '{waiting_for}'")))
-            }
+            Err(RecvTimeoutError::Timeout) => Err(EngineError::Timeout(format!("no '{waiting_for}'"))),
             Err(RecvTimeoutError::Disconnected) => {
                 let status = self.child.try_wait().ok().flatten();
                 Err(EngineError::Crashed(match status {
@@ -201,12 +177,7 @@ impl Engine {
 
     /// Sends `position_cmd` (e.g. `position startpos moves e2e4`) then `go {limits}` and
     /// collects info lines until `bestmove`, or fails after `timeout`.
-    pub fn go(
-        &mut self,
-        position_cmd: &str,
-        limits: &str,
-        timeout: Duration,
-    ) -> Result<SearchResult, EngineError> {
+    pub fn go(&mut self, position_cmd: &str, limits: &str, timeout: Duration) -> Result<SearchResult, EngineError> {
         let start = Instant::now();
         self.send(position_cmd)?;
         self.send(&format!("go {limits}"))?;
@@ -266,18 +237,8 @@ mod tests {
 
     #[test]
     fn info_lines_parse() {
-        let l =
-            parse_info("info depth 12 seldepth 15 multipv 2 score cp -31 nodes 100 pv e7e5 g1f3")
-                .unwrap();
-        assert_eq!(
-            l,
-            PvLine {
-                multipv: 2,
-                depth: 12,
-                score: Score::Cp(-31),
-                first_move: "e7e5".into()
-            }
-        );
+        let l = parse_info("info depth 12 seldepth 15 multipv 2 score cp -31 nodes 100 pv e7e5 g1f3").unwrap();
+        assert_eq!(l, PvLine { multipv: 2, depth: 12, score: Score::Cp(-31), first_move: "e7e5".into() });
         let m = parse_info("info depth 9 score mate -3 pv a1a2").unwrap();
         assert_eq!(m.score, Score::Mate(-3));
         assert!(parse_info("info string hello score cp 3").is_none());

@@ -89,11 +89,7 @@ impl<C: Comparator> Searcher<C> {
             seldepth: 0,
             aborted: false,
             stop: Arc::new(AtomicBool::new(false)),
-            clock: Clock {
-                start: Instant::now(),
-                soft: None,
-                hard: None,
-            },
+            clock: Clock { start: Instant::now(), soft: None, hard: None },
             node_limit: u64::MAX,
             root_depth: 0,
             path: Vec::new(),
@@ -171,22 +167,14 @@ impl<C: Comparator> Searcher<C> {
             if self.aborted && last.is_some() {
                 break;
             }
-            let pv: Vec<Move> = self.pv[0][..self.pv_len[0]]
-                .iter()
-                .flatten()
-                .copied()
-                .collect();
+            let pv: Vec<Move> = self.pv[0][..self.pv_len[0]].iter().flatten().copied().collect();
             let info = Info {
                 depth,
                 seldepth: self.seldepth.max(depth as usize) as u32,
                 score: self.score(&v, side),
                 nodes: self.nodes,
                 time: start.elapsed(),
-                pv: if pv.first() == best.as_ref() {
-                    pv
-                } else {
-                    best.into_iter().collect()
-                },
+                pv: if pv.first() == best.as_ref() { pv } else { best.into_iter().collect() },
                 hashfull: self.tt.hashfull(),
             };
             on_info(&info);
@@ -262,7 +250,7 @@ impl<C: Comparator> Searcher<C> {
         pos.halfmove_clock() >= 100 || pos.is_insufficient_material() || self.is_repetition(pos)
     }
 
-    /// `alpha` and `beta` are bounds for the side to move ([`Bound`]); the result is a value
+    /// `alpha` and `beta` are bounds for the side to move ([`Window`]); the result is a value
     /// (fail-soft): at least `beta` is a cut-off, not above `alpha` a fail-low, anything
     /// else exact. `pv`: a node on the principal variation with an open window; every other
     /// node gets a null window (`beta` = `alpha` + ε: only "better than alpha or not?").
@@ -350,11 +338,7 @@ impl<C: Comparator> Searcher<C> {
 
         let mut picker = Picker::new(pos, false, hash_move, &self.heur, ply);
         if picker.is_empty() {
-            return if in_check {
-                Value::mate(side.flip(), ply)
-            } else {
-                Value::draw()
-            };
+            return if in_check { Value::mate(side.flip(), ply) } else { Value::draw() };
         }
         let mut best = Value::worst_for(side);
         let mut best_move = None;
@@ -418,7 +402,7 @@ impl<C: Comparator> Searcher<C> {
             index += 1;
             self.path.pop();
             if self.aborted {
-                return if index == 1 { alpha.value } else { best };
+                return alpha.value;
             }
             if self.reaches(&v, &beta, side) {
                 if quiet {
@@ -432,27 +416,24 @@ impl<C: Comparator> Searcher<C> {
                 }
                 return v;
             }
-            if index == 1 || v.cmp_for(&best, side, &mut self.comp) == Greater {
-                best = v;
-            }
+            // Whatever beat alpha beats every earlier move too (best ≤ alpha): one comparison.
             if self.exceeds(&v, &alpha, side) {
+                best = v;
                 alpha = Window::at(v);
                 best_move = Some(m);
                 self.set_pv(ply, m);
                 if ply == 0 {
                     self.root_best = Some(m);
                 }
+            } else if index == 1 || v.cmp_for(&best, side, &mut self.comp) == Greater {
+                best = v;
             }
             if quiet && n_quiets < quiets.len() {
                 quiets[n_quiets] = Some(m);
                 n_quiets += 1;
             }
         }
-        let bound = if best_move.is_some() {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = if best_move.is_some() { Bound::Exact } else { Bound::Upper };
         self.tt.store(hash, ply, depth, bound, best, best_move);
         best
     }
@@ -541,23 +522,19 @@ impl<C: Comparator> Searcher<C> {
             if self.reaches(&v, &beta, side) {
                 return v;
             }
-            if v.cmp_for(&best, side, &mut self.comp) == Greater {
-                best = v;
-            }
             if self.exceeds(&v, &alpha, side) {
+                best = v;
                 alpha = Window::at(v);
                 self.set_pv(ply, m);
+            } else if v.cmp_for(&best, side, &mut self.comp) == Greater {
+                best = v;
             }
         }
         best
     }
 
     fn set_pv(&mut self, ply: usize, m: Move) {
-        let child_len = if ply + 1 <= MAX_PLY {
-            self.pv_len[ply + 1]
-        } else {
-            0
-        };
+        let child_len = if ply + 1 <= MAX_PLY { self.pv_len[ply + 1] } else { 0 };
         let n = (child_len + 1).min(MAX_PLY);
         let (head, tail) = self.pv.split_at_mut(ply + 1);
         head[ply][0] = Some(m);
@@ -587,22 +564,13 @@ impl<K: Copy + Default> Window<K> {
     }
     /// The same bound seen by the other side.
     fn flip(self) -> Self {
-        Window {
-            value: self.value,
-            eps: -self.eps,
-        }
+        Window { eps: -self.eps, ..self }
     }
     fn raised(self) -> Self {
-        Window {
-            value: self.value,
-            eps: self.eps + 1,
-        }
+        Window { eps: self.eps + 1, ..self }
     }
     fn lowered(self) -> Self {
-        Window {
-            value: self.value,
-            eps: self.eps - 1,
-        }
+        Window { eps: self.eps - 1, ..self }
     }
 }
 

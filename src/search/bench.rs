@@ -69,11 +69,7 @@ impl BenchReport {
 }
 
 /// Searches every position to `depth`, calling `each(index, fen, nodes)` after each.
-pub fn run<C: Comparator>(
-    searcher: &mut Searcher<C>,
-    depth: u32,
-    mut each: impl FnMut(usize, &str, u64),
-) -> BenchReport {
+pub fn run<C: Comparator>(searcher: &mut Searcher<C>, depth: u32, mut each: impl FnMut(usize, &str, u64)) -> BenchReport {
     crate::chess::attacks::init();
     let before = searcher.comp.stats();
     let mut report = BenchReport::default();
@@ -82,13 +78,7 @@ pub fn run<C: Comparator>(
     for (i, fen) in POSITIONS.iter().enumerate() {
         let pos = Position::from_fen(fen).expect("bench FENs are valid");
         searcher.clear();
-        let r = searcher.search(
-            &Game::new(pos),
-            &Limits::depth(depth),
-            Duration::ZERO,
-            stop.clone(),
-            &mut |_| {},
-        );
+        let r = searcher.search(&Game::new(pos), &Limits::depth(depth), Duration::ZERO, stop.clone(), &mut |_| {});
         report.nodes += r.info.nodes;
         report.positions += 1;
         each(i, fen, r.info.nodes);

@@ -104,37 +104,18 @@ pub struct Value<K> {
 
 impl<K: Copy + Default> Value<K> {
     pub fn pos(key: K) -> Self {
-        Value {
-            kind: Kind::Pos,
-            key,
-        }
+        Value { kind: Kind::Pos, key }
     }
     pub fn draw() -> Self {
-        Value {
-            kind: Kind::Draw,
-            key: K::default(),
-        }
+        Value { kind: Kind::Draw, key: K::default() }
     }
     pub fn mate(winner: Color, ply: usize) -> Self {
-        Value {
-            kind: Kind::Mate {
-                winner,
-                ply: ply.min(u16::MAX as usize) as u16,
-            },
-            key: K::default(),
-        }
+        Value { kind: Kind::Mate { winner, ply: ply.min(u16::MAX as usize) as u16 }, key: K::default() }
     }
     /// The worst value for `side` (its starting alpha).
     pub fn worst_for(side: Color) -> Self {
-        let kind = if side == Color::White {
-            Kind::Bottom
-        } else {
-            Kind::Top
-        };
-        Value {
-            kind,
-            key: K::default(),
-        }
+        let kind = if side == Color::White { Kind::Bottom } else { Kind::Top };
+        Value { kind, key: K::default() }
     }
     pub fn best_for(side: Color) -> Self {
         Self::worst_for(side.flip())
@@ -151,15 +132,9 @@ impl<K: Copy + Default> Value<K> {
         let class = |k: &Kind| -> (i32, i32) {
             match *k {
                 Bottom => (-3, 0),
-                Mate {
-                    winner: Color::Black,
-                    ply,
-                } => (-2, ply as i32),
+                Mate { winner: Color::Black, ply } => (-2, ply as i32),
                 Draw | Pos => (0, 0),
-                Mate {
-                    winner: Color::White,
-                    ply,
-                } => (2, -(ply as i32)),
+                Mate { winner: Color::White, ply } => (2, -(ply as i32)),
                 Top => (3, 0),
             }
         };

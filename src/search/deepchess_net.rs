@@ -39,15 +39,7 @@ impl Dense {
                 wt[o * n_in + i] = w[i * n_out + o];
             }
         }
-        Dense {
-            w,
-            b,
-            n_in,
-            n_out,
-            wp,
-            bp,
-            wt,
-        }
+        Dense { w, b, n_in, n_out, wp, bp, wt }
     }
 }
 
@@ -60,10 +52,7 @@ pub struct Halves<const N: usize> {
 
 impl<const N: usize> Default for Halves<N> {
     fn default() -> Self {
-        Halves {
-            left: [0.0; N],
-            right: [0.0; N],
-        }
+        Halves { left: [0.0; N], right: [0.0; N] }
     }
 }
 
@@ -93,21 +82,12 @@ impl<const N: usize, const W: usize> NetEval<N, W> {
     pub fn from_net(net: &Net) -> Result<Self, String> {
         let arch = net.arch.describe();
         if net.arch.head.first() != Some(&N) {
-            return Err(format!(
-                "net {arch}: head width {:?}, expected {N}",
-                net.arch.head.first()
-            ));
+            return Err(format!("net {arch}: head width {:?}, expected {N}", net.arch.head.first()));
         }
         // The first layer is only read row by row (incremental sums): no kernel copies.
-        let (first_w, first_b) = (
-            net.params.value(net.tower[0].0),
-            net.params.value(net.tower[0].1),
-        );
+        let (first_w, first_b) = (net.params.value(net.tower[0].0), net.params.value(net.tower[0].1));
         if first_w.rows() != INPUTS {
-            return Err(format!(
-                "net {arch}: first layer has {} inputs, expected {INPUTS}",
-                first_w.rows()
-            ));
+            return Err(format!("net {arch}: first layer has {} inputs, expected {INPUTS}", first_w.rows()));
         }
         let tower: Vec<Dense> = net.tower[1..].iter().map(|&l| dense_of(net, l)).collect();
         let f = net.arch.features();
@@ -119,14 +99,8 @@ impl<const N: usize, const W: usize> NetEval<N, W> {
         let head_left = split(0..f, h0.b.clone());
         let head_right = split(f..2 * f, vec![0.0; N]);
         let head_rest: Vec<Dense> = net.head[1..].iter().map(|&l| dense_of(net, l)).collect();
-        if net.arch.tower[1..].iter().any(|&w| w > W)
-            || net.arch.head[1..].iter().any(|&w| w > N)
-            || W > 1024
-            || N > 1024
-        {
-            return Err(format!(
-                "net {arch}: layers wider than this build's buffers ({W} tower, {N} head)"
-            ));
+        if net.arch.tower[1..].iter().any(|&w| w > W) || net.arch.head[1..].iter().any(|&w| w > N) || W > 1024 || N > 1024 {
+            return Err(format!("net {arch}: layers wider than this build's buffers ({W} tower, {N} head)"));
         }
         Ok(NetEval {
             first_bias: first_b.row(0).to_vec(),
@@ -320,11 +294,7 @@ mod avx2 {
         let mut acc = _mm256_setzero_ps();
         let mut i = 0;
         while i + 8 <= n {
-            acc = _mm256_fmadd_ps(
-                _mm256_loadu_ps(x.as_ptr().add(i)),
-                _mm256_loadu_ps(w.as_ptr().add(i)),
-                acc,
-            );
+            acc = _mm256_fmadd_ps(_mm256_loadu_ps(x.as_ptr().add(i)), _mm256_loadu_ps(w.as_ptr().add(i)), acc);
             i += 8;
         }
         let mut t = [0.0f32; 8];
@@ -345,19 +315,12 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn finish<const N: usize, const W: usize>(
-        n: &NetEval<N, W>,
-        first: &[f32],
-    ) -> Halves<N> {
+    pub unsafe fn finish<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
         super::finish_with(n, first, |d, x, y| dense::<W>(d, x, y))
     }
 
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn head<const N: usize, const W: usize>(
-        n: &NetEval<N, W>,
-        a: &Halves<N>,
-        b: &Halves<N>,
-    ) -> f32 {
+    pub unsafe fn head<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
         super::head_with(n, a, b, |d, x, y| dense::<N>(d, x, y))
     }
 }
@@ -421,26 +384,19 @@ mod tests {
             "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11",
         ];
         for file in ["distilled.dcw", "deepchess.dcw"] {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("data/nets")
-                .join(file);
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets").join(file);
             let (net, _) = Net::load(&path).unwrap();
             let check = |p: &dyn Fn(&[f32], &[f32]) -> f32| {
                 for a in fens {
                     for b in fens {
-                        let (fa, fb) = (
-                            Features::from_position(&Position::from_fen(a).unwrap()),
-                            Features::from_position(&Position::from_fen(b).unwrap()),
-                        );
-                        let want =
-                            net.compare(&net.features(fa.as_slice()), &net.features(fb.as_slice()));
+                        let (fa, fb) = (Features::from_position(&Position::from_fen(a).unwrap()), Features::from_position(&Position::from_fen(b).unwrap()));
+                        let want = net.compare(&net.features(fa.as_slice()), &net.features(fb.as_slice()));
                         let got = p(&first_sums(&net, &fa), &first_sums(&net, &fb));
                         assert!((want - got).abs() < 1e-4, "{file}: {want} vs {got}");
                     }
                 }
             };
             if net.arch.head[0] == 100 {
-                let e = Distilled::from_net(&net).unwrap();
                 for simd in [false, true] {
                     let mut e = Distilled::from_net(&net).unwrap();
                     e.set_simd(simd);

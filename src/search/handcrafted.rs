@@ -93,10 +93,7 @@ struct Tables {
 fn tables() -> &'static Tables {
     static T: OnceLock<Tables> = OnceLock::new();
     T.get_or_init(|| {
-        let mut t = Tables {
-            mg: [[[0; 64]; 6]; 2],
-            eg: [[[0; 64]; 6]; 2],
-        };
+        let mut t = Tables { mg: [[[0; 64]; 6]; 2], eg: [[[0; 64]; 6]; 2] };
         for role in 0..6 {
             for sq in 0..64usize {
                 // Table index as seen by White (rank flipped) and by Black (as written).
@@ -131,23 +128,14 @@ pub fn evaluate(pos: &Position) -> i32 {
             }
         }
         if pos.pieces(c, Role::Bishop).more_than_one() {
-            let s = if c == Color::White {
-                BISHOP_PAIR
-            } else {
-                -BISHOP_PAIR
-            };
+            let s = if c == Color::White { BISHOP_PAIR } else { -BISHOP_PAIR };
             mg += s;
             eg += s;
         }
     }
     let phase = phase.min(24);
     let score = (mg * phase + eg * (24 - phase)) / 24;
-    score
-        + if pos.turn() == Color::White {
-            TEMPO
-        } else {
-            -TEMPO
-        }
+    score + if pos.turn() == Color::White { TEMPO } else { -TEMPO }
 }
 
 /// The handcrafted comparator: the key is the score, comparisons are exact.

@@ -17,5 +17,5 @@ pub mod tt;
 pub use alphabeta::{Info, Score, SearchResult, Searcher};
 pub use comparator::{Comparator, ComparatorStats, Kind, Value};
 pub use handcrafted::Handcrafted;
-pub use net::{NetComparator, SiameseNet};
 pub use time::Limits;
+pub use net::{NetComparator, SiameseNet};

@@ -49,9 +49,7 @@ pub struct FeatureCache<V> {
 impl<V: Copy + Default> FeatureCache<V> {
     pub fn new(mb: usize) -> Self {
         let n = ((mb << 20) / std::mem::size_of::<(u64, V)>()).max(1);
-        FeatureCache {
-            slots: vec![(0, V::default()); n],
-        }
+        FeatureCache { slots: vec![(0, V::default()); n] }
     }
     #[inline]
     fn index(&self, hash: u64) -> usize {
@@ -79,12 +77,7 @@ impl<V: Copy + Default> FeatureCache<V> {
 }
 
 /// Input bits that differ between two positions: (added, removed), appended to the lists.
-pub fn feature_delta(
-    from: &Position,
-    to: &Position,
-    added: &mut Vec<usize>,
-    removed: &mut Vec<usize>,
-) {
+pub fn feature_delta(from: &Position, to: &Position, added: &mut Vec<usize>, removed: &mut Vec<usize>) {
     for c in Color::ALL {
         for r in Role::ALL {
             let (a, b) = (from.pieces(c, r), to.pieces(c, r));
@@ -102,10 +95,7 @@ pub fn feature_delta(
         _ => {}
     }
     let (ca, cb) = (from.castling_rights(), to.castling_rights());
-    for (i, bit) in [castle::WK, castle::WQ, castle::BK, castle::BQ]
-        .into_iter()
-        .enumerate()
-    {
+    for (i, bit) in [castle::WK, castle::WQ, castle::BK, castle::BQ].into_iter().enumerate() {
         match (ca & bit != 0, cb & bit != 0) {
             (true, false) => removed.push(CASTLING_BITS + i),
             (false, true) => added.push(CASTLING_BITS + i),

@@ -20,10 +20,7 @@ pub struct Heuristics {
 
 impl Default for Heuristics {
     fn default() -> Self {
-        Heuristics {
-            killers: [[None; 2]; MAX_PLY],
-            history: Box::new([[[0; 64]; 64]; 2]),
-        }
+        Heuristics { killers: [[None; 2]; MAX_PLY], history: Box::new([[[0; 64]; 64]; 2]) }
     }
 }
 
@@ -79,18 +76,10 @@ pub struct Picker {
 
 impl Picker {
     /// All legal moves (`captures_only`: captures and promotions, for quiescence).
-    pub fn new(
-        pos: &Position,
-        captures_only: bool,
-        hash_move: Option<Move>,
-        h: &Heuristics,
-        ply: usize,
-    ) -> Picker {
+    pub fn new(pos: &Position, captures_only: bool, hash_move: Option<Move>, h: &Heuristics, ply: usize) -> Picker {
         let mut moves = MoveList::default();
         let theirs = pos.by_color(pos.turn().flip());
-        let ep = pos
-            .ep_square()
-            .map_or(Bitboard::EMPTY, Bitboard::from_square);
+        let ep = pos.ep_square().map_or(Bitboard::EMPTY, Bitboard::from_square);
         pos.for_each_piece_moves(|pm| {
             let mut pm = pm;
             if captures_only {
@@ -104,11 +93,7 @@ impl Picker {
             false
         });
         let mut scores = [0i32; 256];
-        let killers = if ply < MAX_PLY {
-            h.killers[ply]
-        } else {
-            [None; 2]
-        };
+        let killers = if ply < MAX_PLY { h.killers[ply] } else { [None; 2] };
         let hist = &h.history[pos.turn().index()];
         for (i, &m) in moves.iter().enumerate() {
             scores[i] = if Some(m) == hash_move {
@@ -130,11 +115,7 @@ impl Picker {
                 hist[m.from.index()][m.to.index()]
             };
         }
-        Picker {
-            moves,
-            scores,
-            next: 0,
-        }
+        Picker { moves, scores, next: 0 }
     }
 
     pub fn len(&self) -> usize {

@@ -18,10 +18,7 @@ pub struct Projections {
 
 impl Default for Projections {
     fn default() -> Self {
-        Projections {
-            left: [0.0; WIDTH],
-            right: [0.0; WIDTH],
-        }
+        Projections { left: [0.0; WIDTH], right: [0.0; WIDTH] }
     }
 }
 
@@ -59,24 +56,12 @@ impl RandomNet {
         };
         let first = mat(INPUTS * WIDTH, 37);
         let first_bias = mat(WIDTH, 100);
-        let layers = [
-            (mat(WIDTH * WIDTH, WIDTH), mat(WIDTH, 100)),
-            (mat(WIDTH * WIDTH, WIDTH), mat(WIDTH, 100)),
-        ];
+        let layers = [(mat(WIDTH * WIDTH, WIDTH), mat(WIDTH, 100)), (mat(WIDTH * WIDTH, WIDTH), mat(WIDTH, 100))];
         let head_left = mat(WIDTH * WIDTH, 2 * WIDTH);
         let head_right = mat(WIDTH * WIDTH, 2 * WIDTH);
         let head_bias = mat(WIDTH, 100);
         let out_diff = mat(WIDTH, WIDTH);
-        RandomNet {
-            first,
-            first_bias,
-            layers,
-            head_left,
-            head_right,
-            head_bias,
-            out_diff,
-            out_bias_diff: 0.0,
-        }
+        RandomNet { first, first_bias, layers, head_left, head_right, head_bias, out_diff, out_bias_diff: 0.0 }
     }
 }
 

@@ -16,11 +16,7 @@ pub fn see(pos: &Position, m: Move) -> i32 {
         Some(r) => VALUE[r.index()],
         None if mover == Role::Pawn && m.from.file() != m.to.file() => {
             // En passant: the victim is behind the target square.
-            let victim = if m.to.rank() > m.from.rank() {
-                m.to.index() - 8
-            } else {
-                m.to.index() + 8
-            };
+            let victim = if m.to.rank() > m.from.rank() { m.to.index() - 8 } else { m.to.index() + 8 };
             occ ^= Bitboard::from_square(crate::chess::Square::new(victim as u8));
             VALUE[0]
         }
@@ -78,10 +74,7 @@ mod tests {
         // Free pawn.
         assert_eq!(see_of("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5"), 100);
         // Pawn defended by pawn, taken by the queen: loses the queen for a pawn.
-        assert_eq!(
-            see_of("4k3/2p5/3p4/8/8/8/3Q4/4K3 w - - 0 1", "d2d6"),
-            100 - 900
-        );
+        assert_eq!(see_of("4k3/2p5/3p4/8/8/8/3Q4/4K3 w - - 0 1", "d2d6"), 100 - 900);
         // Rook takes a defended knight: 300 - 500.
         assert_eq!(see_of("4k3/4p3/3n4/8/8/8/3R4/4K3 w - - 0 1", "d2d6"), -200);
         // X-ray: two rooks against one defender.

@@ -21,10 +21,7 @@ pub struct Limits {
 
 impl Limits {
     pub fn depth(d: u32) -> Limits {
-        Limits {
-            depth: Some(d),
-            ..Limits::default()
-        }
+        Limits { depth: Some(d), ..Limits::default() }
     }
 
     /// Whether the search only ends on `stop` (so `bestmove` must wait for it).
@@ -60,10 +57,7 @@ impl Clock {
         };
         if let Some(time) = time {
             let inc = inc.unwrap_or_default();
-            let mtg = limits
-                .movestogo
-                .unwrap_or(MOVES_TO_GO)
-                .clamp(1, MOVES_TO_GO);
+            let mtg = limits.movestogo.unwrap_or(MOVES_TO_GO).clamp(1, MOVES_TO_GO);
             // Never plan past what is left after the overhead, keeping a small reserve.
             let left = time.saturating_sub(overhead);
             let cap = left.mul_f64(if mtg == 1 { 0.9 } else { 0.5 });
@@ -104,35 +98,17 @@ mod tests {
     #[test]
     fn clock_budgets_stay_inside_remaining_time() {
         let ms = Duration::from_millis;
-        let l = Limits {
-            wtime: Some(ms(1000)),
-            winc: Some(ms(0)),
-            ..Limits::default()
-        };
+        let l = Limits { wtime: Some(ms(1000)), winc: Some(ms(0)), ..Limits::default() };
         let c = Clock::new(&l, Color::White, ms(50), Instant::now());
         assert!(c.hard.unwrap() <= ms(475));
         assert!(c.soft.unwrap() >= ms(20));
-        let l = Limits {
-            movetime: Some(ms(300)),
-            ..Limits::default()
-        };
+        let l = Limits { movetime: Some(ms(300)), ..Limits::default() };
         let c = Clock::new(&l, Color::Black, ms(50), Instant::now());
         assert_eq!(c.hard, Some(ms(250)));
-        let l = Limits {
-            btime: Some(ms(10)),
-            ..Limits::default()
-        };
+        let l = Limits { btime: Some(ms(10)), ..Limits::default() };
         let c = Clock::new(&l, Color::Black, ms(50), Instant::now());
         assert_eq!(c.hard, Some(ms(1)));
-        let c = Clock::new(
-            &Limits {
-                infinite: true,
-                ..l
-            },
-            Color::Black,
-            ms(50),
-            Instant::now(),
-        );
+        let c = Clock::new(&Limits { infinite: true, ..l }, Color::Black, ms(50), Instant::now());
         assert!(c.hard.is_none());
     }
 }

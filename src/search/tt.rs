@@ -33,10 +33,7 @@ impl<K: Copy + Default> Table<K> {
     /// A table using about `mb` megabytes (at least one entry).
     pub fn new(mb: usize) -> Self {
         let n = (mb.max(1) << 20) / std::mem::size_of::<Option<Entry<K>>>();
-        Table {
-            entries: vec![None; n.max(1)],
-            age: 0,
-        }
+        Table { entries: vec![None; n.max(1)], age: 0 }
     }
 
     pub fn clear(&mut self) {
@@ -77,15 +74,7 @@ impl<K: Copy + Default> Table<K> {
     /// Stores a result; mate distances are stored relative to this node so they stay right
     /// when the position recurs at another ply.
     #[inline]
-    pub fn store(
-        &mut self,
-        hash: u64,
-        ply: usize,
-        depth: i32,
-        bound: Bound,
-        value: Value<K>,
-        mv: Option<Move>,
-    ) {
+    pub fn store(&mut self, hash: u64, ply: usize, depth: i32, bound: Bound, value: Value<K>, mv: Option<Move>) {
         let i = self.index(hash);
         let age = self.age;
         let keep_move = match &self.entries[i] {
@@ -100,33 +89,20 @@ impl<K: Copy + Default> Table<K> {
         };
         let mv = mv.map(|m| m.to_u16()).unwrap_or(keep_move);
         let value = shift_mate(value, -(ply as i32));
-        self.entries[i] = Some(Entry {
-            hash,
-            mv,
-            depth: depth as i16,
-            bound,
-            age,
-            value,
-        });
+        self.entries[i] = Some(Entry { hash, mv, depth: depth as i16, bound, age, value });
     }
 
     /// Permille of entries written by the current search (UCI `hashfull`).
     pub fn hashfull(&self) -> u32 {
         let n = self.entries.len().min(1000);
-        let used = self.entries[..n]
-            .iter()
-            .filter(|e| matches!(e, Some(x) if x.age == self.age))
-            .count();
+        let used = self.entries[..n].iter().filter(|e| matches!(e, Some(x) if x.age == self.age)).count();
         (used * 1000 / n.max(1)) as u32
     }
 }
 
 fn shift_mate<K: Copy>(mut v: Value<K>, by: i32) -> Value<K> {
     if let Kind::Mate { winner, ply } = v.kind {
-        v.kind = Kind::Mate {
-            winner,
-            ply: (ply as i32 + by).clamp(0, u16::MAX as i32) as u16,
-        };
+        v.kind = Kind::Mate { winner, ply: (ply as i32 + by).clamp(0, u16::MAX as i32) as u16 };
     }
     v
 }

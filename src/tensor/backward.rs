@@ -10,10 +10,7 @@ use super::tape::{Op, Tape, Var, BCE_EPS};
 
 /// `dst += scale * src` elementwise.
 fn acc(dst: &mut Matrix, src: &Matrix, scale: f32) {
-    dst.data_mut()
-        .iter_mut()
-        .zip(src.data())
-        .for_each(|(d, s)| *d += scale * *s);
+    dst.data_mut().iter_mut().zip(src.data()).for_each(|(d, s)| *d += scale * *s);
 }
 
 impl Tape {
@@ -22,17 +19,11 @@ impl Tape {
     /// (an optimizer step consumes and clears them). Frozen parameters get nothing.
     pub fn backward(&mut self, loss: Var, params: &mut Params) -> Result<()> {
         if loss.0 >= self.len {
-            return Err(TensorError::Index {
-                what: "backward".into(),
-                detail: format!("variable {} not on this tape", loss.0),
-            });
+            return Err(TensorError::Index { what: "backward".into(), detail: format!("variable {} not on this tape", loss.0) });
         }
         if self.nodes[loss.0].value.shape() != (1, 1) {
             let (r, c) = self.nodes[loss.0].value.shape();
-            return Err(TensorError::shape(
-                "backward",
-                format!("loss must be 1×1, got {r}×{c}"),
-            ));
+            return Err(TensorError::shape("backward", format!("loss must be 1×1, got {r}×{c}")));
         }
         for n in &mut self.nodes[..=loss.0] {
             if n.needs_grad {
@@ -81,29 +72,13 @@ impl Tape {
                 }
                 Op::Affine { x, w, b } => {
                     if !params.is_frozen(w) {
-                        gemm(
-                            Trans::T,
-                            Trans::N,
-                            1.0,
-                            &before[x.0].value,
-                            g,
-                            1.0,
-                            params.grad_mut(w),
-                        )?;
+                        gemm(Trans::T, Trans::N, 1.0, &before[x.0].value, g, 1.0, params.grad_mut(w))?;
                     }
                     if !params.is_frozen(b) {
                         add_col_sums(g, params.grad_mut(b));
                     }
                     if before[x.0].needs_grad {
-                        gemm(
-                            Trans::N,
-                            Trans::T,
-                            1.0,
-                            g,
-                            params.value(w),
-                            1.0,
-                            &mut before[x.0].grad,
-                        )?;
+                        gemm(Trans::N, Trans::T, 1.0, g, params.value(w), 1.0, &mut before[x.0].grad)?;
                     }
                 }
                 Op::Add(a, b) => {
@@ -146,10 +121,7 @@ impl Tape {
                             let d = &mut before[v.0].grad;
                             let w = d.cols();
                             for r in 0..g.rows() {
-                                d.row_mut(r)
-                                    .iter_mut()
-                                    .zip(&g.row(r)[lo..lo + w])
-                                    .for_each(|(o, s)| *o += *s);
+                                d.row_mut(r).iter_mut().zip(&g.row(r)[lo..lo + w]).for_each(|(o, s)| *o += *s);
                             }
                         }
                     }
@@ -173,16 +145,9 @@ impl Tape {
                     }
                     if before[logits.0].needs_grad {
                         let (lo, hi) = before.split_at_mut(logits.0.max(targets.0));
-                        let (zn, tn) = if logits.0 < targets.0 {
-                            (&mut lo[logits.0], &hi[0])
-                        } else {
-                            (&mut hi[0], &lo[targets.0])
-                        };
+                        let (zn, tn) = if logits.0 < targets.0 { (&mut lo[logits.0], &hi[0]) } else { (&mut hi[0], &lo[targets.0]) };
                         if logits.0 == targets.0 {
-                            return Err(TensorError::shape(
-                                "softmax_cross_entropy backward",
-                                "logits and targets are the same variable",
-                            ));
+                            return Err(TensorError::shape("softmax_cross_entropy backward", "logits and targets are the same variable"));
                         }
                         let t = &tn.value;
                         let dz = &mut zn.grad;
@@ -203,16 +168,10 @@ impl Tape {
                         }
                         let (pv, tv) = (&before[p.0].value, &before[targets.0].value);
                         scratch.resize(pv.rows(), pv.cols());
-                        for ((o, &yv), &t) in
-                            scratch.data_mut().iter_mut().zip(pv.data()).zip(tv.data())
-                        {
+                        for ((o, &yv), &t) in scratch.data_mut().iter_mut().zip(pv.data()).zip(tv.data()) {
                             *o = if wrt_p {
                                 // The clamp's derivative is 0 outside [EPS, 1-EPS].
-                                if (BCE_EPS..=1.0 - BCE_EPS).contains(&yv) {
-                                    (yv - t) / (yv * (1.0 - yv))
-                                } else {
-                                    0.0
-                                }
+                                if (BCE_EPS..=1.0 - BCE_EPS).contains(&yv) { (yv - t) / (yv * (1.0 - yv)) } else { 0.0 }
                             } else {
                                 let yc = yv.clamp(BCE_EPS, 1.0 - BCE_EPS);
                                 (1.0 - yc).ln() - yc.ln()
@@ -241,11 +200,7 @@ impl Tape {
                         if matches!(node.op, Op::Mean(_)) {
                             gs /= before[x.0].value.len().max(1) as f32;
                         }
-                        before[x.0]
-                            .grad
-                            .data_mut()
-                            .iter_mut()
-                            .for_each(|d| *d += gs);
+                        before[x.0].grad.data_mut().iter_mut().for_each(|d| *d += gs);
                     }
                 }
             }

@@ -13,26 +13,17 @@ pub enum TensorError {
     /// A kernel or feature this CPU does not have was asked for.
     Unavailable(String),
     /// A weight file could not be read or written.
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    Io { path: String, source: std::io::Error },
     /// A weight file is malformed: truncated, corrupt, wrong version or wrong contents.
     Format { path: String, detail: String },
 }
 
 impl TensorError {
     pub(crate) fn shape(what: &str, detail: impl Into<String>) -> Self {
-        TensorError::Shape {
-            what: what.to_string(),
-            detail: detail.into(),
-        }
+        TensorError::Shape { what: what.to_string(), detail: detail.into() }
     }
     pub(crate) fn format(path: &str, detail: impl Into<String>) -> Self {
-        TensorError::Format {
-            path: path.to_string(),
-            detail: detail.into(),
-        }
+        TensorError::Format { path: path.to_string(), detail: detail.into() }
     }
 }
 
@@ -40,14 +31,10 @@ impl fmt::Display for TensorError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TensorError::Shape { what, detail } => write!(f, "{what}: shape mismatch: {detail}"),
-            TensorError::Index { what, detail } => {
-                write!(f, "{what}: index out of range: {detail}")
-            }
+            TensorError::Index { what, detail } => write!(f, "{what}: index out of range: {detail}"),
             TensorError::Unavailable(m) => write!(f, "{m}"),
             TensorError::Io { path, source } => write!(f, "{path}: {source}"),
-            TensorError::Format { path, detail } => {
-                write!(f, "{path}: invalid weight file: {detail}")
-            }
+            TensorError::Format { path, detail } => write!(f, "{path}: invalid weight file: {detail}"),
         }
     }
 }

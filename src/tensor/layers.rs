@@ -11,15 +11,7 @@ pub fn affine(x: &Matrix, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> 
     if x.cols() != w.rows() || b.shape() != (1, w.cols()) {
         return Err(TensorError::shape(
             "affine",
-            format!(
-                "x {}×{}, W {}×{}, b {}×{}",
-                x.rows(),
-                x.cols(),
-                w.rows(),
-                w.cols(),
-                b.rows(),
-                b.cols()
-            ),
+            format!("x {}×{}, W {}×{}, b {}×{}", x.rows(), x.cols(), w.rows(), w.cols(), b.rows(), b.cols()),
         ));
     }
     y.resize(x.rows(), w.cols());
@@ -73,10 +65,7 @@ pub fn softmax_rows_inplace(x: &mut Matrix) {
 /// `[a | b]`: rows of `a` followed by rows of `b`, side by side. `out` is resized.
 pub fn concat_cols(a: &Matrix, b: &Matrix, out: &mut Matrix) -> Result<()> {
     if a.rows() != b.rows() {
-        return Err(TensorError::shape(
-            "concat",
-            format!("{} rows vs {} rows", a.rows(), b.rows()),
-        ));
+        return Err(TensorError::shape("concat", format!("{} rows vs {} rows", a.rows(), b.rows())));
     }
     let (ca, cb) = (a.cols(), b.cols());
     out.resize(a.rows(), ca + cb);

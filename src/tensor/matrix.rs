@@ -23,20 +23,12 @@ impl fmt::Debug for Matrix {
 impl Matrix {
     /// A `rows × cols` matrix of zeros.
     pub fn zeros(rows: usize, cols: usize) -> Self {
-        Matrix {
-            rows,
-            cols,
-            data: vec![0.0; rows * cols],
-        }
+        Matrix { rows, cols, data: vec![0.0; rows * cols] }
     }
 
     /// A `rows × cols` matrix filled with `v`.
     pub fn filled(rows: usize, cols: usize, v: f32) -> Self {
-        Matrix {
-            rows,
-            cols,
-            data: vec![v; rows * cols],
-        }
+        Matrix { rows, cols, data: vec![v; rows * cols] }
     }
 
     /// Wraps row-major `data`; errors if its length is not `rows * cols`.
@@ -63,11 +55,7 @@ impl Matrix {
             }
             data.extend_from_slice(r);
         }
-        Ok(Matrix {
-            rows: rows.len(),
-            cols,
-            data,
-        })
+        Ok(Matrix { rows: rows.len(), cols, data })
     }
 
     pub fn rows(&self) -> usize {
@@ -151,10 +139,7 @@ impl Matrix {
         if self.cols != other.rows {
             return Err(TensorError::shape(
                 "Matrix::matmul",
-                format!(
-                    "{}×{} · {}×{}",
-                    self.rows, self.cols, other.rows, other.cols
-                ),
+                format!("{}×{} · {}×{}", self.rows, self.cols, other.rows, other.cols),
             ));
         }
         let mut out = Matrix::zeros(self.rows, other.cols);
@@ -181,11 +166,7 @@ impl Matrix {
     /// Largest absolute difference with `other` (same shape), for tests.
     pub fn max_abs_diff(&self, other: &Matrix) -> f32 {
         assert_eq!(self.shape(), other.shape(), "max_abs_diff: shapes differ");
-        self.data
-            .iter()
-            .zip(&other.data)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f32::max)
+        self.data.iter().zip(&other.data).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max)
     }
 
     /// Sum of all values (in f64, so it is stable for large matrices).

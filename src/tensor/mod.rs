@@ -55,5 +55,5 @@ pub use params::{ParamId, Params};
 pub use rng::{Init, Rng};
 pub use sparse::SparseBatch;
 pub use tape::{Tape, Var};
-pub use threads::{set_threads, threads};
 pub use weights::WeightFile;
+pub use threads::{set_threads, threads};

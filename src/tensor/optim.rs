@@ -30,9 +30,7 @@ fn find<'a>(state: &'a [(String, Matrix)], name: &str) -> Option<&'a Matrix> {
 
 /// Collects `prefix.0`, `prefix.1`, … from a saved state.
 fn indexed(state: &[(String, Matrix)], prefix: &str) -> Vec<Matrix> {
-    (0..)
-        .map_while(|i| find(state, &format!("{prefix}.{i}")).cloned())
-        .collect()
+    (0..).map_while(|i| find(state, &format!("{prefix}.{i}")).cloned()).collect()
 }
 
 /// Lazily sized per-parameter state (momentum, Adam moments).
@@ -58,13 +56,7 @@ pub struct Sgd {
 
 impl Sgd {
     pub fn new(lr: f32) -> Self {
-        Sgd {
-            lr,
-            decay: 1.0,
-            momentum: 0.0,
-            weight_decay: 0.0,
-            velocity: Vec::new(),
-        }
+        Sgd { lr, decay: 1.0, momentum: 0.0, weight_decay: 0.0, velocity: Vec::new() }
     }
     pub fn with_decay(mut self, decay: f32) -> Self {
         self.decay = decay;
@@ -98,12 +90,7 @@ impl Optimizer for Sgd {
                 }
             } else {
                 let v = &mut self.velocity[id.index()];
-                for ((x, gv), vv) in w
-                    .data_mut()
-                    .iter_mut()
-                    .zip(g.data_mut().iter_mut())
-                    .zip(v.data_mut())
-                {
+                for ((x, gv), vv) in w.data_mut().iter_mut().zip(g.data_mut().iter_mut()).zip(v.data_mut()) {
                     *vv = mu * *vv + *gv + wd * *x;
                     *x -= lr * *vv;
                     *gv = 0.0;
@@ -122,12 +109,7 @@ impl Optimizer for Sgd {
     }
     fn state(&self) -> Vec<(String, Matrix)> {
         let mut s = vec![("lr".to_string(), scalar(self.lr))];
-        s.extend(
-            self.velocity
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (format!("velocity.{i}"), m.clone())),
-        );
+        s.extend(self.velocity.iter().enumerate().map(|(i, m)| (format!("velocity.{i}"), m.clone())));
         s
     }
     fn set_state(&mut self, state: &[(String, Matrix)]) {
@@ -157,24 +139,11 @@ pub struct Adam {
 impl Adam {
     /// Adam with the usual defaults (β1 0.9, β2 0.999, ε 1e-8).
     pub fn new(lr: f32) -> Self {
-        Adam {
-            lr,
-            beta1: 0.9,
-            beta2: 0.999,
-            eps: 1e-8,
-            weight_decay: 0.0,
-            decay: 1.0,
-            t: 0,
-            m: Vec::new(),
-            v: Vec::new(),
-        }
+        Adam { lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weight_decay: 0.0, decay: 1.0, t: 0, m: Vec::new(), v: Vec::new() }
     }
     /// AdamW: Adam with decoupled weight decay `wd`.
     pub fn adamw(lr: f32, wd: f32) -> Self {
-        Adam {
-            weight_decay: wd,
-            ..Adam::new(lr)
-        }
+        Adam { weight_decay: wd, ..Adam::new(lr) }
     }
     pub fn with_decay(mut self, decay: f32) -> Self {
         self.decay = decay;
@@ -200,13 +169,7 @@ impl Optimizer for Adam {
             }
             let (w, g) = params.value_and_grad_mut(id);
             let (m, v) = (&mut self.m[id.index()], &mut self.v[id.index()]);
-            for (((x, gv), mv), vv) in w
-                .data_mut()
-                .iter_mut()
-                .zip(g.data_mut().iter_mut())
-                .zip(m.data_mut())
-                .zip(v.data_mut())
-            {
+            for (((x, gv), mv), vv) in w.data_mut().iter_mut().zip(g.data_mut().iter_mut()).zip(m.data_mut()).zip(v.data_mut()) {
                 *mv = b1 * *mv + (1.0 - b1) * *gv;
                 *vv = b2 * *vv + (1.0 - b2) * *gv * *gv;
                 *x -= wd * *x + step * *mv / (vv.sqrt() + eps);
@@ -227,24 +190,10 @@ impl Optimizer for Adam {
         // The step count is stored as two f32 halves so it stays exact past 2^24.
         let mut s = vec![
             ("lr".to_string(), scalar(self.lr)),
-            (
-                "t".to_string(),
-                Matrix::from_vec(1, 2, vec![(self.t >> 16) as f32, (self.t & 0xFFFF) as f32])
-                    .unwrap(),
-            ),
+            ("t".to_string(), Matrix::from_vec(1, 2, vec![(self.t >> 16) as f32, (self.t & 0xFFFF) as f32]).unwrap()),
         ];
-        s.extend(
-            self.m
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (format!("m.{i}"), m.clone())),
-        );
-        s.extend(
-            self.v
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (format!("v.{i}"), m.clone())),
-        );
+        s.extend(self.m.iter().enumerate().map(|(i, m)| (format!("m.{i}"), m.clone())));
+        s.extend(self.v.iter().enumerate().map(|(i, m)| (format!("v.{i}"), m.clone())));
         s
     }
     fn set_state(&mut self, state: &[(String, Matrix)]) {

@@ -35,10 +35,7 @@ impl Params {
     /// Adds a parameter; names must be unique (they key the weight file).
     pub fn add(&mut self, name: &str, value: Matrix) -> Result<ParamId> {
         if self.find(name).is_some() {
-            return Err(TensorError::shape(
-                "Params::add",
-                format!("parameter '{name}' already exists"),
-            ));
+            return Err(TensorError::shape("Params::add", format!("parameter '{name}' already exists")));
         }
         self.names.push(name.to_string());
         self.grads.push(Matrix::zeros(value.rows(), value.cols()));
@@ -114,24 +111,14 @@ impl Params {
 
     /// Euclidean norm of all gradients (for logging and clipping).
     pub fn grad_norm(&self) -> f64 {
-        self.grads
-            .iter()
-            .flat_map(|g| g.data())
-            .map(|&x| x as f64 * x as f64)
-            .sum::<f64>()
-            .sqrt()
+        self.grads.iter().flat_map(|g| g.data()).map(|&x| x as f64 * x as f64).sum::<f64>().sqrt()
     }
 
     /// Writes all parameters (and `meta` key/value pairs) atomically to `path`.
     pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
         let wf = WeightFile {
             meta: meta.to_vec(),
-            tensors: self
-                .names
-                .iter()
-                .cloned()
-                .zip(self.values.iter().cloned())
-                .collect(),
+            tensors: self.names.iter().cloned().zip(self.values.iter().cloned()).collect(),
         };
         wf.save(path)
     }
@@ -148,28 +135,17 @@ impl Params {
     /// Copies tensors of `wf` into the parameters of the same names (checked first).
     pub fn assign_from(&mut self, wf: &WeightFile, origin: &str) -> Result<()> {
         for (i, name) in self.names.iter().enumerate() {
-            let m = wf.get(name).ok_or_else(|| {
-                TensorError::format(origin, format!("tensor '{name}' is missing"))
-            })?;
+            let m = wf.get(name).ok_or_else(|| TensorError::format(origin, format!("tensor '{name}' is missing")))?;
             let want = self.values[i].shape();
             if m.shape() != want {
                 return Err(TensorError::format(
                     origin,
-                    format!(
-                        "tensor '{name}' has shape {}×{}, expected {}×{}",
-                        m.rows(),
-                        m.cols(),
-                        want.0,
-                        want.1
-                    ),
+                    format!("tensor '{name}' has shape {}×{}, expected {}×{}", m.rows(), m.cols(), want.0, want.1),
                 ));
             }
         }
         if let Some((extra, _)) = wf.tensors.iter().find(|(n, _)| self.find(n).is_none()) {
-            return Err(TensorError::format(
-                origin,
-                format!("unexpected tensor '{extra}'"),
-            ));
+            return Err(TensorError::format(origin, format!("unexpected tensor '{extra}'")));
         }
         for (i, name) in self.names.iter().enumerate() {
             if let Some(m) = wf.get(name) {

@@ -27,9 +27,7 @@ impl Rng {
     /// A generator from a seed (any value, including 0).
     pub fn new(seed: u64) -> Self {
         let mut sm = SplitMix64(seed);
-        Rng {
-            s: [sm.next_u64(), sm.next_u64(), sm.next_u64(), sm.next_u64()],
-        }
+        Rng { s: [sm.next_u64(), sm.next_u64(), sm.next_u64(), sm.next_u64()] }
     }
 
     /// An independent stream derived from this one (e.g. one per thread or per epoch).
@@ -107,21 +105,15 @@ impl Init {
         match self {
             Init::HeNormal => {
                 let std = (2.0 / fi).sqrt();
-                m.data_mut()
-                    .iter_mut()
-                    .for_each(|x| *x = rng.normal() * std);
+                m.data_mut().iter_mut().for_each(|x| *x = rng.normal() * std);
             }
             Init::HeUniform => {
                 let l = (6.0 / fi).sqrt();
-                m.data_mut()
-                    .iter_mut()
-                    .for_each(|x| *x = rng.uniform(-l, l));
+                m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-l, l));
             }
             Init::XavierUniform => {
                 let l = (6.0 / (fi + fo)).sqrt();
-                m.data_mut()
-                    .iter_mut()
-                    .for_each(|x| *x = rng.uniform(-l, l));
+                m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-l, l));
             }
             Init::Zeros => {}
         }

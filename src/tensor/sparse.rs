@@ -22,11 +22,7 @@ pub struct SparseBatch {
 impl SparseBatch {
     /// An empty batch of vectors with `features` bits each.
     pub fn new(features: usize) -> Self {
-        SparseBatch {
-            features,
-            indices: Vec::new(),
-            offsets: vec![0],
-        }
+        SparseBatch { features, indices: Vec::new(), offsets: vec![0] }
     }
 
     /// A batch from one list of set-bit indices per row; errors on an index `>= features`.
@@ -62,11 +58,7 @@ impl SparseBatch {
         if let Some(&bad) = idx.iter().find(|&&i| i as usize >= self.features) {
             return Err(TensorError::Index {
                 what: "SparseBatch::push_row".into(),
-                detail: format!(
-                    "row {}: index {bad} >= {} features",
-                    self.rows(),
-                    self.features
-                ),
+                detail: format!("row {}: index {bad} >= {} features", self.rows(), self.features),
             });
         }
         self.indices.extend_from_slice(idx);
@@ -113,20 +105,10 @@ impl SparseBatch {
 
 fn check(what: &str, x: &SparseBatch, w: &Matrix, b: &Matrix) -> Result<()> {
     if w.rows() != x.features() {
-        return Err(TensorError::shape(
-            what,
-            format!(
-                "input has {} features but W has {} rows",
-                x.features(),
-                w.rows()
-            ),
-        ));
+        return Err(TensorError::shape(what, format!("input has {} features but W has {} rows", x.features(), w.rows())));
     }
     if b.shape() != (1, w.cols()) {
-        return Err(TensorError::shape(
-            what,
-            format!("bias is {}×{}, expected 1×{}", b.rows(), b.cols(), w.cols()),
-        ));
+        return Err(TensorError::shape(what, format!("bias is {}×{}, expected 1×{}", b.rows(), b.cols(), w.cols())));
     }
     Ok(())
 }
@@ -175,11 +157,7 @@ static BY_FEATURE_POOL: Mutex<Vec<ByFeature>> = Mutex::new(Vec::new());
 
 /// Runs `g` with the transposed batch, its buffers taken from (and returned to) a pool.
 fn with_by_feature<R>(x: &SparseBatch, g: impl FnOnce(&ByFeature) -> R) -> R {
-    let mut t = BY_FEATURE_POOL
-        .lock()
-        .ok()
-        .and_then(|mut p| p.pop())
-        .unwrap_or_default();
+    let mut t = BY_FEATURE_POOL.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
     t.build(x);
     let r = g(&t);
     if let Ok(mut p) = BY_FEATURE_POOL.lock() {
@@ -200,30 +178,18 @@ pub fn forward(x: &SparseBatch, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Resul
 /// while every position sums its rows of it in registers. Threads own column ranges.
 /// Each output sums its W rows in the order the position lists them, so the search
 /// (batch 1) and training (batch 256) get the same values.
-pub fn forward_with(
-    k: Kernel,
-    nthreads: usize,
-    x: &SparseBatch,
-    w: &Matrix,
-    b: &Matrix,
-    y: &mut Matrix,
-) -> Result<()> {
+pub fn forward_with(k: Kernel, nthreads: usize, x: &SparseBatch, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> {
     check("sparse_affine forward", x, w, b)?;
     let n = w.cols();
     y.resize(x.rows(), n);
-    let nt = if x.nnz() * n < PAR_MIN_WORK {
-        1
-    } else {
-        nthreads
-    };
+    let nt = if x.nnz() * n < PAR_MIN_WORK { 1 } else { nthreads };
     let yp = SendPtr(y.data_mut().as_mut_ptr());
     parallel_ranges(n, nt, GATHER_BLOCK, |cols| {
         for c0 in cols.clone().step_by(COL_BLOCK) {
             let c1 = (c0 + COL_BLOCK).min(cols.end);
             for r in 0..x.rows() {
                 // Safety: each thread writes only its own columns of y.
-                let yr =
-                    unsafe { std::slice::from_raw_parts_mut(yp.ptr().add(r * n + c0), c1 - c0) };
+                let yr = unsafe { std::slice::from_raw_parts_mut(yp.ptr().add(r * n + c0), c1 - c0) };
                 yr.copy_from_slice(&b.data()[c0..c1]);
                 gather_add_with(k, yr, w.data(), n, c0, x.row(r));
             }
@@ -243,35 +209,19 @@ pub fn backward(x: &SparseBatch, dy: &Matrix, dw: &mut Matrix, db: &mut Matrix) 
 /// is read and written once, summing its dY rows in registers; untouched rows are skipped.
 /// Threads own disjoint feature ranges (balanced by set bits), so no locking is needed
 /// and the summation order (rows in increasing order) never changes.
-pub fn backward_with(
-    k: Kernel,
-    nthreads: usize,
-    x: &SparseBatch,
-    dy: &Matrix,
-    dw: &mut Matrix,
-    db: &mut Matrix,
-) -> Result<()> {
+pub fn backward_with(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, dw: &mut Matrix, db: &mut Matrix) -> Result<()> {
     let n = dw.cols();
     check("sparse_affine backward", x, dw, db)?;
     if dy.shape() != (x.rows(), n) {
         return Err(TensorError::shape(
             "sparse_affine backward",
-            format!(
-                "dY is {}×{}, expected {}×{n}",
-                dy.rows(),
-                dy.cols(),
-                x.rows()
-            ),
+            format!("dY is {}×{}, expected {}×{n}", dy.rows(), dy.cols(), x.rows()),
         ));
     }
     for r in 0..x.rows() {
         add_assign_with(k, db.data_mut(), dy.row(r));
     }
-    let nt = if x.nnz() * n < PAR_MIN_WORK {
-        1
-    } else {
-        nthreads.max(1)
-    };
+    let nt = if x.nnz() * n < PAR_MIN_WORK { 1 } else { nthreads.max(1) };
     let dwp = SendPtr(dw.data_mut().as_mut_ptr());
     with_by_feature(x, |t| {
         let work = |fs: std::ops::Range<usize>| {
@@ -284,9 +234,7 @@ pub fn backward_with(
                         continue;
                     }
                     // Safety: each thread owns the dW rows of its feature range.
-                    let d = unsafe {
-                        std::slice::from_raw_parts_mut(dwp.ptr().add(f * n + c0), c1 - c0)
-                    };
+                    let d = unsafe { std::slice::from_raw_parts_mut(dwp.ptr().add(f * n + c0), c1 - c0) };
                     gather_add_with(k, d, dy.data(), n, c0, rows);
                 }
             }

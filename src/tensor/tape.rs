@@ -27,17 +27,9 @@ pub(crate) enum Op {
     /// A copy of a parameter's value; its gradient goes to the parameter.
     Param(ParamId),
     /// `X·W + b` with binary sparse `X` (index into the tape's sparse inputs).
-    SparseAffine {
-        x: usize,
-        w: ParamId,
-        b: ParamId,
-    },
+    SparseAffine { x: usize, w: ParamId, b: ParamId },
     /// `x·W + b`.
-    Affine {
-        x: Var,
-        w: ParamId,
-        b: ParamId,
-    },
+    Affine { x: Var, w: ParamId, b: ParamId },
     Add(Var, Var),
     Relu(Var),
     Sigmoid(Var),
@@ -45,20 +37,11 @@ pub(crate) enum Op {
     /// Columns of the first then the second.
     Concat(Var, Var),
     /// Mean over rows of `-Σ t·log softmax(z)`; `aux` keeps the probabilities.
-    SoftmaxCrossEntropy {
-        logits: Var,
-        targets: Var,
-    },
+    SoftmaxCrossEntropy { logits: Var, targets: Var },
     /// Mean over elements of `-(t·ln p + (1-t)·ln(1-p))`, `p` clamped to `[EPS, 1-EPS]`.
-    BinaryCrossEntropy {
-        p: Var,
-        targets: Var,
-    },
+    BinaryCrossEntropy { p: Var, targets: Var },
     /// Mean over elements of `(y - t)²`.
-    Mse {
-        pred: Var,
-        target: Var,
-    },
+    Mse { pred: Var, target: Var },
     Sum(Var),
     Mean(Var),
 }
@@ -109,13 +92,7 @@ impl Tape {
     /// Appends a node (reusing a buffer if one exists) and returns it with its index.
     fn push(&mut self, op: Op, needs_grad: bool) -> (usize, &mut Matrix) {
         if self.len == self.nodes.len() {
-            self.nodes.push(Node {
-                op,
-                value: Matrix::default(),
-                grad: Matrix::default(),
-                aux: Matrix::default(),
-                needs_grad,
-            });
+            self.nodes.push(Node { op, value: Matrix::default(), grad: Matrix::default(), aux: Matrix::default(), needs_grad });
         } else {
             let n = &mut self.nodes[self.len];
             n.op = op;
@@ -127,10 +104,7 @@ impl Tape {
 
     fn check_var(&self, v: Var, what: &str) -> Result<()> {
         if v.0 >= self.len {
-            return Err(TensorError::Index {
-                what: what.into(),
-                detail: format!("variable {} not on this tape ({} nodes)", v.0, self.len),
-            });
+            return Err(TensorError::Index { what: what.into(), detail: format!("variable {} not on this tape ({} nodes)", v.0, self.len) });
         }
         Ok(())
     }
@@ -151,12 +125,7 @@ impl Tape {
 
     /// The scalar value of a loss node.
     pub fn scalar(&self, v: Var) -> f32 {
-        self.nodes[v.0]
-            .value
-            .data()
-            .first()
-            .copied()
-            .unwrap_or(f32::NAN)
+        self.nodes[v.0].value.data().first().copied().unwrap_or(f32::NAN)
     }
 
     /// Softmax probabilities saved by [`Tape::softmax_cross_entropy`] (`batch × classes`).
@@ -174,10 +143,7 @@ impl Tape {
     /// A constant one-hot matrix from class labels (`labels.len() × classes`).
     pub fn one_hot(&mut self, labels: &[usize], classes: usize) -> Result<Var> {
         if let Some((r, &l)) = labels.iter().enumerate().find(|(_, &l)| l >= classes) {
-            return Err(TensorError::Index {
-                what: "one_hot".into(),
-                detail: format!("label {l} of row {r} >= {classes} classes"),
-            });
+            return Err(TensorError::Index { what: "one_hot".into(), detail: format!("label {l} of row {r} >= {classes} classes") });
         }
         let (i, v) = self.push(Op::Input, false);
         v.resize_zeroed(labels.len(), classes);
@@ -204,13 +170,7 @@ impl Tape {
 
     /// `X·W + b` for a batch of binary sparse inputs: the sum of the W rows of each
     /// row's set bits (the 773-bit input layer). Gradients reach only those rows.
-    pub fn sparse_affine(
-        &mut self,
-        params: &Params,
-        x: &SparseBatch,
-        w: ParamId,
-        b: ParamId,
-    ) -> Result<Var> {
+    pub fn sparse_affine(&mut self, params: &Params, x: &SparseBatch, w: ParamId, b: ParamId) -> Result<Var> {
         if self.sparse_len == self.sparse.len() {
             self.sparse.push(SparseBatch::new(0));
         }
@@ -220,12 +180,7 @@ impl Tape {
         let needs = !params.is_frozen(w) || !params.is_frozen(b);
         let (i, _) = self.push(Op::SparseAffine { x: xi, w, b }, needs);
         let node = &mut self.nodes[i];
-        sparse::forward(
-            &self.sparse[xi],
-            params.value(w),
-            params.value(b),
-            &mut node.value,
-        )?;
+        sparse::forward(&self.sparse[xi], params.value(w), params.value(b), &mut node.value)?;
         Ok(Var(i))
     }
 
@@ -235,12 +190,7 @@ impl Tape {
         let needs = self.needs(x) || !params.is_frozen(w) || !params.is_frozen(b);
         let (i, _) = self.push(Op::Affine { x, w, b }, needs);
         let (before, rest) = self.nodes.split_at_mut(i);
-        layers::affine(
-            &before[x.0].value,
-            params.value(w),
-            params.value(b),
-            &mut rest[0].value,
-        )?;
+        layers::affine(&before[x.0].value, params.value(w), params.value(b), &mut rest[0].value)?;
         Ok(Var(i))
     }
 
@@ -250,20 +200,14 @@ impl Tape {
         self.check_var(b, "add")?;
         if self.value(a).shape() != self.value(b).shape() {
             let (x, y) = (self.value(a).shape(), self.value(b).shape());
-            return Err(TensorError::shape(
-                "add",
-                format!("{}×{} + {}×{}", x.0, x.1, y.0, y.1),
-            ));
+            return Err(TensorError::shape("add", format!("{}×{} + {}×{}", x.0, x.1, y.0, y.1)));
         }
         let needs = self.needs(a) || self.needs(b);
         let (i, _) = self.push(Op::Add(a, b), needs);
         let (before, rest) = self.nodes.split_at_mut(i);
         let out = &mut rest[0].value;
         out.copy_from(&before[a.0].value);
-        out.data_mut()
-            .iter_mut()
-            .zip(before[b.0].value.data())
-            .for_each(|(o, y)| *o += *y);
+        out.data_mut().iter_mut().zip(before[b.0].value.data()).for_each(|(o, y)| *o += *y);
         Ok(Var(i))
     }
 
@@ -308,10 +252,7 @@ impl Tape {
         self.check_var(b, what)?;
         let (x, y) = (self.value(a).shape(), self.value(b).shape());
         if x != y {
-            return Err(TensorError::shape(
-                what,
-                format!("prediction {}×{} vs target {}×{}", x.0, x.1, y.0, y.1),
-            ));
+            return Err(TensorError::shape(what, format!("prediction {}×{} vs target {}×{}", x.0, x.1, y.0, y.1)));
         }
         Ok(())
     }
@@ -358,9 +299,7 @@ impl Tape {
             loss -= t as f64 * y.ln() + (1.0 - t as f64) * (1.0 - y).ln();
         }
         rest[0].value.resize(1, 1);
-        rest[0]
-            .value
-            .set(0, 0, (loss / pv.len().max(1) as f64) as f32);
+        rest[0].value.set(0, 0, (loss / pv.len().max(1) as f64) as f32);
         Ok(Var(i))
     }
 
@@ -371,12 +310,7 @@ impl Tape {
         let (i, _) = self.push(Op::Mse { pred, target }, needs);
         let (before, rest) = self.nodes.split_at_mut(i);
         let (y, t) = (&before[pred.0].value, &before[target.0].value);
-        let s: f64 = y
-            .data()
-            .iter()
-            .zip(t.data())
-            .map(|(&a, &b)| ((a - b) as f64).powi(2))
-            .sum();
+        let s: f64 = y.data().iter().zip(t.data()).map(|(&a, &b)| ((a - b) as f64).powi(2)).sum();
         rest[0].value.resize(1, 1);
         rest[0].value.set(0, 0, (s / y.len().max(1) as f64) as f32);
         Ok(Var(i))

@@ -84,14 +84,7 @@ unsafe fn gather_add_avx512(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, 
 
 /// `dst += Σ_r w[r, col0 .. col0+dst.len()]` for each `r` in `rows` (indices already checked).
 #[inline]
-pub fn gather_add_with(
-    k: Kernel,
-    dst: &mut [f32],
-    w: &[f32],
-    ld: usize,
-    col0: usize,
-    rows: &[u32],
-) {
+pub fn gather_add_with(k: Kernel, dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
     match k {
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx2 if k.available() => unsafe { gather_add_avx2(dst, w, ld, col0, rows) },

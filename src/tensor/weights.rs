@@ -51,11 +51,7 @@ impl<'a> Reader<'a> {
         if self.buf.len() - self.pos < n {
             return Err(TensorError::format(
                 self.origin,
-                format!(
-                    "truncated: needed {n} bytes for {what} at byte {}, only {} left",
-                    self.pos,
-                    self.buf.len() - self.pos
-                ),
+                format!("truncated: needed {n} bytes for {what} at byte {}, only {} left", self.pos, self.buf.len() - self.pos),
             ));
         }
         let s = &self.buf[self.pos..self.pos + n];
@@ -63,31 +59,19 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
     fn u32(&mut self, what: &str) -> Result<u32> {
-        Ok(u32::from_le_bytes(
-            self.take(4, what)?.try_into().expect("4 bytes"),
-        ))
+        Ok(u32::from_le_bytes(self.take(4, what)?.try_into().expect("4 bytes")))
     }
     fn u64(&mut self, what: &str) -> Result<u64> {
-        Ok(u64::from_le_bytes(
-            self.take(8, what)?.try_into().expect("8 bytes"),
-        ))
+        Ok(u64::from_le_bytes(self.take(8, what)?.try_into().expect("8 bytes")))
     }
     fn string(&mut self, what: &str) -> Result<String> {
         let at = self.pos;
         let n = self.u32(what)? as usize;
         if n > MAX_STR {
-            return Err(TensorError::format(
-                self.origin,
-                format!("corrupt: {what} at byte {at} claims {n} bytes"),
-            ));
+            return Err(TensorError::format(self.origin, format!("corrupt: {what} at byte {at} claims {n} bytes")));
         }
         let b = self.take(n, what)?;
-        String::from_utf8(b.to_vec()).map_err(|_| {
-            TensorError::format(
-                self.origin,
-                format!("corrupt: {what} at byte {at} is not UTF-8"),
-            )
-        })
+        String::from_utf8(b.to_vec()).map_err(|_| TensorError::format(self.origin, format!("corrupt: {what} at byte {at} is not UTF-8")))
     }
 }
 
@@ -98,24 +82,12 @@ impl WeightFile {
     }
 
     /// The tensor called `name`, which must be `rows × cols`.
-    pub fn get_shaped(
-        &self,
-        name: &str,
-        rows: usize,
-        cols: usize,
-        origin: &str,
-    ) -> Result<&Matrix> {
-        let m = self
-            .get(name)
-            .ok_or_else(|| TensorError::format(origin, format!("tensor '{name}' is missing")))?;
+    pub fn get_shaped(&self, name: &str, rows: usize, cols: usize, origin: &str) -> Result<&Matrix> {
+        let m = self.get(name).ok_or_else(|| TensorError::format(origin, format!("tensor '{name}' is missing")))?;
         if m.shape() != (rows, cols) {
             return Err(TensorError::format(
                 origin,
-                format!(
-                    "tensor '{name}' has shape {}×{}, expected {rows}×{cols}",
-                    m.rows(),
-                    m.cols()
-                ),
+                format!("tensor '{name}' has shape {}×{}, expected {rows}×{cols}", m.rows(), m.cols()),
             ));
         }
         Ok(m)
@@ -123,10 +95,7 @@ impl WeightFile {
 
     /// A metadata value.
     pub fn meta(&self, key: &str) -> Option<&str> {
-        self.meta
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
     /// Serialises to the on-disk bytes (checksum included).
@@ -160,24 +129,14 @@ impl WeightFile {
 
     /// Parses on-disk bytes; `origin` (usually the path) names the file in errors.
     pub fn from_bytes(bytes: &[u8], origin: &str) -> Result<Self> {
-        let mut r = Reader {
-            buf: bytes,
-            pos: 0,
-            origin,
-        };
+        let mut r = Reader { buf: bytes, pos: 0, origin };
         let magic = r.take(8, "the magic number")?;
         if magic != MAGIC {
-            return Err(TensorError::format(
-                origin,
-                "not a deepchess weight file (bad magic number)",
-            ));
+            return Err(TensorError::format(origin, "not a deepchess weight file (bad magic number)"));
         }
         let version = r.u32("the version")?;
         if version != FORMAT_VERSION {
-            return Err(TensorError::format(
-                origin,
-                format!("format version {version}, this build reads version {FORMAT_VERSION}"),
-            ));
+            return Err(TensorError::format(origin, format!("format version {version}, this build reads version {FORMAT_VERSION}")));
         }
         let mut wf = WeightFile::default();
         let n_meta = r.u32("the metadata count")?;
@@ -191,10 +150,7 @@ impl WeightFile {
             let name = r.string(&format!("the name of tensor {i}"))?;
             let rows = r.u64(&format!("the rows of tensor '{name}'"))?;
             let cols = r.u64(&format!("the cols of tensor '{name}'"))?;
-            let bytes_needed = rows
-                .checked_mul(cols)
-                .and_then(|n| n.checked_mul(4))
-                .filter(|&n| n <= (r.buf.len() - r.pos) as u64);
+            let bytes_needed = rows.checked_mul(cols).and_then(|n| n.checked_mul(4)).filter(|&n| n <= (r.buf.len() - r.pos) as u64);
             let Some(nb) = bytes_needed else {
                 return Err(TensorError::format(
                     origin,
@@ -202,29 +158,17 @@ impl WeightFile {
                 ));
             };
             let raw = r.take(nb as usize, &format!("the values of tensor '{name}'"))?;
-            let data = raw
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
-                .collect();
+            let data = raw.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
             let m = Matrix::from_vec(rows as usize, cols as usize, data)?;
             if wf.get(&name).is_some() {
-                return Err(TensorError::format(
-                    origin,
-                    format!("corrupt: tensor '{name}' appears twice"),
-                ));
+                return Err(TensorError::format(origin, format!("corrupt: tensor '{name}' appears twice")));
             }
             wf.tensors.push((name, m));
         }
         let body_end = r.pos;
         let stored = r.u64("the checksum")?;
         if r.pos != bytes.len() {
-            return Err(TensorError::format(
-                origin,
-                format!(
-                    "corrupt: {} unexpected bytes after the checksum",
-                    bytes.len() - r.pos
-                ),
-            ));
+            return Err(TensorError::format(origin, format!("corrupt: {} unexpected bytes after the checksum", bytes.len() - r.pos)));
         }
         let actual = fnv1a64(&bytes[..body_end]);
         if stored != actual {
@@ -236,29 +180,20 @@ impl WeightFile {
     /// Reads and validates a weight file.
     pub fn load(path: &Path) -> Result<Self> {
         let origin = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| TensorError::Io {
-            path: origin.clone(),
-            source: e,
-        })?;
+        let bytes = std::fs::read(path).map_err(|e| TensorError::Io { path: origin.clone(), source: e })?;
         WeightFile::from_bytes(&bytes, &origin)
     }
 
     /// Writes atomically: temporary sibling file, fsync, rename over `path`.
     pub fn save(&self, path: &Path) -> Result<()> {
-        write_atomic(path, &self.to_bytes()).map_err(|e| TensorError::Io {
-            path: path.display().to_string(),
-            source: e,
-        })
+        write_atomic(path, &self.to_bytes()).map_err(|e| TensorError::Io { path: path.display().to_string(), source: e })
     }
 }
 
 /// Writes `bytes` to `path` atomically: a temporary sibling file, fsync, rename over `path`
 /// (the temporary is removed on failure). A kill never leaves a half-written `path`.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp_name = path
-        .file_name()
-        .map(|s| s.to_os_string())
-        .unwrap_or_default();
+    let mut tmp_name = path.file_name().map(|s| s.to_os_string()).unwrap_or_default();
     tmp_name.push(format!(".{}.tmp", std::process::id()));
     let tmp = path.with_file_name(tmp_name);
     let result = (|| {

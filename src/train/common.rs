@@ -21,11 +21,7 @@ impl Pools {
         let mut p = Pools::default();
         for r in &d.records {
             let f = r.features();
-            let (own, other) = if r.label == 1 {
-                (&mut p.w, &mut p.l)
-            } else {
-                (&mut p.l, &mut p.w)
-            };
+            let (own, other) = if r.label == 1 { (&mut p.w, &mut p.l) } else { (&mut p.l, &mut p.w) };
             own.push(f);
             if mirror {
                 other.push(f.mirrored());
@@ -62,14 +58,7 @@ pub fn epoch_rng(seed: u64, what: &str, epoch: usize) -> Rng {
 
 /// Fills a batch of `n` random (W, L) pairs, each ordered at random; label 0 when the first
 /// position is the W one (the paper's output (1, 0)).
-pub fn pair_batch(
-    pools: &Pools,
-    rng: &mut Rng,
-    n: usize,
-    xa: &mut SparseBatch,
-    xb: &mut SparseBatch,
-    labels: &mut Vec<usize>,
-) {
+pub fn pair_batch(pools: &Pools, rng: &mut Rng, n: usize, xa: &mut SparseBatch, xb: &mut SparseBatch, labels: &mut Vec<usize>) {
     let mut a: Vec<&[u16]> = Vec::with_capacity(n);
     let mut b: Vec<&[u16]> = Vec::with_capacity(n);
     labels.clear();
@@ -104,9 +93,7 @@ pub fn pair_accuracy(net: &Net, pools: &Pools, pairs: usize, seed: u64) -> f64 {
         let n = (pairs - done).min(1024);
         pair_batch(pools, &mut rng, n, &mut xa, &mut xb, &mut labels);
         tape.reset();
-        let logits = net
-            .pair_logits_on_tape(&mut tape, &xa, &xb)
-            .expect("shapes are the net's own");
+        let logits = net.pair_logits_on_tape(&mut tape, &xa, &xb).expect("shapes are the net's own");
         let z = tape.value(logits);
         for (i, &lab) in labels.iter().enumerate() {
             let pred = usize::from(z.get(i, 1) > z.get(i, 0));
@@ -123,41 +110,21 @@ pub enum OptCfg {
     /// SGD with the paper's per-epoch multiplicative decay, optional momentum.
     Sgd { lr: f32, decay: f32, momentum: f32 },
     /// Adam / AdamW (weight decay decoupled), with per-epoch decay.
-    Adam {
-        lr: f32,
-        decay: f32,
-        weight_decay: f32,
-    },
+    Adam { lr: f32, decay: f32, weight_decay: f32 },
 }
 
 impl OptCfg {
     pub fn build(self) -> Box<dyn Optimizer> {
         match self {
-            OptCfg::Sgd {
-                lr,
-                decay,
-                momentum,
-            } => Box::new(Sgd::new(lr).with_decay(decay).with_momentum(momentum)),
-            OptCfg::Adam {
-                lr,
-                decay,
-                weight_decay,
-            } => Box::new(Adam::adamw(lr, weight_decay).with_decay(decay)),
+            OptCfg::Sgd { lr, decay, momentum } => Box::new(Sgd::new(lr).with_decay(decay).with_momentum(momentum)),
+            OptCfg::Adam { lr, decay, weight_decay } => Box::new(Adam::adamw(lr, weight_decay).with_decay(decay)),
         }
     }
 
     pub fn describe(self) -> String {
         match self {
-            OptCfg::Sgd {
-                lr,
-                decay,
-                momentum,
-            } => format!("SGD lr {lr} x {decay}^epoch momentum {momentum}"),
-            OptCfg::Adam {
-                lr,
-                decay,
-                weight_decay,
-            } => format!("AdamW lr {lr} x {decay}^epoch wd {weight_decay}"),
+            OptCfg::Sgd { lr, decay, momentum } => format!("SGD lr {lr} x {decay}^epoch momentum {momentum}"),
+            OptCfg::Adam { lr, decay, weight_decay } => format!("AdamW lr {lr} x {decay}^epoch wd {weight_decay}"),
         }
     }
 }
@@ -170,21 +137,10 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    pub fn save(
-        path: &Path,
-        meta: &[(String, String)],
-        params: &Params,
-        opt: &dyn Optimizer,
-    ) -> crate::tensor::Result<()> {
-        let mut tensors: Vec<(String, Matrix)> = params
-            .ids()
-            .map(|id| (format!("net.{}", params.name(id)), params.value(id).clone()))
-            .collect();
-        tensors.extend(
-            opt.state()
-                .into_iter()
-                .map(|(n, m)| (format!("opt.{n}"), m)),
-        );
+    pub fn save(path: &Path, meta: &[(String, String)], params: &Params, opt: &dyn Optimizer) -> crate::tensor::Result<()> {
+        let mut tensors: Vec<(String, Matrix)> =
+            params.ids().map(|id| (format!("net.{}", params.name(id)), params.value(id).clone())).collect();
+        tensors.extend(opt.state().into_iter().map(|(n, m)| (format!("opt.{n}"), m)));
         let mut m = vec![("kind".to_string(), "deepchess-checkpoint".to_string())];
         m.extend_from_slice(meta);
         WeightFile { meta: m, tensors }.save(path)
@@ -193,10 +149,7 @@ impl Checkpoint {
     pub fn load(path: &Path) -> crate::tensor::Result<Checkpoint> {
         let wf = WeightFile::load(path)?;
         if wf.meta("kind") != Some("deepchess-checkpoint") {
-            return Err(crate::tensor::TensorError::format(
-                &path.display().to_string(),
-                "not a deepchess training checkpoint",
-            ));
+            return Err(crate::tensor::TensorError::format(&path.display().to_string(), "not a deepchess training checkpoint"));
         }
         let (mut params, mut opt) = (Vec::new(), Vec::new());
         for (n, m) in wf.tensors {
@@ -206,31 +159,16 @@ impl Checkpoint {
                 opt.push((o.to_string(), m));
             }
         }
-        Ok(Checkpoint {
-            meta: wf.meta,
-            params,
-            opt,
-        })
+        Ok(Checkpoint { meta: wf.meta, params, opt })
     }
 
     pub fn meta(&self, key: &str) -> Option<&str> {
-        self.meta
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
     /// Copies the parameters into `params` (names and shapes checked).
-    pub fn restore(
-        &self,
-        params: &mut Params,
-        opt: &mut dyn Optimizer,
-        origin: &str,
-    ) -> crate::tensor::Result<()> {
-        let wf = WeightFile {
-            meta: Vec::new(),
-            tensors: self.params.clone(),
-        };
+    pub fn restore(&self, params: &mut Params, opt: &mut dyn Optimizer, origin: &str) -> crate::tensor::Result<()> {
+        let wf = WeightFile { meta: Vec::new(), tensors: self.params.clone() };
         params.assign_from(&wf, origin)?;
         opt.set_state(&self.opt);
         Ok(())

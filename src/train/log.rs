@@ -50,17 +50,13 @@ impl Log {
                 });
             }
         }
-        Log {
-            dir: dir.to_path_buf(),
-            rows,
-        }
+        Log { dir: dir.to_path_buf(), rows }
     }
 
     /// Records an epoch (replacing a row of the same phase and epoch from an interrupted
     /// run), rewrites the CSV and the SVG atomically.
     pub fn push(&mut self, row: Row) -> std::io::Result<()> {
-        self.rows
-            .retain(|r| !(r.phase == row.phase && r.epoch == row.epoch));
+        self.rows.retain(|r| !(r.phase == row.phase && r.epoch == row.epoch));
         self.rows.push(row);
         let mut csv = String::from(HEADER);
         csv.push('\n');
@@ -87,12 +83,7 @@ pub struct Progress {
 impl Progress {
     pub fn new(label: String, total: usize) -> Progress {
         let now = Instant::now();
-        Progress {
-            label,
-            total,
-            start: now,
-            last: now,
-        }
+        Progress { label, total, start: now, last: now }
     }
 
     pub fn update(&mut self, done: usize, loss: f64, acc: Option<f64>, unit: &str) {
@@ -103,18 +94,10 @@ impl Progress {
         let secs = self.start.elapsed().as_secs_f64().max(1e-9);
         let rate = done as f64 / secs;
         let eta = (self.total.saturating_sub(done)) as f64 / rate.max(1e-9);
-        let acc = acc
-            .map(|a| format!(" acc {:.1}%", 100.0 * a))
-            .unwrap_or_default();
+        let acc = acc.map(|a| format!(" acc {:.1}%", 100.0 * a)).unwrap_or_default();
         eprint!(
             "\r{} {}/{} loss {:.4}{} {:.0} {unit}/s ETA {}   ",
-            self.label,
-            done,
-            self.total,
-            loss,
-            acc,
-            rate,
-            fmt_secs(eta)
+            self.label, done, self.total, loss, acc, rate, fmt_secs(eta)
         );
         let _ = std::io::stderr().flush();
     }
@@ -153,66 +136,24 @@ pub fn svg(rows: &[Row]) -> String {
     let nrows = phases.len().div_ceil(cols).max(1);
     let (w, h) = (pw * cols as f64 + 20.0, ph * nrows as f64 + 40.0);
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">"#
-    );
+    let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="11">"#);
     let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r##"<text x="10" y="18" font-size="14">deepchess training: loss (blue), train accuracy (orange), validation accuracy (green)</text>"##
-    );
+    let _ = writeln!(s, r##"<text x="10" y="18" font-size="14">deepchess training: loss (blue), train accuracy (orange), validation accuracy (green)</text>"##);
     for (pi, phase) in phases.iter().enumerate() {
         let rs: Vec<&Row> = rows.iter().filter(|r| r.phase == *phase).collect();
-        let (ox, oy) = (
-            10.0 + pw * (pi % cols) as f64,
-            30.0 + ph * (pi / cols) as f64,
-        );
+        let (ox, oy) = (10.0 + pw * (pi % cols) as f64, 30.0 + ph * (pi / cols) as f64);
         let (x0, y0, x1, y1) = (ox + 45.0, oy + 20.0, ox + pw - 45.0, oy + ph - 30.0);
-        let _ = writeln!(
-            s,
-            r##"<rect x="{x0}" y="{y0}" width="{}" height="{}" fill="none" stroke="#999"/>"##,
-            x1 - x0,
-            y1 - y0
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="{x0}" y="{}" font-weight="bold">{phase}</text>"#,
-            y0 - 5.0
-        );
+        let _ = writeln!(s, r##"<rect x="{x0}" y="{y0}" width="{}" height="{}" fill="none" stroke="#999"/>"##, x1 - x0, y1 - y0);
+        let _ = writeln!(s, r#"<text x="{x0}" y="{}" font-weight="bold">{phase}</text>"#, y0 - 5.0);
         let emax = rs.iter().map(|r| r.epoch).max().unwrap_or(1).max(1) as f64;
         let emin = rs.iter().map(|r| r.epoch).min().unwrap_or(0) as f64;
-        let xs = |e: usize| {
-            x0 + (x1 - x0)
-                * if emax > emin {
-                    (e as f64 - emin) / (emax - emin)
-                } else {
-                    0.5
-                }
-        };
-        let finite: Vec<f64> = rs
-            .iter()
-            .map(|r| r.loss)
-            .filter(|v| v.is_finite())
-            .collect();
-        let (lmin, lmax) = finite
-            .iter()
-            .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
-        let line = |vals: Vec<(usize, f64)>,
-                    ys: &dyn Fn(f64) -> f64,
-                    color: &str,
-                    s: &mut String| {
-            let pts: Vec<String> = vals
-                .iter()
-                .filter(|(_, v)| v.is_finite())
-                .map(|&(e, v)| format!("{:.1},{:.1}", xs(e), ys(v)))
-                .collect();
+        let xs = |e: usize| x0 + (x1 - x0) * if emax > emin { (e as f64 - emin) / (emax - emin) } else { 0.5 };
+        let finite: Vec<f64> = rs.iter().map(|r| r.loss).filter(|v| v.is_finite()).collect();
+        let (lmin, lmax) = finite.iter().fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        let line = |vals: Vec<(usize, f64)>, ys: &dyn Fn(f64) -> f64, color: &str, s: &mut String| {
+            let pts: Vec<String> = vals.iter().filter(|(_, v)| v.is_finite()).map(|&(e, v)| format!("{:.1},{:.1}", xs(e), ys(v))).collect();
             if !pts.is_empty() {
-                let _ = writeln!(
-                    s,
-                    r#"<polyline fill="none" stroke="{color}" stroke-width="1.5" points="{}"/>"#,
-                    pts.join(" ")
-                );
+                let _ = writeln!(s, r#"<polyline fill="none" stroke="{color}" stroke-width="1.5" points="{}"/>"#, pts.join(" "));
                 if pts.len() == 1 {
                     let (x, y) = pts[0].split_once(',').unwrap();
                     let _ = writeln!(s, r#"<circle cx="{x}" cy="{y}" r="2.5" fill="{color}"/>"#);
@@ -222,78 +163,22 @@ pub fn svg(rows: &[Row]) -> String {
         if !finite.is_empty() {
             let span = (lmax - lmin).max(1e-12);
             let ys = move |v: f64| y1 - (y1 - y0) * (v - lmin) / span;
-            line(
-                rs.iter().map(|r| (r.epoch, r.loss)).collect(),
-                &ys,
-                "#1f77b4",
-                &mut s,
-            );
-            let _ = writeln!(
-                s,
-                r##"<text x="{}" y="{}" fill="#1f77b4" text-anchor="end">{:.3}</text>"##,
-                x0 - 3.0,
-                y0 + 8.0,
-                lmax
-            );
-            let _ = writeln!(
-                s,
-                r##"<text x="{}" y="{}" fill="#1f77b4" text-anchor="end">{:.3}</text>"##,
-                x0 - 3.0,
-                y1,
-                lmin
-            );
+            line(rs.iter().map(|r| (r.epoch, r.loss)).collect(), &ys, "#1f77b4", &mut s);
+            let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#1f77b4" text-anchor="end">{:.3}</text>"##, x0 - 3.0, y0 + 8.0, lmax);
+            let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#1f77b4" text-anchor="end">{:.3}</text>"##, x0 - 3.0, y1, lmin);
         }
         let ya = |v: f64| y1 - (y1 - y0) * ((v - 0.5) / 0.5).clamp(0.0, 1.0);
-        line(
-            rs.iter().map(|r| (r.epoch, r.train_acc)).collect(),
-            &ya,
-            "#ff7f0e",
-            &mut s,
-        );
-        line(
-            rs.iter().map(|r| (r.epoch, r.val_acc)).collect(),
-            &ya,
-            "#2ca02c",
-            &mut s,
-        );
-        if rs
-            .iter()
-            .any(|r| r.val_acc.is_finite() || r.train_acc.is_finite())
-        {
-            let _ = writeln!(
-                s,
-                r##"<text x="{}" y="{}" fill="#2ca02c">100%</text>"##,
-                x1 + 3.0,
-                y0 + 8.0
-            );
-            let _ = writeln!(
-                s,
-                r##"<text x="{}" y="{}" fill="#2ca02c">50%</text>"##,
-                x1 + 3.0,
-                y1
-            );
+        line(rs.iter().map(|r| (r.epoch, r.train_acc)).collect(), &ya, "#ff7f0e", &mut s);
+        line(rs.iter().map(|r| (r.epoch, r.val_acc)).collect(), &ya, "#2ca02c", &mut s);
+        if rs.iter().any(|r| r.val_acc.is_finite() || r.train_acc.is_finite()) {
+            let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#2ca02c">100%</text>"##, x1 + 3.0, y0 + 8.0);
+            let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#2ca02c">50%</text>"##, x1 + 3.0, y1);
             if let Some(last) = rs.iter().rev().find(|r| r.val_acc.is_finite()) {
-                let _ = writeln!(
-                    s,
-                    r##"<text x="{}" y="{}" fill="#2ca02c" text-anchor="end">val {:.1}%</text>"##,
-                    x1 - 3.0,
-                    y1 - 5.0,
-                    100.0 * last.val_acc
-                );
+                let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#2ca02c" text-anchor="end">val {:.1}%</text>"##, x1 - 3.0, y1 - 5.0, 100.0 * last.val_acc);
             }
         }
-        let _ = writeln!(
-            s,
-            r#"<text x="{x0}" y="{}">epoch {}</text>"#,
-            y1 + 14.0,
-            emin as usize
-        );
-        let _ = writeln!(
-            s,
-            r#"<text x="{x1}" y="{}" text-anchor="end">{}</text>"#,
-            y1 + 14.0,
-            emax as usize
-        );
+        let _ = writeln!(s, r#"<text x="{x0}" y="{}">epoch {}</text>"#, y1 + 14.0, emin as usize);
+        let _ = writeln!(s, r#"<text x="{x1}" y="{}" text-anchor="end">{}</text>"#, y1 + 14.0, emax as usize);
     }
     s.push_str("</svg>\n");
     s

@@ -23,33 +23,20 @@ fn position_batch<'a>(pools: &'a Pools, rng: &mut Rng, n: usize, rows: &mut Vec<
     let total = pools.len() as u64;
     for _ in 0..n {
         let i = rng.below(total) as usize;
-        let f: &Features = if i < pools.w.len() {
-            &pools.w[i]
-        } else {
-            &pools.l[i - pools.w.len()]
-        };
+        let f: &Features = if i < pools.w.len() { &pools.w[i] } else { &pools.l[i - pools.w.len()] };
         rows.push(f.as_slice());
     }
 }
 
 /// Trains tower layer `k` of `net` as an autoencoder on the frozen codes of layers `< k`.
-pub fn pos2vec_layer(
-    ctx: &mut Ctx,
-    name: &str,
-    net: &mut Net,
-    k: usize,
-    pools: &Pools,
-    cfg: &StageCfg,
-) -> Result<(), String> {
+pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: &Pools, cfg: &StageCfg) -> Result<(), String> {
     let (n_in, n_out) = (net.arch.tower[k], net.arch.tower[k + 1]);
     let mut ae = Params::new();
     let (tw, tb) = net.tower[k];
     let enc_w = ae.add("enc.w", net.params.value(tw).clone()).map_err(te)?;
     let enc_b = ae.add("enc.b", net.params.value(tb).clone()).map_err(te)?;
     let mut init = Rng::new(ctx.seed ^ 0xAE ^ k as u64);
-    let dec_w = ae
-        .add("dec.w", Init::XavierUniform.matrix(n_out, n_in, &mut init))
-        .map_err(te)?;
+    let dec_w = ae.add("dec.w", Init::XavierUniform.matrix(n_out, n_in, &mut init)).map_err(te)?;
     let dec_b = ae.add("dec.b", Matrix::zeros(1, n_in)).map_err(te)?;
     let (mut tape, mut codes_tape) = (Tape::new(), Tape::new());
     let mut x = SparseBatch::new(INPUTS);
@@ -72,9 +59,7 @@ pub fn pos2vec_layer(
                 tape.binary_cross_entropy(p, target).map_err(te)?
             } else {
                 codes_tape.reset();
-                let c = frozen
-                    .tower_on_tape_to(&mut codes_tape, &x, k)
-                    .map_err(te)?;
+                let c = frozen.tower_on_tape_to(&mut codes_tape, &x, k).map_err(te)?;
                 let codes = tape.input(codes_tape.value(c));
                 let h = tape.affine(ae, codes, enc_w, enc_b).map_err(te)?;
                 let h = tape.relu(h).map_err(te)?;
@@ -84,20 +69,10 @@ pub fn pos2vec_layer(
             tape.backward(loss, ae).map_err(te)?;
             opt.step(ae);
             loss_sum += tape.scalar(loss) as f64;
-            prog.update(
-                (bi + 1) * cfg.batch,
-                loss_sum / (bi + 1) as f64,
-                None,
-                "pos",
-            );
+            prog.update((bi + 1) * cfg.batch, loss_sum / (bi + 1) as f64, None, "pos");
         }
         prog.finish();
-        Ok(EpochStats {
-            loss: loss_sum / batches.max(1) as f64,
-            train_acc: f64::NAN,
-            val_acc: f64::NAN,
-            samples: batches * cfg.batch,
-        })
+        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: batches * cfg.batch })
     })?;
     net.params.value_mut(tw).copy_from(ae.value(enc_w));
     net.params.value_mut(tb).copy_from(ae.value(enc_b));
@@ -123,12 +98,7 @@ pub fn siamese(
     let (tower, head) = (net.tower.clone(), net.head.clone());
     ctx.run_stage(name, &mut net.params, cfg, |params, opt, epoch, rng| {
         // The closure owns the parameters; view them as a net for the tape.
-        let view = Net {
-            arch: arch.clone(),
-            params: std::mem::take(params),
-            tower: tower.clone(),
-            head: head.clone(),
-        };
+        let view = Net { arch: arch.clone(), params: std::mem::take(params), tower: tower.clone(), head: head.clone() };
         let batches = cfg.samples.div_ceil(cfg.batch);
         let mut prog = Progress::new(format!("[{name}] epoch {}", epoch + 1), batches * cfg.batch);
         let (mut loss_sum, mut right) = (0.0, 0usize);
@@ -144,9 +114,7 @@ pub fn siamese(
                 }
                 Some(t) => {
                     teacher_tape.reset();
-                    let z = t
-                        .pair_logits_on_tape(&mut teacher_tape, &xa, &xb)
-                        .map_err(te)?;
+                    let z = t.pair_logits_on_tape(&mut teacher_tape, &xa, &xb).map_err(te)?;
                     let z = teacher_tape.value(z);
                     for i in 0..cfg.batch {
                         let p0 = 1.0 / (1.0 + (z.get(i, 1) - z.get(i, 0)).exp());
@@ -160,50 +128,25 @@ pub fn siamese(
             let t = tape.input(&target);
             let loss = tape.softmax_cross_entropy(logits, t).map_err(te)?;
             let z = tape.value(logits);
-            right += labels
-                .iter()
-                .enumerate()
-                .filter(|&(i, &l)| usize::from(z.get(i, 1) > z.get(i, 0)) == l)
-                .count();
+            right += labels.iter().enumerate().filter(|&(i, &l)| usize::from(z.get(i, 1) > z.get(i, 0)) == l).count();
             tape.backward(loss, &mut view.params).map_err(te)?;
             opt.step(&mut view.params);
             loss_sum += tape.scalar(loss) as f64;
             let done = (bi + 1) * cfg.batch;
-            prog.update(
-                done,
-                loss_sum / (bi + 1) as f64,
-                Some(right as f64 / done as f64),
-                "pairs",
-            );
+            prog.update(done, loss_sum / (bi + 1) as f64, Some(right as f64 / done as f64), "pairs");
         }
         prog.finish();
         let val_acc = pair_accuracy(&view, valid, val_pairs, 0x7A11_DA7E);
         *params = view.params;
         let n = batches * cfg.batch;
-        Ok(EpochStats {
-            loss: loss_sum / batches.max(1) as f64,
-            train_acc: right as f64 / n as f64,
-            val_acc,
-            samples: n,
-        })
+        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: right as f64 / n as f64, val_acc, samples: n })
     })
 }
 
 /// Trains `student`'s tower to reproduce `teacher`'s tower features (squared error).
-pub fn distill_tower(
-    ctx: &mut Ctx,
-    name: &str,
-    student: &mut Net,
-    teacher: &Net,
-    pools: &Pools,
-    cfg: &StageCfg,
-) -> Result<(), String> {
+pub fn distill_tower(ctx: &mut Ctx, name: &str, student: &mut Net, teacher: &Net, pools: &Pools, cfg: &StageCfg) -> Result<(), String> {
     if student.arch.features() != teacher.arch.features() {
-        return Err(format!(
-            "distill: student has {} features, teacher {}",
-            student.arch.features(),
-            teacher.arch.features()
-        ));
+        return Err(format!("distill: student has {} features, teacher {}", student.arch.features(), teacher.arch.features()));
     }
     let (mut tape, mut teacher_tape) = (Tape::new(), Tape::new());
     let mut x = SparseBatch::new(INPUTS);
@@ -211,12 +154,7 @@ pub fn distill_tower(
     let arch = student.arch.clone();
     let (tower, head) = (student.tower.clone(), student.head.clone());
     ctx.run_stage(name, &mut student.params, cfg, |params, opt, epoch, rng| {
-        let mut view = Net {
-            arch: arch.clone(),
-            params: std::mem::take(params),
-            tower: tower.clone(),
-            head: head.clone(),
-        };
+        let mut view = Net { arch: arch.clone(), params: std::mem::take(params), tower: tower.clone(), head: head.clone() };
         let batches = cfg.samples.div_ceil(cfg.batch);
         let mut prog = Progress::new(format!("[{name}] epoch {}", epoch + 1), batches * cfg.batch);
         let mut loss_sum = 0.0;
@@ -232,20 +170,10 @@ pub fn distill_tower(
             tape.backward(loss, &mut view.params).map_err(te)?;
             opt.step(&mut view.params);
             loss_sum += tape.scalar(loss) as f64;
-            prog.update(
-                (bi + 1) * cfg.batch,
-                loss_sum / (bi + 1) as f64,
-                None,
-                "pos",
-            );
+            prog.update((bi + 1) * cfg.batch, loss_sum / (bi + 1) as f64, None, "pos");
         }
         prog.finish();
         *params = view.params;
-        Ok(EpochStats {
-            loss: loss_sum / batches.max(1) as f64,
-            train_acc: f64::NAN,
-            val_acc: f64::NAN,
-            samples: batches * cfg.batch,
-        })
+        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: batches * cfg.batch })
     })
 }

@@ -31,26 +31,8 @@ impl Profile {
     /// The paper's hyper-parameters (section 3). Batch size is not given in the paper: 256.
     /// Distillation schedules are not given either: the Siamese phase's, shorter.
     pub fn paper() -> Profile {
-        let p2v = StageCfg {
-            epochs: 200,
-            samples: 2_000_000,
-            batch: 256,
-            opt: OptCfg::Sgd {
-                lr: 0.005,
-                decay: 0.98,
-                momentum: 0.0,
-            },
-        };
-        let sia = StageCfg {
-            epochs: 1000,
-            samples: 1_000_000,
-            batch: 256,
-            opt: OptCfg::Sgd {
-                lr: 0.01,
-                decay: 0.99,
-                momentum: 0.0,
-            },
-        };
+        let p2v = StageCfg { epochs: 200, samples: 2_000_000, batch: 256, opt: OptCfg::Sgd { lr: 0.005, decay: 0.98, momentum: 0.0 } };
+        let sia = StageCfg { epochs: 1000, samples: 1_000_000, batch: 256, opt: OptCfg::Sgd { lr: 0.01, decay: 0.99, momentum: 0.0 } };
         Profile {
             name: "paper",
             mirror: false,
@@ -67,69 +49,26 @@ impl Profile {
     /// The default: finishes in about half an hour on 2 cores with a net that plays.
     /// AdamW, colour-mirror augmentation, short schedules.
     pub fn quick() -> Profile {
-        let adam = |lr: f32| OptCfg::Adam {
-            lr,
-            decay: 0.9,
-            weight_decay: 1e-4,
-        };
+        let adam = |lr: f32| OptCfg::Adam { lr, decay: 0.9, weight_decay: 1e-4 };
         Profile {
             name: "quick",
             mirror: true,
             val_pairs: 20_000,
-            pos2vec: StageCfg {
-                epochs: 2,
-                samples: 100_000,
-                batch: 256,
-                opt: adam(1e-3),
-            },
+            pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3) },
             // 16 epochs on the grown corpus (~57k decisive games): held-out accuracy still rose
             // at 14 epochs of 100k pairs on 12k games (docs/results.md); on the first 8.7k
             // games it peaked at 7 and then overfitted.
-            siamese: StageCfg {
-                epochs: 16,
-                samples: 200_000,
-                batch: 256,
-                opt: adam(5e-4),
-            },
-            distill_tower: StageCfg {
-                epochs: 4,
-                samples: 200_000,
-                batch: 256,
-                opt: adam(1e-3),
-            },
-            distill_full: StageCfg {
-                epochs: 12,
-                samples: 200_000,
-                batch: 256,
-                opt: adam(5e-4),
-            },
-            scratch_pos2vec: StageCfg {
-                epochs: 2,
-                samples: 100_000,
-                batch: 256,
-                opt: adam(1e-3),
-            },
-            scratch_siamese: StageCfg {
-                epochs: 12,
-                samples: 200_000,
-                batch: 256,
-                opt: adam(5e-4),
-            },
+            siamese: StageCfg { epochs: 16, samples: 200_000, batch: 256, opt: adam(5e-4) },
+            distill_tower: StageCfg { epochs: 4, samples: 200_000, batch: 256, opt: adam(1e-3) },
+            distill_full: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4) },
+            scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3) },
+            scratch_siamese: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4) },
         }
     }
 
     /// A seconds-long run for tests and smoke checks.
     pub fn tiny() -> Profile {
-        let s = |epochs, samples| StageCfg {
-            epochs,
-            samples,
-            batch: 64,
-            opt: OptCfg::Adam {
-                lr: 1e-3,
-                decay: 1.0,
-                weight_decay: 0.0,
-            },
-        };
+        let s = |epochs, samples| StageCfg { epochs, samples, batch: 64, opt: OptCfg::Adam { lr: 1e-3, decay: 1.0, weight_decay: 0.0 } };
         Profile {
             name: "tiny",
             mirror: true,
@@ -148,11 +87,7 @@ impl Profile {
     pub fn curve() -> Profile {
         let mut p = Profile::quick();
         p.name = "curve";
-        p.siamese = StageCfg {
-            epochs: 6,
-            samples: 100_000,
-            ..p.siamese
-        };
+        p.siamese = StageCfg { epochs: 6, samples: 100_000, ..p.siamese };
         p
     }
 
@@ -177,20 +112,10 @@ pub struct Phases {
 }
 
 impl Phases {
-    pub const ALL: Phases = Phases {
-        pos2vec: true,
-        siamese: true,
-        distill: true,
-        scratch: true,
-    };
+    pub const ALL: Phases = Phases { pos2vec: true, siamese: true, distill: true, scratch: true };
 
     pub fn parse(s: &str) -> Option<Phases> {
-        let mut p = Phases {
-            pos2vec: false,
-            siamese: false,
-            distill: false,
-            scratch: false,
-        };
+        let mut p = Phases { pos2vec: false, siamese: false, distill: false, scratch: false };
         for part in s.split(',') {
             match part.trim() {
                 "pos2vec" => p.pos2vec = true,
@@ -222,54 +147,28 @@ fn load_if(path: &Path) -> Result<Option<(Net, Vec<(String, String)>)>, String> 
 fn save(net: &Net, path: &Path, ctx: &Ctx, extra: &[(&str, String)]) -> Result<(), String> {
     let mut meta = ctx.meta.clone();
     meta.extend(extra.iter().map(|(k, v)| (k.to_string(), v.clone())));
-    net.save(path, &meta)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    net.save(path, &meta).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Pretrains `net`'s tower layer by layer unless `file` already holds all layers.
-fn pretrain(
-    ctx: &mut Ctx,
-    prefix: &str,
-    net: &mut Net,
-    file: &Path,
-    pools: &Pools,
-    cfg: &StageCfg,
-) -> Result<(), String> {
+fn pretrain(ctx: &mut Ctx, prefix: &str, net: &mut Net, file: &Path, pools: &Pools, cfg: &StageCfg) -> Result<(), String> {
     let layers = net.tower.len();
     let mut done = 0;
     if let Some((n, meta)) = load_if(file)? {
         if n.arch == net.arch {
-            done = meta
-                .iter()
-                .find(|(k, _)| k == "layers_done")
-                .and_then(|(_, v)| v.parse().ok())
-                .unwrap_or(0);
+            done = meta.iter().find(|(k, _)| k == "layers_done").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
             *net = n;
         }
     }
     for k in done..layers {
         pos2vec_layer(ctx, &format!("{prefix}.{k}"), net, k, pools, cfg)?;
-        save(
-            net,
-            file,
-            ctx,
-            &[
-                ("layers_done", (k + 1).to_string()),
-                ("phase", prefix.to_string()),
-            ],
-        )?;
+        save(net, file, ctx, &[("layers_done", (k + 1).to_string()), ("phase", prefix.to_string())])?;
     }
     Ok(())
 }
 
 /// Runs the selected phases in `ctx.dir`.
-pub fn run(
-    ctx: &mut Ctx,
-    prof: &Profile,
-    phases: Phases,
-    train: &Pools,
-    valid: &Pools,
-) -> Result<Summary, String> {
+pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: &Pools) -> Result<Summary, String> {
     let dir = ctx.dir.clone();
     let mut rng = Rng::new(ctx.seed);
     let mut summary = Summary::default();
@@ -277,55 +176,26 @@ pub fn run(
 
     let mut big = Net::new(Arch::big(), &mut rng);
     if phases.pos2vec {
-        pretrain(
-            ctx,
-            "pos2vec",
-            &mut big,
-            &dir.join("pos2vec.dcw"),
-            train,
-            &prof.pos2vec,
-        )?;
+        pretrain(ctx, "pos2vec", &mut big, &dir.join("pos2vec.dcw"), train, &prof.pos2vec)?;
     }
     let deepchess_path = dir.join("deepchess.dcw");
     if phases.siamese && !deepchess_path.exists() {
         if let Some((n, _)) = load_if(&dir.join("pos2vec.dcw"))? {
             big = n;
         }
-        siamese(
-            ctx,
-            "deepchess",
-            &mut big,
-            None,
-            train,
-            valid,
-            prof.val_pairs,
-            &prof.siamese,
-        )?;
+        siamese(ctx, "deepchess", &mut big, None, train, valid, prof.val_pairs, &prof.siamese)?;
         let a = acc(&big);
-        save(
-            &big,
-            &deepchess_path,
-            ctx,
-            &[
-                ("phase", "deepchess".into()),
-                ("val_pair_acc", format!("{a:.4}")),
-            ],
-        )?;
+        save(&big, &deepchess_path, ctx, &[("phase", "deepchess".into()), ("val_pair_acc", format!("{a:.4}"))])?;
     }
     let teacher = load_if(&deepchess_path)?.map(|(n, _)| n);
     if let Some(t) = &teacher {
-        summary
-            .rows
-            .push(("DeepChess (uncompressed)".into(), t.arch.describe(), acc(t)));
+        summary.rows.push(("DeepChess (uncompressed)".into(), t.arch.describe(), acc(t)));
     }
 
     let distilled_path = dir.join("distilled.dcw");
     if phases.distill {
         let Some(t) = &teacher else {
-            return Err(format!(
-                "distillation needs the big net {} (run the siamese phase first)",
-                deepchess_path.display()
-            ));
+            return Err(format!("distillation needs the big net {} (run the siamese phase first)", deepchess_path.display()));
         };
         if !distilled_path.exists() {
             let tower_path = dir.join("distilled-tower.dcw");
@@ -338,72 +208,25 @@ pub fn run(
                     s
                 }
             };
-            siamese(
-                ctx,
-                "distill.full",
-                &mut small,
-                Some(t),
-                train,
-                valid,
-                prof.val_pairs,
-                &prof.distill_full,
-            )?;
+            siamese(ctx, "distill.full", &mut small, Some(t), train, valid, prof.val_pairs, &prof.distill_full)?;
             let a = acc(&small);
-            save(
-                &small,
-                &distilled_path,
-                ctx,
-                &[
-                    ("phase", "distilled".into()),
-                    ("val_pair_acc", format!("{a:.4}")),
-                ],
-            )?;
+            save(&small, &distilled_path, ctx, &[("phase", "distilled".into()), ("val_pair_acc", format!("{a:.4}"))])?;
         }
     }
     if let Some((n, _)) = load_if(&distilled_path)? {
-        summary
-            .rows
-            .push(("Distilled".into(), n.arch.describe(), acc(&n)));
+        summary.rows.push(("Distilled".into(), n.arch.describe(), acc(&n)));
     }
 
     let scratch_path = dir.join("scratch.dcw");
     if phases.scratch && !scratch_path.exists() {
         let mut small = Net::new(Arch::small(), &mut Rng::new(ctx.seed ^ 0x5C4A7C4));
-        pretrain(
-            ctx,
-            "scratch.pos2vec",
-            &mut small,
-            &dir.join("scratch-pos2vec.dcw"),
-            train,
-            &prof.scratch_pos2vec,
-        )?;
-        siamese(
-            ctx,
-            "scratch.siamese",
-            &mut small,
-            None,
-            train,
-            valid,
-            prof.val_pairs,
-            &prof.scratch_siamese,
-        )?;
+        pretrain(ctx, "scratch.pos2vec", &mut small, &dir.join("scratch-pos2vec.dcw"), train, &prof.scratch_pos2vec)?;
+        siamese(ctx, "scratch.siamese", &mut small, None, train, valid, prof.val_pairs, &prof.scratch_siamese)?;
         let a = acc(&small);
-        save(
-            &small,
-            &scratch_path,
-            ctx,
-            &[
-                ("phase", "scratch".into()),
-                ("val_pair_acc", format!("{a:.4}")),
-            ],
-        )?;
+        save(&small, &scratch_path, ctx, &[("phase", "scratch".into()), ("val_pair_acc", format!("{a:.4}"))])?;
     }
     if let Some((n, _)) = load_if(&scratch_path)? {
-        summary.rows.push((
-            "Small net from scratch (pretrained)".into(),
-            n.arch.describe(),
-            acc(&n),
-        ));
+        summary.rows.push(("Small net from scratch (pretrained)".into(), n.arch.describe(), acc(&n)));
     }
     Ok(summary)
 }

@@ -47,12 +47,7 @@ impl Ctx {
         name: &str,
         params: &mut Params,
         cfg: &StageCfg,
-        mut epoch_fn: impl FnMut(
-            &mut Params,
-            &mut dyn Optimizer,
-            usize,
-            &mut Rng,
-        ) -> Result<EpochStats, String>,
+        mut epoch_fn: impl FnMut(&mut Params, &mut dyn Optimizer, usize, &mut Rng) -> Result<EpochStats, String>,
     ) -> Result<(), String> {
         let mut opt = cfg.opt.build();
         let mut start = 0;
@@ -61,22 +56,11 @@ impl Ctx {
             let c = Checkpoint::load(&ck).map_err(|e| e.to_string())?;
             if c.meta("stage") == Some(name) {
                 if c.meta("seed") != Some(&self.seed.to_string()) {
-                    return Err(format!(
-                        "{}: made with another --seed ({:?}); resume with the same settings",
-                        ck.display(),
-                        c.meta("seed")
-                    ));
+                    return Err(format!("{}: made with another --seed ({:?}); resume with the same settings", ck.display(), c.meta("seed")));
                 }
-                c.restore(params, opt.as_mut(), &ck.display().to_string())
-                    .map_err(|e| e.to_string())?;
-                start = c
-                    .meta("epochs_done")
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(0);
-                eprintln!(
-                    "[{name}] resuming after epoch {start} from {}",
-                    ck.display()
-                );
+                c.restore(params, opt.as_mut(), &ck.display().to_string()).map_err(|e| e.to_string())?;
+                start = c.meta("epochs_done").and_then(|v| v.parse().ok()).unwrap_or(0);
+                eprintln!("[{name}] resuming after epoch {start} from {}", ck.display());
             }
         }
         for epoch in start..cfg.epochs {
@@ -91,16 +75,8 @@ impl Ctx {
                 epoch + 1,
                 cfg.epochs,
                 st.loss,
-                if st.train_acc.is_finite() {
-                    format!(" train {:.2}%", 100.0 * st.train_acc)
-                } else {
-                    String::new()
-                },
-                if st.val_acc.is_finite() {
-                    format!(" val {:.2}%", 100.0 * st.val_acc)
-                } else {
-                    String::new()
-                },
+                if st.train_acc.is_finite() { format!(" train {:.2}%", 100.0 * st.train_acc) } else { String::new() },
+                if st.val_acc.is_finite() { format!(" val {:.2}%", 100.0 * st.val_acc) } else { String::new() },
                 secs
             );
             self.log

@@ -59,19 +59,12 @@ fn is_space(c: u8) -> bool {
 
 /// Bytes that end a symbol.
 fn is_delim(c: u8) -> bool {
-    is_space(c)
-        || matches!(
-            c,
-            b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'$' | b'.' | b'"'
-        )
+    is_space(c) || matches!(c, b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b'$' | b'.' | b'"')
 }
 
 fn trim(s: &[u8]) -> (usize, usize) {
     let start = s.iter().position(|&c| !is_space(c)).unwrap_or(s.len());
-    let end = s
-        .iter()
-        .rposition(|&c| !is_space(c))
-        .map_or(start, |i| i + 1);
+    let end = s.iter().rposition(|&c| !is_space(c)).map_or(start, |i| i + 1);
     (start, end)
 }
 
@@ -122,10 +115,7 @@ impl<R: BufRead> Lexer<R> {
     pub(crate) fn next_token(&mut self) -> io::Result<Token<'_>> {
         let raw = self.scan()?;
         Ok(match raw {
-            Raw::Tag { name } => Token::Tag {
-                name: &self.line[name.0..name.1],
-                value: &self.value,
-            },
+            Raw::Tag { name } => Token::Tag { name: &self.line[name.0..name.1], value: &self.value },
             Raw::LineComment(a, b) => Token::Comment(&self.line[a..b]),
             Raw::BraceComment => {
                 let (a, b) = trim(&self.comment);
@@ -214,19 +204,13 @@ impl<R: BufRead> Lexer<R> {
                 b')' => return Ok(Raw::Close),
                 b'.' => return Ok(Raw::Period),
                 b'$' => {
-                    let n = self.line[self.pos..]
-                        .iter()
-                        .take_while(|c| c.is_ascii_digit())
-                        .count();
+                    let n = self.line[self.pos..].iter().take_while(|c| c.is_ascii_digit()).count();
                     self.pos += n;
                     return Ok(Raw::Nag(start + 1, self.pos));
                 }
                 _ if is_delim(c) => return Ok(Raw::Symbol(start, self.pos)),
                 _ => {
-                    let n = self.line[self.pos..]
-                        .iter()
-                        .take_while(|&&c| !is_delim(c))
-                        .count();
+                    let n = self.line[self.pos..].iter().take_while(|&&c| !is_delim(c)).count();
                     self.pos += n;
                     return Ok(Raw::Symbol(start, self.pos));
                 }
@@ -279,11 +263,7 @@ impl<R: BufRead> Lexer<R> {
         if !closed {
             // No closing quote: the value runs to the end of the line, less a final `]`.
             let (a, b) = trim(&self.value);
-            let b = if self.value[a..b].ends_with(b"]") {
-                b - 1
-            } else {
-                b
-            };
+            let b = if self.value[a..b].ends_with(b"]") { b - 1 } else { b };
             self.value.truncate(b);
             self.value.drain(..a);
         }

@@ -37,14 +37,7 @@ pub struct PgnGame {
 impl PgnGame {
     /// An empty game from `start`, without tags.
     pub fn new(start: Position) -> PgnGame {
-        PgnGame {
-            tags: Vec::new(),
-            start,
-            moves: Vec::new(),
-            comments: Vec::new(),
-            result: None,
-            number: 0,
-        }
+        PgnGame { tags: Vec::new(), start, moves: Vec::new(), comments: Vec::new(), result: None, number: 0 }
     }
 
     /// The moves of `game`, without comments; the result is left unknown.
@@ -57,10 +50,7 @@ impl PgnGame {
 
     /// Value of the first tag called `name` (case-sensitive, as PGN tag names are).
     pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+        self.tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
     /// Sets a tag, replacing the first one of that name or appending.
@@ -178,22 +168,9 @@ pub fn open_pgn(path: &str) -> io::Result<Box<dyn BufRead>> {
     if path.ends_with(".xz") {
         // Fail early with the path if it is missing, rather than with xz's exit code.
         File::open(path)?;
-        let mut child = Command::new("xz")
-            .args(["-dc", "--", path])
-            .stdout(Stdio::piped())
-            .spawn()?;
-        let out = child
-            .stdout
-            .take()
-            .ok_or_else(|| io::Error::other("xz: no stdout"))?;
-        return Ok(Box::new(BufReader::with_capacity(
-            BUF,
-            XzPipe {
-                child,
-                out,
-                done: false,
-            },
-        )));
+        let mut child = Command::new("xz").args(["-dc", "--", path]).stdout(Stdio::piped()).spawn()?;
+        let out = child.stdout.take().ok_or_else(|| io::Error::other("xz: no stdout"))?;
+        return Ok(Box::new(BufReader::with_capacity(BUF, XzPipe { child, out, done: false })));
     }
     Ok(Box::new(BufReader::with_capacity(BUF, File::open(path)?)))
 }
@@ -241,12 +218,7 @@ impl fmt::Display for Score {
         match *self {
             Score::Cp(cp) => {
                 let sign = if cp < 0 { "-" } else { "+" };
-                write!(
-                    f,
-                    "{sign}{}.{:02}",
-                    cp.unsigned_abs() / 100,
-                    cp.unsigned_abs() % 100
-                )
+                write!(f, "{sign}{}.{:02}", cp.unsigned_abs() / 100, cp.unsigned_abs() % 100)
             }
             Score::Mate(n) => write!(f, "{}M{}", if n < 0 { "-" } else { "+" }, n.unsigned_abs()),
         }

@@ -23,12 +23,8 @@ pub enum SkipReason {
 }
 
 impl SkipReason {
-    pub const ALL: [SkipReason; 4] = [
-        SkipReason::BadMove,
-        SkipReason::BadFen,
-        SkipReason::Variant,
-        SkipReason::Malformed,
-    ];
+    pub const ALL: [SkipReason; 4] =
+        [SkipReason::BadMove, SkipReason::BadFen, SkipReason::Variant, SkipReason::Malformed];
 
     pub fn describe(self) -> &'static str {
         match self {
@@ -57,12 +53,7 @@ pub struct PgnSkip {
 
 impl fmt::Display for PgnSkip {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "game {}: skipped ({})",
-            self.number,
-            self.reason.describe()
-        )?;
+        write!(f, "game {}: skipped ({})", self.number, self.reason.describe())?;
         if let Some(ply) = self.ply {
             write!(f, " at ply {ply}")?;
         }
@@ -152,14 +143,7 @@ impl Partial {
         if self.error.is_none() {
             let move_number = ply.and(self.pos).map(|p| (p.fullmove_number(), p.turn()));
             let token = token.to_string();
-            self.error = Some(PgnSkip {
-                number: self.game.number,
-                reason,
-                ply,
-                move_number,
-                token,
-                message,
-            });
+            self.error = Some(PgnSkip { number: self.game.number, reason, ply, move_number, token, message });
         }
     }
 
@@ -192,24 +176,15 @@ fn start_position(g: &PgnGame) -> Result<Position, PgnSkip> {
     };
     if let Some(v) = g.tag("Variant") {
         let v = v.trim();
-        if !(v.is_empty() || v.eq_ignore_ascii_case("standard") || v.eq_ignore_ascii_case("chess"))
-        {
-            return Err(skip(
-                SkipReason::Variant,
-                v,
-                "only standard chess is supported".into(),
-            ));
+        if !(v.is_empty() || v.eq_ignore_ascii_case("standard") || v.eq_ignore_ascii_case("chess")) {
+            return Err(skip(SkipReason::Variant, v, "only standard chess is supported".into()));
         }
     }
     match g.tag("FEN") {
-        Some(fen) => {
-            Position::from_fen(fen).map_err(|e| skip(SkipReason::BadFen, fen, e.to_string()))
+        Some(fen) => Position::from_fen(fen).map_err(|e| skip(SkipReason::BadFen, fen, e.to_string())),
+        None if g.tag("SetUp").is_some_and(|s| s.trim() == "1") => {
+            Err(skip(SkipReason::BadFen, "", "SetUp \"1\" without a FEN tag".into()))
         }
-        None if g.tag("SetUp").is_some_and(|s| s.trim() == "1") => Err(skip(
-            SkipReason::BadFen,
-            "",
-            "SetUp \"1\" without a FEN tag".into(),
-        )),
         None => Ok(Position::startpos()),
     }
 }
@@ -225,10 +200,7 @@ fn result_of(s: &[u8]) -> Option<Option<Outcome>> {
 /// Annotation glyphs written as text rather than NAGs.
 fn is_glyph(s: &[u8]) -> bool {
     s.iter().all(|c| matches!(c, b'!' | b'?'))
-        || matches!(
-            s,
-            b"=" | b"+=" | b"=+" | b"+-" | b"-+" | b"+/=" | b"=/+" | b"+/-" | b"-/+"
-        )
+        || matches!(s, b"=" | b"+=" | b"=+" | b"+-" | b"-+" | b"+/=" | b"=/+" | b"+/-" | b"-/+")
 }
 
 fn lossy(s: &[u8]) -> String {
@@ -312,12 +284,7 @@ impl<R: BufRead> PgnReader<R> {
                     if p.game.tags.len() < MAX_TAGS {
                         p.game.tags.push(tag);
                     } else {
-                        p.fail(
-                            SkipReason::Malformed,
-                            None,
-                            "",
-                            format!("more than {MAX_TAGS} tags"),
-                        );
+                        p.fail(SkipReason::Malformed, None, "", format!("more than {MAX_TAGS} tags"));
                     }
                 }
                 Token::Comment(text) => {
@@ -347,12 +314,7 @@ impl<R: BufRead> PgnReader<R> {
                     p.movetext = true;
                     p.content = true;
                 }
-                Token::Overlong => p.fail(
-                    SkipReason::Malformed,
-                    None,
-                    "",
-                    "line longer than 1 MiB".into(),
-                ),
+                Token::Overlong => p.fail(SkipReason::Malformed, None, "", "line longer than 1 MiB".into()),
                 Token::Symbol(s) => {
                     p.movetext = true;
                     p.content = true;
@@ -378,12 +340,9 @@ impl<R: BufRead> PgnReader<R> {
                             pos.play(m);
                             p.game.push(m, None);
                         }
-                        Ok(_) => p.fail(
-                            SkipReason::Malformed,
-                            Some(ply),
-                            &lossy(s),
-                            format!("more than {MAX_PLIES} plies"),
-                        ),
+                        Ok(_) => {
+                            p.fail(SkipReason::Malformed, Some(ply), &lossy(s), format!("more than {MAX_PLIES} plies"))
+                        }
                         Err(msg) => p.fail(SkipReason::BadMove, Some(ply), &lossy(s), msg),
                     }
                 }

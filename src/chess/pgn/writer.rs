@@ -26,11 +26,7 @@ pub fn write_game<W: Write + ?Sized>(w: &mut W, game: &PgnGame) -> io::Result<()
     let mut out = String::with_capacity(512 + game.moves.len() * 16);
     let result = game.result.map_or("*", |r| r.pgn());
     for (name, default) in ROSTER {
-        let value = if name == "Result" {
-            result
-        } else {
-            game.tag(name).unwrap_or(default)
-        };
+        let value = if name == "Result" { result } else { game.tag(name).unwrap_or(default) };
         tag(&mut out, name, value);
     }
     let standard = game.start == Position::startpos();
@@ -60,21 +56,14 @@ pub fn write_game<W: Write + ?Sized>(w: &mut W, game: &PgnGame) -> io::Result<()
     }
     out.push('\n');
 
-    let mut lines = Wrap {
-        out,
-        col: 0,
-        started: false,
-    };
+    let mut lines = Wrap { out, col: 0, started: false };
     let mut pos = game.start;
     let mut number = pos.fullmove_number().max(1) as u64;
     let mut after_comment = true;
     let mut buf = String::new();
     for (i, &m) in game.moves.iter().enumerate() {
         if !pos.is_legal(m) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("ply {}: move {m} is illegal", i + 1),
-            ));
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("ply {}: move {m} is illegal", i + 1)));
         }
         buf.clear();
         if pos.turn() == Color::White {
@@ -103,16 +92,7 @@ pub fn write_game<W: Write + ?Sized>(w: &mut W, game: &PgnGame) -> io::Result<()
 fn tag(out: &mut String, name: &str, value: &str) {
     out.push('[');
     // Names are symbols; anything else would not read back.
-    let name: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let name: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
     out.push_str(if name.is_empty() { "_" } else { &name });
     out.push_str(" \"");
     for c in value.chars() {

@@ -24,13 +24,7 @@ pub struct Adjudication {
 
 impl Default for Adjudication {
     fn default() -> Self {
-        Adjudication {
-            resign_moves: 3,
-            resign_cp: 600,
-            draw_from_move: 34,
-            draw_moves: 8,
-            draw_cp: 20,
-        }
+        Adjudication { resign_moves: 3, resign_cp: 600, draw_from_move: 34, draw_moves: 8, draw_cp: 20 }
     }
 }
 
@@ -98,11 +92,7 @@ pub struct GameOutcome {
 
 /// The `position` command for `start` and `moves`.
 pub fn position_cmd(start: &Position, moves: &[Move]) -> String {
-    let mut s = if *start == Position::startpos() {
-        "position startpos".to_string()
-    } else {
-        format!("position fen {}", start.fen())
-    };
+    let mut s = if *start == Position::startpos() { "position startpos".to_string() } else { format!("position fen {}", start.fen()) };
     if !moves.is_empty() {
         s.push_str(" moves");
         for m in moves {
@@ -116,8 +106,7 @@ pub fn position_cmd(start: &Position, moves: &[Move]) -> String {
 /// Whether `side` has mating material at all (FIDE: a flag fall against a bare king or a
 /// lone minor piece is a draw).
 fn can_mate(pos: &Position, side: Color) -> bool {
-    let heavy =
-        pos.pieces(side, Role::Pawn) | pos.pieces(side, Role::Rook) | pos.pieces(side, Role::Queen);
+    let heavy = pos.pieces(side, Role::Pawn) | pos.pieces(side, Role::Rook) | pos.pieces(side, Role::Queen);
     heavy.any() || (pos.pieces(side, Role::Knight) | pos.pieces(side, Role::Bishop)).count() >= 2
 }
 
@@ -171,16 +160,8 @@ pub fn play(
         let (go, timeout) = match limits[me] {
             Limit::Clock { .. } => {
                 // An opponent without a clock is shown ours, so the engine sees a sane clock.
-                let other = if matches!(limits[1 - me], Limit::Clock { .. }) {
-                    1 - me
-                } else {
-                    me
-                };
-                let (w, b) = if side == Color::White {
-                    (me, other)
-                } else {
-                    (other, me)
-                };
+                let other = if matches!(limits[1 - me], Limit::Clock { .. }) { 1 - me } else { me };
+                let (w, b) = if side == Color::White { (me, other) } else { (other, me) };
                 let go = format!(
                     "wtime {} btime {} winc {} binc {}",
                     clock[w].max(1),
@@ -188,15 +169,9 @@ pub fn play(
                     inc[w],
                     inc[b]
                 );
-                (
-                    go,
-                    Duration::from_millis(clock[me].max(0) as u64 + tol as u64) + s.hang_margin,
-                )
+                (go, Duration::from_millis(clock[me].max(0) as u64 + tol as u64) + s.hang_margin)
             }
-            Limit::MoveTime(t) => (
-                format!("movetime {}", millis(t)),
-                t + s.time_tolerance + s.hang_margin,
-            ),
+            Limit::MoveTime(t) => (format!("movetime {}", millis(t)), t + s.time_tolerance + s.hang_margin),
             Limit::Nodes(n) => (format!("nodes {n}"), s.move_timeout),
             Limit::Depth(d) => (format!("depth {d}"), s.move_timeout),
         };
@@ -212,9 +187,7 @@ pub fn play(
                     _ => Termination::Crash(side),
                 };
                 let why = match &e {
-                    EngineError::Timeout(_) => {
-                        format!("{who} did not answer within {:.3} s", timeout.as_secs_f64())
-                    }
+                    EngineError::Timeout(_) => format!("{who} did not answer within {:.3} s", timeout.as_secs_f64()),
                     other => format!("{who}: {other}"),
                 };
                 break forfeit(&game, side, t, why);
@@ -225,22 +198,10 @@ pub fn play(
             Limit::Clock { .. } => {
                 let left = clock[me];
                 clock[me] -= used.as_millis() as i128;
-                (clock[me] < -tol).then(|| {
-                    format!(
-                        "{who} lost on time: {} ms used, {left} ms left",
-                        used.as_millis()
-                    )
-                })
+                (clock[me] < -tol).then(|| format!("{who} lost on time: {} ms used, {left} ms left", used.as_millis()))
             }
-            Limit::MoveTime(t) => {
-                (used.as_millis() as i128 > t.as_millis() as i128 + tol).then(|| {
-                    format!(
-                        "{who} exceeded movetime: {} ms used, {} ms allowed",
-                        used.as_millis(),
-                        t.as_millis()
-                    )
-                })
-            }
+            Limit::MoveTime(t) => (used.as_millis() as i128 > t.as_millis() as i128 + tol)
+                .then(|| format!("{who} exceeded movetime: {} ms used, {} ms allowed", used.as_millis(), t.as_millis())),
             _ => None,
         };
         if let Some(why) = late {
@@ -260,24 +221,12 @@ pub fn play(
         }
         let secs = format!("{:.2}s", used.as_secs_f64());
         let comment = match r.score {
-            Some(score) => format!(
-                "{} {secs}",
-                EngineEval {
-                    score,
-                    depth: r.depth
-                }
-            ),
+            Some(score) => format!("{} {secs}", EngineEval { score, depth: r.depth }),
             None => secs,
         };
         game.play_unchecked(m);
         pgn.push(m, Some(comment));
-        scores.push(r.score.map(|sc| {
-            if side == Color::White {
-                sc.to_cp()
-            } else {
-                -sc.to_cp()
-            }
-        }));
+        scores.push(r.score.map(|sc| if side == Color::White { sc.to_cp() } else { -sc.to_cp() }));
         if let Some(adj) = &s.adjudication {
             if let Some((o, why)) = adjudicate(adj, &scores, game.moves().len()) {
                 break (o, Termination::Adjudicated, why);
@@ -285,13 +234,7 @@ pub fn play(
         }
     };
     pgn.result = Some(outcome);
-    GameOutcome {
-        outcome,
-        termination,
-        detail,
-        pgn,
-        broken,
-    }
+    GameOutcome { outcome, termination, detail, pgn, broken }
 }
 
 fn side_name(c: Color) -> &'static str {
@@ -303,61 +246,30 @@ fn side_name(c: Color) -> &'static str {
 }
 
 /// `side` forfeits; a flag fall against a side that cannot mate is a draw.
-fn forfeit(
-    game: &Game,
-    side: Color,
-    t: Termination,
-    why: String,
-) -> (Outcome, Termination, String) {
+fn forfeit(game: &Game, side: Color, t: Termination, why: String) -> (Outcome, Termination, String) {
     if matches!(t, Termination::TimeForfeit(_)) && !can_mate(game.position(), side.flip()) {
-        return (
-            Outcome::Draw,
-            t,
-            format!("{why}; draw: {} cannot mate", side_name(side.flip())),
-        );
+        return (Outcome::Draw, t, format!("{why}; draw: {} cannot mate", side_name(side.flip())));
     }
     (Outcome::Win(side.flip()), t, why)
 }
 
 /// The adjudication verdict after the latest move, if any. `scores` are White-relative,
 /// one per engine move; `plies` counts every move of the game (opening included).
-pub fn adjudicate(
-    a: &Adjudication,
-    scores: &[Option<i32>],
-    plies: usize,
-) -> Option<(Outcome, String)> {
+pub fn adjudicate(a: &Adjudication, scores: &[Option<i32>], plies: usize) -> Option<(Outcome, String)> {
     let n = scores.len();
     let tail = |k: usize| (n >= k && k > 0).then(|| &scores[n - k..]);
     if let Some(t) = tail(2 * a.resign_moves) {
         if t.iter().all(|s| s.is_some_and(|s| s >= a.resign_cp)) {
-            return Some((
-                Outcome::Win(Color::White),
-                format!(
-                    "both engines score White ≥ {} cp for {} moves",
-                    a.resign_cp, a.resign_moves
-                ),
-            ));
+            return Some((Outcome::Win(Color::White), format!("both engines score White ≥ {} cp for {} moves", a.resign_cp, a.resign_moves)));
         }
         if t.iter().all(|s| s.is_some_and(|s| s <= -a.resign_cp)) {
-            return Some((
-                Outcome::Win(Color::Black),
-                format!(
-                    "both engines score Black ≥ {} cp for {} moves",
-                    a.resign_cp, a.resign_moves
-                ),
-            ));
+            return Some((Outcome::Win(Color::Black), format!("both engines score Black ≥ {} cp for {} moves", a.resign_cp, a.resign_moves)));
         }
     }
     if plies / 2 >= a.draw_from_move {
         if let Some(t) = tail(2 * a.draw_moves) {
             if t.iter().all(|s| s.is_some_and(|s| s.abs() <= a.draw_cp)) {
-                return Some((
-                    Outcome::Draw,
-                    format!(
-                        "both engines within {} cp for {} moves",
-                        a.draw_cp, a.draw_moves
-                    ),
-                ));
+                return Some((Outcome::Draw, format!("both engines within {} cp for {} moves", a.draw_cp, a.draw_moves)));
             }
         }
     }
@@ -375,10 +287,7 @@ mod tests {
         // Five plies at +600 are not enough; six are (three moves each).
         assert!(adjudicate(&a, &s(&[0, 600, 700, 650, 900, 600, 610]), 20).is_some());
         assert!(adjudicate(&a, &s(&[0, 0, 700, 650, 900, 600, 610]), 20).is_none());
-        assert_eq!(
-            adjudicate(&a, &s(&[-600; 6]), 10).unwrap().0,
-            Outcome::Win(Color::Black)
-        );
+        assert_eq!(adjudicate(&a, &s(&[-600; 6]), 10).unwrap().0, Outcome::Win(Color::Black));
         assert!(adjudicate(&a, &s(&[600, 600, 599, 600, 600, 600]), 20).is_none());
         // A missing score breaks the streak.
         let mut v = s(&[800; 6]);
@@ -400,9 +309,6 @@ mod tests {
         assert!(!can_mate(&p, Color::Black));
         let q = Position::from_fen("8/8/8/4k3/8/8/P7/K6N w - - 0 1").unwrap();
         assert!(can_mate(&q, Color::White));
-        assert_eq!(
-            position_cmd(&Position::startpos(), &[]),
-            "position startpos"
-        );
+        assert_eq!(position_cmd(&Position::startpos(), &[]), "position startpos");
     }
 }

@@ -62,11 +62,7 @@ pub struct GameRecord {
 impl GameRecord {
     /// Player A's points in this game.
     pub fn score_a(&self) -> f64 {
-        let a = if self.white == 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let a = if self.white == 0 { Color::White } else { Color::Black };
         match self.outcome {
             Outcome::Draw => 0.5,
             Outcome::Win(c) if c == a => 1.0,
@@ -111,10 +107,7 @@ fn take(s: &Mutex<Schedule>, total: u64) -> Option<u64> {
 }
 
 /// Plays the match. `on_game` sees the totals after every game (for progress lines).
-pub fn run(
-    cfg: &MatchConfig,
-    mut on_game: impl FnMut(&MatchStats, &GameRecord) + Send,
-) -> Result<MatchStats, String> {
+pub fn run(cfg: &MatchConfig, mut on_game: impl FnMut(&MatchStats, &GameRecord) + Send) -> Result<MatchStats, String> {
     if cfg.games == 0 {
         return Err("a match needs at least one game".into());
     }
@@ -123,33 +116,18 @@ pub fn run(
     }
     let mut file = match &cfg.pgn_out {
         Some(p) => Some(
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)
-                .map_err(|e| format!("{}: {e}", p.display()))?,
+            std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| format!("{}: {e}", p.display()))?,
         ),
         None => None,
     };
     let pairs = cfg.games.div_ceil(2) as usize;
     let order = openings::order(cfg.openings.len(), pairs, cfg.opening_first, cfg.shuffle);
     let started = Instant::now();
-    let schedule = Mutex::new(Schedule {
-        next: 0,
-        stop: false,
-    });
+    let schedule = Mutex::new(Schedule { next: 0, stop: false });
     let fatal: Mutex<Option<String>> = Mutex::new(None);
     let ever_started = [AtomicBool::new(false), AtomicBool::new(false)];
-    let stats = MatchStats {
-        planned: cfg.games,
-        ..MatchStats::default()
-    };
-    let shared = Mutex::new((
-        stats,
-        HashMap::<u64, f64>::new(),
-        &mut on_game,
-        file.as_mut(),
-    ));
+    let stats = MatchStats { planned: cfg.games, ..MatchStats::default() };
+    let shared = Mutex::new((stats, HashMap::<u64, f64>::new(), &mut on_game, file.as_mut()));
     let set_fatal = |msg: String| {
         let mut f = fatal.lock().unwrap_or_else(|e| e.into_inner());
         f.get_or_insert(msg);
@@ -162,42 +140,34 @@ pub fn run(
                 let mut engines: [Option<Engine>; 2] = [None, None];
                 let mut start_failures = [0u32; 2];
                 while fatal.lock().unwrap_or_else(|e| e.into_inner()).is_none() {
-                    let Some(i) = take(&schedule, cfg.games) else {
-                        return;
-                    };
+                    let Some(i) = take(&schedule, cfg.games) else { return };
                     let white = (i % 2) as usize;
                     let opening = &cfg.openings[order[(i / 2) as usize]];
-                    let result =
-                        match prepare(cfg, &mut engines, &mut start_failures, &ever_started, white)
-                        {
-                            Err(Fatal(msg)) => return set_fatal(msg),
-                            Ok(Some(mut failed)) => {
-                                failed.pgn = PgnGame::new(opening.start);
-                                for &m in &opening.moves {
-                                    failed.pgn.push(m, None);
-                                }
-                                failed
+                    let result = match prepare(cfg, &mut engines, &mut start_failures, &ever_started, white) {
+                        Err(Fatal(msg)) => return set_fatal(msg),
+                        Ok(Some(mut failed)) => {
+                            failed.pgn = PgnGame::new(opening.start);
+                            for &m in &opening.moves {
+                                failed.pgn.push(m, None);
                             }
-                            Ok(None) => {
-                                let [a, b] = &mut engines;
-                                let (a, b) = (a.as_mut().unwrap(), b.as_mut().unwrap());
-                                let (w, bl) = if white == 0 { (a, b) } else { (b, a) };
-                                let names = [
-                                    cfg.players[white].name.as_str(),
-                                    cfg.players[1 - white].name.as_str(),
-                                ];
-                                let limits =
-                                    [cfg.players[white].limit, cfg.players[1 - white].limit];
-                                let g = game::play([w, bl], names, limits, opening, &cfg.settings);
-                                for (c, &bad) in g.broken.iter().enumerate() {
-                                    if bad {
-                                        // A hung or confused engine is killed (on drop) and restarted.
-                                        engines[if c == 0 { white } else { 1 - white }] = None;
-                                    }
+                            failed
+                        }
+                        Ok(None) => {
+                            let [a, b] = &mut engines;
+                            let (a, b) = (a.as_mut().unwrap(), b.as_mut().unwrap());
+                            let (w, bl) = if white == 0 { (a, b) } else { (b, a) };
+                            let names = [cfg.players[white].name.as_str(), cfg.players[1 - white].name.as_str()];
+                            let limits = [cfg.players[white].limit, cfg.players[1 - white].limit];
+                            let g = game::play([w, bl], names, limits, opening, &cfg.settings);
+                            for (c, &bad) in g.broken.iter().enumerate() {
+                                if bad {
+                                    // A hung or confused engine is killed (on drop) and restarted.
+                                    engines[if c == 0 { white } else { 1 - white }] = None;
                                 }
-                                g
                             }
-                        };
+                            g
+                        }
+                    };
                     let record = GameRecord {
                         number: i + 1,
                         white,
@@ -255,27 +225,15 @@ fn prepare(
     // White's engine first, so that a double failure is charged to White consistently.
     for p in [white, 1 - white] {
         let spec = &cfg.players[p];
-        let color = if p == white {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let color = if p == white { Color::White } else { Color::Black };
         let mut err = None;
         if engines[p].is_none() {
             let (cmd, options) = spec.command(&cfg.exe);
             match Engine::start(&cmd, &options, cfg.start_timeout) {
                 Ok(e) => engines[p] = Some(e),
-                Err(EngineError::Spawn(m)) => {
-                    return Err(Fatal(format!(
-                        "player {}: cannot start '{cmd}': {m}",
-                        spec.name
-                    )))
-                }
+                Err(EngineError::Spawn(m)) => return Err(Fatal(format!("player {}: cannot start '{cmd}': {m}", spec.name))),
                 Err(e) if !ever_started[p].load(Ordering::SeqCst) => {
-                    return Err(Fatal(format!(
-                        "player {}: '{cmd}' failed to start as a UCI engine: {e}",
-                        spec.name
-                    )))
+                    return Err(Fatal(format!("player {}: '{cmd}' failed to start as a UCI engine: {e}", spec.name)))
                 }
                 Err(e) => err = Some(format!("failed to restart: {e}")),
             }
@@ -290,16 +248,9 @@ fn prepare(
         if let Some(why) = err {
             failures[p] += 1;
             if failures[p] >= 3 {
-                return Err(Fatal(format!(
-                    "player {}: engine failed 3 times in a row, last: {why}",
-                    spec.name
-                )));
+                return Err(Fatal(format!("player {}: engine failed 3 times in a row, last: {why}", spec.name)));
             }
-            let side = if color == Color::White {
-                "White"
-            } else {
-                "Black"
-            };
+            let side = if color == Color::White { "White" } else { "Black" };
             return Ok(Some(game::GameOutcome {
                 outcome: Outcome::Win(color.flip()),
                 termination: Termination::Crash(color),
@@ -328,13 +279,7 @@ fn count(stats: &mut MatchStats, r: &GameRecord, half_pairs: &mut HashMap<u64, f
         Outcome::Win(Color::Black) => 0.0,
         Outcome::Draw => 0.5,
     };
-    let player_of = |c: Color| {
-        if (c == Color::White) == (r.white == 0) {
-            0
-        } else {
-            1
-        }
-    };
+    let player_of = |c: Color| if (c == Color::White) == (r.white == 0) { 0 } else { 1 };
     match r.termination {
         Termination::TimeForfeit(c) => stats.time_losses[player_of(c)] += 1,
         Termination::IllegalMove(c) => stats.illegal_moves[player_of(c)] += 1,
@@ -351,12 +296,7 @@ fn count(stats: &mut MatchStats, r: &GameRecord, half_pairs: &mut HashMap<u64, f
     }
 }
 
-fn pgn_text(
-    cfg: &MatchConfig,
-    r: &GameRecord,
-    mut g: PgnGame,
-    date: &str,
-) -> std::io::Result<String> {
+fn pgn_text(cfg: &MatchConfig, r: &GameRecord, mut g: PgnGame, date: &str) -> std::io::Result<String> {
     let (w, b) = (&cfg.players[r.white], &cfg.players[1 - r.white]);
     let tags = [
         ("Event", cfg.event.clone()),
@@ -386,9 +326,7 @@ fn pgn_text(
 
 /// Today's UTC date as `YYYY.MM.DD` (civil-from-days, H. Hinnant's algorithm).
 fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let z = (secs / 86_400) as i64 + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;

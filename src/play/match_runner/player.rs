@@ -110,9 +110,7 @@ impl PlayerSpec {
         let mut pairs: Vec<(String, String)> = Vec::new();
         for word in shared.split_whitespace().chain(own.split_whitespace()) {
             match word.split_once('=') {
-                Some((k, v)) if !k.is_empty() && !k.starts_with('-') => {
-                    pairs.push((k.to_string(), v.to_string()))
-                }
+                Some((k, v)) if !k.is_empty() && !k.starts_with('-') => pairs.push((k.to_string(), v.to_string())),
                 _ => match pairs.last_mut() {
                     Some(last) => {
                         last.1.push(' ');
@@ -156,24 +154,15 @@ impl PlayerSpec {
             (None, Some(b)) => Program::Builtin(b),
             (None, None) => return Err("a player needs cmd=COMMAND or builtin=KIND".into()),
         };
-        let limit =
-            limit.ok_or("a player needs a limit: tc=S+INC, nodes=N, depth=N or movetime=MS")?;
+        let limit = limit.ok_or("a player needs a limit: tc=S+INC, nodes=N, depth=N or movetime=MS")?;
         let name = name.unwrap_or_else(|| match &program {
             Program::Builtin(b) => b.clone(),
             Program::External(c) => {
                 let prog = c.split_whitespace().next().unwrap_or(c);
-                Path::new(prog)
-                    .file_name()
-                    .map_or(prog.to_string(), |f| f.to_string_lossy().to_string())
+                Path::new(prog).file_name().map_or(prog.to_string(), |f| f.to_string_lossy().to_string())
             }
         });
-        Ok(PlayerSpec {
-            name,
-            program,
-            net,
-            options,
-            limit,
-        })
+        Ok(PlayerSpec { name, program, net, options, limit })
     }
 
     /// The command line and UCI options that start this player. Built-in players run `exe`
@@ -208,13 +197,7 @@ mod tests {
         .unwrap();
         assert_eq!(p.name, "sf");
         assert_eq!(p.program, Program::External("/usr/games/stockfish".into()));
-        assert_eq!(
-            p.limit,
-            Limit::Clock {
-                base: Duration::from_secs(10),
-                inc: Duration::from_millis(100)
-            }
-        );
+        assert_eq!(p.limit, Limit::Clock { base: Duration::from_secs(10), inc: Duration::from_millis(100) });
         assert_eq!(p.options.len(), 2);
         let (cmd, opts) = p.command(Path::new("/x/deepchess"));
         assert_eq!(cmd, "/usr/games/stockfish");
@@ -231,14 +214,7 @@ mod tests {
         assert_eq!(args.program, Program::External("/bin/eng --fast".into()));
         assert_eq!(args.name, "eng");
         assert_eq!(args.limit.to_string(), "movetime=50");
-        assert_eq!(
-            Limit::Clock {
-                base: Duration::from_secs(60),
-                inc: Duration::ZERO
-            }
-            .pgn_time_control(),
-            "60+0"
-        );
+        assert_eq!(Limit::Clock { base: Duration::from_secs(60), inc: Duration::ZERO }.pgn_time_control(), "60+0");
     }
 
     #[test]

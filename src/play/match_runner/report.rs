@@ -6,11 +6,7 @@ use crate::play::elo::{Estimate, SprtDecision, SprtModel};
 
 fn elo(x: f64) -> String {
     if x.is_infinite() {
-        return if x > 0.0 {
-            "+inf".into()
-        } else {
-            "-inf".into()
-        };
+        return if x > 0.0 { "+inf".into() } else { "-inf".into() };
     }
     format!("{x:+.1}")
 }
@@ -19,10 +15,7 @@ fn elo(x: f64) -> String {
 pub fn estimate(stats: &MatchStats) -> Option<(Estimate, &'static str)> {
     match stats.penta.estimate() {
         Some(e) => Some((e, "pentanomial")),
-        None => stats
-            .wdl
-            .estimate()
-            .map(|e| (e, "trinomial: no complete pair yet")),
+        None => stats.wdl.estimate().map(|e| (e, "trinomial: no complete pair yet")),
     }
 }
 
@@ -34,12 +27,7 @@ pub fn progress_line(cfg: &MatchConfig, s: &MatchStats) -> String {
         s.finished, s.planned, cfg.players[0].name, s.wdl.wins, s.wdl.draws, s.wdl.losses
     );
     if let Some((e, _)) = estimate(s) {
-        line.push_str(&format!(
-            "  Elo {} ±{:.1}  LOS {:.1}%",
-            elo(e.elo),
-            e.error_bar(),
-            100.0 * e.los
-        ));
+        line.push_str(&format!("  Elo {} ±{:.1}  LOS {:.1}%", elo(e.elo), e.error_bar(), 100.0 * e.los));
     }
     if let (Some(llr), Some(sprt)) = (s.llr, &cfg.sprt) {
         let (lo, hi) = sprt.bounds();
@@ -47,18 +35,8 @@ pub fn progress_line(cfg: &MatchConfig, s: &MatchStats) -> String {
     }
     let rate = s.finished as f64 / s.elapsed.as_secs_f64().max(1e-9);
     let eta = s.planned.saturating_sub(s.finished) as f64 / rate.max(1e-9);
-    line.push_str(&format!(
-        "  {:.2} games/s  ETA {}m{:02}s",
-        rate,
-        (eta / 60.0) as u64,
-        (eta % 60.0) as u64
-    ));
-    let faults: u64 = s
-        .time_losses
-        .iter()
-        .chain(&s.illegal_moves)
-        .chain(&s.crashes)
-        .sum();
+    line.push_str(&format!("  {:.2} games/s  ETA {}m{:02}s", rate, (eta / 60.0) as u64, (eta % 60.0) as u64));
+    let faults: u64 = s.time_losses.iter().chain(&s.illegal_moves).chain(&s.crashes).sum();
     if faults > 0 {
         line.push_str(&format!("  faults {faults}"));
     }
@@ -86,11 +64,7 @@ pub fn final_table(cfg: &MatchConfig, s: &MatchStats) -> String {
     let est = estimate(s);
     let g = s.wdl.games();
     for (i, p) in cfg.players.iter().enumerate() {
-        let (w, l) = if i == 0 {
-            (s.wdl.wins, s.wdl.losses)
-        } else {
-            (s.wdl.losses, s.wdl.wins)
-        };
+        let (w, l) = if i == 0 { (s.wdl.wins, s.wdl.losses) } else { (s.wdl.losses, s.wdl.wins) };
         let points = w as f64 + 0.5 * s.wdl.draws as f64;
         let score = format!("{points:.1} ({:.1}%)", 100.0 * points / g.max(1) as f64);
         let (diff, los) = match &est {
@@ -100,16 +74,7 @@ pub fn final_table(cfg: &MatchConfig, s: &MatchStats) -> String {
                 } else {
                     (-e.elo, -e.elo_hi, -e.elo_lo, 1.0 - e.los)
                 };
-                (
-                    format!(
-                        "{} ±{:.1} [{}, {}]",
-                        elo(v),
-                        e.error_bar(),
-                        elo(lo),
-                        elo(hi)
-                    ),
-                    format!("{:.1}%", 100.0 * los),
-                )
+                (format!("{} ±{:.1} [{}, {}]", elo(v), e.error_bar(), elo(lo), elo(hi)), format!("{:.1}%", 100.0 * los))
             }
             None => ("-".into(), "-".into()),
         };
@@ -160,19 +125,10 @@ pub fn final_table(cfg: &MatchConfig, s: &MatchStats) -> String {
     ));
     if let Some(sprt) = &cfg.sprt {
         let (lo, hi) = sprt.bounds();
-        let model = if sprt.model == SprtModel::Normalized {
-            "normalized"
-        } else {
-            "logistic"
-        };
+        let model = if sprt.model == SprtModel::Normalized { "normalized" } else { "logistic" };
         let verdict = match s.sprt {
-            Some(SprtDecision::H1) => format!(
-                "H1 accepted: {} is at least {} Elo stronger",
-                a.name, sprt.elo1
-            ),
-            Some(SprtDecision::H0) => {
-                format!("H0 accepted: {} is not {} Elo stronger", a.name, sprt.elo1)
-            }
+            Some(SprtDecision::H1) => format!("H1 accepted: {} is at least {} Elo stronger", a.name, sprt.elo1),
+            Some(SprtDecision::H0) => format!("H0 accepted: {} is not {} Elo stronger", a.name, sprt.elo1),
             _ => "no decision yet".into(),
         };
         out.push_str(&format!(

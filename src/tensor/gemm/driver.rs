@@ -52,11 +52,7 @@ static POOL: Mutex<Vec<Workspace>> = Mutex::new(Vec::new());
 
 /// Runs `f` with a workspace taken from (and returned to) the global pool.
 pub(crate) fn with_workspace<R>(f: impl FnOnce(&mut Workspace) -> R) -> R {
-    let mut ws = POOL
-        .lock()
-        .ok()
-        .and_then(|mut p| p.pop())
-        .unwrap_or_default();
+    let mut ws = POOL.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
     let r = f(&mut ws);
     if let Ok(mut p) = POOL.lock() {
         p.push(ws);
@@ -175,18 +171,12 @@ pub(crate) unsafe fn gemm_serial(
         for pc in (0..k).step_by(spec.kc) {
             let kcb = spec.kc.min(k - pc);
             let ow = overwrite && pc == 0;
-            let bv = View {
-                ptr: b.ptr.add(pc * b.rs + jc * b.cs),
-                ..b
-            };
+            let bv = View { ptr: b.ptr.add(pc * b.rs + jc * b.cs), ..b };
             pack_b(kcb, ncb, nr, bv, bp);
             // 3rd loop (ic): blocks of mc rows of A, packed into L2-sized blocks.
             for ic in (0..m).step_by(spec.mc) {
                 let mcb = spec.mc.min(m - ic);
-                let av = View {
-                    ptr: a.ptr.add(ic * a.rs + pc * a.cs),
-                    ..a
-                };
+                let av = View { ptr: a.ptr.add(ic * a.rs + pc * a.cs), ..a };
                 pack_a(mcb, kcb, mr, av, ap);
                 // 2nd loop (jr): one B micro-panel stays in L1 ...
                 for jr in (0..ncb).step_by(nr) {
@@ -206,11 +196,8 @@ pub(crate) unsafe fn gemm_serial(
                             if !ow {
                                 for i in 0..mr {
                                     for j in 0..nr {
-                                        *t.add(i * nr + j) = if i < mrb && j < nrb {
-                                            *cp.add(i * c.ld + j)
-                                        } else {
-                                            0.0
-                                        };
+                                        *t.add(i * nr + j) =
+                                            if i < mrb && j < nrb { *cp.add(i * c.ld + j) } else { 0.0 };
                                     }
                                 }
                             }

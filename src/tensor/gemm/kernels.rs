@@ -61,15 +61,8 @@ unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const MA: usize, c
 }
 
 /// Signature shared by all micro-kernels (see [`micro`] for the contract).
-pub(crate) type MicroKernel = unsafe fn(
-    kc: usize,
-    alpha: f32,
-    a: *const f32,
-    b: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    overwrite: bool,
-);
+pub(crate) type MicroKernel =
+    unsafe fn(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, overwrite: bool);
 
 /// Portable flavour: plain f32 arithmetic (the compiler may still use SSE2).
 pub(crate) struct Scalar;
@@ -109,67 +102,23 @@ pub(crate) struct Edge {
 /// Scalar tile: 4 × 8 (32 accumulators; small enough for 16 registers after SLP).
 pub(crate) const SCALAR_MR: usize = 4;
 pub(crate) const SCALAR_NR: usize = 8;
-pub(crate) unsafe fn kernel_scalar(
-    kc: usize,
-    alpha: f32,
-    a: *const f32,
-    b: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    ow: bool,
-) {
+pub(crate) unsafe fn kernel_scalar(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
     micro::<Scalar, 4, 8, 4, 8>(kc, alpha, a, b, c, ldc, ow)
 }
-unsafe fn scalar_4x4(
-    kc: usize,
-    alpha: f32,
-    a: *const f32,
-    b: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    ow: bool,
-) {
+unsafe fn scalar_4x4(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
     micro::<Scalar, 4, 4, 4, 8>(kc, alpha, a, b, c, ldc, ow)
 }
-unsafe fn scalar_2x8(
-    kc: usize,
-    alpha: f32,
-    a: *const f32,
-    b: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    ow: bool,
-) {
+unsafe fn scalar_2x8(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
     micro::<Scalar, 2, 8, 4, 8>(kc, alpha, a, b, c, ldc, ow)
 }
-unsafe fn scalar_2x4(
-    kc: usize,
-    alpha: f32,
-    a: *const f32,
-    b: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    ow: bool,
-) {
+unsafe fn scalar_2x4(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
     micro::<Scalar, 2, 4, 4, 8>(kc, alpha, a, b, c, ldc, ow)
 }
 /// Smaller scalar kernels for edge tiles.
 pub(crate) const SCALAR_EDGES: &[Edge] = &[
-    Edge {
-        rows: 2,
-        cols: 4,
-        kernel: scalar_2x4,
-    },
-    Edge {
-        rows: 4,
-        cols: 4,
-        kernel: scalar_4x4,
-    },
-    Edge {
-        rows: 2,
-        cols: 8,
-        kernel: scalar_2x8,
-    },
+    Edge { rows: 2, cols: 4, kernel: scalar_2x4 },
+    Edge { rows: 4, cols: 4, kernel: scalar_4x4 },
+    Edge { rows: 2, cols: 8, kernel: scalar_2x8 },
 ];
 
 #[cfg(target_arch = "x86_64")]
@@ -235,15 +184,7 @@ pub(crate) mod x86 {
     macro_rules! wrapper {
         ($name:ident, $feat:literal, $fl:ty, $mr:literal, $nv:literal, $ma:expr, $nb:expr) => {
             #[target_feature(enable = $feat)]
-            pub(crate) unsafe fn $name(
-                kc: usize,
-                alpha: f32,
-                a: *const f32,
-                b: *const f32,
-                c: *mut f32,
-                ldc: usize,
-                ow: bool,
-            ) {
+            pub(crate) unsafe fn $name(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
                 micro::<$fl, $mr, $nv, $ma, $nb>(kc, alpha, a, b, c, ldc, ow)
             }
         };
@@ -257,82 +198,26 @@ pub(crate) mod x86 {
     wrapper!(avx2_3x16, "avx2,fma", Avx2, 3, 2, AVX2_MR, AVX2_NR);
     wrapper!(avx2_3x8, "avx2,fma", Avx2, 3, 1, AVX2_MR, AVX2_NR);
     pub(crate) const AVX2_EDGES: &[Edge] = &[
-        Edge {
-            rows: 3,
-            cols: 8,
-            kernel: avx2_3x8,
-        },
-        Edge {
-            rows: 6,
-            cols: 8,
-            kernel: avx2_6x8,
-        },
-        Edge {
-            rows: 3,
-            cols: 16,
-            kernel: avx2_3x16,
-        },
+        Edge { rows: 3, cols: 8, kernel: avx2_3x8 },
+        Edge { rows: 6, cols: 8, kernel: avx2_6x8 },
+        Edge { rows: 3, cols: 16, kernel: avx2_3x16 },
     ];
 
     /// AVX-512 tile: 12 × 32 = 24 zmm accumulators + 2 for B + 1 broadcast (of 32).
     pub(crate) const AVX512_MR: usize = 12;
     pub(crate) const AVX512_NR: usize = 32;
-    wrapper!(
-        kernel_avx512,
-        "avx512f",
-        Avx512,
-        12,
-        2,
-        AVX512_MR,
-        AVX512_NR
-    );
+    wrapper!(kernel_avx512, "avx512f", Avx512, 12, 2, AVX512_MR, AVX512_NR);
     wrapper!(avx512_12x16, "avx512f", Avx512, 12, 1, AVX512_MR, AVX512_NR);
     wrapper!(avx512_6x32, "avx512f", Avx512, 6, 2, AVX512_MR, AVX512_NR);
     wrapper!(avx512_6x16, "avx512f", Avx512, 6, 1, AVX512_MR, AVX512_NR);
     // 8-wide edges use ymm registers (AVX-512F CPUs have AVX2 and FMA).
-    wrapper!(
-        avx512_12x8,
-        "avx512f,avx2,fma",
-        Avx2,
-        12,
-        1,
-        AVX512_MR,
-        AVX512_NR
-    );
-    wrapper!(
-        avx512_6x8,
-        "avx512f,avx2,fma",
-        Avx2,
-        6,
-        1,
-        AVX512_MR,
-        AVX512_NR
-    );
+    wrapper!(avx512_12x8, "avx512f,avx2,fma", Avx2, 12, 1, AVX512_MR, AVX512_NR);
+    wrapper!(avx512_6x8, "avx512f,avx2,fma", Avx2, 6, 1, AVX512_MR, AVX512_NR);
     pub(crate) const AVX512_EDGES: &[Edge] = &[
-        Edge {
-            rows: 6,
-            cols: 8,
-            kernel: avx512_6x8,
-        },
-        Edge {
-            rows: 12,
-            cols: 8,
-            kernel: avx512_12x8,
-        },
-        Edge {
-            rows: 6,
-            cols: 16,
-            kernel: avx512_6x16,
-        },
-        Edge {
-            rows: 12,
-            cols: 16,
-            kernel: avx512_12x16,
-        },
-        Edge {
-            rows: 6,
-            cols: 32,
-            kernel: avx512_6x32,
-        },
+        Edge { rows: 6, cols: 8, kernel: avx512_6x8 },
+        Edge { rows: 12, cols: 8, kernel: avx512_12x8 },
+        Edge { rows: 6, cols: 16, kernel: avx512_6x16 },
+        Edge { rows: 12, cols: 16, kernel: avx512_12x16 },
+        Edge { rows: 6, cols: 32, kernel: avx512_6x32 },
     ];
 }

@@ -49,9 +49,7 @@ impl Kernel {
 
     /// Parses `scalar`, `avx2` or `avx512`.
     pub fn from_name(s: &str) -> Option<Kernel> {
-        Kernel::ALL
-            .into_iter()
-            .find(|k| k.name().eq_ignore_ascii_case(s.trim()))
+        Kernel::ALL.into_iter().find(|k| k.name().eq_ignore_ascii_case(s.trim()))
     }
 
     /// Whether this CPU can run the flavour.
@@ -74,9 +72,7 @@ impl Kernel {
 
     /// The fastest available flavour.
     pub fn best() -> Kernel {
-        *Kernel::available_kernels()
-            .last()
-            .unwrap_or(&Kernel::Scalar)
+        *Kernel::available_kernels().last().unwrap_or(&Kernel::Scalar)
     }
 
     pub(crate) fn spec(self) -> Spec {
@@ -135,18 +131,11 @@ pub fn active_kernel() -> Kernel {
         Ok(s) if !s.trim().is_empty() => match Kernel::from_name(&s) {
             Some(k) if k.available() => k,
             Some(k) => {
-                eprintln!(
-                    "warning: DEEPCHESS_KERNEL={} not supported by this CPU; using {}",
-                    k.name(),
-                    Kernel::best().name()
-                );
+                eprintln!("warning: DEEPCHESS_KERNEL={} not supported by this CPU; using {}", k.name(), Kernel::best().name());
                 Kernel::best()
             }
             None => {
-                eprintln!(
-                    "warning: DEEPCHESS_KERNEL='{s}' unknown (scalar|avx2|avx512); using {}",
-                    Kernel::best().name()
-                );
+                eprintln!("warning: DEEPCHESS_KERNEL='{s}' unknown (scalar|avx2|avx512); using {}", Kernel::best().name());
                 Kernel::best()
             }
         },
@@ -159,10 +148,7 @@ pub fn active_kernel() -> Kernel {
 /// Forces the flavour used by [`gemm`] and the other dispatched kernels.
 pub fn set_kernel(k: Kernel) -> Result<()> {
     if !k.available() {
-        return Err(TensorError::Unavailable(format!(
-            "kernel '{}' is not supported by this CPU",
-            k.name()
-        )));
+        return Err(TensorError::Unavailable(format!("kernel '{}' is not supported by this CPU", k.name())));
     }
     ACTIVE.store(k.to_u8(), Ordering::Relaxed);
     Ok(())
@@ -174,15 +160,7 @@ const PAR_MIN_FLOPS: usize = 24_000_000;
 
 /// `C = alpha · op(A) · op(B) + beta · C` on matrices, with the active kernel and thread
 /// count. `C` must already have the result's shape.
-pub fn gemm(
-    ta: Trans,
-    tb: Trans,
-    alpha: f32,
-    a: &Matrix,
-    b: &Matrix,
-    beta: f32,
-    c: &mut Matrix,
-) -> Result<()> {
+pub fn gemm(ta: Trans, tb: Trans, alpha: f32, a: &Matrix, b: &Matrix, beta: f32, c: &mut Matrix) -> Result<()> {
     gemm_with(active_kernel(), threads(), ta, tb, alpha, a, b, beta, c)
 }
 
@@ -199,50 +177,19 @@ pub fn gemm_with(
     beta: f32,
     c: &mut Matrix,
 ) -> Result<()> {
-    let (m, k) = if ta == Trans::N {
-        a.shape()
-    } else {
-        (a.cols(), a.rows())
-    };
-    let (kb, n) = if tb == Trans::N {
-        b.shape()
-    } else {
-        (b.cols(), b.rows())
-    };
+    let (m, k) = if ta == Trans::N { a.shape() } else { (a.cols(), a.rows()) };
+    let (kb, n) = if tb == Trans::N { b.shape() } else { (b.cols(), b.rows()) };
     if k != kb || c.shape() != (m, n) {
         return Err(TensorError::shape(
             "gemm",
             format!(
                 "op(A) {m}×{k} · op(B) {kb}×{n} into C {}×{} (A {}×{} {:?}, B {}×{} {:?})",
-                c.rows(),
-                c.cols(),
-                a.rows(),
-                a.cols(),
-                ta,
-                b.rows(),
-                b.cols(),
-                tb
+                c.rows(), c.cols(), a.rows(), a.cols(), ta, b.rows(), b.cols(), tb
             ),
         ));
     }
     let (lda, ldb, ldc) = (a.cols(), b.cols(), n);
-    gemm_slices(
-        kernel,
-        nthreads,
-        ta,
-        tb,
-        m,
-        n,
-        k,
-        alpha,
-        a.data(),
-        lda,
-        b.data(),
-        ldb,
-        beta,
-        c.data_mut(),
-        ldc,
-    )
+    gemm_slices(kernel, nthreads, ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data_mut(), ldc)
 }
 
 /// GEMM on row-major slices with leading dimensions (BLAS-like). `A` is stored
@@ -267,10 +214,7 @@ pub fn gemm_slices(
     ldc: usize,
 ) -> Result<()> {
     if !kernel.available() {
-        return Err(TensorError::Unavailable(format!(
-            "kernel '{}' is not supported by this CPU",
-            kernel.name()
-        )));
+        return Err(TensorError::Unavailable(format!("kernel '{}' is not supported by this CPU", kernel.name())));
     }
     let check = |name: &str, rows: usize, cols: usize, ld: usize, len: usize| -> Result<()> {
         if rows == 0 || cols == 0 {
@@ -309,40 +253,17 @@ pub fn gemm_slices(
         return Ok(());
     }
     let av = match ta {
-        Trans::N => View {
-            ptr: a.as_ptr(),
-            rs: lda,
-            cs: 1,
-        },
-        Trans::T => View {
-            ptr: a.as_ptr(),
-            rs: 1,
-            cs: lda,
-        },
+        Trans::N => View { ptr: a.as_ptr(), rs: lda, cs: 1 },
+        Trans::T => View { ptr: a.as_ptr(), rs: 1, cs: lda },
     };
     let bv = match tb {
-        Trans::N => View {
-            ptr: b.as_ptr(),
-            rs: ldb,
-            cs: 1,
-        },
-        Trans::T => View {
-            ptr: b.as_ptr(),
-            rs: 1,
-            cs: ldb,
-        },
+        Trans::N => View { ptr: b.as_ptr(), rs: ldb, cs: 1 },
+        Trans::T => View { ptr: b.as_ptr(), rs: 1, cs: ldb },
     };
-    let cv = OutView {
-        ptr: c.as_mut_ptr(),
-        ld: ldc,
-    };
+    let cv = OutView { ptr: c.as_mut_ptr(), ld: ldc };
     let spec = kernel.spec();
     let flops = 2usize.saturating_mul(m).saturating_mul(n).saturating_mul(k);
-    let nt = if flops < PAR_MIN_FLOPS {
-        1
-    } else {
-        nthreads.max(1)
-    };
+    let nt = if flops < PAR_MIN_FLOPS { 1 } else { nthreads.max(1) };
     // Tiles keep their position whatever the split, so every element is computed with
     // the same operations whatever the thread count (bitwise deterministic).
     // Split the columns: each thread packs only its part of B and shares the (usually
@@ -353,27 +274,15 @@ pub fn gemm_slices(
     if split_m {
         parallel_ranges(m, nt, spec.mr, |r| unsafe {
             let (av, cv) = (av, cv); // capture whole (Sync) views, not their raw fields
-            let a = View {
-                ptr: av.ptr.add(r.start * av.rs),
-                ..av
-            };
-            let c = OutView {
-                ptr: cv.ptr.add(r.start * cv.ld),
-                ..cv
-            };
+            let a = View { ptr: av.ptr.add(r.start * av.rs), ..av };
+            let c = OutView { ptr: cv.ptr.add(r.start * cv.ld), ..cv };
             with_workspace(|ws| gemm_serial(&spec, r.len(), n, k, alpha, a, bv, c, overwrite, ws));
         });
     } else {
         parallel_ranges(n, nt, spec.nr / 2, |r| unsafe {
             let (bv, cv) = (bv, cv);
-            let b = View {
-                ptr: bv.ptr.add(r.start * bv.cs),
-                ..bv
-            };
-            let c = OutView {
-                ptr: cv.ptr.add(r.start),
-                ..cv
-            };
+            let b = View { ptr: bv.ptr.add(r.start * bv.cs), ..bv };
+            let c = OutView { ptr: cv.ptr.add(r.start), ..cv };
             with_workspace(|ws| gemm_serial(&spec, m, r.len(), k, alpha, av, b, c, overwrite, ws));
         });
     }
@@ -381,42 +290,18 @@ pub fn gemm_slices(
 }
 
 /// Straightforward triple loop in f64, the reference the tests compare kernels with.
-pub fn gemm_reference(
-    ta: Trans,
-    tb: Trans,
-    alpha: f32,
-    a: &Matrix,
-    b: &Matrix,
-    beta: f32,
-    c: &mut Matrix,
-) {
-    let (m, k) = if ta == Trans::N {
-        a.shape()
-    } else {
-        (a.cols(), a.rows())
-    };
+pub fn gemm_reference(ta: Trans, tb: Trans, alpha: f32, a: &Matrix, b: &Matrix, beta: f32, c: &mut Matrix) {
+    let (m, k) = if ta == Trans::N { a.shape() } else { (a.cols(), a.rows()) };
     let n = if tb == Trans::N { b.cols() } else { b.rows() };
     for i in 0..m {
         for j in 0..n {
             let mut s = 0.0f64;
             for p in 0..k {
-                let x = if ta == Trans::N {
-                    a.get(i, p)
-                } else {
-                    a.get(p, i)
-                };
-                let y = if tb == Trans::N {
-                    b.get(p, j)
-                } else {
-                    b.get(j, p)
-                };
+                let x = if ta == Trans::N { a.get(i, p) } else { a.get(p, i) };
+                let y = if tb == Trans::N { b.get(p, j) } else { b.get(j, p) };
                 s += x as f64 * y as f64;
             }
-            let old = if beta == 0.0 {
-                0.0
-            } else {
-                beta as f64 * c.get(i, j) as f64
-            };
+            let old = if beta == 0.0 { 0.0 } else { beta as f64 * c.get(i, j) as f64 };
             c.set(i, j, (alpha as f64 * s + old) as f32);
         }
     }
