@@ -2,7 +2,7 @@
 
 use super::args::{parse, usage, CliError, Flag};
 use crate::search::bench::BenchReport;
-use crate::search::deepchess_net::{default_net_path, Big, Distilled};
+use crate::search::deepchess_net::{default_net_path, Big, Distilled, Kernel};
 use crate::search::random_net::RandomNet;
 use crate::search::{bench, Comparator, Handcrafted, NetComparator, Searcher};
 
@@ -37,12 +37,13 @@ fn run_one<C: Comparator>(mut s: Searcher<C>, depth: u32, verbose: bool) -> Benc
 }
 
 const FLAGS: &[Flag] = &[
-    Flag { name: "depth", value: Some("N"), help: "search depth per position (default 7)" },
+    Flag { name: "depth", value: Some("N"), help: "search depth per position (default 10)" },
     Flag { name: "hash", value: Some("MB"), help: "transposition table size (default 16)" },
     Flag { name: "eval", value: Some("NAME"), help: "handcrafted (default), distilled, deepchess, random-distilled" },
     Flag { name: "net", value: Some("FILE"), help: "net file for distilled/deepchess (default: data/nets/)" },
     Flag { name: "vs-net", value: None, help: "then the same bench with the distilled net: nodes/s ratio" },
     Flag { name: "no-incremental", value: None, help: "net path: recompute the first layer per position" },
+    Flag { name: "kernel", value: Some("NAME"), help: "net layers: portable, avx2 or avx512 (default: the best this CPU has)" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
 ];
 
@@ -73,8 +74,18 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         }
     };
     let cache = hash.max(16);
+    let kernel = match p.get("kernel") {
+        None => Kernel::best(),
+        Some(k) => match Kernel::ALL.into_iter().find(|x| x.name() == k) {
+            Some(x) if x.available() => x,
+            Some(_) => return Err(CliError::Failed(format!("deepchess bench: this CPU cannot run the {k} kernel"))),
+            None => return Err(CliError::Usage(format!("deepchess bench: unknown --kernel '{k}' (portable, avx2, avx512)"))),
+        },
+    };
     let distilled = |file: std::path::PathBuf| -> Result<Searcher<NetComparator<Distilled>>, CliError> {
-        let n = Distilled::load(&file).map_err(CliError::Failed)?;
+        let mut n = Distilled::load(&file).map_err(CliError::Failed)?;
+        n.set_kernel(kernel);
+        eprintln!("distilled net {} ({} kernel)", n.description, kernel.name());
         let mut c = NetComparator::new(n, "distilled", cache);
         c.incremental = incremental;
         Ok(Searcher::new(c, hash))
@@ -91,7 +102,9 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             big_stack(Box::new(move || run_one(s, depth, verbose)))
         }
         "deepchess" => {
-            let n = Big::load(&net_file("deepchess.dcw")?).map_err(CliError::Failed)?;
+            let mut n = Big::load(&net_file("deepchess.dcw")?).map_err(CliError::Failed)?;
+            n.set_kernel(kernel);
+            eprintln!("deepchess net {} ({} kernel)", n.description, kernel.name());
             let mut c = NetComparator::new(n, "deepchess", cache);
             c.incremental = incremental;
             let s = Searcher::new(c, hash);

@@ -91,12 +91,12 @@ impl AnySearcher {
         // The file decides the size: a distilled net under Eval deepchess still loads.
         match Distilled::load(&path) {
             Ok(n) => {
-                let msg = format!("Eval {}: loaded {} ({})", eval.name(), path.display(), n.description);
+                let msg = format!("Eval {}: loaded {} ({}, {} kernel)", eval.name(), path.display(), n.description, n.kernel().name());
                 (AnySearcher::Distilled(Searcher::new(NetComparator::new(n, "distilled", cache), hash_mb)), msg)
             }
             Err(e1) => match Big::load(&path) {
                 Ok(n) => {
-                    let msg = format!("Eval {}: loaded {} ({})", eval.name(), path.display(), n.description);
+                    let msg = format!("Eval {}: loaded {} ({}, {} kernel)", eval.name(), path.display(), n.description, n.kernel().name());
                     (AnySearcher::Big(Searcher::new(NetComparator::new(n, "deepchess", cache), hash_mb)), msg)
                 }
                 Err(_) => fallback(format!("no net loaded, using handcrafted ({e1})")),

@@ -2,49 +2,70 @@
 //!
 //! Per position (cached by zobrist): the rest of the tower after the incremental first
 //! layer, then the head's first layer split in two halves — the position as the left input
-//! (`W_left · f`) and as the right one (`W_right · f`). A comparison then costs one add and
-//! ReLU of width N plus the head's remaining layers (100→2 for the distilled net).
-//! The loops are compiled twice, generic and under `avx2,fma`, chosen once at load time.
+//! (`W_left · f`) and as the right one (`W_right · f`), computed as one layer of twice the
+//! width. A comparison then costs one add and ReLU of width N plus the head's remaining
+//! layers (100→100→2 for the distilled net).
+//!
+//! Layers are stored padded with zero rows and columns to whole 16-float vectors, so
+//! activations are whole vectors end to end (the padding stays 0 through ReLU) and no kernel
+//! handles a remainder. Three kernels, equal within float tolerance, chosen once at load
+//! ([`Kernel`]) and forceable for tests: the portable loop, AVX2+FMA and AVX-512.
 
 use super::net::SiameseNet;
 use crate::data::encode::INPUTS;
 use crate::net::Net;
 use std::path::Path;
 
-/// One dense layer, input-major (row i = weights from input i), as src/net stores them,
-/// plus the copies the AVX2 kernels read: rows padded to whole 8-float vectors (`wp`, `bp`)
-/// and, for outputs narrower than a vector (the head's last layer), the transpose (`wt`).
+/// Floats per padded vector: one zmm, two ymm.
+const LANES: usize = 16;
+/// Widest padded layer the kernels' nonzero masks cover.
+const MAX_WIDTH: usize = 1024;
+
+const fn pad(n: usize) -> usize {
+    n.div_ceil(LANES) * LANES
+}
+
+/// One dense layer, input-major (row i = weights from input i), `rows × cols` padded with
+/// zeros; the first `out` outputs are meaningful. Layers narrower than a vector (the head's
+/// last, 2 outputs) run as dot products over `wt`, the transpose (`out × rows`).
 struct Dense {
     w: Vec<f32>,
     b: Vec<f32>,
-    n_in: usize,
-    n_out: usize,
-    wp: Vec<f32>,
-    bp: Vec<f32>,
+    rows: usize,
+    cols: usize,
+    out: usize,
     wt: Vec<f32>,
 }
 
 impl Dense {
-    fn new(w: Vec<f32>, b: Vec<f32>, n_in: usize, n_out: usize) -> Dense {
-        let pad = n_out.div_ceil(8) * 8;
-        let mut wp = vec![0.0; n_in * pad];
+    fn zeros(n_in: usize, out: usize, cols: usize) -> Dense {
+        let rows = pad(n_in);
+        Dense { w: vec![0.0; rows * cols], b: vec![0.0; cols], rows, cols, out, wt: Vec::new() }
+    }
+
+    /// A layer as src/net stores it: `w` is `n_in × n_out`, input-major.
+    fn from_logical(w: &[f32], b: &[f32], n_in: usize, n_out: usize) -> Dense {
+        let mut d = Dense::zeros(n_in, n_out, pad(n_out));
         for i in 0..n_in {
-            wp[i * pad..i * pad + n_out].copy_from_slice(&w[i * n_out..(i + 1) * n_out]);
+            d.w[i * d.cols..i * d.cols + n_out].copy_from_slice(&w[i * n_out..(i + 1) * n_out]);
         }
-        let mut bp = b.clone();
-        bp.resize(pad, 0.0);
-        let mut wt = vec![0.0; n_in * n_out];
-        for i in 0..n_in {
-            for o in 0..n_out {
-                wt[o * n_in + i] = w[i * n_out + o];
-            }
+        d.b[..n_out].copy_from_slice(b);
+        if d.narrow() {
+            let (w, rows, cols) = (&d.w, d.rows, d.cols);
+            d.wt = (0..n_out).flat_map(|o| (0..rows).map(move |i| w[i * cols + o])).collect();
         }
-        Dense { w, b, n_in, n_out, wp, bp, wt }
+        d
+    }
+
+    fn narrow(&self) -> bool {
+        self.out < LANES
     }
 }
 
-/// Per-position code: the head's first layer on this position as left and as right input.
+/// Per-position code: the head's first layer on this position as left and as right input,
+/// `N` floats each (the padded width; `repr(C)` so the fused layer writes both as one slice).
 #[derive(Clone, Copy)]
+#[repr(C)]
 pub struct Halves<const N: usize> {
     pub left: [f32; N],
     pub right: [f32; N],
@@ -56,69 +77,130 @@ impl<const N: usize> Default for Halves<N> {
     }
 }
 
-/// A loaded net ready for search; `N` is the head's first hidden width (100 for the
-/// distilled net, 400 for the big one), `W` the widest hidden tower layer (100, 600).
+impl<const N: usize> Halves<N> {
+    /// Left then right as one slice of 2N: the fused layer's output.
+    fn as_mut_slice(&mut self) -> &mut [f32] {
+        // Safety: repr(C) with two [f32; N] fields is 2N contiguous floats, no padding.
+        unsafe { std::slice::from_raw_parts_mut(self as *mut Self as *mut f32, 2 * N) }
+    }
+}
+
+/// Which implementation of the layers runs (all give the same results within float
+/// tolerance; the fastest available is chosen at load).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    Portable,
+    Avx2,
+    Avx512,
+}
+
+impl Kernel {
+    pub const ALL: [Kernel; 3] = [Kernel::Portable, Kernel::Avx2, Kernel::Avx512];
+
+    /// Whether this CPU runs it (checked at run time, never assumed from the build).
+    pub fn available(self) -> bool {
+        match self {
+            Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => is_x86_feature_detected!("avx512f"),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+
+    pub fn best() -> Kernel {
+        [Kernel::Avx512, Kernel::Avx2].into_iter().find(|k| k.available()).unwrap_or(Kernel::Portable)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Portable => "portable",
+            Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
+        }
+    }
+}
+
+/// A loaded net ready for search. `N` is the head's first hidden width and `W` the widest
+/// hidden tower layer, both padded to whole vectors: 112 and 112 for the distilled net
+/// (100 wide), 400 and 608 for the big one (400 and 600).
 pub struct NetEval<const N: usize, const W: usize> {
     first: Vec<f32>,
     first_bias: Vec<f32>,
     tower: Vec<Dense>,
-    head_left: Dense,
-    head_right: Dense,
+    /// The head's first layer as `[left | right]`, `2N` columns.
+    halves: Dense,
     head_rest: Vec<Dense>,
-    simd: bool,
+    kernel: Kernel,
     pub description: String,
 }
 
-pub type Distilled = NetEval<100, 100>;
-pub type Big = NetEval<400, 600>;
+pub type Distilled = NetEval<112, 112>;
+pub type Big = NetEval<400, 608>;
 
 fn dense_of(net: &Net, (w, b): (crate::tensor::ParamId, crate::tensor::ParamId)) -> Dense {
     let (w, b) = (net.params.value(w), net.params.value(b));
-    Dense::new(w.data().to_vec(), b.row(0).to_vec(), w.rows(), w.cols())
+    Dense::from_logical(w.data(), b.row(0), w.rows(), w.cols())
 }
 
 impl<const N: usize, const W: usize> NetEval<N, W> {
-    /// Builds from a loaded net; fails when its head's first width is not `N`.
+    /// Builds from a loaded net; fails when its widths do not pad to this type's `N` and
+    /// fit `W`.
     pub fn from_net(net: &Net) -> Result<Self, String> {
         let arch = net.arch.describe();
-        if net.arch.head.first() != Some(&N) {
-            return Err(format!("net {arch}: head width {:?}, expected {N}", net.arch.head.first()));
+        let h = net.arch.head[0];
+        if pad(h) != N {
+            return Err(format!("net {arch}: head width {h}, this type takes {} to {N}", N + 1 - LANES));
         }
-        // The first layer is only read row by row (incremental sums): no kernel copies.
+        if net.arch.head.len() < 2 {
+            return Err(format!("net {arch}: a head of one layer cannot be split for the search"));
+        }
+        // The first layer is only read row by row (incremental sums): kept unpadded.
         let (first_w, first_b) = (net.params.value(net.tower[0].0), net.params.value(net.tower[0].1));
         if first_w.rows() != INPUTS {
             return Err(format!("net {arch}: first layer has {} inputs, expected {INPUTS}", first_w.rows()));
         }
-        let tower: Vec<Dense> = net.tower[1..].iter().map(|&l| dense_of(net, l)).collect();
-        let f = net.arch.features();
-        let h0 = dense_of(net, net.head[0]);
-        // Rows 0..f of the head's first layer see the left position, rows f..2f the right.
-        let split = |rows: std::ops::Range<usize>, b: Vec<f32>| {
-            Dense::new(h0.w[rows.start * N..rows.end * N].to_vec(), b, f, N)
-        };
-        let head_left = split(0..f, h0.b.clone());
-        let head_right = split(f..2 * f, vec![0.0; N]);
-        let head_rest: Vec<Dense> = net.head[1..].iter().map(|&l| dense_of(net, l)).collect();
-        if net.arch.tower[1..].iter().any(|&w| w > W) || net.arch.head[1..].iter().any(|&w| w > N) || W > 1024 || N > 1024 {
+        if net.arch.tower[1..].iter().any(|&w| pad(w) > W) || net.arch.head[1..].iter().any(|&w| pad(w) > N) || W > MAX_WIDTH || 2 * N > MAX_WIDTH {
             return Err(format!("net {arch}: layers wider than this build's buffers ({W} tower, {N} head)"));
         }
+        let tower: Vec<Dense> = net.tower[1..].iter().map(|&l| dense_of(net, l)).collect();
+        // Rows 0..f of the head's first layer see the left position, rows f..2f the right.
+        let f = net.arch.features();
+        let (h0w, h0b) = (net.params.value(net.head[0].0), net.params.value(net.head[0].1));
+        let (h0w, h0b) = (h0w.data(), h0b.row(0));
+        let mut halves = Dense::zeros(f, 2 * N, 2 * N);
+        for i in 0..f {
+            let row = &mut halves.w[i * 2 * N..(i + 1) * 2 * N];
+            row[..h].copy_from_slice(&h0w[i * h..(i + 1) * h]);
+            row[N..N + h].copy_from_slice(&h0w[(f + i) * h..(f + i + 1) * h]);
+        }
+        halves.b[..h].copy_from_slice(h0b);
+        let head_rest: Vec<Dense> = net.head[1..].iter().map(|&l| dense_of(net, l)).collect();
         Ok(NetEval {
             first_bias: first_b.row(0).to_vec(),
             first: first_w.data().to_vec(),
             tower,
-            head_left,
-            head_right,
+            halves,
             head_rest,
-            simd: simd_available(),
+            kernel: Kernel::best(),
             description: arch,
         })
     }
 
-    /// Uses the AVX2+FMA kernels (when the CPU has them) or forces the portable path; for
-    /// tests and benchmarks. Returns whether the SIMD path is now in use.
-    pub fn set_simd(&mut self, on: bool) -> bool {
-        self.simd = on && simd_available();
-        self.simd
+    /// Forces a kernel (tests, benchmarks); returns false and keeps the current one when
+    /// this CPU lacks it.
+    pub fn set_kernel(&mut self, k: Kernel) -> bool {
+        let ok = k.available();
+        if ok {
+            self.kernel = k;
+        }
+        ok
+    }
+
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
 
     /// Loads a net file (`.dcw`).
@@ -128,200 +210,278 @@ impl<const N: usize, const W: usize> NetEval<N, W> {
     }
 }
 
-fn simd_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+/// `y = b + x·W` (ReLU'd when `relu`), skipping inputs the previous ReLU zeroed.
+fn dense_portable(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
+    if d.narrow() {
+        for (o, yo) in y[..d.out].iter_mut().enumerate() {
+            let s = d.b[o] + x.iter().zip(&d.wt[o * d.rows..(o + 1) * d.rows]).map(|(a, w)| a * w).sum::<f32>();
+            *yo = if relu { s.max(0.0) } else { s };
+        }
+        return;
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// `y = b + x·W`, skipping inputs the ReLU zeroed.
-#[inline(always)]
-fn dense_into(d: &Dense, x: &[f32], y: &mut [f32]) {
+    let y = &mut y[..d.cols];
     y.copy_from_slice(&d.b);
     for (i, &xi) in x.iter().enumerate() {
         if xi != 0.0 {
-            for (a, w) in y.iter_mut().zip(&d.w[i * d.n_out..(i + 1) * d.n_out]) {
+            for (a, w) in y.iter_mut().zip(&d.w[i * d.cols..(i + 1) * d.cols]) {
                 *a += xi * w;
             }
         }
     }
+    if relu {
+        y.iter_mut().for_each(|v| *v = v.max(0.0));
+    }
 }
 
+/// The tower after the first layer, then the head's fused halves; `dense` is the layer
+/// kernel, so every kernel shares this code.
 #[inline(always)]
-fn relu(v: &mut [f32]) {
-    v.iter_mut().for_each(|x| *x = x.max(0.0));
-}
-
-/// The tower after the first layer, then the head's split first layer; `dense` is the
-/// layer kernel (the portable loop or the AVX2 one), so both paths share this code.
-#[inline(always)]
-fn finish_with<const N: usize, const W: usize>(
-    n: &NetEval<N, W>,
-    first: &[f32],
-    dense: impl Fn(&Dense, &[f32], &mut [f32]),
-) -> Halves<N> {
-    // Scratch of the widest hidden tower layer (W, checked at load).
+fn finish_with<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32], dense: impl Fn(&Dense, &[f32], &mut [f32], bool)) -> Halves<N> {
     let (mut xa, mut ya) = ([0.0f32; W], [0.0f32; W]);
     let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
-    let mut len = first.len();
-    x[..len].copy_from_slice(first);
-    relu(&mut x[..len]);
+    for (a, &s) in x.iter_mut().zip(first) {
+        *a = s.max(0.0);
+    }
     for d in &n.tower {
-        dense(d, &x[..len], &mut y[..d.n_out]);
-        relu(&mut y[..d.n_out]);
-        len = d.n_out;
+        dense(d, &x[..d.rows], &mut y[..d.cols], true);
         std::mem::swap(&mut x, &mut y);
     }
     let mut h = Halves::<N>::default();
-    dense(&n.head_left, &x[..len], &mut h.left);
-    dense(&n.head_right, &x[..len], &mut h.right);
+    dense(&n.halves, &x[..n.halves.rows], h.as_mut_slice(), false);
     h
 }
 
 /// The head's remaining layers on a pair of codes: P(a better than b for White).
 #[inline(always)]
-fn head_with<const N: usize, const W: usize>(
-    n: &NetEval<N, W>,
-    a: &Halves<N>,
-    b: &Halves<N>,
-    dense: impl Fn(&Dense, &[f32], &mut [f32]),
-) -> f32 {
+fn head_with<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>, dense: impl Fn(&Dense, &[f32], &mut [f32], bool)) -> f32 {
     // Later head layers are no wider than the first (checked at load): N-sized scratch.
     let (mut xa, mut ya) = ([0.0f32; N], [0.0f32; N]);
     let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
     for i in 0..N {
         x[i] = (a.left[i] + b.right[i]).max(0.0);
     }
-    let mut len = N;
+    let last = n.head_rest.len() - 1;
     for (k, d) in n.head_rest.iter().enumerate() {
-        dense(d, &x[..len], &mut y[..d.n_out]);
-        if k + 1 < n.head_rest.len() {
-            relu(&mut y[..d.n_out]);
-        }
-        len = d.n_out;
+        dense(d, &x[..d.rows], &mut y[..d.cols], k < last);
         std::mem::swap(&mut x, &mut y);
     }
     // Softmax over the two logits = sigmoid of their difference.
     1.0 / (1.0 + (x[1] - x[0]).exp())
 }
 
-/// The AVX2+FMA path: each dense layer as blocks of up to 13 output vectors held in
-/// registers while the nonzero inputs (after ReLU) stream past — a 1×(8·13) micro-kernel in
-/// BLIS terms, with the loop over inputs as the k loop; the 2-wide last layer as dot products.
+/// The SIMD kernels: one layer kernel generic over the instruction flavour, thin
+/// `#[target_feature]` wrappers per flavour. In BLIS terms a layer is a 1×cols by
+/// cols×rows product: the jr loop walks blocks of output vectors held in registers, the k
+/// loop streams only the inputs the ReLU left nonzero (bits of a mask), each broadcast once
+/// per block.
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::{Dense, Halves, NetEval};
+mod simd {
+    use super::{Dense, Halves, NetEval, LANES, MAX_WIDTH};
     use std::arch::x86_64::*;
 
-    /// Output vectors per register block: 13 accumulators + the broadcast input fit in 16 ymm.
-    const BLOCK: usize = 13;
+    /// An instruction flavour: the vector type and the few operations the kernel needs.
+    pub trait Flavour {
+        type V: Copy;
+        /// Floats per vector.
+        const L: usize;
+        /// Output vectors accumulated in registers per pass (the register file less the
+        /// broadcast input and a spare).
+        const MAX_ACC: usize;
+        unsafe fn zero() -> Self::V;
+        unsafe fn load(p: *const f32) -> Self::V;
+        unsafe fn store(p: *mut f32, v: Self::V);
+        unsafe fn splat(x: f32) -> Self::V;
+        unsafe fn fmadd(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+        unsafe fn max0(v: Self::V) -> Self::V;
+        /// Bit j set when lane j is not zero.
+        unsafe fn nonzero(v: Self::V) -> u64;
+        unsafe fn sum(v: Self::V) -> f32;
+    }
 
+    pub struct Avx2;
+    pub struct Avx512;
+
+    impl Flavour for Avx2 {
+        type V = __m256;
+        const L: usize = 8;
+        const MAX_ACC: usize = 14;
+        #[inline(always)]
+        unsafe fn zero() -> __m256 {
+            _mm256_setzero_ps()
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f32) -> __m256 {
+            _mm256_loadu_ps(p)
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut f32, v: __m256) {
+            _mm256_storeu_ps(p, v)
+        }
+        #[inline(always)]
+        unsafe fn splat(x: f32) -> __m256 {
+            _mm256_set1_ps(x)
+        }
+        #[inline(always)]
+        unsafe fn fmadd(a: __m256, b: __m256, c: __m256) -> __m256 {
+            _mm256_fmadd_ps(a, b, c)
+        }
+        #[inline(always)]
+        unsafe fn max0(v: __m256) -> __m256 {
+            _mm256_max_ps(v, _mm256_setzero_ps())
+        }
+        #[inline(always)]
+        unsafe fn nonzero(v: __m256) -> u64 {
+            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_NEQ_UQ>(v, _mm256_setzero_ps())) as u32 as u64
+        }
+        #[inline(always)]
+        unsafe fn sum(v: __m256) -> f32 {
+            let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+            let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+            _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
+        }
+    }
+
+    impl Flavour for Avx512 {
+        type V = __m512;
+        const L: usize = 16;
+        const MAX_ACC: usize = 28;
+        #[inline(always)]
+        unsafe fn zero() -> __m512 {
+            _mm512_setzero_ps()
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f32) -> __m512 {
+            _mm512_loadu_ps(p)
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut f32, v: __m512) {
+            _mm512_storeu_ps(p, v)
+        }
+        #[inline(always)]
+        unsafe fn splat(x: f32) -> __m512 {
+            _mm512_set1_ps(x)
+        }
+        #[inline(always)]
+        unsafe fn fmadd(a: __m512, b: __m512, c: __m512) -> __m512 {
+            _mm512_fmadd_ps(a, b, c)
+        }
+        #[inline(always)]
+        unsafe fn max0(v: __m512) -> __m512 {
+            _mm512_max_ps(v, _mm512_setzero_ps())
+        }
+        #[inline(always)]
+        unsafe fn nonzero(v: __m512) -> u64 {
+            _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(v, _mm512_setzero_ps()) as u64
+        }
+        #[inline(always)]
+        unsafe fn sum(v: __m512) -> f32 {
+            _mm512_reduce_add_ps(v)
+        }
+    }
+
+    /// `B` output vectors from column `c`: bias, then one FMA per vector for each nonzero
+    /// input (the micro-kernel), then ReLU and store.
     #[inline(always)]
-    unsafe fn block<const V: usize>(d: &Dense, x: &[f32], idx: &[u16], c: usize, y: &mut [f32]) {
-        let pad = d.bp.len();
-        let mut acc = [_mm256_setzero_ps(); V];
+    unsafe fn block<F: Flavour, const B: usize>(d: &Dense, x: &[f32], words: &[u64], c: usize, y: &mut [f32], relu: bool) {
+        let mut acc = [F::zero(); B];
         for (v, a) in acc.iter_mut().enumerate() {
-            *a = _mm256_loadu_ps(d.bp.as_ptr().add(c + 8 * v));
+            *a = F::load(d.b.as_ptr().add(c + v * F::L));
         }
-        for &i in idx {
-            let i = i as usize;
-            let xb = _mm256_set1_ps(*x.get_unchecked(i));
-            let row = d.wp.as_ptr().add(i * pad + c);
-            for (v, a) in acc.iter_mut().enumerate() {
-                *a = _mm256_fmadd_ps(xb, _mm256_loadu_ps(row.add(8 * v)), *a);
+        for (k, &word) in words.iter().enumerate() {
+            let mut m = word;
+            while m != 0 {
+                let i = k * 64 + m.trailing_zeros() as usize;
+                m &= m - 1;
+                let xi = F::splat(*x.get_unchecked(i));
+                let row = d.w.as_ptr().add(i * d.cols + c);
+                for (v, a) in acc.iter_mut().enumerate() {
+                    *a = F::fmadd(xi, F::load(row.add(v * F::L)), *a);
+                }
             }
         }
-        for (v, a) in acc.iter().enumerate() {
-            let o = c + 8 * v;
-            if o + 8 <= d.n_out {
-                _mm256_storeu_ps(y.as_mut_ptr().add(o), *a);
-            } else {
-                let mut t = [0.0f32; 8];
-                _mm256_storeu_ps(t.as_mut_ptr(), *a);
-                y[o..d.n_out].copy_from_slice(&t[..d.n_out - o]);
-            }
+        for (v, &a) in acc.iter().enumerate() {
+            F::store(y.as_mut_ptr().add(c + v * F::L), if relu { F::max0(a) } else { a });
         }
     }
 
-    /// `y = b + x·W` (y has `d.n_out` entries); `M` bounds the inputs (the index list's size).
+    /// The 2-output last layer: dot products over the (padded) inputs.
     #[inline(always)]
-    unsafe fn dense<const M: usize>(d: &Dense, x: &[f32], y: &mut [f32]) {
-        assert!(x.len() == d.n_in && d.n_in <= M && y.len() >= d.n_out);
-        if d.n_out < 8 {
-            for (o, yo) in y[..d.n_out].iter_mut().enumerate() {
-                *yo = d.b[o] + dot(x, &d.wt[o * d.n_in..(o + 1) * d.n_in]);
+    unsafe fn narrow<F: Flavour>(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
+        for (o, yo) in y[..d.out].iter_mut().enumerate() {
+            let w = d.wt.as_ptr().add(o * d.rows);
+            let mut acc = F::zero();
+            for v in 0..d.rows / F::L {
+                acc = F::fmadd(F::load(x.as_ptr().add(v * F::L)), F::load(w.add(v * F::L)), acc);
             }
-            return;
+            let s = d.b[o] + F::sum(acc);
+            *yo = if relu { s.max(0.0) } else { s };
         }
-        // The inputs the ReLU left nonzero, once for all blocks (branch-free compaction).
-        let mut idx = [0u16; M];
-        let mut n = 0;
-        for (i, &xi) in x.iter().enumerate() {
-            *idx.get_unchecked_mut(n) = i as u16;
-            n += (xi != 0.0) as usize;
+    }
+
+    /// `y = b + x·W`, ReLU'd when `relu`; `x` has `d.rows` entries, `y` at least `d.cols`.
+    #[inline(always)]
+    unsafe fn layer<F: Flavour>(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
+        assert!(x.len() == d.rows && y.len() >= d.cols && d.rows <= MAX_WIDTH && d.rows % LANES == 0 && d.cols % LANES == 0);
+        if d.narrow() {
+            return narrow::<F>(d, x, y, relu);
         }
-        let idx = &idx[..n];
-        let vectors = d.bp.len() / 8;
+        // The inputs the ReLU left nonzero, as bits: the k loop visits only those.
+        let mut words = [0u64; MAX_WIDTH / 64];
+        for j in (0..d.rows).step_by(F::L) {
+            words[j / 64] |= F::nonzero(F::load(x.as_ptr().add(j))) << (j % 64);
+        }
+        let words = &words[..d.rows.div_ceil(64)];
+        // The jr loop: blocks of output vectors as even as the register budget allows.
+        let vectors = d.cols / F::L;
+        let mut blocks = vectors.div_ceil(F::MAX_ACC);
         let mut c = 0;
-        while c < vectors * 8 {
-            match (vectors - c / 8).min(BLOCK) {
-                13 => block::<13>(d, x, idx, c, y),
-                12 => block::<12>(d, x, idx, c, y),
-                11 => block::<11>(d, x, idx, c, y),
-                10 => block::<10>(d, x, idx, c, y),
-                9 => block::<9>(d, x, idx, c, y),
-                8 => block::<8>(d, x, idx, c, y),
-                7 => block::<7>(d, x, idx, c, y),
-                6 => block::<6>(d, x, idx, c, y),
-                5 => block::<5>(d, x, idx, c, y),
-                4 => block::<4>(d, x, idx, c, y),
-                3 => block::<3>(d, x, idx, c, y),
-                2 => block::<2>(d, x, idx, c, y),
-                _ => block::<1>(d, x, idx, c, y),
+        while blocks > 0 {
+            let size = (vectors - c / F::L).div_ceil(blocks);
+            macro_rules! by_size {
+                ($($n:literal)*) => {
+                    match size {
+                        $($n => block::<F, $n>(d, x, words, c, y, relu),)*
+                        _ => unreachable!("block of {size} vectors"),
+                    }
+                };
             }
-            c += BLOCK * 8;
+            by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28);
+            c += size * F::L;
+            blocks -= 1;
         }
     }
 
-    #[inline(always)]
-    unsafe fn dot(x: &[f32], w: &[f32]) -> f32 {
-        let n = x.len().min(w.len());
-        let mut acc = _mm256_setzero_ps();
-        let mut i = 0;
-        while i + 8 <= n {
-            acc = _mm256_fmadd_ps(_mm256_loadu_ps(x.as_ptr().add(i)), _mm256_loadu_ps(w.as_ptr().add(i)), acc);
-            i += 8;
-        }
-        let mut t = [0.0f32; 8];
-        _mm256_storeu_ps(t.as_mut_ptr(), acc);
-        let mut s = (t[0] + t[4]) + (t[1] + t[5]) + ((t[2] + t[6]) + (t[3] + t[7]));
-        while i < n {
-            s += x[i] * w[i];
-            i += 1;
-        }
-        s
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn finish_avx2<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
+        super::finish_with(n, first, |d, x, y, r| layer::<Avx2>(d, x, y, r))
     }
 
-    /// One dense layer through the kernel, for the comparison with the portable loop.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn head_avx2<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
+        super::head_with(n, a, b, |d, x, y, r| layer::<Avx2>(d, x, y, r))
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn finish_avx512<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
+        super::finish_with(n, first, |d, x, y, r| layer::<Avx512>(d, x, y, r))
+    }
+
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn head_avx512<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
+        super::head_with(n, a, b, |d, x, y, r| layer::<Avx512>(d, x, y, r))
+    }
+
+    /// One layer through each kernel, for the comparison with the portable loop.
     #[cfg(test)]
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn dense_layer(d: &Dense, x: &[f32], y: &mut [f32]) {
-        dense::<1024>(d, x, y)
+    pub unsafe fn layer_avx2(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
+        layer::<Avx2>(d, x, y, relu)
     }
 
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn finish<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
-        super::finish_with(n, first, |d, x, y| dense::<W>(d, x, y))
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn head<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
-        super::head_with(n, a, b, |d, x, y| dense::<N>(d, x, y))
+    #[cfg(test)]
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn layer_avx512(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
+        layer::<Avx512>(d, x, y, relu)
     }
 }
 
@@ -339,20 +499,23 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
         &self.first_bias
     }
     fn finish(&self, first: &[f32]) -> Halves<N> {
-        #[cfg(target_arch = "x86_64")]
-        if self.simd {
-            // Safety: avx2 and fma were detected at load time.
-            return unsafe { avx2::finish(self, first) };
+        // Safety (each SIMD arm): the kernel was checked available when it was chosen.
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { simd::finish_avx512(self, first) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { simd::finish_avx2(self, first) },
+            _ => finish_with(self, first, dense_portable),
         }
-        finish_with(self, first, dense_into)
     }
     fn head(&self, a: &Halves<N>, b: &Halves<N>) -> f32 {
-        #[cfg(target_arch = "x86_64")]
-        if self.simd {
-            // Safety: as above.
-            return unsafe { avx2::head(self, a, b) };
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { simd::head_avx512(self, a, b) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { simd::head_avx2(self, a, b) },
+            _ => head_with(self, a, b, dense_portable),
         }
-        head_with(self, a, b, dense_into)
     }
 }
 
@@ -375,7 +538,8 @@ mod tests {
     use crate::chess::Position;
     use crate::data::encode::Features;
 
-    /// The split head and incremental-ready tower give the same probability as src/net.
+    /// The split head and incremental-ready tower give the same probability as src/net,
+    /// with every kernel this CPU has.
     #[test]
     fn matches_the_reference_inference() {
         let fens = [
@@ -396,41 +560,65 @@ mod tests {
                     }
                 }
             };
-            if net.arch.head[0] == 100 {
-                for simd in [false, true] {
+            for k in Kernel::ALL.into_iter().filter(|k| k.available()) {
+                if net.arch.head[0] == 100 {
                     let mut e = Distilled::from_net(&net).unwrap();
-                    e.set_simd(simd);
+                    assert!(e.set_kernel(k));
                     check(&|a, b| e.head(&e.finish(a), &e.finish(b)));
-                }
-            } else {
-                for simd in [false, true] {
+                } else {
                     let mut e = Big::from_net(&net).unwrap();
-                    e.set_simd(simd);
+                    assert!(e.set_kernel(k));
                     check(&|a, b| e.head(&e.finish(a), &e.finish(b)));
+                    assert!(Distilled::from_net(&net).is_err());
                 }
-                assert!(Distilled::from_net(&net).is_err());
             }
         }
     }
 
+    /// Padding columns of a layer's output stay zero (the next layer's mask relies on it).
+    #[test]
+    fn padded_outputs_stay_zero() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets/distilled.dcw");
+        let (net, _) = Net::load(&path).unwrap();
+        let fa = Features::from_position(&Position::from_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap());
+        for k in Kernel::ALL.into_iter().filter(|k| k.available()) {
+            let mut e = Distilled::from_net(&net).unwrap();
+            e.set_kernel(k);
+            let h = e.finish(&first_sums(&net, &fa));
+            assert!(h.left[100..].iter().chain(&h.right[100..]).all(|&v| v == 0.0), "{k:?}");
+            assert!(h.left[..100].iter().any(|&v| v != 0.0), "{k:?}");
+        }
+    }
+
     proptest::proptest! {
-        /// The AVX2 dense kernel against the portable loop on odd shapes, with ReLU-like zeros.
+        /// Each SIMD layer kernel against the portable loop on odd shapes (narrow ones
+        /// included), with ReLU-like zeros in the input, with and without ReLU.
         #[test]
-        fn avx2_dense_matches_portable(n_in in 1usize..140, n_out in 1usize..230, seed in 0u64..1000) {
-            if !simd_available() {
-                return Ok(());
-            }
+        fn simd_layers_match_portable(n_in in 1usize..140, n_out in 1usize..500, seed in 0u64..1000, relu: bool) {
             let mut r = crate::tensor::rng::Rng::new(seed);
             let mut u = || r.uniform(-0.5, 0.5);
             let w: Vec<f32> = (0..n_in * n_out).map(|_| u()).collect();
             let b: Vec<f32> = (0..n_out).map(|_| u()).collect();
-            let x: Vec<f32> = (0..n_in).map(|_| u().max(0.0)).collect();
-            let d = Dense::new(w, b, n_in, n_out);
-            let (mut want, mut got) = (vec![0.0; n_out], vec![0.0; n_out]);
-            dense_into(&d, &x, &mut want);
-            unsafe { avx2::dense_layer(&d, &x, &mut got) };
-            for (a, b) in want.iter().zip(&got) {
-                proptest::prop_assert!((a - b).abs() < 1e-4, "{n_in}x{n_out}: {a} vs {b}");
+            let d = Dense::from_logical(&w, &b, n_in, n_out);
+            let mut x = vec![0.0; d.rows];
+            x[..n_in].iter_mut().for_each(|v| *v = u().max(0.0));
+            let mut want = vec![0.0; d.cols];
+            dense_portable(&d, &x, &mut want, relu);
+            for k in [Kernel::Avx2, Kernel::Avx512].into_iter().filter(|k| k.available()) {
+                let mut got = vec![f32::NAN; d.cols];
+                #[cfg(target_arch = "x86_64")]
+                unsafe {
+                    match k {
+                        Kernel::Avx2 => simd::layer_avx2(&d, &x, &mut got, relu),
+                        _ => simd::layer_avx512(&d, &x, &mut got, relu),
+                    }
+                }
+                for (o, (a, b)) in want.iter().zip(&got).take(n_out).enumerate() {
+                    proptest::prop_assert!((a - b).abs() < 1e-4, "{k:?} {n_in}x{n_out} output {o}: {a} vs {b}");
+                }
+                if !d.narrow() {
+                    proptest::prop_assert!(got[n_out..].iter().all(|&v| v == 0.0), "{k:?}: padding not zero");
+                }
             }
         }
     }
