@@ -2,7 +2,8 @@
 
 use super::args::{parse, usage, CliError, Flag};
 use crate::search::bench::BenchReport;
-use crate::search::deepchess_net::{default_net_path, Big, Distilled, Kernel};
+use crate::search::deepchess_net::{default_net_path, AnyNet, Kernel};
+use crate::search::net::SiameseNet;
 use crate::search::random_net::RandomNet;
 use crate::search::{bench, Comparator, Handcrafted, NetComparator, Searcher};
 
@@ -82,41 +83,51 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             None => return Err(CliError::Usage(format!("deepchess bench: unknown --kernel '{k}' (portable, avx2, avx512)"))),
         },
     };
-    let distilled = |file: std::path::PathBuf| -> Result<Searcher<NetComparator<Distilled>>, CliError> {
-        let mut n = Distilled::load(&file).map_err(CliError::Failed)?;
-        n.set_kernel(kernel);
-        eprintln!("distilled net {} ({} kernel)", n.description, kernel.name());
-        let mut c = NetComparator::new(n, "distilled", cache);
-        c.incremental = incremental;
-        Ok(Searcher::new(c, hash))
-    };
     // Searches recurse deeply with position-sized values: run on a thread with a big stack.
     let big_stack = |f: Box<dyn FnOnce() -> BenchReport + Send>| -> BenchReport {
         std::thread::Builder::new().stack_size(256 << 20).spawn(f).expect("bench thread").join().expect("bench thread panicked")
     };
+    // A net file in whichever search build fits its shape.
+    let net_bench = |file: std::path::PathBuf, name: &'static str| -> Result<BenchReport, CliError> {
+        fn go<N: SiameseNet + Send + 'static>(n: N, name: &'static str, cache: usize, hash: usize, incremental: bool) -> Box<dyn FnOnce(u32, bool) -> BenchReport + Send>
+        where
+            N::Code: Send,
+        {
+            let mut c = NetComparator::new(n, name, cache);
+            c.incremental = incremental;
+            let s = Searcher::new(c, hash);
+            Box::new(move |depth, verbose| run_one(s, depth, verbose))
+        }
+        let run = match AnyNet::load(&file).map_err(CliError::Failed)? {
+            AnyNet::Distilled(mut n) => {
+                n.set_kernel(kernel);
+                eprintln!("net {} ({} kernel)", n.description, kernel.name());
+                go(n, name, cache, hash, incremental)
+            }
+            AnyNet::Compact(mut n) => {
+                n.set_kernel(kernel);
+                eprintln!("net {} ({} kernel)", n.description, kernel.name());
+                go(n, name, cache, hash, incremental)
+            }
+            AnyNet::Big(mut n) => {
+                n.set_kernel(kernel);
+                eprintln!("net {} ({} kernel)", n.description, kernel.name());
+                go(n, name, cache, hash, incremental)
+            }
+        };
+        Ok(big_stack(Box::new(move || run(depth, verbose))))
+    };
     let first = match eval {
         "handcrafted" => big_stack(Box::new(move || run_one(Searcher::new(Handcrafted::new(), hash), depth, verbose))),
         "random-distilled" => big_stack(Box::new(move || run_one(random_net_searcher(hash, incremental), depth, verbose))),
-        "distilled" => {
-            let s = distilled(net_file("distilled.dcw")?)?;
-            big_stack(Box::new(move || run_one(s, depth, verbose)))
-        }
-        "deepchess" => {
-            let mut n = Big::load(&net_file("deepchess.dcw")?).map_err(CliError::Failed)?;
-            n.set_kernel(kernel);
-            eprintln!("deepchess net {} ({} kernel)", n.description, kernel.name());
-            let mut c = NetComparator::new(n, "deepchess", cache);
-            c.incremental = incremental;
-            let s = Searcher::new(c, hash);
-            big_stack(Box::new(move || run_one(s, depth, verbose)))
-        }
+        "distilled" => net_bench(net_file("distilled.dcw")?, "distilled")?,
+        "deepchess" => net_bench(net_file("deepchess.dcw")?, "deepchess")?,
         e => return Err(CliError::Usage(format!("deepchess bench: unknown --eval '{e}' (handcrafted, distilled, deepchess, random-distilled)"))),
     };
     println!("Nodes searched: {}", first.nodes);
     println!("Nodes/second: {}", first.nps());
     if p.has("vs-net") && eval == "handcrafted" {
-        let s = distilled(net_file("distilled.dcw")?)?;
-        let net = big_stack(Box::new(move || run_one(s, depth, verbose)));
+        let net = net_bench(net_file("distilled.dcw")?, "distilled")?;
         eprintln!(
             "distilled net vs handcrafted, same positions, same run: {:.2}x slower in nodes/s",
             first.nps() as f64 / net.nps().max(1) as f64

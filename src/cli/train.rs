@@ -20,6 +20,8 @@ const FLAGS: &[Flag] = &[
     Flag { name: "max-positions", value: Some("N"), help: "use at most N training positions per class (data-size curves)" },
     Flag { name: "no-mirror", value: None, help: "no colour-mirror augmentation even if the profile uses it" },
     Flag { name: "siamese-epochs", value: Some("N"), help: "epochs of the DeepChess (Siamese) phase instead of the profile's" },
+    Flag { name: "distill-arch", value: Some("ARCH"), help: "the distilled net's layers, e.g. 773-128-32-32/32-32-2 (default the paper's 773-100-100-100/100-100-2)" },
+    Flag { name: "distill-epochs", value: Some("N"), help: "epochs of the distillation's pair phase instead of the profile's" },
 ];
 
 pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Dataset), CliError> {
@@ -64,6 +66,18 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
             return Err(CliError::Usage("deepchess train: --siamese-epochs must be at least 1".into()));
         }
         prof.siamese.epochs = e;
+    }
+    if let Some(a) = p.get("distill-arch") {
+        prof.distill_arch = crate::net::Arch::parse(a).ok_or_else(|| {
+            CliError::Usage(format!("deepchess train: bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-128-32-32/32-32-2)"))
+        })?;
+    }
+    if p.get("distill-epochs").is_some() {
+        let e: usize = p.get_or("train", "distill-epochs", 1)?;
+        if e == 0 {
+            return Err(CliError::Usage("deepchess train: --distill-epochs must be at least 1".into()));
+        }
+        prof.distill_full.epochs = e;
     }
     let phases = match p.get("phases") {
         Some(s) => Phases::parse(s).ok_or_else(|| CliError::Usage(format!("deepchess train: bad --phases '{s}'")))?,

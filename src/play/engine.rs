@@ -3,7 +3,7 @@
 //! owns the searcher until it prints the one `bestmove` of that `go`.
 
 use crate::chess::{Game, Position};
-use crate::search::deepchess_net::{default_net_path, Big, Distilled};
+use crate::search::deepchess_net::{default_net_path, AnyNet, Big, Compact, Distilled, Kernel};
 use crate::search::{Handcrafted, Info, Limits, NetComparator, Score, SearchResult, Searcher};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +44,7 @@ impl EvalChoice {
 pub enum AnySearcher {
     Handcrafted(Searcher<Handcrafted>),
     Distilled(Searcher<NetComparator<Distilled>>),
+    Compact(Searcher<NetComparator<Compact>>),
     Big(Searcher<NetComparator<Big>>),
 }
 
@@ -52,6 +53,7 @@ macro_rules! each {
         match $self {
             AnySearcher::Handcrafted($s) => $e,
             AnySearcher::Distilled($s) => $e,
+            AnySearcher::Compact($s) => $e,
             AnySearcher::Big($s) => $e,
         }
     };
@@ -89,18 +91,21 @@ impl AnySearcher {
         };
         let cache = hash_mb.max(16);
         // The file decides the size: a distilled net under Eval deepchess still loads.
-        match Distilled::load(&path) {
-            Ok(n) => {
-                let msg = format!("Eval {}: loaded {} ({}, {} kernel)", eval.name(), path.display(), n.description, n.kernel().name());
+        let loaded = |d: &str, k: Kernel| format!("Eval {}: loaded {} ({d}, {} kernel)", eval.name(), path.display(), k.name());
+        match AnyNet::load(&path) {
+            Ok(AnyNet::Distilled(n)) => {
+                let msg = loaded(&n.description, n.kernel());
                 (AnySearcher::Distilled(Searcher::new(NetComparator::new(n, "distilled", cache), hash_mb)), msg)
             }
-            Err(e1) => match Big::load(&path) {
-                Ok(n) => {
-                    let msg = format!("Eval {}: loaded {} ({}, {} kernel)", eval.name(), path.display(), n.description, n.kernel().name());
-                    (AnySearcher::Big(Searcher::new(NetComparator::new(n, "deepchess", cache), hash_mb)), msg)
-                }
-                Err(_) => fallback(format!("no net loaded, using handcrafted ({e1})")),
-            },
+            Ok(AnyNet::Compact(n)) => {
+                let msg = loaded(&n.description, n.kernel());
+                (AnySearcher::Compact(Searcher::new(NetComparator::new(n, "distilled", cache), hash_mb)), msg)
+            }
+            Ok(AnyNet::Big(n)) => {
+                let msg = loaded(&n.description, n.kernel());
+                (AnySearcher::Big(Searcher::new(NetComparator::new(n, "deepchess", cache), hash_mb)), msg)
+            }
+            Err(e) => fallback(format!("no net loaded, using handcrafted ({e})")),
         }
     }
 }

@@ -314,7 +314,7 @@ impl<C: Comparator> Searcher<C> {
                 let r = 3 + depth / 6;
                 let mut child = *pos;
                 child.play_null();
-                self.comp.set_node(ply + 1, &child);
+                self.enter(ply + 1, &child, depth - 1 - r);
                 self.path.push(child.hash());
                 // Window (beta - ε, beta): only "does it reach beta?".
                 let v = self.alphabeta(
@@ -362,7 +362,7 @@ impl<C: Comparator> Searcher<C> {
             {
                 continue;
             }
-            self.comp.set_node(ply + 1, &child);
+            self.enter(ply + 1, &child, depth - 1);
             self.path.push(child.hash());
             // Check extension, bounded so perpetual checks cannot blow up the tree.
             let ext = (gives_check && (ply as i32) < 2 * self.root_depth) as i32;
@@ -436,6 +436,17 @@ impl<C: Comparator> Searcher<C> {
         let bound = if best_move.is_some() { Bound::Exact } else { Bound::Upper };
         self.tt.store(hash, ply, depth, bound, best, best_move);
         best
+    }
+
+    /// Makes `child` the position at `ply` of the current line; when it will be searched
+    /// with depth left, starts loading its transposition entry (read after the tests that
+    /// precede the probe, so the line usually arrives in time).
+    #[inline]
+    fn enter(&mut self, ply: usize, child: &Position, depth_left: i32) {
+        if depth_left > 0 {
+            self.tt.prefetch(child.hash());
+        }
+        self.comp.set_node(ply, child);
     }
 
     /// `v` is at least bound `b` for `side`.
@@ -514,7 +525,7 @@ impl<C: Comparator> Searcher<C> {
             }
             let mut child = *pos;
             child.play(m);
-            self.comp.set_node(ply + 1, &child);
+            self.enter(ply + 1, &child, 0);
             let v = self.quiesce(&child, ply + 1, qply + 1, beta.flip(), alpha.flip());
             if self.aborted {
                 return best;

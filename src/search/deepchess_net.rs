@@ -139,6 +139,33 @@ pub struct NetEval<const N: usize, const W: usize> {
 
 pub type Distilled = NetEval<112, 112>;
 pub type Big = NetEval<400, 608>;
+/// Students narrower than the paper's distilled net (heads of 17 to 32, towers up to 256),
+/// e.g. 773-128-32-32/32-32-2 (`deepchess train --distill-arch`).
+pub type Compact = NetEval<32, 256>;
+
+/// A net file loaded into whichever search build fits its shape.
+pub enum AnyNet {
+    Distilled(Distilled),
+    Compact(Compact),
+    Big(Big),
+}
+
+impl AnyNet {
+    pub fn load(path: &Path) -> Result<AnyNet, String> {
+        let (net, _) = Net::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let e1 = match Distilled::from_net(&net) {
+            Ok(n) => return Ok(AnyNet::Distilled(n)),
+            Err(e) => e,
+        };
+        if let Ok(n) = Compact::from_net(&net) {
+            return Ok(AnyNet::Compact(n));
+        }
+        if let Ok(n) = Big::from_net(&net) {
+            return Ok(AnyNet::Big(n));
+        }
+        Err(format!("{}: {e1}; nor the compact (head up to 32, tower up to 256) or big (head 385 to 400, tower up to 608) build", path.display()))
+    }
+}
 
 fn dense_of(net: &Net, (w, b): (crate::tensor::ParamId, crate::tensor::ParamId)) -> Dense {
     let (w, b) = (net.params.value(w), net.params.value(b));
@@ -573,6 +600,62 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Other shapes (random weights): each loads into the build that fits it, and agrees
+    /// with src/net's inference under every kernel.
+    #[test]
+    fn other_shapes_load_and_match() {
+        let fens = ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11"];
+        let dir = std::env::temp_dir().join(format!("deepchess-shapes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (arch, want) in [("773-128-32-32/32-32-2", "compact"), ("773-256-24-17/20-9-2", "compact"), ("773-100-100-100/100-100-2", "distilled"), ("773-90-100/97-2", "distilled")] {
+            let net = Net::new(crate::net::Arch::parse(arch).unwrap(), &mut crate::tensor::rng::Rng::new(7));
+            let path = dir.join("n.dcw");
+            net.save(&path, &[]).unwrap();
+            let got = match AnyNet::load(&path).unwrap() {
+                AnyNet::Distilled(_) => "distilled",
+                AnyNet::Compact(_) => "compact",
+                AnyNet::Big(_) => "big",
+            };
+            assert_eq!(got, want, "{arch}");
+            for k in Kernel::ALL.into_iter().filter(|k| k.available()) {
+                let probs: Vec<f32> = match AnyNet::load(&path).unwrap() {
+                    AnyNet::Distilled(mut e) => {
+                        e.set_kernel(k);
+                        pairs(&net, &fens, |a, b| e.head(&e.finish(a.0), &e.finish(b.0)))
+                    }
+                    AnyNet::Compact(mut e) => {
+                        e.set_kernel(k);
+                        pairs(&net, &fens, |a, b| e.head(&e.finish(a.0), &e.finish(b.0)))
+                    }
+                    AnyNet::Big(_) => unreachable!(),
+                };
+                let want = pairs(&net, &fens, |a, b| net.compare(&net.features(a.1), &net.features(b.1)));
+                for (w, g) in want.iter().zip(&probs) {
+                    assert!((w - g).abs() < 1e-4, "{arch} {k:?}: {w} vs {g}");
+                }
+            }
+        }
+        let net = Net::new(crate::net::Arch::parse("773-300-32/2").unwrap(), &mut crate::tensor::rng::Rng::new(7));
+        let path = dir.join("n.dcw");
+        net.save(&path, &[]).unwrap();
+        let e = AnyNet::load(&path).err().expect("no build takes a one-layer head");
+        assert!(e.contains("n.dcw"), "{e}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// `f` on every ordered pair of the positions, given first-layer sums and input bits.
+    fn pairs(net: &Net, fens: &[&str], f: impl Fn((&[f32], &[u16]), (&[f32], &[u16])) -> f32) -> Vec<f32> {
+        let feats: Vec<Features> = fens.iter().map(|f| Features::from_position(&Position::from_fen(f).unwrap())).collect();
+        let sums: Vec<Vec<f32>> = feats.iter().map(|f| first_sums(net, f)).collect();
+        let mut out = Vec::new();
+        for i in 0..fens.len() {
+            for j in 0..fens.len() {
+                out.push(f((&sums[i], feats[i].as_slice()), (&sums[j], feats[j].as_slice())));
+            }
+        }
+        out
     }
 
     /// Padding columns of a layer's output stay zero (the next layer's mask relies on it).

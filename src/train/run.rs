@@ -23,6 +23,8 @@ pub struct Profile {
     pub siamese: StageCfg,
     pub distill_tower: StageCfg,
     pub distill_full: StageCfg,
+    /// The student's layers (the paper's distilled shape unless `--distill-arch`).
+    pub distill_arch: Arch,
     pub scratch_pos2vec: StageCfg,
     pub scratch_siamese: StageCfg,
 }
@@ -41,6 +43,7 @@ impl Profile {
             siamese: sia,
             distill_tower: StageCfg { epochs: 100, ..p2v },
             distill_full: StageCfg { epochs: 300, ..sia },
+            distill_arch: Arch::small(),
             scratch_pos2vec: p2v,
             scratch_siamese: sia,
         }
@@ -61,6 +64,7 @@ impl Profile {
             siamese: StageCfg { epochs: 16, samples: 200_000, batch: 256, opt: adam(5e-4) },
             distill_tower: StageCfg { epochs: 4, samples: 200_000, batch: 256, opt: adam(1e-3) },
             distill_full: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4) },
+            distill_arch: Arch::small(),
             scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3) },
             scratch_siamese: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4) },
         }
@@ -77,6 +81,7 @@ impl Profile {
             siamese: s(3, 4_000),
             distill_tower: s(1, 2_000),
             distill_full: s(2, 4_000),
+            distill_arch: Arch::small(),
             scratch_pos2vec: s(1, 2_000),
             scratch_siamese: s(2, 4_000),
         }
@@ -201,8 +206,14 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
             let tower_path = dir.join("distilled-tower.dcw");
             let mut small = match load_if(&tower_path)? {
                 Some((n, _)) => n,
+                // A student with as many features as the teacher first learns its tower
+                // (paper §3.3); a narrower one has no target there and starts from scratch.
+                None if prof.distill_arch.features() != t.arch.features() => {
+                    eprintln!("distill: student {} has {} features, the teacher {}: no tower phase", prof.distill_arch.describe(), prof.distill_arch.features(), t.arch.features());
+                    Net::new(prof.distill_arch.clone(), &mut rng)
+                }
                 None => {
-                    let mut s = Net::new(Arch::small(), &mut rng);
+                    let mut s = Net::new(prof.distill_arch.clone(), &mut rng);
                     distill_tower(ctx, "distill.tower", &mut s, t, train, &prof.distill_tower)?;
                     save(&s, &tower_path, ctx, &[("phase", "distill.tower".into())])?;
                     s
