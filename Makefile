@@ -28,7 +28,8 @@ bench-perft: build
 	$(BIN) bench-perft --runs 5
 
 # Comparison alpha-beta: fixed-depth search over 30 built-in positions (deterministic node
-# count), then the shipped distilled net against the handcrafted comparator, same run (ratio).
+# count), then the shipped nets (compact, distilled) against the handcrafted comparator, same
+# run (ratios).
 bench-search: build
 	$(BIN) bench
 	$(BIN) bench --depth 8 --vs-net
@@ -76,7 +77,8 @@ else
 	  --games $(GAMES) --concurrency 2 --seed $(SEED)
 endif
 
-# Match: DeepChess (distilled net) against the handcrafted evaluator in the same search, equal
+# Match: DeepChess (the engine's default net, the compact distilled one) against the
+# handcrafted evaluator in the same search, equal
 # time, 2 games at once: about 10 minutes on 2 cores (a handcrafted-vs-handcrafted trial ran
 # 8 games of 1+0.01 in 13 s, so 180 games of 2+0.02 take ~10 min).
 # Change with GAMES=, TC=, PLAYER=, NET= (net file for PLAYER; empty = the engine's default)
@@ -86,7 +88,7 @@ endif
 MATCH_GAMES = $(if $(filter command line environment,$(origin GAMES)),$(GAMES),180)
 TC ?= 2+0.02
 NET ?=
-PLAYER ?= name=deepchess builtin=distilled $(if $(NET),net=$(NET))
+PLAYER ?= name=deepchess builtin=compact $(if $(NET),net=$(NET))
 OPPONENT ?= name=handcrafted builtin=handcrafted
 CONCURRENCY ?= 2
 match: build

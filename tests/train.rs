@@ -156,3 +156,32 @@ fn corrupt_checkpoint_is_rejected() {
     let err = siamese(&mut r, "s", &mut net, None, &train, &valid, 100, &cfg(2)).unwrap_err();
     assert!(err.contains("checkpoint.dcw"), "{err}");
 }
+
+/// The whole pipeline as a user runs it, at the tiny profile: dataset, every phase, the
+/// summary with one row per net, and the compact net searched by `bench`.
+#[test]
+fn cli_tiny_profile_makes_every_net_and_the_compact_one_searches() {
+    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let dir = std::env::temp_dir().join(format!("deepchess-cli-train-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (ds, run) = (dir.join("ds"), dir.join("run"));
+    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
+    let ok = |args: &[&str]| {
+        let out = std::process::Command::new(exe).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    ok(&["data", "--pgn", &src, "--out", ds.to_str().unwrap(), "--per-game", "0", "--valid-per-mille", "200", "--quiet"]);
+    let summary = ok(&["train", "--profile", "tiny", "--threads", "1", "--data", ds.to_str().unwrap(), "--out", run.to_str().unwrap()]);
+    for (file, shape) in [("deepchess.dcw", "773-600-400-200-100/400-200-100-2"), ("distilled.dcw", "773-100-100-100/100-100-2"), ("compact.dcw", "773-128-32-32/32-32-2"), ("scratch.dcw", "773-100-100-100/100-100-2")] {
+        assert!(run.join(file).is_file(), "{file} missing");
+        assert!(summary.contains(shape), "{shape} not in\n{summary}");
+    }
+    assert_eq!(summary.lines().filter(|l| l.starts_with("| ") && l.ends_with(" % |")).count(), 4, "{summary}");
+    let compact = run.join("compact.dcw");
+    let bench = std::process::Command::new(exe).args(["bench", "--depth", "3", "--eval", "compact", "--net", compact.to_str().unwrap()]).output().unwrap();
+    assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
+    assert!(String::from_utf8_lossy(&bench.stderr).contains("773-128-32-32/32-32-2"));
+    assert!(String::from_utf8_lossy(&bench.stdout).contains("Nodes searched: "));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -130,7 +130,7 @@ fn garbage_is_explained_never_fatal() {
     s.send("setoption name EvalFile value /nonexistent/net.dcw");
     assert!(s.expect("info string", SEC).contains("no net loaded, using handcrafted"));
     s.send("setoption name EvalFile value <empty>");
-    assert!(s.expect("info string", SEC).contains("distilled"));
+    assert!(s.expect("info string", SEC).contains("compact.dcw"));
     s.send("setoption name Eval value handcrafted");
     assert!(s.expect("info string", SEC).contains("handcrafted"));
     // The bad move cut the move list: still the start position plus nothing.
@@ -236,12 +236,15 @@ fn plays_with_the_shipped_nets() {
         g.play(g.position().parse_uci("e2e4").unwrap()).unwrap();
         assert!(legal_in(&g, &bm), "{bm}");
     }
-    // Mates are the search's: found with the net too.
-    s.send("setoption name Eval value distilled");
-    s.expect("info string", 5 * SEC);
-    s.send("position fen r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1");
-    s.send("go depth 3");
-    assert!(s.expect("bestmove", 20 * SEC).starts_with("bestmove d5f6"));
+    // Mates are the search's: found with each net too.
+    for (eval, shape) in [("distilled", "773-100-100-100/100-100-2"), ("compact", "773-128-32-32/32-32-2")] {
+        s.send(&format!("setoption name Eval value {eval}"));
+        let loaded = s.expect("info string", 5 * SEC);
+        assert!(loaded.contains(shape), "{loaded}");
+        s.send("position fen r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1");
+        s.send("go depth 3");
+        assert!(s.expect("bestmove", 20 * SEC).starts_with("bestmove d5f6"), "{eval}");
+    }
     s.quit();
 }
 

@@ -40,9 +40,9 @@ fn run_one<C: Comparator>(mut s: Searcher<C>, depth: u32, verbose: bool) -> Benc
 const FLAGS: &[Flag] = &[
     Flag { name: "depth", value: Some("N"), help: "search depth per position (default 10)" },
     Flag { name: "hash", value: Some("MB"), help: "transposition table size (default 16)" },
-    Flag { name: "eval", value: Some("NAME"), help: "handcrafted (default), distilled, deepchess, random-distilled" },
-    Flag { name: "net", value: Some("FILE"), help: "net file for distilled/deepchess (default: data/nets/)" },
-    Flag { name: "vs-net", value: None, help: "then the same bench with the distilled net: nodes/s ratio" },
+    Flag { name: "eval", value: Some("NAME"), help: "handcrafted (default), compact, distilled, deepchess, random-distilled" },
+    Flag { name: "net", value: Some("FILE"), help: "net file for compact/distilled/deepchess (default: data/nets/)" },
+    Flag { name: "vs-net", value: None, help: "then the same bench with the compact and distilled nets: nodes/s ratios" },
     Flag { name: "no-incremental", value: None, help: "net path: recompute the first layer per position" },
     Flag { name: "kernel", value: Some("NAME"), help: "net layers: portable, avx2 or avx512 (default: the best this CPU has)" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
@@ -120,18 +120,23 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let first = match eval {
         "handcrafted" => big_stack(Box::new(move || run_one(Searcher::new(Handcrafted::new(), hash), depth, verbose))),
         "random-distilled" => big_stack(Box::new(move || run_one(random_net_searcher(hash, incremental), depth, verbose))),
+        "compact" => net_bench(net_file("compact.dcw")?, "compact")?,
         "distilled" => net_bench(net_file("distilled.dcw")?, "distilled")?,
         "deepchess" => net_bench(net_file("deepchess.dcw")?, "deepchess")?,
-        e => return Err(CliError::Usage(format!("deepchess bench: unknown --eval '{e}' (handcrafted, distilled, deepchess, random-distilled)"))),
+        e => return Err(CliError::Usage(format!("deepchess bench: unknown --eval '{e}' (handcrafted, compact, distilled, deepchess, random-distilled)"))),
     };
     println!("Nodes searched: {}", first.nodes);
     println!("Nodes/second: {}", first.nps());
     if p.has("vs-net") && eval == "handcrafted" {
-        let net = net_bench(net_file("distilled.dcw")?, "distilled")?;
-        eprintln!(
-            "distilled net vs handcrafted, same positions, same run: {:.2}x slower in nodes/s",
-            first.nps() as f64 / net.nps().max(1) as f64
-        );
+        // The engine's default net, then the paper-sized distilled one (or just --net).
+        let nets: &[(&str, &'static str)] = if p.get("net").is_some() { &[("", "net")] } else { &[("compact.dcw", "compact"), ("distilled.dcw", "distilled")] };
+        for &(file, name) in nets {
+            let net = net_bench(net_file(file)?, name)?;
+            eprintln!(
+                "{name} net vs handcrafted, same positions, same run: {:.2}x slower in nodes/s",
+                first.nps() as f64 / net.nps().max(1) as f64
+            );
+        }
     }
     Ok(())
 }

@@ -13,7 +13,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~10-30 min on 2 cores) | paper (the paper's schedule) | curve | tiny (seconds)" },
     Flag { name: "data", value: Some("DIR"), help: "dataset folder with train.dcds and valid.dcds (default runs/dataset)" },
     Flag { name: "out", value: Some("DIR"), help: "run folder: nets, checkpoint, log.csv, curves.svg (default runs/PROFILE)" },
-    Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,scratch (default all)" },
+    Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,compact,scratch (default all)" },
     Flag { name: "seed", value: Some("N"), help: "seed of initialisation and sampling (default 1)" },
     Flag { name: "resume", value: None, help: "continue an interrupted run in --out from its last checkpoint" },
     Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default 2)" },

@@ -27,6 +27,7 @@ fn say(out: &Out, line: &str) {
 pub enum EvalChoice {
     DeepChess,
     Distilled,
+    Compact,
     Handcrafted,
 }
 
@@ -35,6 +36,7 @@ impl EvalChoice {
         match self {
             EvalChoice::DeepChess => "deepchess",
             EvalChoice::Distilled => "distilled",
+            EvalChoice::Compact => "compact",
             EvalChoice::Handcrafted => "handcrafted",
         }
     }
@@ -80,6 +82,7 @@ impl AnySearcher {
         let default_file = match eval {
             EvalChoice::Handcrafted => return fallback("Eval handcrafted".into()),
             EvalChoice::Distilled => "distilled.dcw",
+            EvalChoice::Compact => "compact.dcw",
             EvalChoice::DeepChess => "deepchess.dcw",
         };
         let path = match file {
@@ -99,7 +102,7 @@ impl AnySearcher {
             }
             Ok(AnyNet::Compact(n)) => {
                 let msg = loaded(&n.description, n.kernel());
-                (AnySearcher::Compact(Searcher::new(NetComparator::new(n, "distilled", cache), hash_mb)), msg)
+                (AnySearcher::Compact(Searcher::new(NetComparator::new(n, "compact", cache), hash_mb)), msg)
             }
             Ok(AnyNet::Big(n)) => {
                 let msg = loaded(&n.description, n.kernel());
@@ -153,7 +156,7 @@ impl Engine {
             hash_mb: HASH_DEFAULT,
             threads: 1,
             overhead: Duration::from_millis(OVERHEAD_DEFAULT_MS),
-            eval: EvalChoice::Distilled,
+            eval: EvalChoice::Compact,
             eval_file: None,
             selective: true,
             searcher: None,
@@ -231,7 +234,7 @@ impl Engine {
             "option name Threads type spin default 1 min 1 max 256".to_string(),
             format!("option name Move Overhead type spin default {OVERHEAD_DEFAULT_MS} min 0 max 5000"),
             "option name EvalFile type string default <empty>".to_string(),
-            "option name Eval type combo default distilled var deepchess var distilled var handcrafted".to_string(),
+            "option name Eval type combo default compact var compact var distilled var deepchess var handcrafted".to_string(),
             "option name Selective type check default true".to_string(),
             "uciok".to_string(),
         ] {
@@ -448,16 +451,17 @@ impl Engine {
                 self.info(&self.notice.clone());
             }
             "eval" => match value.to_ascii_lowercase().as_str() {
-                v @ ("handcrafted" | "deepchess" | "distilled") => {
+                v @ ("handcrafted" | "deepchess" | "distilled" | "compact") => {
                     self.eval = match v {
                         "handcrafted" => EvalChoice::Handcrafted,
                         "deepchess" => EvalChoice::DeepChess,
-                        _ => EvalChoice::Distilled,
+                        "distilled" => EvalChoice::Distilled,
+                        _ => EvalChoice::Compact,
                     };
                     self.rebuild_searcher();
                     self.info(&self.notice.clone());
                 }
-                _ => self.info(&format!("setoption Eval: '{value}' is not one of deepchess, distilled, handcrafted; ignored")),
+                _ => self.info(&format!("setoption Eval: '{value}' is not one of compact, distilled, deepchess, handcrafted; ignored")),
             },
             "selective" => match value.to_ascii_lowercase().as_str() {
                 v @ ("true" | "false") => {

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The evaluators our own engine offers (its UCI option `Eval`).
-pub const BUILTINS: [&str; 3] = ["deepchess", "distilled", "handcrafted"];
+pub const BUILTINS: [&str; 4] = ["compact", "distilled", "deepchess", "handcrafted"];
 
 /// How long a player may think.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
