@@ -139,9 +139,9 @@ pub struct NetEval<const N: usize, const W: usize> {
 
 pub type Distilled = NetEval<112, 112>;
 pub type Big = NetEval<400, 608>;
-/// Students narrower than the paper's distilled net (heads of 17 to 32, towers up to 256),
-/// e.g. 773-128-32-32/32-32-2 (`deepchess train --distill-arch`).
-pub type Compact = NetEval<32, 256>;
+/// Students narrower than the paper's distilled net (heads of 17 to 32, towers up to 128):
+/// the compact net 773-128-32-32/32-32-2 (train phase `compact`, or `--distill-arch`).
+pub type Compact = NetEval<32, 128>;
 
 /// A net file loaded into whichever search build fits its shape.
 pub enum AnyNet {
@@ -163,7 +163,7 @@ impl AnyNet {
         if let Ok(n) = Big::from_net(&net) {
             return Ok(AnyNet::Big(n));
         }
-        Err(format!("{}: {e1}; nor the compact (head up to 32, tower up to 256) or big (head 385 to 400, tower up to 608) build", path.display()))
+        Err(format!("{}: {e1}; nor the compact (head 17 to 32, tower up to 128) or big (head 385 to 400, tower up to 608) build", path.display()))
     }
 }
 
@@ -609,7 +609,7 @@ mod tests {
         let fens = ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11"];
         let dir = std::env::temp_dir().join(format!("deepchess-shapes-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for (arch, want) in [("773-128-32-32/32-32-2", "compact"), ("773-256-24-17/20-9-2", "compact"), ("773-100-100-100/100-100-2", "distilled"), ("773-90-100/97-2", "distilled")] {
+        for (arch, want) in [("773-128-32-32/32-32-2", "compact"), ("773-120-24-17/20-9-2", "compact"), ("773-100-100-100/100-100-2", "distilled"), ("773-90-100/97-2", "distilled")] {
             let net = Net::new(crate::net::Arch::parse(arch).unwrap(), &mut crate::tensor::rng::Rng::new(7));
             let path = dir.join("n.dcw");
             net.save(&path, &[]).unwrap();
