@@ -44,7 +44,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "net", value: Some("FILE"), help: "net file for compact/distilled/deepchess (default: data/nets/)" },
     Flag { name: "vs-net", value: None, help: "then the same bench with the compact and distilled nets: nodes/s ratios" },
     Flag { name: "no-incremental", value: None, help: "net path: recompute the first layer per position" },
-    Flag { name: "kernel", value: Some("NAME"), help: "net layers: portable, avx2 or avx512 (default: the best this CPU has)" },
+    Flag { name: "kernel", value: Some("NAME"), help: "net layers: scalar (the portable loop), avx2 or avx512 (default: the best this CPU has)" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
 ];
 
@@ -77,10 +77,10 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let cache = hash.max(16);
     let kernel = match p.get("kernel") {
         None => Kernel::best(),
-        Some(k) => match Kernel::ALL.into_iter().find(|x| x.name() == k) {
+        Some(k) => match Kernel::from_name(k) {
             Some(x) if x.available() => x,
             Some(_) => return Err(CliError::Failed(format!("deepchess bench: this CPU cannot run the {k} kernel"))),
-            None => return Err(CliError::Usage(format!("deepchess bench: unknown --kernel '{k}' (portable, avx2, avx512)"))),
+            None => return Err(CliError::Usage(format!("deepchess bench: unknown --kernel '{k}' (scalar, avx2, avx512)"))),
         },
     };
     // Searches recurse deeply with position-sized values: run on a thread with a big stack.
@@ -98,22 +98,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             let s = Searcher::new(c, hash);
             Box::new(move |depth, verbose| run_one(s, depth, verbose))
         }
-        let run = match AnyNet::load(&file).map_err(CliError::Failed)? {
-            AnyNet::Distilled(mut n) => {
-                n.set_kernel(kernel);
-                eprintln!("net {} ({} kernel)", n.description, kernel.name());
-                go(n, name, cache, hash, incremental)
-            }
-            AnyNet::Compact(mut n) => {
-                n.set_kernel(kernel);
-                eprintln!("net {} ({} kernel)", n.description, kernel.name());
-                go(n, name, cache, hash, incremental)
-            }
-            AnyNet::Big(mut n) => {
-                n.set_kernel(kernel);
-                eprintln!("net {} ({} kernel)", n.description, kernel.name());
-                go(n, name, cache, hash, incremental)
-            }
+        let mut net = AnyNet::load(&file).map_err(CliError::Failed)?;
+        net.set_kernel(kernel);
+        eprintln!("net {} ({} kernel)", net.description(), kernel.name());
+        let run = match net {
+            AnyNet::Distilled(n) => go(n, name, cache, hash, incremental),
+            AnyNet::Compact(n) => go(n, name, cache, hash, incremental),
+            AnyNet::Big(n) => go(n, name, cache, hash, incremental),
         };
         Ok(big_stack(Box::new(move || run(depth, verbose))))
     };

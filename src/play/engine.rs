@@ -3,7 +3,7 @@
 //! owns the searcher until it prints the one `bestmove` of that `go`.
 
 use crate::chess::{Game, Position};
-use crate::search::deepchess_net::{default_net_path, AnyNet, Big, Compact, Distilled, Kernel};
+use crate::search::deepchess_net::{default_net_path, AnyNet, Big, Compact, Distilled};
 use crate::search::{Handcrafted, Info, Limits, NetComparator, Score, SearchResult, Searcher};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -94,22 +94,17 @@ impl AnySearcher {
         };
         let cache = hash_mb.max(16);
         // The file decides the size: a distilled net under Eval deepchess still loads.
-        let loaded = |d: &str, k: Kernel| format!("Eval {}: loaded {} ({d}, {} kernel)", eval.name(), path.display(), k.name());
-        match AnyNet::load(&path) {
-            Ok(AnyNet::Distilled(n)) => {
-                let msg = loaded(&n.description, n.kernel());
-                (AnySearcher::Distilled(Searcher::new(NetComparator::new(n, "distilled", cache), hash_mb)), msg)
-            }
-            Ok(AnyNet::Compact(n)) => {
-                let msg = loaded(&n.description, n.kernel());
-                (AnySearcher::Compact(Searcher::new(NetComparator::new(n, "compact", cache), hash_mb)), msg)
-            }
-            Ok(AnyNet::Big(n)) => {
-                let msg = loaded(&n.description, n.kernel());
-                (AnySearcher::Big(Searcher::new(NetComparator::new(n, "deepchess", cache), hash_mb)), msg)
-            }
-            Err(e) => fallback(format!("no net loaded, using handcrafted ({e})")),
-        }
+        let net = match AnyNet::load(&path) {
+            Ok(net) => net,
+            Err(e) => return fallback(format!("no net loaded, using handcrafted ({e})")),
+        };
+        let msg = format!("Eval {}: loaded {} ({}, {} kernel)", eval.name(), path.display(), net.description(), net.kernel().name());
+        let searcher = match net {
+            AnyNet::Distilled(n) => AnySearcher::Distilled(Searcher::new(NetComparator::new(n, "distilled", cache), hash_mb)),
+            AnyNet::Compact(n) => AnySearcher::Compact(Searcher::new(NetComparator::new(n, "compact", cache), hash_mb)),
+            AnyNet::Big(n) => AnySearcher::Big(Searcher::new(NetComparator::new(n, "deepchess", cache), hash_mb)),
+        };
+        (searcher, msg)
     }
 }
 

@@ -9,11 +9,13 @@
 //! Layers are stored padded with zero rows and columns to whole 16-float vectors, so
 //! activations are whole vectors end to end (the padding stays 0 through ReLU) and no kernel
 //! handles a remainder. Three kernels, equal within float tolerance, chosen once at load
-//! ([`Kernel`]) and forceable for tests: the portable loop, AVX2+FMA and AVX-512.
+//! ([`Kernel`], the GEMM's flavours) and forceable for tests: the portable loop, AVX2+FMA
+//! and AVX-512.
 
 use super::net::SiameseNet;
 use crate::data::encode::INPUTS;
 use crate::net::Net;
+pub use crate::tensor::Kernel;
 use std::path::Path;
 
 /// Floats per padded vector: one zmm, two ymm.
@@ -85,44 +87,6 @@ impl<const N: usize> Halves<N> {
     }
 }
 
-/// Which implementation of the layers runs (all give the same results within float
-/// tolerance; the fastest available is chosen at load).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kernel {
-    Portable,
-    Avx2,
-    Avx512,
-}
-
-impl Kernel {
-    pub const ALL: [Kernel; 3] = [Kernel::Portable, Kernel::Avx2, Kernel::Avx512];
-
-    /// Whether this CPU runs it (checked at run time, never assumed from the build).
-    pub fn available(self) -> bool {
-        match self {
-            Kernel::Portable => true,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => is_x86_feature_detected!("avx512f"),
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
-        }
-    }
-
-    pub fn best() -> Kernel {
-        [Kernel::Avx512, Kernel::Avx2].into_iter().find(|k| k.available()).unwrap_or(Kernel::Portable)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Portable => "portable",
-            Kernel::Avx2 => "avx2",
-            Kernel::Avx512 => "avx512",
-        }
-    }
-}
-
 /// A loaded net ready for search. `N` is the head's first hidden width and `W` the widest
 /// hidden tower layer, both padded to whole vectors: 112 and 112 for the distilled net
 /// (100 wide), 400 and 608 for the big one (400 and 600).
@@ -164,6 +128,32 @@ impl AnyNet {
             return Ok(AnyNet::Big(n));
         }
         Err(format!("{}: {e1}; nor the compact (head 17 to 32, tower up to 128) or big (head 385 to 400, tower up to 608) build", path.display()))
+    }
+
+    /// Forces a kernel (see [`NetEval::set_kernel`]).
+    pub fn set_kernel(&mut self, k: Kernel) -> bool {
+        match self {
+            AnyNet::Distilled(n) => n.set_kernel(k),
+            AnyNet::Compact(n) => n.set_kernel(k),
+            AnyNet::Big(n) => n.set_kernel(k),
+        }
+    }
+
+    pub fn kernel(&self) -> Kernel {
+        match self {
+            AnyNet::Distilled(n) => n.kernel(),
+            AnyNet::Compact(n) => n.kernel(),
+            AnyNet::Big(n) => n.kernel(),
+        }
+    }
+
+    /// The layers, e.g. `773-128-32-32/32-32-2`.
+    pub fn description(&self) -> &str {
+        match self {
+            AnyNet::Distilled(n) => &n.description,
+            AnyNet::Compact(n) => &n.description,
+            AnyNet::Big(n) => &n.description,
+        }
     }
 }
 
@@ -304,106 +294,13 @@ fn head_with<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use super::{Dense, Halves, NetEval, LANES, MAX_WIDTH};
-    use std::arch::x86_64::*;
+    use crate::tensor::gemm::kernels::x86::{Avx2, Avx512};
+    use crate::tensor::gemm::kernels::Flavour;
 
-    /// An instruction flavour: the vector type and the few operations the kernel needs.
-    pub trait Flavour {
-        type V: Copy;
-        /// Floats per vector.
-        const L: usize;
-        /// Output vectors accumulated in registers per pass (the register file less the
-        /// broadcast input and a spare).
-        const MAX_ACC: usize;
-        unsafe fn zero() -> Self::V;
-        unsafe fn load(p: *const f32) -> Self::V;
-        unsafe fn store(p: *mut f32, v: Self::V);
-        unsafe fn splat(x: f32) -> Self::V;
-        unsafe fn fmadd(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
-        unsafe fn max0(v: Self::V) -> Self::V;
-        /// Bit j set when lane j is not zero.
-        unsafe fn nonzero(v: Self::V) -> u64;
-        unsafe fn sum(v: Self::V) -> f32;
-    }
-
-    pub struct Avx2;
-    pub struct Avx512;
-
-    impl Flavour for Avx2 {
-        type V = __m256;
-        const L: usize = 8;
-        const MAX_ACC: usize = 14;
-        #[inline(always)]
-        unsafe fn zero() -> __m256 {
-            _mm256_setzero_ps()
-        }
-        #[inline(always)]
-        unsafe fn load(p: *const f32) -> __m256 {
-            _mm256_loadu_ps(p)
-        }
-        #[inline(always)]
-        unsafe fn store(p: *mut f32, v: __m256) {
-            _mm256_storeu_ps(p, v)
-        }
-        #[inline(always)]
-        unsafe fn splat(x: f32) -> __m256 {
-            _mm256_set1_ps(x)
-        }
-        #[inline(always)]
-        unsafe fn fmadd(a: __m256, b: __m256, c: __m256) -> __m256 {
-            _mm256_fmadd_ps(a, b, c)
-        }
-        #[inline(always)]
-        unsafe fn max0(v: __m256) -> __m256 {
-            _mm256_max_ps(v, _mm256_setzero_ps())
-        }
-        #[inline(always)]
-        unsafe fn nonzero(v: __m256) -> u64 {
-            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_NEQ_UQ>(v, _mm256_setzero_ps())) as u32 as u64
-        }
-        #[inline(always)]
-        unsafe fn sum(v: __m256) -> f32 {
-            let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
-            let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-            _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
-        }
-    }
-
-    impl Flavour for Avx512 {
-        type V = __m512;
-        const L: usize = 16;
-        const MAX_ACC: usize = 28;
-        #[inline(always)]
-        unsafe fn zero() -> __m512 {
-            _mm512_setzero_ps()
-        }
-        #[inline(always)]
-        unsafe fn load(p: *const f32) -> __m512 {
-            _mm512_loadu_ps(p)
-        }
-        #[inline(always)]
-        unsafe fn store(p: *mut f32, v: __m512) {
-            _mm512_storeu_ps(p, v)
-        }
-        #[inline(always)]
-        unsafe fn splat(x: f32) -> __m512 {
-            _mm512_set1_ps(x)
-        }
-        #[inline(always)]
-        unsafe fn fmadd(a: __m512, b: __m512, c: __m512) -> __m512 {
-            _mm512_fmadd_ps(a, b, c)
-        }
-        #[inline(always)]
-        unsafe fn max0(v: __m512) -> __m512 {
-            _mm512_max_ps(v, _mm512_setzero_ps())
-        }
-        #[inline(always)]
-        unsafe fn nonzero(v: __m512) -> u64 {
-            _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(v, _mm512_setzero_ps()) as u64
-        }
-        #[inline(always)]
-        unsafe fn sum(v: __m512) -> f32 {
-            _mm512_reduce_add_ps(v)
-        }
+    /// Output vectors accumulated in registers per pass: the register file less the
+    /// broadcast input and a spare.
+    const fn max_acc(registers: usize) -> usize {
+        registers - 2
     }
 
     /// `B` output vectors from column `c`: bias, then one FMA per vector for each nonzero
@@ -412,7 +309,7 @@ mod simd {
     unsafe fn block<F: Flavour, const B: usize>(d: &Dense, x: &[f32], words: &[u64], c: usize, y: &mut [f32], relu: bool) {
         let mut acc = [F::zero(); B];
         for (v, a) in acc.iter_mut().enumerate() {
-            *a = F::load(d.b.as_ptr().add(c + v * F::L));
+            *a = F::load(d.b.as_ptr().add(c + v * F::LANES));
         }
         for (k, &word) in words.iter().enumerate() {
             let mut m = word;
@@ -422,12 +319,12 @@ mod simd {
                 let xi = F::splat(*x.get_unchecked(i));
                 let row = d.w.as_ptr().add(i * d.cols + c);
                 for (v, a) in acc.iter_mut().enumerate() {
-                    *a = F::fmadd(xi, F::load(row.add(v * F::L)), *a);
+                    *a = F::fmadd(xi, F::load(row.add(v * F::LANES)), *a);
                 }
             }
         }
         for (v, &a) in acc.iter().enumerate() {
-            F::store(y.as_mut_ptr().add(c + v * F::L), if relu { F::max0(a) } else { a });
+            F::store(y.as_mut_ptr().add(c + v * F::LANES), if relu { F::max0(a) } else { a });
         }
     }
 
@@ -437,8 +334,8 @@ mod simd {
         for (o, yo) in y[..d.out].iter_mut().enumerate() {
             let w = d.wt.as_ptr().add(o * d.rows);
             let mut acc = F::zero();
-            for v in 0..d.rows / F::L {
-                acc = F::fmadd(F::load(x.as_ptr().add(v * F::L)), F::load(w.add(v * F::L)), acc);
+            for v in 0..d.rows / F::LANES {
+                acc = F::fmadd(F::load(x.as_ptr().add(v * F::LANES)), F::load(w.add(v * F::LANES)), acc);
             }
             let s = d.b[o] + F::sum(acc);
             *yo = if relu { s.max(0.0) } else { s };
@@ -454,16 +351,16 @@ mod simd {
         }
         // The inputs the ReLU left nonzero, as bits: the k loop visits only those.
         let mut words = [0u64; MAX_WIDTH / 64];
-        for j in (0..d.rows).step_by(F::L) {
+        for j in (0..d.rows).step_by(F::LANES) {
             words[j / 64] |= F::nonzero(F::load(x.as_ptr().add(j))) << (j % 64);
         }
         let words = &words[..d.rows.div_ceil(64)];
         // The jr loop: blocks of output vectors as even as the register budget allows.
-        let vectors = d.cols / F::L;
-        let mut blocks = vectors.div_ceil(F::MAX_ACC);
+        let vectors = d.cols / F::LANES;
+        let mut blocks = vectors.div_ceil(max_acc(F::REGISTERS));
         let mut c = 0;
         while blocks > 0 {
-            let size = (vectors - c / F::L).div_ceil(blocks);
+            let size = (vectors - c / F::LANES).div_ceil(blocks);
             macro_rules! by_size {
                 ($($n:literal)*) => {
                     match size {
@@ -472,8 +369,8 @@ mod simd {
                     }
                 };
             }
-            by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28);
-            c += size * F::L;
+            by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30);
+            c += size * F::LANES;
             blocks -= 1;
         }
     }

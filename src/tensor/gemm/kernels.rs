@@ -11,8 +11,17 @@ pub(crate) trait Flavour {
     unsafe fn splat(x: f32) -> Self::V;
     unsafe fn load(p: *const f32) -> Self::V;
     unsafe fn store(p: *mut f32, v: Self::V);
+    /// Vector registers the instruction set has (a register-blocked kernel keeps its
+    /// accumulators within this budget).
+    const REGISTERS: usize;
     /// `a * b + c` (fused where the hardware has it).
     unsafe fn fmadd(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `max(v, 0)` per lane (ReLU).
+    unsafe fn max0(v: Self::V) -> Self::V;
+    /// Bit j set when lane j is not zero.
+    unsafe fn nonzero(v: Self::V) -> u64;
+    /// The sum of the lanes.
+    unsafe fn sum(v: Self::V) -> f32;
 }
 
 /// The register-blocked micro-kernel: `MR` rows × `NV` vectors of accumulators stay in
@@ -89,6 +98,19 @@ impl Flavour for Scalar {
     unsafe fn fmadd(a: f32, b: f32, c: f32) -> f32 {
         a * b + c
     }
+    const REGISTERS: usize = 16;
+    #[inline(always)]
+    unsafe fn max0(v: f32) -> f32 {
+        v.max(0.0)
+    }
+    #[inline(always)]
+    unsafe fn nonzero(v: f32) -> u64 {
+        (v != 0.0) as u64
+    }
+    #[inline(always)]
+    unsafe fn sum(v: f32) -> f32 {
+        v
+    }
 }
 
 /// One micro-kernel and the (top-left) part of a packed tile it computes.
@@ -126,7 +148,7 @@ pub(crate) mod x86 {
     use super::{micro, Edge, Flavour};
     use std::arch::x86_64::*;
 
-    /// AVX2 + FMA: 8 lanes.
+    /// AVX2 + FMA: 8 lanes. (Also the search's net kernels, src/search/deepchess_net.rs.)
     pub(crate) struct Avx2;
     impl Flavour for Avx2 {
         type V = __m256;
@@ -150,6 +172,21 @@ pub(crate) mod x86 {
         #[inline(always)]
         unsafe fn fmadd(a: __m256, b: __m256, c: __m256) -> __m256 {
             _mm256_fmadd_ps(a, b, c)
+        }
+        const REGISTERS: usize = 16;
+        #[inline(always)]
+        unsafe fn max0(v: __m256) -> __m256 {
+            _mm256_max_ps(v, _mm256_setzero_ps())
+        }
+        #[inline(always)]
+        unsafe fn nonzero(v: __m256) -> u64 {
+            _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_NEQ_UQ>(v, _mm256_setzero_ps())) as u32 as u64
+        }
+        #[inline(always)]
+        unsafe fn sum(v: __m256) -> f32 {
+            let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
+            let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+            _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
         }
     }
 
@@ -177,6 +214,19 @@ pub(crate) mod x86 {
         #[inline(always)]
         unsafe fn fmadd(a: __m512, b: __m512, c: __m512) -> __m512 {
             _mm512_fmadd_ps(a, b, c)
+        }
+        const REGISTERS: usize = 32;
+        #[inline(always)]
+        unsafe fn max0(v: __m512) -> __m512 {
+            _mm512_max_ps(v, _mm512_setzero_ps())
+        }
+        #[inline(always)]
+        unsafe fn nonzero(v: __m512) -> u64 {
+            _mm512_cmp_ps_mask::<_CMP_NEQ_UQ>(v, _mm512_setzero_ps()) as u64
+        }
+        #[inline(always)]
+        unsafe fn sum(v: __m512) -> f32 {
+            _mm512_reduce_add_ps(v)
         }
     }
 

@@ -8,7 +8,7 @@
 //! `op(X)` is `X` or `Xᵀ` ([`Trans`]); transposes are strides, never materialised.
 
 mod driver;
-mod kernels;
+pub(crate) mod kernels;
 
 use super::error::{Result, TensorError};
 use super::matrix::Matrix;
