@@ -66,7 +66,10 @@ impl<V: Copy + Default> FeatureCache<V> {
     /// Starts loading `hash`'s slot into cache.
     #[inline]
     pub fn prefetch(&self, hash: u64) {
-        crate::search::prefetch(&self.slots[self.index(hash)]);
+        let slot = &self.slots[self.index(hash)] as *const (u64, V) as *const u8;
+        for line in (0..std::mem::size_of::<(u64, V)>()).step_by(64) {
+            crate::search::prefetch(slot.wrapping_add(line));
+        }
     }
     /// The slot holding `hash`, if it does.
     #[inline]
