@@ -52,12 +52,13 @@ impl Kernel {
         Kernel::ALL.into_iter().find(|k| k.name().eq_ignore_ascii_case(s.trim()))
     }
 
-    /// Whether this CPU can run the flavour.
+    /// Whether this CPU can run the flavour. AVX2 also asks for F16C (every AVX2 CPU has
+    /// it): the net kernels read half-precision weights.
     pub fn available(self) -> bool {
         match self {
             Kernel::Scalar => true,
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+            Kernel::Avx2 => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c"),
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => is_x86_feature_detected!("avx512f"),
             #[cfg(not(target_arch = "x86_64"))]
