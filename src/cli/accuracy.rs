@@ -3,7 +3,7 @@
 use super::args::{parse, usage, CliError, Flag};
 use super::train::load_pools;
 use crate::net::Net;
-use crate::train::common::pair_accuracy;
+use crate::train::common::pair_accuracies;
 use std::path::PathBuf;
 
 const FLAGS: &[Flag] = &[
@@ -34,7 +34,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let pairs: usize = p.get_or("accuracy", "pairs", 100_000)?;
     let seed: u64 = p.get_or("accuracy", "seed", 1)?;
     let (pools, d) = load_pools(&data, set, false)?;
-    let acc = pair_accuracy(&net, &pools, pairs.max(1), seed);
+    let (acc, acc_both) = pair_accuracies(&net, &pools, pairs.max(1), seed);
     // Sign: P(position better than its mirror) > 1/2 means "White is better": right for W.
     let mut right = 0usize;
     let all: Vec<(bool, &crate::data::encode::Features)> =
@@ -47,6 +47,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     println!("net: {net_path} ({})", net.arch.describe());
     println!("set: {} — {}", data.join(set).display(), d.meta("split").unwrap_or("split unknown"));
     println!("pair accuracy: {:.2} % over {pairs} random (W, L) pairs (seed {seed})", 100.0 * acc);
+    println!("pair accuracy, both orders averaged: {:.2} % (the same pairs)", 100.0 * acc_both);
     println!(
         "single-position sign accuracy: {:.2} % over {} positions (position vs its colour-mirrored twin)",
         100.0 * right as f64 / all.len().max(1) as f64,
