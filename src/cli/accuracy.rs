@@ -7,7 +7,7 @@ use crate::train::common::pair_accuracies;
 use std::path::PathBuf;
 
 const FLAGS: &[Flag] = &[
-    Flag { name: "net", value: Some("FILE"), help: "network file (.dcw)" },
+    Flag { name: "net", value: Some("FILE[,FILE…]"), help: "network file (.dcw); several, comma-separated, are judged as an ensemble (probabilities averaged)" },
     Flag { name: "data", value: Some("DIR"), help: "dataset folder (default runs/dataset)" },
     Flag { name: "set", value: Some("NAME"), help: "valid (default) or train" },
     Flag { name: "pairs", value: Some("N"), help: "random (W, L) pairs drawn with a fixed seed (default 100000)" },
@@ -24,7 +24,11 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     );
     let p = parse("accuracy", args, FLAGS, &help)?;
     let net_path = p.get("net").ok_or_else(|| CliError::Usage("deepchess accuracy: --net FILE is needed".into()))?;
-    let (net, _) = Net::load(&PathBuf::from(net_path)).map_err(|e| CliError::Failed(e.to_string()))?;
+    let mut nets = Vec::new();
+    for f in net_path.split(',') {
+        nets.push(Net::load(&PathBuf::from(f)).map_err(|e| CliError::Failed(format!("{f}: {e}")))?.0);
+    }
+    let net = &nets[0];
     let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
     let set = match p.get("set").unwrap_or("valid") {
         "valid" => "valid.dcds",
@@ -34,7 +38,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let pairs: usize = p.get_or("accuracy", "pairs", 100_000)?;
     let seed: u64 = p.get_or("accuracy", "seed", 1)?;
     let (pools, d) = load_pools(&data, set, false)?;
-    let (acc, acc_both) = pair_accuracies(&net, &pools, pairs.max(1), seed);
+    let (acc, acc_both) = pair_accuracies(&nets.iter().collect::<Vec<_>>(), &pools, pairs.max(1), seed);
     // Sign: P(position better than its mirror) > 1/2 means "White is better": right for W.
     let mut right = 0usize;
     let all: Vec<(bool, &crate::data::encode::Features)> =
@@ -44,12 +48,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         let b = net.features(f.mirrored().as_slice());
         right += usize::from((net.compare(&a, &b) > 0.5) == *is_w);
     }
-    println!("net: {net_path} ({})", net.arch.describe());
+    println!("net: {net_path} ({})", nets.iter().map(|n| n.arch.describe()).collect::<Vec<_>>().join(", "));
     println!("set: {} — {}", data.join(set).display(), d.meta("split").unwrap_or("split unknown"));
-    println!("pair accuracy: {:.2} % over {pairs} random (W, L) pairs (seed {seed})", 100.0 * acc);
+    println!("pair accuracy{}: {:.2} % over {pairs} random (W, L) pairs (seed {seed})", if nets.len() > 1 { " (ensemble)" } else { "" }, 100.0 * acc);
     println!("pair accuracy, both orders averaged: {:.2} % (the same pairs)", 100.0 * acc_both);
     println!(
-        "single-position sign accuracy: {:.2} % over {} positions (position vs its colour-mirrored twin)",
+        "single-position sign accuracy{}: {:.2} % over {} positions (position vs its colour-mirrored twin)",
+        if nets.len() > 1 { " (first net)" } else { "" },
         100.0 * right as f64 / all.len().max(1) as f64,
         all.len()
     );

@@ -81,13 +81,14 @@ pub fn pair_batch(pools: &Pools, rng: &mut Rng, n: usize, xa: &mut SparseBatch, 
 
 /// Fraction of `pairs` random (W, L) pairs (fixed `seed`) that the net orders correctly.
 pub fn pair_accuracy(net: &Net, pools: &Pools, pairs: usize, seed: u64) -> f64 {
-    pair_accuracies(net, pools, pairs, seed).0
+    pair_accuracies(&[net], pools, pairs, seed).0
 }
 
-/// Pair accuracy as [`pair_accuracy`], and with the net's two orders averaged
-/// (`(P(a, b) + 1 − P(b, a)) / 2` against ½: the antisymmetric reading).
-pub fn pair_accuracies(net: &Net, pools: &Pools, pairs: usize, seed: u64) -> (f64, f64) {
-    if pools.is_empty() || pairs == 0 {
+/// Pair accuracy of the nets' averaged probability (one net: [`pair_accuracy`]), and with
+/// both orders of each pair averaged as well (`(P(a, b) + 1 − P(b, a)) / 2` against ½:
+/// the antisymmetric reading the engine uses).
+pub fn pair_accuracies(nets: &[&Net], pools: &Pools, pairs: usize, seed: u64) -> (f64, f64) {
+    if pools.is_empty() || pairs == 0 || nets.is_empty() {
         return (f64::NAN, f64::NAN);
     }
     let mut rng = Rng::new(seed);
@@ -95,20 +96,30 @@ pub fn pair_accuracies(net: &Net, pools: &Pools, pairs: usize, seed: u64) -> (f6
     let (mut xa, mut xb) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
     let mut labels = Vec::new();
     let (mut right, mut right_both, mut done) = (0usize, 0usize, 0usize);
+    // P(output 0) = P(the first position is the winner): label 0.
     let p0 = |z: &crate::tensor::Matrix, i: usize| 1.0 / (1.0 + (z.get(i, 1) - z.get(i, 0)).exp());
+    let (mut one, mut both) = (Vec::new(), Vec::new());
     while done < pairs {
         let n = (pairs - done).min(1024);
         pair_batch(pools, &mut rng, n, &mut xa, &mut xb, &mut labels);
-        tape.reset();
-        let logits = net.pair_logits_on_tape(&mut tape, &xa, &xb).expect("shapes are the net's own");
-        let swapped = net.pair_logits_on_tape(&mut tape, &xb, &xa).expect("shapes are the net's own");
-        let (z, zs) = (tape.value(logits), tape.value(swapped));
+        one.clear();
+        one.resize(n, 0.0f32);
+        both.clear();
+        both.resize(n, 0.0f32);
+        for net in nets {
+            tape.reset();
+            let logits = net.pair_logits_on_tape(&mut tape, &xa, &xb).expect("shapes are the net's own");
+            let swapped = net.pair_logits_on_tape(&mut tape, &xb, &xa).expect("shapes are the net's own");
+            let (z, zs) = (tape.value(logits), tape.value(swapped));
+            for i in 0..n {
+                one[i] += p0(z, i);
+                both[i] += 0.5 * (p0(z, i) + 1.0 - p0(zs, i));
+            }
+        }
+        let half = 0.5 * nets.len() as f32;
         for (i, &lab) in labels.iter().enumerate() {
-            let pred = usize::from(z.get(i, 1) > z.get(i, 0));
-            right += usize::from(pred == lab);
-            // Output 0 is "the first is the winner": label 0.
-            let both = 0.5 * (p0(z, i) + 1.0 - p0(zs, i));
-            right_both += usize::from(usize::from(both < 0.5) == lab);
+            right += usize::from(usize::from(one[i] < half) == lab);
+            right_both += usize::from(usize::from(both[i] < half) == lab);
         }
         done += n;
     }
