@@ -23,7 +23,7 @@ fn run_one<C: Comparator>(mut s: Searcher<C>, depth: u32, verbose: bool) -> Benc
         }
     });
     eprintln!(
-        "eval {} depth {depth}: {} positions, {} nodes, {:.3} s, {} nodes/s, {} comparisons/s ({:.1} % memoised), {} keys/s, feature cache hits {:.1} %",
+        "eval {} depth {depth}: {} positions, {} nodes, {:.3} s, {} nodes/s, {} comparisons/s ({:.1} % memoised), {} keys/s, feature cache hits {:.1} % ({} codes rebuilt from evicted keys)",
         s.comp.name(),
         r.positions,
         r.nodes,
@@ -32,7 +32,8 @@ fn run_one<C: Comparator>(mut s: Searcher<C>, depth: u32, verbose: bool) -> Benc
         r.comparisons_per_sec(),
         100.0 * r.stats.comparison_hits as f64 / r.stats.comparisons.max(1) as f64,
         (r.stats.keys as f64 / r.time.as_secs_f64().max(1e-9)) as u64,
-        100.0 * r.cache_hit_rate()
+        100.0 * r.cache_hit_rate(),
+        r.stats.rebuilds
     );
     r
 }
