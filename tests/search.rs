@@ -410,3 +410,24 @@ fn selective_search_finds_mates_and_go_mate_is_full_width() {
         assert!(r.info.depth <= (2 * n - 1) as u32);
     }
 }
+
+/// Clearing the feature cache (a new salt, not a rewrite) forgets every entry, and the
+/// cache works as before afterwards.
+#[test]
+fn feature_cache_clear_forgets_everything() {
+    use deepchess::search::net::FeatureCache;
+    let mut c: FeatureCache<u32> = FeatureCache::with_bytes(4096);
+    let keys: Vec<u64> = (1..200u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+    for (i, &k) in keys.iter().enumerate() {
+        c.put(k, i as u32);
+    }
+    assert!(keys.iter().enumerate().any(|(i, &k)| c.get(k) == Some(i as u32)));
+    for round in 0..3 {
+        c.clear();
+        assert!(keys.iter().all(|&k| c.get(k).is_none()), "round {round}");
+        c.put(keys[round], 7);
+        assert_eq!(c.get(keys[round]), Some(7));
+    }
+    // Empty slots hold 0, which matches no salted key.
+    assert_eq!(c.get(0), None);
+}

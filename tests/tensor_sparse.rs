@@ -79,3 +79,31 @@ proptest! {
         check(rows, features, out, active, seed);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// The search's incremental first-layer update, `dst = src + Σ added rows − Σ removed
+    /// rows`, against the plain loop, bit for bit (same summation order), for every flavour
+    /// this CPU has, on odd widths (whole register blocks and tails) and row lists.
+    #[test]
+    fn incremental_update_matches_the_plain_loop(width in 1usize..300, inputs in 1usize..60, n_add in 0usize..6, n_rem in 0usize..6, seed in any::<u64>()) {
+        use deepchess::tensor::vecops::update_with;
+        let mut rng = Rng::new(seed);
+        let w: Vec<f32> = (0..inputs * width).map(|_| rng.uniform(-1.0, 1.0)).collect();
+        let src: Vec<f32> = (0..width).map(|_| rng.uniform(-1.0, 1.0)).collect();
+        let added: Vec<usize> = (0..n_add).map(|_| rng.below(inputs as u64) as usize).collect();
+        let removed: Vec<usize> = (0..n_rem).map(|_| rng.below(inputs as u64) as usize).collect();
+        let mut want = src.clone();
+        for &r in &added {
+            want.iter_mut().zip(&w[r * width..(r + 1) * width]).for_each(|(a, x)| *a += x);
+        }
+        for &r in &removed {
+            want.iter_mut().zip(&w[r * width..(r + 1) * width]).for_each(|(a, x)| *a -= x);
+        }
+        for k in Kernel::available_kernels() {
+            let mut got = vec![f32::NAN; width];
+            update_with(k, &mut got, &src, &w, width, &added, &removed);
+            prop_assert_eq!(&got, &want, "{:?}", k);
+        }
+    }
+}

@@ -490,9 +490,8 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
     fn first_width(&self) -> usize {
         self.first_bias.len()
     }
-    fn first_row(&self, feature: usize) -> &[f32] {
-        let h = self.first_bias.len();
-        &self.first[feature * h..(feature + 1) * h]
+    fn first_weights(&self) -> &[f32] {
+        &self.first
     }
     fn first_bias(&self) -> &[f32] {
         &self.first_bias

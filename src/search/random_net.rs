@@ -88,8 +88,8 @@ impl SiameseNet for RandomNet {
     fn first_width(&self) -> usize {
         WIDTH
     }
-    fn first_row(&self, feature: usize) -> &[f32] {
-        &self.first[feature * WIDTH..(feature + 1) * WIDTH]
+    fn first_weights(&self) -> &[f32] {
+        &self.first
     }
     fn first_bias(&self) -> &[f32] {
         &self.first_bias

@@ -93,3 +93,70 @@ pub fn gather_add_with(k: Kernel, dst: &mut [f32], w: &[f32], ld: usize, col0: u
         _ => gather_add_generic(dst, w, ld, col0, rows),
     }
 }
+
+/// `dst = src + Σ_{r ∈ added} w[r] − Σ_{r ∈ removed} w[r]` (rows of length `dst.len()`,
+/// stride `ld`): the search's incremental first layer, a child's sums from its parent's.
+/// Blocks of [`GATHER_BLOCK`] columns stay in registers, so `src` is read and `dst`
+/// written once; each element sums in the order `src, added…, removed…`.
+#[inline(always)]
+fn update_generic(dst: &mut [f32], src: &[f32], w: &[f32], ld: usize, added: &[usize], removed: &[usize]) {
+    let len = dst.len();
+    assert!(src.len() == len && added.iter().chain(removed).all(|&r| r * ld + len <= w.len()));
+    // Whole blocks: a fixed-size accumulator the compiler keeps in registers.
+    let mut c = 0;
+    while c + GATHER_BLOCK <= len {
+        let mut acc = [0f32; GATHER_BLOCK];
+        acc.copy_from_slice(&src[c..c + GATHER_BLOCK]);
+        for &r in added {
+            for (a, x) in acc.iter_mut().zip(&w[r * ld + c..][..GATHER_BLOCK]) {
+                *a += *x;
+            }
+        }
+        for &r in removed {
+            for (a, x) in acc.iter_mut().zip(&w[r * ld + c..][..GATHER_BLOCK]) {
+                *a -= *x;
+            }
+        }
+        dst[c..c + GATHER_BLOCK].copy_from_slice(&acc);
+        c += GATHER_BLOCK;
+    }
+    if c < len {
+        let tail = &mut dst[c..];
+        tail.copy_from_slice(&src[c..]);
+        for &r in added {
+            for (a, x) in tail.iter_mut().zip(&w[r * ld + c..]) {
+                *a += *x;
+            }
+        }
+        for &r in removed {
+            for (a, x) in tail.iter_mut().zip(&w[r * ld + c..]) {
+                *a -= *x;
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn update_avx2(dst: &mut [f32], src: &[f32], w: &[f32], ld: usize, added: &[usize], removed: &[usize]) {
+    update_generic(dst, src, w, ld, added, removed)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn update_avx512(dst: &mut [f32], src: &[f32], w: &[f32], ld: usize, added: &[usize], removed: &[usize]) {
+    update_generic(dst, src, w, ld, added, removed)
+}
+
+/// `dst = src + Σ added rows − Σ removed rows` of `w` (row stride `ld`) with the given flavour.
+#[inline]
+pub fn update_with(k: Kernel, dst: &mut [f32], src: &[f32], w: &[f32], ld: usize, added: &[usize], removed: &[usize]) {
+    match k {
+        // Safety: the flavour was checked available when it was selected.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => unsafe { update_avx2(dst, src, w, ld, added, removed) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => unsafe { update_avx512(dst, src, w, ld, added, removed) },
+        _ => update_generic(dst, src, w, ld, added, removed),
+    }
+}
