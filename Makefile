@@ -101,7 +101,7 @@ match: build
 
 # Gauntlet: PLAYER against Stockfish limited to several UCI_Elo levels (Stockfish 15.1 accepts
 # 1350-2850). Needs Stockfish: make install-stockfish. One PGN and one table per level in runs/.
-GAUNTLET_ELOS ?= 1700 1900 2100
+GAUNTLET_ELOS ?= 1900 2000 2100
 GAUNTLET_GAMES ?= 100
 GAUNTLET_TC ?= 10+0.1
 gauntlet: build
