@@ -28,7 +28,7 @@ const LANES: usize = 16;
 const MAX_WIDTH: usize = 1024;
 
 /// IEEE 754 half-precision bits of `x`, rounded to nearest even (as F16C's `vcvtps2ph`).
-pub fn f16_bits(x: f32) -> u16 {
+fn f16_bits(x: f32) -> u16 {
     let b = x.to_bits();
     let sign = ((b >> 16) & 0x8000) as u16;
     let exp = ((b >> 23) & 0xff) as i32;
@@ -51,7 +51,7 @@ pub fn f16_bits(x: f32) -> u16 {
 }
 
 /// The f32 value of half-precision bits (exact).
-pub fn f16_value(h: u16) -> f32 {
+fn f16_value(h: u16) -> f32 {
     let sign = ((h as u32) & 0x8000) << 16;
     let (e, m) = (((h >> 10) & 0x1f) as u32, (h & 0x3ff) as u32);
     match e {

@@ -10,7 +10,8 @@ use super::comparator::{Comparator, ComparatorStats};
 use super::ordering::MAX_PLY;
 use crate::chess::position::castle;
 use crate::chess::{Color, Position, Role};
-use crate::data::encode::{piece_bit, Features, CASTLING_BITS, SIDE_BIT};
+use crate::data::encode::{piece_bit, Features, CASTLING_BITS, MAX_ACTIVE, SIDE_BIT};
+use crate::tensor::rng::SplitMix64;
 use crate::tensor::{vecops, Kernel};
 
 /// What the search needs from a Siamese comparator network (paper §3-4). The first layer is
@@ -49,6 +50,7 @@ pub struct NetKey {
 pub struct FeatureCache<V> {
     slots: Vec<(u64, V)>,
     salt: u64,
+    salts: SplitMix64,
 }
 
 impl<V: Copy + Default> FeatureCache<V> {
@@ -57,7 +59,7 @@ impl<V: Copy + Default> FeatureCache<V> {
     }
     pub fn with_bytes(bytes: usize) -> Self {
         let n = (bytes / std::mem::size_of::<(u64, V)>()).max(1);
-        FeatureCache { slots: vec![(0, V::default()); n], salt: 0 }
+        FeatureCache { slots: vec![(0, V::default()); n], salt: 0, salts: SplitMix64(0) }
     }
     #[inline]
     fn index(&self, hash: u64) -> usize {
@@ -90,11 +92,7 @@ impl<V: Copy + Default> FeatureCache<V> {
     /// Forgets every entry: a new salt, so no stored key matches any more (up to the same
     /// 2^-64 chance per probe as a zobrist collision).
     pub fn clear(&mut self) {
-        self.salt = self.salt.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.salt;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        self.salt = z ^ (z >> 31);
+        self.salt = self.salts.next_u64();
     }
 }
 
@@ -173,15 +171,17 @@ impl<N: SiameseNet> NetComparator<N> {
     }
 
     /// First-layer sums of `features` from scratch.
-    fn refresh(net: &N, features: &Features, out: &mut [f32]) {
-        let rows: Vec<usize> = features.as_slice().iter().map(|&f| f as usize).collect();
-        vecops::update_with(Kernel::best(), out, net.first_bias(), net.first_weights(), net.first_width(), &rows, &[]);
+    fn refresh(net: &N, kernel: Kernel, features: &Features, out: &mut [f32]) {
+        let mut rows = [0usize; MAX_ACTIVE];
+        let f = features.as_slice();
+        rows.iter_mut().zip(f).for_each(|(r, &i)| *r = i as usize);
+        vecops::update_with(kernel, out, net.first_bias(), net.first_weights(), net.first_width(), &rows[..f.len()], &[]);
     }
 
     /// The code of a position from its input bits, without the cache.
     fn code_from_features(&self, f: &Features) -> N::Code {
         let mut acc = vec![0.0; self.net.first_width()];
-        Self::refresh(&self.net, f, &mut acc);
+        Self::refresh(&self.net, self.kernel, f, &mut acc);
         self.net.finish(&acc)
     }
 
@@ -221,7 +221,7 @@ impl<N: SiameseNet> NetComparator<N> {
         }
         if !self.incremental || !self.valid[from] {
             let f = Features::from_position(&self.line[ply]);
-            Self::refresh(&self.net, &f, &mut self.acc[ply * h..(ply + 1) * h]);
+            Self::refresh(&self.net, self.kernel, &f, &mut self.acc[ply * h..(ply + 1) * h]);
             self.valid[ply] = true;
             return;
         }

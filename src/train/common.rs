@@ -80,14 +80,20 @@ pub fn pair_batch(pools: &Pools, rng: &mut Rng, n: usize, xa: &mut SparseBatch, 
 }
 
 /// Fraction of `pairs` random (W, L) pairs (fixed `seed`) that the net orders correctly.
+/// (Training's per-epoch check: one forward pass per pair.)
 pub fn pair_accuracy(net: &Net, pools: &Pools, pairs: usize, seed: u64) -> f64 {
-    pair_accuracies(&[net], pools, pairs, seed).0
+    accuracies(&[net], pools, pairs, seed, false).0
 }
 
 /// Pair accuracy of the nets' averaged probability (one net: [`pair_accuracy`]), and with
 /// both orders of each pair averaged as well (`(P(a, b) + 1 − P(b, a)) / 2` against ½:
 /// the antisymmetric reading the engine uses).
 pub fn pair_accuracies(nets: &[&Net], pools: &Pools, pairs: usize, seed: u64) -> (f64, f64) {
+    accuracies(nets, pools, pairs, seed, true)
+}
+
+/// Both of the above; the swapped order is only evaluated `with_swapped` (else NaN).
+fn accuracies(nets: &[&Net], pools: &Pools, pairs: usize, seed: u64, with_swapped: bool) -> (f64, f64) {
     if pools.is_empty() || pairs == 0 || nets.is_empty() {
         return (f64::NAN, f64::NAN);
     }
@@ -109,11 +115,16 @@ pub fn pair_accuracies(nets: &[&Net], pools: &Pools, pairs: usize, seed: u64) ->
         for net in nets {
             tape.reset();
             let logits = net.pair_logits_on_tape(&mut tape, &xa, &xb).expect("shapes are the net's own");
-            let swapped = net.pair_logits_on_tape(&mut tape, &xb, &xa).expect("shapes are the net's own");
-            let (z, zs) = (tape.value(logits), tape.value(swapped));
+            let z = tape.value(logits);
             for i in 0..n {
                 one[i] += p0(z, i);
-                both[i] += 0.5 * (p0(z, i) + 1.0 - p0(zs, i));
+            }
+            if with_swapped {
+                let swapped = net.pair_logits_on_tape(&mut tape, &xb, &xa).expect("shapes are the net's own");
+                let (z, zs) = (tape.value(logits), tape.value(swapped));
+                for i in 0..n {
+                    both[i] += 0.5 * (p0(z, i) + 1.0 - p0(zs, i));
+                }
             }
         }
         let half = 0.5 * nets.len() as f32;
@@ -123,7 +134,7 @@ pub fn pair_accuracies(nets: &[&Net], pools: &Pools, pairs: usize, seed: u64) ->
         }
         done += n;
     }
-    (right as f64 / pairs as f64, right_both as f64 / pairs as f64)
+    (right as f64 / pairs as f64, if with_swapped { right_both as f64 / pairs as f64 } else { f64::NAN })
 }
 
 /// Which optimizer a phase uses.
