@@ -32,6 +32,11 @@ pub trait SiameseNet {
     fn finish(&self, first: &[f32]) -> Self::Code;
     /// Probability that `a` is better for White than `b` (the head, softmax output 0).
     fn head(&self, a: &Self::Code, b: &Self::Code) -> f32;
+    /// Both orders, `(head(a, b), head(b, a))`: what every comparison asks for, so a net
+    /// may run them as one pass (equal to the two calls within float tolerance).
+    fn head_pair(&self, a: &Self::Code, b: &Self::Code) -> (f32, f32) {
+        (self.head(a, b), self.head(b, a))
+    }
 }
 
 /// A net comparator's key: the position's zobrist key and input bits (~80 bytes). The code
@@ -199,7 +204,8 @@ impl<N: SiameseNet> NetComparator<N> {
     /// P(a better than b for White) from both orders of the head (see `prob_white_better`).
     #[inline]
     fn antisymmetric(&self, a: &N::Code, b: &N::Code) -> f32 {
-        0.5 * (self.net.head(a, b) + 1.0 - self.net.head(b, a))
+        let (ab, ba) = self.net.head_pair(a, b);
+        0.5 * (ab + 1.0 - ba)
     }
 
     /// The code behind a key (tests, diagnostics).
