@@ -356,6 +356,10 @@ fn net_comparator_is_antisymmetric_and_equal_on_equal_keys() {
             let (p, q) = (c.prob_white_better(a, b), c.prob_white_better(b, a));
             assert!((p + q - 1.0).abs() < 1e-6, "{p} + {q}");
             assert_eq!(c.compare(a, b), c.compare(b, a).reverse());
+            // The search's comparison (a logit margin, no exp) says what the probability says.
+            if (p - 0.5).abs() > 1e-6 {
+                assert_eq!(c.compare(a, b), p.partial_cmp(&0.5).unwrap(), "p = {p}");
+            }
         }
     }
 }

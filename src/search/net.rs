@@ -7,6 +7,7 @@
 //!   the nearest ancestor's accumulator with only the input bits the moves changed.
 
 use super::comparator::{Comparator, ComparatorStats};
+use std::cmp::Ordering;
 use super::ordering::MAX_PLY;
 use crate::chess::position::castle;
 use crate::chess::{Color, Position, Role};
@@ -30,13 +31,23 @@ pub trait SiameseNet {
     fn first_bias(&self) -> &[f32];
     /// The rest of the tower from the first layer's pre-activation sums.
     fn finish(&self, first: &[f32]) -> Self::Code;
-    /// Probability that `a` is better for White than `b` (the head, softmax output 0).
-    fn head(&self, a: &Self::Code, b: &Self::Code) -> f32;
-    /// Both orders, `(head(a, b), head(b, a))`: what every comparison asks for, so a net
-    /// may run them as one pass (equal to the two calls within float tolerance).
-    fn head_pair(&self, a: &Self::Code, b: &Self::Code) -> (f32, f32) {
-        (self.head(a, b), self.head(b, a))
+    /// The head on (a, b): the difference of its two softmax logits, so that
+    /// P(`a` better for White than `b`) = sigmoid(`head_logit`).
+    fn head_logit(&self, a: &Self::Code, b: &Self::Code) -> f32;
+    /// Both orders, `(head_logit(a, b), head_logit(b, a))`: what every comparison asks for,
+    /// so a net may run them as one pass (equal to the two calls within float tolerance).
+    fn head_logit_pair(&self, a: &Self::Code, b: &Self::Code) -> (f32, f32) {
+        (self.head_logit(a, b), self.head_logit(b, a))
     }
+    /// Probability that `a` is better for White than `b` (the head, softmax output 0).
+    fn head(&self, a: &Self::Code, b: &Self::Code) -> f32 {
+        sigmoid(self.head_logit(a, b))
+    }
+}
+
+#[inline(always)]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
 }
 
 /// A net comparator's key: the position's zobrist key and input bits (~80 bytes). The code
@@ -141,8 +152,8 @@ pub struct NetComparator<N: SiameseNet> {
     cache: FeatureCache<N::Code>,
     /// P(position better than its colour-mirrored twin), by zobrist key.
     draw_cache: FeatureCache<f32>,
-    /// Head outputs by ordered pair of zobrist keys (the same pairs recur across siblings
-    /// and iterations).
+    /// Comparison margins by ordered pair of zobrist keys (the same pairs recur across
+    /// siblings and iterations).
     pair_cache: FeatureCache<f32>,
     /// The current line: the position at each ply and its first-layer sums when valid.
     line: Vec<Position>,
@@ -204,8 +215,29 @@ impl<N: SiameseNet> NetComparator<N> {
     /// P(a better than b for White) from both orders of the head (see `prob_white_better`).
     #[inline]
     fn antisymmetric(&self, a: &N::Code, b: &N::Code) -> f32 {
-        let (ab, ba) = self.net.head_pair(a, b);
-        0.5 * (ab + 1.0 - ba)
+        let (ab, ba) = self.net.head_logit_pair(a, b);
+        0.5 * (sigmoid(ab) + 1.0 - sigmoid(ba))
+    }
+
+    /// The sign of `antisymmetric(a, b) − ½` without an exponential: the average of
+    /// sigmoid(l(a, b)) and 1 − sigmoid(l(b, a)) exceeds ½ exactly when l(a, b) > l(b, a).
+    #[inline]
+    fn margin(&self, a: &N::Code, b: &N::Code) -> f32 {
+        let (ab, ba) = self.net.head_logit_pair(a, b);
+        ab - ba
+    }
+
+    /// The codes of two keys (`a`'s rebuilt aside when both map to one cache slot), to `f`.
+    #[inline]
+    fn with_codes<T>(&mut self, a: &NetKey, b: &NetKey, f: impl Fn(&Self, &N::Code, &N::Code) -> T) -> T {
+        let (ia, ib) = (self.slot(a), self.slot(b));
+        if ia != ib {
+            f(self, &self.cache.slots[ia].1, &self.cache.slots[ib].1)
+        } else {
+            // Both map to one slot (b's code evicted a's): rebuild a's aside.
+            let ca = self.code_from_features(&a.features);
+            f(self, &ca, &self.cache.slots[ib].1)
+        }
     }
 
     /// The code behind a key (tests, diagnostics).
@@ -288,23 +320,31 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         if a.hash == b.hash {
             return 0.5;
         }
-        self.stats.comparisons += 1;
-        // Memo by ordered pair (the reversed pair's answer is 1 - p, computed on demand).
-        let pair = a.hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.hash.rotate_left(29);
-        if let Some(p) = self.pair_cache.get(pair) {
-            self.stats.comparison_hits += 1;
-            return p;
+        self.with_codes(a, b, |c, ca, cb| c.antisymmetric(ca, cb))
+    }
+
+    /// The search's comparisons: the sign of the margin (same answer as the probability
+    /// against ½), memoised by ordered pair.
+    fn compare(&mut self, a: &Self::Key, b: &Self::Key) -> Ordering {
+        if a.hash == b.hash {
+            return Ordering::Equal;
         }
-        let (ia, ib) = (self.slot(a), self.slot(b));
-        let p = if ia != ib {
-            self.antisymmetric(&self.cache.slots[ia].1, &self.cache.slots[ib].1)
-        } else {
-            // Both map to one slot (b's code evicted a's): rebuild a's aside.
-            let ca = self.code_from_features(&a.features);
-            self.antisymmetric(&ca, &self.cache.slots[ib].1)
+        self.stats.comparisons += 1;
+        // Memo by ordered pair (the reversed pair's answer is the negated margin, computed
+        // on demand).
+        let pair = a.hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.hash.rotate_left(29);
+        let m = match self.pair_cache.get(pair) {
+            Some(m) => {
+                self.stats.comparison_hits += 1;
+                m
+            }
+            None => {
+                let m = self.with_codes(a, b, |c, ca, cb| c.margin(ca, cb));
+                self.pair_cache.put(pair, m);
+                m
+            }
         };
-        self.pair_cache.put(pair, p);
-        p
+        m.partial_cmp(&0.0).unwrap_or(Ordering::Equal)
     }
 
     /// The draw reference: a draw lies halfway between a position and its colour-mirrored

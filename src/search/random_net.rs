@@ -112,12 +112,12 @@ impl SiameseNet for RandomNet {
         p
     }
 
-    fn head(&self, a: &Projections, b: &Projections) -> f32 {
+    fn head_logit(&self, a: &Projections, b: &Projections) -> f32 {
         let mut d = self.out_bias_diff;
         for i in 0..WIDTH {
             let h = (a.left[i] + b.right[i] + self.head_bias[i]).max(0.0);
             d += h * self.out_diff[i];
         }
-        1.0 / (1.0 + (-d).exp())
+        d
     }
 }
