@@ -407,24 +407,38 @@ mod simd {
     /// input (the micro-kernel), then ReLU and store.
     #[inline(always)]
     unsafe fn block<F: Half, const B: usize>(d: &Dense, x: &[f32], words: &[u64], c: usize, y: &mut [f32], relu: bool) {
+        // Two accumulator sets taking alternate inputs (two dependency chains of half the
+        // length: the layer is bound by FMA latency, not throughput), when they fit.
+        let two = 2 * B <= max_acc(F::REGISTERS);
         let mut acc = [F::zero(); B];
+        let mut acc2 = [F::zero(); B];
         for (v, a) in acc.iter_mut().enumerate() {
             *a = F::load(d.b.as_ptr().add(c + v * F::LANES));
         }
         for (k, &word) in words.iter().enumerate() {
             let mut m = word;
             while m != 0 {
-                let i = k * 64 + m.trailing_zeros() as usize;
+                fma_row::<F, B>(d, x, k * 64 + m.trailing_zeros() as usize, c, &mut acc);
                 m &= m - 1;
-                let xi = F::splat(*x.get_unchecked(i));
-                let row = d.wh.as_ptr().add(i * d.cols + c);
-                for (v, a) in acc.iter_mut().enumerate() {
-                    *a = F::fmadd(xi, F::load_half(row.add(v * F::LANES)), *a);
+                if two && m != 0 {
+                    fma_row::<F, B>(d, x, k * 64 + m.trailing_zeros() as usize, c, &mut acc2);
+                    m &= m - 1;
                 }
             }
         }
         for (v, &a) in acc.iter().enumerate() {
+            let a = if two { F::add(a, acc2[v]) } else { a };
             F::store(y.as_mut_ptr().add(c + v * F::LANES), if relu { F::max0(a) } else { a });
+        }
+    }
+
+    /// `acc += x[i] · W[i, c..]` over `B` vectors.
+    #[inline(always)]
+    unsafe fn fma_row<F: Half, const B: usize>(d: &Dense, x: &[f32], i: usize, c: usize, acc: &mut [F::V; B]) {
+        let xi = F::splat(*x.get_unchecked(i));
+        let row = d.wh.as_ptr().add(i * d.cols + c);
+        for (v, a) in acc.iter_mut().enumerate() {
+            *a = F::fmadd(xi, F::load_half(row.add(v * F::LANES)), *a);
         }
     }
 

@@ -16,6 +16,8 @@ pub(crate) trait Flavour {
     const REGISTERS: usize;
     /// `a * b + c` (fused where the hardware has it).
     unsafe fn fmadd(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `a + b` per lane.
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
     /// `max(v, 0)` per lane (ReLU).
     unsafe fn max0(v: Self::V) -> Self::V;
     /// Bit j set when lane j is not zero.
@@ -98,6 +100,10 @@ impl Flavour for Scalar {
     unsafe fn fmadd(a: f32, b: f32, c: f32) -> f32 {
         a * b + c
     }
+    #[inline(always)]
+    unsafe fn add(a: f32, b: f32) -> f32 {
+        a + b
+    }
     const REGISTERS: usize = 16;
     #[inline(always)]
     unsafe fn max0(v: f32) -> f32 {
@@ -173,6 +179,10 @@ pub(crate) mod x86 {
         unsafe fn fmadd(a: __m256, b: __m256, c: __m256) -> __m256 {
             _mm256_fmadd_ps(a, b, c)
         }
+        #[inline(always)]
+        unsafe fn add(a: __m256, b: __m256) -> __m256 {
+            _mm256_add_ps(a, b)
+        }
         const REGISTERS: usize = 16;
         #[inline(always)]
         unsafe fn max0(v: __m256) -> __m256 {
@@ -214,6 +224,10 @@ pub(crate) mod x86 {
         #[inline(always)]
         unsafe fn fmadd(a: __m512, b: __m512, c: __m512) -> __m512 {
             _mm512_fmadd_ps(a, b, c)
+        }
+        #[inline(always)]
+        unsafe fn add(a: __m512, b: __m512) -> __m512 {
+            _mm512_add_ps(a, b)
         }
         const REGISTERS: usize = 32;
         #[inline(always)]
