@@ -435,3 +435,20 @@ fn feature_cache_clear_forgets_everything() {
     // Empty slots hold 0, which matches no salted key.
     assert_eq!(c.get(0), None);
 }
+
+#[test]
+fn bench_vs_net_reports_the_median_of_interleaved_rounds() {
+    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let out = std::process::Command::new(exe).args(["bench", "--depth", "2", "--vs-net", "--rounds", "3"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    for name in ["compact", "distilled"] {
+        let line = err.lines().find(|l| l.starts_with(&format!("{name} net vs handcrafted"))).unwrap_or_else(|| panic!("{err}"));
+        assert!(line.contains("median of 3 interleaved rounds"), "{line}");
+    }
+    // One handcrafted and one run per net per round.
+    assert_eq!(err.lines().filter(|l| l.starts_with("eval compact depth 2")).count(), 3, "{err}");
+    let bad = std::process::Command::new(exe).args(["bench", "--vs-net", "--rounds", "0"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--rounds 0"), "{}", String::from_utf8_lossy(&bad.stderr));
+}

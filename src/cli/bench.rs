@@ -44,6 +44,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "eval", value: Some("NAME"), help: "handcrafted (default), compact, distilled, deepchess, random-distilled" },
     Flag { name: "net", value: Some("FILE"), help: "net file for compact/distilled/deepchess (default: data/nets/)" },
     Flag { name: "vs-net", value: None, help: "then the same bench with the compact and distilled nets: nodes/s ratios" },
+    Flag { name: "rounds", value: Some("N"), help: "with --vs-net: rounds of handcrafted and net benches, interleaved; the median ratio is reported (default 5)" },
     Flag { name: "no-incremental", value: None, help: "net path: recompute the first layer per position" },
     Flag { name: "kernel", value: Some("NAME"), help: "net layers: scalar (the portable loop), avx2 or avx512 (default: the best this CPU has)" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
@@ -52,7 +53,7 @@ const FLAGS: &[Flag] = &[
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let help = usage(
         "bench",
-        "[--depth N] [--hash MB] [--eval NAME] [--verbose]",
+        "[--depth N] [--hash MB] [--eval NAME] [--vs-net [--rounds N]] [--verbose]",
         "Fixed-depth search over the built-in positions (single thread, table cleared between\n\
          positions). Prints 'Nodes searched: N' (the same on every run) and 'Nodes/second: N'.",
         FLAGS,
@@ -122,11 +123,27 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     if p.has("vs-net") && eval == "handcrafted" {
         // The engine's default net, then the paper-sized distilled one (or just --net).
         let nets: &[(&str, &'static str)] = if p.get("net").is_some() { &[("", "net")] } else { &[("compact.dcw", "compact"), ("distilled.dcw", "distilled")] };
-        for &(file, name) in nets {
-            let net = net_bench(net_file(file)?, name)?;
+        // This machine's speed drifts by ±20 % within seconds: rounds of handcrafted then
+        // each net, a ratio per round, the median of the rounds.
+        let rounds: usize = p.get_or("bench", "rounds", 5)?;
+        if !(1..=100).contains(&rounds) {
+            return Err(CliError::Usage(format!("deepchess bench: --rounds {rounds} out of range 1..100")));
+        }
+        let mut ratios = vec![Vec::new(); nets.len()];
+        for round in 0..rounds {
+            let hc = if round == 0 { first.clone() } else { big_stack(Box::new(move || run_one(Searcher::new(Handcrafted::new(), hash), depth, verbose))) };
+            for (k, &(file, name)) in nets.iter().enumerate() {
+                let net = net_bench(net_file(file)?, name)?;
+                ratios[k].push(hc.nps() as f64 / net.nps().max(1) as f64);
+            }
+        }
+        for (r, &(_, name)) in ratios.iter_mut().zip(nets) {
+            r.sort_by(f64::total_cmp);
             eprintln!(
-                "{name} net vs handcrafted, same positions, same run: {:.2}x slower in nodes/s",
-                first.nps() as f64 / net.nps().max(1) as f64
+                "{name} net vs handcrafted, same positions, same run: {:.2}x slower in nodes/s (median of {rounds} interleaved rounds, {:.2}-{:.2})",
+                r[r.len() / 2],
+                r[0],
+                r[r.len() - 1]
             );
         }
     }
