@@ -296,12 +296,18 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         self.stats.keys += 1;
         let hash = pos.hash();
         let features = Features::from_position(pos);
+        let on_line = ply <= MAX_PLY && self.line[ply].hash() == hash;
+        // The first layer before the cache probe, even when the code turns out cached: its
+        // work overlaps the probe's trip to memory (which the prefetch in `set_node` only
+        // starts), and the children update from it either way.
+        if on_line {
+            self.ensure_acc(ply);
+        }
         if self.cache.find(hash).is_some() {
             self.stats.cache_hits += 1;
             return NetKey { hash, features };
         }
-        let code = if ply <= MAX_PLY && self.line[ply].hash() == hash {
-            self.ensure_acc(ply);
+        let code = if on_line {
             let h = self.net.first_width();
             self.net.finish(&self.acc[ply * h..(ply + 1) * h])
         } else {
