@@ -447,8 +447,14 @@ fn bench_vs_net_reports_the_median_of_interleaved_rounds() {
         assert!(line.contains("median of 3 interleaved rounds"), "{line}");
     }
     // One handcrafted and one run per net per round.
-    assert_eq!(err.lines().filter(|l| l.starts_with("eval compact depth 2")).count(), 3, "{err}");
-    let bad = std::process::Command::new(exe).args(["bench", "--vs-net", "--rounds", "0"]).output().unwrap();
-    assert!(!bad.status.success());
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("--rounds 0"), "{}", String::from_utf8_lossy(&bad.stderr));
+    for eval in ["handcrafted", "compact", "distilled"] {
+        assert_eq!(err.lines().filter(|l| l.starts_with(&format!("eval {eval} depth 2"))).count(), 3, "{eval}: {err}");
+    }
+    // Refused before any search: out of range, or without --vs-net.
+    for (args, says) in [(&["bench", "--vs-net", "--rounds", "0"][..], "--rounds 0"), (&["bench", "--rounds", "3"][..], "--rounds goes with --vs-net")] {
+        let bad = std::process::Command::new(exe).args(args).output().unwrap();
+        assert!(!bad.status.success());
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert!(err.contains(says) && !err.contains("eval handcrafted"), "{err}");
+    }
 }

@@ -50,6 +50,10 @@ const FLAGS: &[Flag] = &[
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
 ];
 
+fn eval_is_handcrafted(p: &super::args::Parsed) -> bool {
+    p.get("eval").unwrap_or("handcrafted") == "handcrafted"
+}
+
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let help = usage(
         "bench",
@@ -65,6 +69,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let depth: u32 = p.get_or("bench", "depth", bench::DEFAULT_DEPTH)?;
     if !(1..=60).contains(&depth) {
         return Err(CliError::Usage(format!("deepchess bench: --depth {depth} out of range 1..60")));
+    }
+    let rounds: usize = p.get_or("bench", "rounds", 5)?;
+    if !(1..=100).contains(&rounds) {
+        return Err(CliError::Usage(format!("deepchess bench: --rounds {rounds} out of range 1..100")));
+    }
+    if p.get("rounds").is_some() && !(p.has("vs-net") && eval_is_handcrafted(&p)) {
+        return Err(CliError::Usage("deepchess bench: --rounds goes with --vs-net (and the handcrafted --eval)".into()));
     }
     let hash: usize = p.get_or("bench", "hash", 16)?;
     let incremental = !p.has("no-incremental");
@@ -125,10 +136,6 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         let nets: &[(&str, &'static str)] = if p.get("net").is_some() { &[("", "net")] } else { &[("compact.dcw", "compact"), ("distilled.dcw", "distilled")] };
         // This machine's speed drifts by ±20 % within seconds: rounds of handcrafted then
         // each net, a ratio per round, the median of the rounds.
-        let rounds: usize = p.get_or("bench", "rounds", 5)?;
-        if !(1..=100).contains(&rounds) {
-            return Err(CliError::Usage(format!("deepchess bench: --rounds {rounds} out of range 1..100")));
-        }
         let mut ratios = vec![Vec::new(); nets.len()];
         for round in 0..rounds {
             let hc = if round == 0 { first.clone() } else { big_stack(Box::new(move || run_one(Searcher::new(Handcrafted::new(), hash), depth, verbose))) };
@@ -139,9 +146,10 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         }
         for (r, &(_, name)) in ratios.iter_mut().zip(nets) {
             r.sort_by(f64::total_cmp);
+            let median = (r[(r.len() - 1) / 2] + r[r.len() / 2]) / 2.0;
             eprintln!(
                 "{name} net vs handcrafted, same positions, same run: {:.2}x slower in nodes/s (median of {rounds} interleaved rounds, {:.2}-{:.2})",
-                r[r.len() / 2],
+                median,
                 r[0],
                 r[r.len() - 1]
             );

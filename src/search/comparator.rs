@@ -23,8 +23,8 @@ pub struct ComparatorStats {
 /// A position comparator usable inside the comparison alpha-beta.
 ///
 /// `key` is the expensive per-position part (Pos2Vec features for the net, the score for the
-/// handcrafted evaluator); `prob_white_better` is the cheap per-comparison part (the
-/// 2×100→2 head for the net). The search calls [`Comparator::set_node`] on every move it
+/// handcrafted evaluator); `compare` / `prob_white_better` is the cheap per-comparison part
+/// (the head's remaining layers for the net). The search calls [`Comparator::set_node`] on every move it
 /// makes, so an implementation may keep per-ply state (an incremental accumulator) and
 /// build `key(ply, …)` from its ancestors' state.
 pub trait Comparator {
@@ -47,7 +47,8 @@ pub trait Comparator {
     /// Probability that `a` is better for White than `b`.
     fn prob_white_better(&mut self, a: &Self::Key, b: &Self::Key) -> f32;
 
-    /// `Greater` when `a` is better for White than `b`. Exact comparators override this.
+    /// `Greater` when `a` is better for White than `b`. Comparators with a cheaper exact
+    /// test override this (the handcrafted scores, the net's logit margin).
     fn compare(&mut self, a: &Self::Key, b: &Self::Key) -> Ordering {
         let p = self.prob_white_better(a, b);
         p.partial_cmp(&0.5).unwrap_or(Ordering::Equal)

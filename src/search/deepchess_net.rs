@@ -72,8 +72,9 @@ const fn pad(n: usize) -> usize {
 }
 
 /// One dense layer, input-major (row i = weights from input i), `rows × cols` padded with
-/// zeros; the first `out` outputs are meaningful. Layers narrower than a vector (the head's
-/// last, 2 outputs) run as dot products over `wt`, the transpose (`out × rows`).
+/// zeros; the first `out` outputs are meaningful. Hidden layers narrower than a vector run
+/// as dot products over `wt`, the transpose (`out × rows`); the head's last layer (the two
+/// softmax outputs) is one dot product over `wd`.
 struct Dense {
     w: Vec<f32>,
     /// `w` as IEEE half floats, what the SIMD kernels read (half the cache lines; `w`
@@ -301,6 +302,7 @@ impl<const N: usize, const W: usize> NetEval<N, W> {
 /// `y = b + x·W` (ReLU'd when `relu`), skipping inputs the previous ReLU zeroed.
 fn dense_portable(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
     if d.narrow() {
+        y[d.out..d.cols].fill(0.0);
         for (o, yo) in y[..d.out].iter_mut().enumerate() {
             let s = d.b[o] + x.iter().zip(&d.wt[o * d.rows..(o + 1) * d.rows]).map(|(a, w)| a * w).sum::<f32>();
             *yo = if relu { s.max(0.0) } else { s };
@@ -442,9 +444,11 @@ mod simd {
         }
     }
 
-    /// The 2-output last layer: dot products over the (padded) inputs.
+    /// A layer narrower than a vector: dot products over the (padded) inputs; the padding
+    /// outputs are written 0 (the next layer's nonzero mask reads them).
     #[inline(always)]
     unsafe fn narrow<F: Flavour>(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
+        y[d.out..d.cols].fill(0.0);
         for (o, yo) in y[..d.out].iter_mut().enumerate() {
             let w = d.wt.as_ptr().add(o * d.rows);
             let mut acc = F::zero();
@@ -584,8 +588,7 @@ mod simd {
             layer2::<F>(d, [&x[0][..d.rows], &x[1][..d.rows]], [&mut y0[..d.cols], &mut y1[..d.cols]], true);
             std::mem::swap(&mut x, &mut y);
         }
-        let logit = |x: &[f32]| last.bd + dot::<F>(&x[..last.rows], &last.wd);
-        (logit(x[0]), logit(x[1]))
+        (last.bd + dot::<F>(&x[0][..last.rows], &last.wd), last.bd + dot::<F>(&x[1][..last.rows], &last.wd))
     }
 
     #[target_feature(enable = "avx2,fma,f16c")]

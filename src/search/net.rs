@@ -7,13 +7,13 @@
 //!   the nearest ancestor's accumulator with only the input bits the moves changed.
 
 use super::comparator::{Comparator, ComparatorStats};
-use std::cmp::Ordering;
 use super::ordering::MAX_PLY;
 use crate::chess::position::castle;
 use crate::chess::{Color, Position, Role};
 use crate::data::encode::{piece_bit, Features, CASTLING_BITS, MAX_ACTIVE, SIDE_BIT};
 use crate::tensor::rng::SplitMix64;
 use crate::tensor::{vecops, Kernel};
+use std::cmp::Ordering;
 
 /// What the search needs from a Siamese comparator network (paper §3-4). The first layer is
 /// exposed so the search can keep it incrementally; the rest of the tower and the head are
@@ -152,8 +152,8 @@ pub struct NetComparator<N: SiameseNet> {
     cache: FeatureCache<N::Code>,
     /// P(position better than its colour-mirrored twin), by zobrist key.
     draw_cache: FeatureCache<f32>,
-    /// Comparison margins by ordered pair of zobrist keys (the same pairs recur across
-    /// siblings and iterations).
+    /// Comparison margins by pair of zobrist keys (the same pairs recur across siblings and
+    /// iterations).
     pair_cache: FeatureCache<f32>,
     /// The current line: the position at each ply and its first-layer sums when valid.
     line: Vec<Position>,
@@ -275,7 +275,6 @@ impl<N: SiameseNet> NetComparator<N> {
     }
 }
 
-
 impl<N: SiameseNet> Comparator for NetComparator<N> {
     type Key = NetKey;
 
@@ -297,10 +296,11 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         let hash = pos.hash();
         let features = Features::from_position(pos);
         let on_line = ply <= MAX_PLY && self.line[ply].hash() == hash;
-        // The first layer before the cache probe, even when the code turns out cached: its
-        // work overlaps the probe's trip to memory (which the prefetch in `set_node` only
-        // starts), and the children update from it either way.
-        if on_line {
+        // The first layer before the cache probe: its work overlaps the probe's trip to
+        // memory (which the prefetch in `set_node` only starts). Wasted when the code turns
+        // out cached (a fifth of keys) unless the children update from these sums; a net
+        // +2 %. (Not without increments: there it would be a whole refresh.)
+        if on_line && self.incremental {
             self.ensure_acc(ply);
         }
         if self.cache.find(hash).is_some() {
@@ -308,6 +308,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
             return NetKey { hash, features };
         }
         let code = if on_line {
+            self.ensure_acc(ply); // (done above when incremental)
             let h = self.net.first_width();
             self.net.finish(&self.acc[ply * h..(ply + 1) * h])
         } else {
@@ -329,27 +330,30 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         self.with_codes(a, b, |c, ca, cb| c.antisymmetric(ca, cb))
     }
 
-    /// The search's comparisons: the sign of the margin (same answer as the probability
-    /// against ½), memoised by ordered pair.
+    /// The search's comparisons: the sign of the margin (the same side of ½ as the averaged
+    /// probability, except where float sigmoids saturate or round to ½), memoised per pair.
     fn compare(&mut self, a: &Self::Key, b: &Self::Key) -> Ordering {
         if a.hash == b.hash {
             return Ordering::Equal;
         }
         self.stats.comparisons += 1;
-        // Memo by ordered pair (the reversed pair's answer is the negated margin, computed
-        // on demand).
-        let pair = a.hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b.hash.rotate_left(29);
+        // Memo by unordered pair: the margin of the pair in hash order, negated for the other
+        // order, so the two orders agree exactly while the entry lives (even if a code was
+        // rebuilt meanwhile, with other rounding) and the reversed pair is a hit.
+        let (lo, hi, sign) = if a.hash < b.hash { (a, b, 1.0) } else { (b, a, -1.0) };
+        let pair = lo.hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ hi.hash.rotate_left(29);
         let m = match self.pair_cache.get(pair) {
             Some(m) => {
                 self.stats.comparison_hits += 1;
                 m
             }
             None => {
-                let m = self.with_codes(a, b, |c, ca, cb| c.margin(ca, cb));
+                let m = self.with_codes(lo, hi, |c, ca, cb| c.margin(ca, cb));
                 self.pair_cache.put(pair, m);
                 m
             }
         };
+        let m = sign * m;
         m.partial_cmp(&0.0).unwrap_or(Ordering::Equal)
     }
 
