@@ -460,6 +460,31 @@ mod simd {
         }
     }
 
+    /// The inputs nonzero in any of `xs` (the ReLU left the rest at 0), as bits: the k loop
+    /// visits only those.
+    #[inline(always)]
+    unsafe fn nonzero_words<F: Flavour, const K: usize>(xs: [&[f32]; K], rows: usize) -> [u64; MAX_WIDTH / 64] {
+        let mut words = [0u64; MAX_WIDTH / 64];
+        for j in (0..rows).step_by(F::LANES) {
+            let nz = xs.iter().fold(0, |m, x| m | F::nonzero(F::load(x.as_ptr().add(j))));
+            words[j / 64] |= nz << (j % 64);
+        }
+        words
+    }
+
+    /// The jr loop: `(first column, vectors)` of blocks covering `vectors` output vectors as
+    /// evenly as blocks of at most `cap` vectors allow.
+    #[inline(always)]
+    fn blocks(vectors: usize, cap: usize, lanes: usize) -> impl Iterator<Item = (usize, usize)> {
+        let n = vectors.div_ceil(cap);
+        (0..n).scan(0, move |done, k| {
+            let size = (vectors - *done).div_ceil(n - k);
+            let c = *done * lanes;
+            *done += size;
+            Some((c, size))
+        })
+    }
+
     /// `y = b + x·W`, ReLU'd when `relu`; `x` has `d.rows` entries, `y` at least `d.cols`.
     #[inline(always)]
     unsafe fn layer<F: Half>(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
@@ -467,18 +492,9 @@ mod simd {
         if d.narrow() {
             return narrow::<F>(d, x, y, relu);
         }
-        // The inputs the ReLU left nonzero, as bits: the k loop visits only those.
-        let mut words = [0u64; MAX_WIDTH / 64];
-        for j in (0..d.rows).step_by(F::LANES) {
-            words[j / 64] |= F::nonzero(F::load(x.as_ptr().add(j))) << (j % 64);
-        }
+        let words = nonzero_words::<F, 1>([x], d.rows);
         let words = &words[..d.rows.div_ceil(64)];
-        // The jr loop: blocks of output vectors as even as the register budget allows.
-        let vectors = d.cols / F::LANES;
-        let mut blocks = vectors.div_ceil(max_acc(F::REGISTERS));
-        let mut c = 0;
-        while blocks > 0 {
-            let size = (vectors - c / F::LANES).div_ceil(blocks);
+        for (c, size) in blocks(d.cols / F::LANES, max_acc(F::REGISTERS), F::LANES) {
             macro_rules! by_size {
                 ($($n:literal)*) => {
                     match size {
@@ -488,8 +504,6 @@ mod simd {
                 };
             }
             by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30);
-            c += size * F::LANES;
-            blocks -= 1;
         }
     }
 
@@ -545,19 +559,11 @@ mod simd {
             narrow::<F>(d, x[0], y0, relu);
             return narrow::<F>(d, x[1], y1, relu);
         }
-        let mut words = [0u64; MAX_WIDTH / 64];
-        for j in (0..d.rows).step_by(F::LANES) {
-            let nz = F::nonzero(F::load(x[0].as_ptr().add(j))) | F::nonzero(F::load(x[1].as_ptr().add(j)));
-            words[j / 64] |= nz << (j % 64);
-        }
+        let words = nonzero_words::<F, 2>(x, d.rows);
         let words = &words[..d.rows.div_ceil(64)];
-        // Two accumulator sets, two broadcasts and the weight vector within the registers.
-        let vectors = d.cols / F::LANES;
-        let mut blocks = vectors.div_ceil((F::REGISTERS - 3) / 2);
         let [y0, y1] = y;
-        let mut c = 0;
-        while blocks > 0 {
-            let size = (vectors - c / F::LANES).div_ceil(blocks);
+        // Two accumulator sets, two broadcasts and the weight vector within the registers.
+        for (c, size) in blocks(d.cols / F::LANES, (F::REGISTERS - 3) / 2, F::LANES) {
             macro_rules! by_size {
                 ($($n:literal)*) => {
                     match size {
@@ -567,8 +573,6 @@ mod simd {
                 };
             }
             by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14);
-            c += size * F::LANES;
-            blocks -= 1;
         }
     }
 
