@@ -20,7 +20,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "max-positions", value: Some("N"), help: "use at most N training positions per class (data-size curves)" },
     Flag { name: "no-mirror", value: None, help: "no colour-mirror augmentation even if the profile uses it" },
     Flag { name: "siamese-epochs", value: Some("N"), help: "epochs of the DeepChess (Siamese) phase instead of the profile's" },
-    Flag { name: "distill-arch", value: Some("ARCH"), help: "the distilled net's layers, e.g. 773-128-32-32/32-32-2 (default the paper's 773-100-100-100/100-100-2)" },
+    Flag { name: "distill-arch", value: Some("ARCH"), help: "the distilled net's layers, e.g. 773-32-32-32/32-32-2 (default the paper's 773-100-100-100/100-100-2)" },
     Flag { name: "distill-epochs", value: Some("N"), help: "epochs of the distillation's pair phase instead of the profile's" },
 ];
 
@@ -69,7 +69,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     }
     if let Some(a) = p.get("distill-arch") {
         prof.distill_arch = crate::net::Arch::parse(a).ok_or_else(|| {
-            CliError::Usage(format!("deepchess train: bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-128-32-32/32-32-2)"))
+            CliError::Usage(format!("deepchess train: bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-32-32-32/32-32-2)"))
         })?;
     }
     if p.get("distill-epochs").is_some() {
