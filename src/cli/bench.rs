@@ -50,10 +50,6 @@ const FLAGS: &[Flag] = &[
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
 ];
 
-fn eval_is_handcrafted(p: &super::args::Parsed) -> bool {
-    p.get("eval").unwrap_or("handcrafted") == "handcrafted"
-}
-
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let help = usage(
         "bench",
@@ -74,13 +70,14 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     if !(1..=100).contains(&rounds) {
         return Err(CliError::Usage(format!("deepchess bench: --rounds {rounds} out of range 1..100")));
     }
-    if p.get("rounds").is_some() && !(p.has("vs-net") && eval_is_handcrafted(&p)) {
+    let eval = p.get("eval").unwrap_or("handcrafted");
+    let vs_net = p.has("vs-net") && eval == "handcrafted";
+    if p.get("rounds").is_some() && !vs_net {
         return Err(CliError::Usage("deepchess bench: --rounds goes with --vs-net (and the handcrafted --eval)".into()));
     }
     let hash: usize = p.get_or("bench", "hash", 16)?;
     let incremental = !p.has("no-incremental");
     let verbose = p.has("verbose");
-    let eval = p.get("eval").unwrap_or("handcrafted");
     let net_file = |default: &str| -> Result<std::path::PathBuf, CliError> {
         match p.get("net") {
             Some(f) => Ok(f.into()),
@@ -131,7 +128,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     };
     println!("Nodes searched: {}", first.nodes);
     println!("Nodes/second: {}", first.nps());
-    if p.has("vs-net") && eval == "handcrafted" {
+    if vs_net {
         // The engine's default net, then the paper-sized distilled one (or just --net).
         let nets: &[(&str, &'static str)] = if p.get("net").is_some() { &[("", "net")] } else { &[("compact.dcw", "compact"), ("distilled.dcw", "distilled")] };
         // This machine's speed drifts by ±20 % within seconds: rounds of handcrafted then
