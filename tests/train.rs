@@ -6,9 +6,9 @@ use deepchess::data::build::{build, BuildSettings};
 use deepchess::data::encode::{Features, INPUTS};
 use deepchess::net::{batch_of, Arch, Net};
 use deepchess::tensor::{Params, Rng, SparseBatch, Tape};
-use deepchess::train::common::{OptCfg, Pools};
+use deepchess::train::common::{AuxPairs, OptCfg, Pools};
 use deepchess::train::log::Log;
-use deepchess::train::phases::{distill_tower, siamese};
+use deepchess::train::phases::{distill_tower, siamese, siamese_aux};
 use deepchess::train::stage::{Ctx, StageCfg};
 use std::path::PathBuf;
 
@@ -138,6 +138,43 @@ fn distilled_net_agrees_with_its_teacher() {
     assert!(on_valid > 0.6, "validation agreement {on_valid}");
 }
 
+/// Material pairs (`--compact-aux`) teach what (W, L) pairs of 30 games barely can: a
+/// position is better with its queens than without them, judged on held-out positions.
+#[test]
+fn material_pairs_teach_the_queens_worth() {
+    deepchess::tensor::set_threads(1);
+    let (train, valid) = pools();
+    assert!(train.games.len() > 30, "{} game runs", train.games.len());
+    let queenless = |f: &Features, white: bool| {
+        let q = if white { 4 * 64..5 * 64 } else { 384 + 4 * 64..384 + 5 * 64 };
+        let kept: Vec<u16> = f.as_slice().iter().copied().filter(|i| !q.contains(&(*i as usize))).collect();
+        (kept.len() < f.as_slice().len()).then_some(kept)
+    };
+    let rate = |net: &Net| {
+        let (mut right, mut n) = (0, 0);
+        for (i, f) in valid.w.iter().chain(valid.l.iter()).enumerate() {
+            let white = i % 2 == 0;
+            if let Some(less) = queenless(f, white) {
+                let p = net.compare(&net.features(f.as_slice()), &net.features(&less));
+                right += usize::from((p > 0.5) == white);
+                n += 1;
+            }
+        }
+        assert!(n > 100, "{n} positions with a queen");
+        right as f64 / n as f64
+    };
+    let train_net = |aux: AuxPairs, name: &str| {
+        let mut c = ctx(name, false);
+        let mut net = Net::new(tiny_arch(), &mut Rng::new(21));
+        siamese_aux(&mut c, "s", &mut net, None, &train, &valid, 200, &cfg(20), &aux).unwrap();
+        net
+    };
+    let plain = rate(&train_net(AuxPairs::default(), "aux-none"));
+    let taught = rate(&train_net(AuxPairs { progress: 0.0, gap: 4, material: 0.9 }, "aux-material"));
+    eprintln!("queen kept over removed: plain {plain:.3}, with aux pairs {taught:.3}");
+    assert!(taught > 0.7 && taught > plain + 0.2, "plain {plain}, with aux pairs {taught}");
+}
+
 #[test]
 fn corrupt_checkpoint_is_rejected() {
     let (train, valid) = pools();
@@ -184,4 +221,15 @@ fn cli_tiny_profile_makes_every_net_and_the_compact_one_searches() {
     assert!(String::from_utf8_lossy(&bench.stderr).contains("773-32-32-32/32-32-2"));
     assert!(String::from_utf8_lossy(&bench.stdout).contains("Nodes searched: "));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn cli_rejects_bad_aux_pair_specs_before_loading_data() {
+    let exe = env!("CARGO_BIN_EXE_deepchess");
+    for spec in ["progress=2", "gap=0", "material=0.7,progress=0.7", "cheese=1"] {
+        let out = std::process::Command::new(exe).args(["train", "--compact-aux", spec, "--data", "/nonexistent"]).output().unwrap();
+        assert!(!out.status.success(), "{spec} accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--compact-aux") && err.contains(spec), "{spec}: {err}");
+    }
 }

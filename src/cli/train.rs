@@ -21,6 +21,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "no-mirror", value: None, help: "no colour-mirror augmentation even if the profile uses it" },
     Flag { name: "siamese-epochs", value: Some("N"), help: "epochs of the DeepChess (Siamese) phase instead of the profile's" },
     Flag { name: "distill-arch", value: Some("ARCH"), help: "the distilled net's layers, e.g. 773-32-32-32/32-32-2 (default the paper's 773-100-100-100/100-100-2)" },
+    Flag { name: "compact-aux", value: Some("SPEC"), help: "beyond the paper: mix same-game and material pairs into the compact phase, e.g. progress=0.3,gap=8,material=0.1 (default none)" },
     Flag { name: "distill-epochs", value: Some("N"), help: "epochs of the distillation's pair phase instead of the profile's" },
 ];
 
@@ -79,6 +80,10 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         }
         prof.distill_full.epochs = e;
     }
+    if let Some(a) = p.get("compact-aux") {
+        prof.compact_aux = crate::train::common::AuxPairs::parse(a)
+            .map_err(|e| CliError::Usage(format!("deepchess train: bad --compact-aux '{a}': {e}")))?;
+    }
     let phases = match p.get("phases") {
         Some(s) => Phases::parse(s).ok_or_else(|| CliError::Usage(format!("deepchess train: bad --phases '{s}'")))?,
         None => Phases::ALL,
@@ -119,6 +124,11 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         ("mirror".to_string(), prof.mirror.to_string()),
         ("train_positions".to_string(), format!("{} W + {} L", train.w.len(), train.l.len())),
     ];
+    let mut meta = meta;
+    if !prof.compact_aux.is_none() {
+        let a = prof.compact_aux;
+        meta.push(("compact_aux".to_string(), format!("progress={},gap={},material={}", a.progress, a.gap, a.material)));
+    }
     let mut ctx = Ctx { dir: out.clone(), seed, resume, log: Log::open(&out), meta };
     let t = Instant::now();
     let summary = run(&mut ctx, &prof, phases, &train, &valid).map_err(CliError::Failed)?;

@@ -12,6 +12,17 @@ use std::path::Path;
 pub struct Pools {
     pub w: Vec<Features>,
     pub l: Vec<Features>,
+    /// Each game's positions, in ply order, as a run of one pool (mirrored twins form a run
+    /// of the other pool): what same-game (progress) pairs are drawn from.
+    pub games: Vec<GameRun>,
+}
+
+/// A game's positions: `pools.w[start..start + len]` when `white_won`, else `pools.l[…]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameRun {
+    pub white_won: bool,
+    pub start: u32,
+    pub len: u32,
 }
 
 impl Pools {
@@ -19,12 +30,28 @@ impl Pools {
     /// other pool (a W position mirrored is an L position), doubling the data.
     pub fn from_dataset(d: &Dataset, mirror: bool) -> Pools {
         let mut p = Pools::default();
+        // A new game starts where the game id, the label or the ply order changes.
+        let mut prev: Option<(u32, u8, u16)> = None;
         for r in &d.records {
             let f = r.features();
-            let (own, other) = if r.label == 1 { (&mut p.w, &mut p.l) } else { (&mut p.l, &mut p.w) };
+            let won = r.label == 1;
+            let new_game = prev.is_none_or(|(g, l, ply)| g != r.game || l != r.label || ply >= r.ply);
+            prev = Some((r.game, r.label, r.ply));
+            let (own, other) = if won { (&mut p.w, &mut p.l) } else { (&mut p.l, &mut p.w) };
+            if new_game {
+                p.games.push(GameRun { white_won: won, start: own.len() as u32, len: 0 });
+                if mirror {
+                    p.games.push(GameRun { white_won: !won, start: other.len() as u32, len: 0 });
+                }
+            }
             own.push(f);
+            let n = p.games.len();
             if mirror {
                 other.push(f.mirrored());
+                p.games[n - 2].len += 1;
+                p.games[n - 1].len += 1;
+            } else {
+                p.games[n - 1].len += 1;
             }
         }
         p
@@ -43,6 +70,12 @@ impl Pools {
     pub fn truncate(&mut self, n: usize) {
         self.w.truncate(n);
         self.l.truncate(n);
+        let (nw, nl) = (self.w.len() as u32, self.l.len() as u32);
+        self.games.retain_mut(|g| {
+            let end = if g.white_won { nw } else { nl };
+            g.len = g.len.min(end.saturating_sub(g.start));
+            g.len > 0
+        });
     }
 }
 
@@ -77,6 +110,147 @@ pub fn pair_batch(pools: &Pools, rng: &mut Rng, n: usize, xa: &mut SparseBatch, 
     }
     batch_of(&a, xa);
     batch_of(&b, xb);
+}
+
+/// Beyond the paper: pairs other than (W, L) from different games, mixed into a phase's
+/// batches (`deepchess train --compact-aux`). The paper's pairs never compare related
+/// positions; the search compares little else.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AuxPairs {
+    /// Fraction of pairs drawn from one game: two of its positions at least `gap` sampled
+    /// positions apart, the later one better for the side that won (learnt from the result
+    /// alone, like the paper's pairs).
+    pub progress: f32,
+    pub gap: u32,
+    /// Fraction of pairs (position, the same position minus one random non-king piece), the
+    /// full one better for the piece's owner with probability [`MATERIAL_TARGET`] of the role.
+    pub material: f32,
+}
+
+/// Target probabilities of material pairs by role (pawn, knight, bishop, rook, queen): a
+/// prior, the logits 1.1, 2.4, 2.4, 3.2, 4.6 are roughly 1, 2, 2, 3, 4 pawns' worth at the
+/// search's 0.75-is-a-pawn reading (src/search/comparator.rs).
+pub const MATERIAL_TARGET: [f32; 5] = [0.75, 0.92, 0.92, 0.96, 0.99];
+
+impl AuxPairs {
+    pub fn is_none(&self) -> bool {
+        self.progress <= 0.0 && self.material <= 0.0
+    }
+
+    /// Parses `progress=F,gap=N,material=F` (any subset).
+    pub fn parse(s: &str) -> Result<AuxPairs, String> {
+        let mut a = AuxPairs { progress: 0.0, gap: 8, material: 0.0 };
+        for part in s.split(',').filter(|p| !p.is_empty()) {
+            let (k, v) = part.split_once('=').ok_or_else(|| format!("'{part}' is not KEY=VALUE"))?;
+            let frac = |v: &str| -> Result<f32, String> {
+                v.parse::<f32>().ok().filter(|f| (0.0..=1.0).contains(f)).ok_or_else(|| format!("{k}={v}: want a fraction in [0, 1]"))
+            };
+            match k {
+                "progress" => a.progress = frac(v)?,
+                "material" => a.material = frac(v)?,
+                "gap" => a.gap = v.parse().ok().filter(|&g| g >= 1).ok_or_else(|| format!("gap={v}: want an integer >= 1"))?,
+                _ => return Err(format!("unknown key '{k}' (progress, gap, material)")),
+            }
+        }
+        if a.progress + a.material > 1.0 {
+            return Err(format!("progress + material = {} > 1", a.progress + a.material));
+        }
+        Ok(a)
+    }
+}
+
+/// Like [`pair_batch`], with a fraction of the pairs replaced by [`AuxPairs`]; `target[i]`
+/// is `Some(p)` for those, `p` the probability that the first position is the better one for
+/// White (output 0), and `None` for (W, L) pairs, whose label is in `labels`.
+#[allow(clippy::too_many_arguments)]
+pub fn aux_pair_batch(
+    pools: &Pools,
+    aux: &AuxPairs,
+    rng: &mut Rng,
+    n: usize,
+    xa: &mut SparseBatch,
+    xb: &mut SparseBatch,
+    labels: &mut Vec<usize>,
+    target: &mut Vec<Option<f32>>,
+) {
+    let (mut fa, mut fb) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    aux_pairs(pools, aux, rng, n, &mut fa, &mut fb, labels, target);
+    let a: Vec<&[u16]> = fa.iter().map(|f| f.as_slice()).collect();
+    let b: Vec<&[u16]> = fb.iter().map(|f| f.as_slice()).collect();
+    batch_of(&a, xa);
+    batch_of(&b, xb);
+}
+
+/// [`aux_pair_batch`]'s pairs as feature lists.
+#[allow(clippy::too_many_arguments)]
+pub fn aux_pairs(
+    pools: &Pools,
+    aux: &AuxPairs,
+    rng: &mut Rng,
+    n: usize,
+    fa: &mut Vec<Features>,
+    fb: &mut Vec<Features>,
+    labels: &mut Vec<usize>,
+    target: &mut Vec<Option<f32>>,
+) {
+    fa.clear();
+    fb.clear();
+    labels.clear();
+    target.clear();
+    for _ in 0..n {
+        let u = rng.next_f32();
+        // (first, second, P(first better for White))
+        let (first, second, p) = if u < aux.progress && !pools.games.is_empty() {
+            // A game long enough for the gap (a few tries; else a (W, L) pair).
+            let g = (0..64).map(|_| pools.games[rng.below(pools.games.len() as u64) as usize]).find(|g| g.len > aux.gap);
+            match g {
+                Some(g) => {
+                    let i = rng.below((g.len - aux.gap) as u64) as u32;
+                    let j = i + aux.gap + rng.below((g.len - aux.gap - i) as u64) as u32;
+                    let pool = if g.white_won { &pools.w } else { &pools.l };
+                    let (early, late) = (pool[(g.start + i) as usize], pool[(g.start + j) as usize]);
+                    // The later position is better for the winner.
+                    (late, early, if g.white_won { 1.0 } else { 0.0 })
+                }
+                None => continue_pair(pools, rng),
+            }
+        } else if u < aux.progress + aux.material {
+            let pool = if rng.next_u64() & 1 == 0 { &pools.w } else { &pools.l };
+            let full = pool[rng.below(pool.len() as u64) as usize];
+            let pieces: Vec<u16> = full.as_slice().iter().copied().filter(|&i| (i as usize) < 768 && (i as usize) % 384 / 64 != 5).collect();
+            if pieces.is_empty() {
+                continue_pair(pools, rng)
+            } else {
+                let gone = pieces[rng.below(pieces.len() as u64) as usize];
+                let less: Vec<u16> = full.as_slice().iter().copied().filter(|&i| i != gone).collect();
+                let (white, role) = ((gone as usize) < 384, (gone as usize) % 384 / 64);
+                let q = MATERIAL_TARGET[role];
+                (full, Features::from_sorted(&less), if white { q } else { 1.0 - q })
+            }
+        } else {
+            continue_pair(pools, rng)
+        };
+        let aux_pair = p >= 0.0;
+        // Random order, as for (W, L) pairs.
+        if rng.next_u64() & 1 == 0 {
+            fa.push(first);
+            fb.push(second);
+            labels.push(if aux_pair { usize::from(p < 0.5) } else { 0 });
+            target.push(aux_pair.then_some(p));
+        } else {
+            fa.push(second);
+            fb.push(first);
+            labels.push(if aux_pair { usize::from(p >= 0.5) } else { 1 });
+            target.push(aux_pair.then_some(1.0 - p));
+        }
+    }
+}
+
+/// A (W, L) pair, W first, with a negative probability marking it as such.
+fn continue_pair(pools: &Pools, rng: &mut Rng) -> (Features, Features, f32) {
+    let w = pools.w[rng.below(pools.w.len() as u64) as usize];
+    let l = pools.l[rng.below(pools.l.len() as u64) as usize];
+    (w, l, -1.0)
 }
 
 /// Fraction of `pairs` random (W, L) pairs (fixed `seed`) that the net orders correctly.
@@ -205,5 +379,103 @@ impl Checkpoint {
         params.assign_from(&wf, origin)?;
         opt.set_state(&self.opt);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::dataset::Record;
+    use crate::chess::Position;
+
+    /// A pool whose positions are told apart by one input bit each: `base + k`.
+    fn tagged(base: u16, n: u16) -> Vec<Features> {
+        (0..n).map(|k| Features::from_sorted(&[base + k])).collect()
+    }
+
+    #[test]
+    fn game_runs_follow_games_labels_and_mirrors() {
+        let pos = Position::startpos();
+        let rec = |won, ply, game| Record::new(&pos, won, ply, game);
+        // Game 1 (White won, 3 positions), game 2 (Black won, 2), game 3 (White won, 2) whose
+        // ply order restarts without an id change being needed.
+        let records = vec![rec(true, 10, 1), rec(true, 12, 1), rec(true, 15, 1), rec(false, 10, 2), rec(false, 11, 2), rec(true, 20, 3), rec(true, 8, 3)];
+        let d = Dataset { meta: vec![], records };
+        let p = Pools::from_dataset(&d, false);
+        let runs: Vec<(bool, u32, u32)> = p.games.iter().map(|g| (g.white_won, g.start, g.len)).collect();
+        assert_eq!(runs, vec![(true, 0, 3), (false, 0, 2), (true, 3, 1), (true, 4, 1)]);
+        let m = Pools::from_dataset(&d, true);
+        assert_eq!((m.w.len(), m.l.len()), (7, 7));
+        let runs: Vec<(bool, u32, u32)> = m.games.iter().map(|g| (g.white_won, g.start, g.len)).collect();
+        assert_eq!(runs[..4], [(true, 0, 3), (false, 0, 3), (false, 3, 2), (true, 3, 2)]);
+        let mut t = m.clone();
+        t.truncate(2);
+        assert!(t.games.iter().all(|g| g.start + g.len <= 2));
+    }
+
+    #[test]
+    fn progress_pairs_put_the_winners_later_position_ahead() {
+        let mut p = Pools { w: tagged(0, 30), l: tagged(100, 30), games: vec![] };
+        p.games.push(GameRun { white_won: true, start: 0, len: 30 });
+        p.games.push(GameRun { white_won: false, start: 0, len: 30 });
+        let aux = AuxPairs { progress: 1.0, gap: 5, material: 0.0 };
+        let (mut fa, mut fb, mut labels, mut target) = (vec![], vec![], vec![], vec![]);
+        aux_pairs(&p, &aux, &mut Rng::new(3), 2000, &mut fa, &mut fb, &mut labels, &mut target);
+        let (mut firsts_later, mut games_seen) = (0, [0; 2]);
+        for i in 0..2000 {
+            let (a, b) = (fa[i].as_slice()[0], fb[i].as_slice()[0]);
+            let white_won = a < 100;
+            assert_eq!(white_won, b < 100, "pair {i} mixes games");
+            games_seen[white_won as usize] += 1;
+            assert!(a.abs_diff(b) >= 5, "pair {i}: gap {}", a.abs_diff(b));
+            // P(first better for White): the later position is better for the winner.
+            let want = if (a > b) == white_won { 1.0 } else { 0.0 };
+            assert_eq!(target[i], Some(want), "pair {i}: ({a}, {b})");
+            assert_eq!(labels[i], usize::from(want < 0.5));
+            firsts_later += usize::from(a > b);
+        }
+        assert!(games_seen.iter().all(|&n| n > 800), "{games_seen:?}");
+        assert!((800..1200).contains(&firsts_later), "order not random: {firsts_later}");
+    }
+
+    #[test]
+    fn material_pairs_remove_one_non_king_piece() {
+        let f = Features::from_position(&Position::startpos());
+        let p = Pools { w: vec![f; 4], l: vec![f.mirrored(); 4], games: vec![] };
+        let aux = AuxPairs { progress: 0.0, gap: 1, material: 1.0 };
+        let (mut fa, mut fb, mut labels, mut target) = (vec![], vec![], vec![], vec![]);
+        aux_pairs(&p, &aux, &mut Rng::new(5), 500, &mut fa, &mut fb, &mut labels, &mut target);
+        for i in 0..500 {
+            let (a, b) = (fa[i].as_slice(), fb[i].as_slice());
+            let (full, less, full_first) = if a.len() > b.len() { (a, b, true) } else { (b, a, false) };
+            assert_eq!(full.len(), less.len() + 1);
+            let gone: Vec<u16> = full.iter().copied().filter(|i| !less.contains(i)).collect();
+            assert_eq!(gone.len(), 1);
+            let (white, role) = (gone[0] < 384, gone[0] as usize % 384 / 64);
+            assert!(role < 5, "a king was removed");
+            let q = MATERIAL_TARGET[role];
+            let p_full = if white { q } else { 1.0 - q };
+            let want = if full_first { p_full } else { 1.0 - p_full };
+            assert!((target[i].unwrap() - want).abs() < 1e-6, "pair {i}");
+        }
+    }
+
+    #[test]
+    fn aux_pairs_mix_in_their_fraction_and_parse() {
+        let mut p = Pools { w: tagged(0, 30), l: tagged(100, 30), games: vec![] };
+        p.games.push(GameRun { white_won: true, start: 0, len: 30 });
+        let aux = AuxPairs::parse("progress=0.3,gap=4").unwrap();
+        assert_eq!(aux, AuxPairs { progress: 0.3, gap: 4, material: 0.0 });
+        let (mut fa, mut fb, mut labels, mut target) = (vec![], vec![], vec![], vec![]);
+        aux_pairs(&p, &aux, &mut Rng::new(9), 4000, &mut fa, &mut fb, &mut labels, &mut target);
+        let n_aux = target.iter().filter(|t| t.is_some()).count();
+        assert!((1000..1400).contains(&n_aux), "{n_aux} of 4000");
+        // (W, L) pairs: label 0 when the first one is the W position.
+        for i in (0..4000).filter(|&i| target[i].is_none()) {
+            assert_eq!(labels[i], usize::from(fa[i].as_slice()[0] >= 100));
+        }
+        for bad in ["progress=2", "gap=0", "material=0.6,progress=0.6", "foo=1", "progress"] {
+            assert!(AuxPairs::parse(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -6,7 +6,7 @@
 //!   with a teacher, the targets are the teacher's soft outputs (distillation, phase 3b).
 //! - `distill_tower`: a small tower regressing the big tower's features (phase 3a).
 
-use super::common::{pair_accuracy, pair_batch, Pools};
+use super::common::{aux_pair_batch, pair_accuracy, pair_batch, AuxPairs, Pools};
 use super::log::Progress;
 use super::stage::{Ctx, EpochStats, StageCfg};
 use crate::data::encode::{Features, INPUTS};
@@ -90,9 +90,27 @@ pub fn siamese(
     val_pairs: usize,
     cfg: &StageCfg,
 ) -> Result<(), String> {
+    siamese_aux(ctx, name, net, teacher, pools, valid, val_pairs, cfg, &AuxPairs::default())
+}
+
+/// [`siamese`] with beyond-the-paper pairs mixed in ([`AuxPairs`]: same-game and material
+/// pairs, each with its own target; the teacher, if any, gives the (W, L) pairs' targets).
+#[allow(clippy::too_many_arguments)]
+pub fn siamese_aux(
+    ctx: &mut Ctx,
+    name: &str,
+    net: &mut Net,
+    teacher: Option<&Net>,
+    pools: &Pools,
+    valid: &Pools,
+    val_pairs: usize,
+    cfg: &StageCfg,
+    aux: &AuxPairs,
+) -> Result<(), String> {
     let (mut tape, mut teacher_tape) = (Tape::new(), Tape::new());
     let (mut xa, mut xb) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
     let mut labels = Vec::new();
+    let mut aux_target = Vec::new();
     let mut target = Matrix::zeros(cfg.batch, 2);
     let arch = net.arch.clone();
     let (tower, head) = (net.tower.clone(), net.head.clone());
@@ -104,7 +122,12 @@ pub fn siamese(
         let (mut loss_sum, mut right) = (0.0, 0usize);
         let mut view = view;
         for bi in 0..batches {
-            pair_batch(pools, rng, cfg.batch, &mut xa, &mut xb, &mut labels);
+            if aux.is_none() {
+                pair_batch(pools, rng, cfg.batch, &mut xa, &mut xb, &mut labels);
+                aux_target.clear();
+            } else {
+                aux_pair_batch(pools, aux, rng, cfg.batch, &mut xa, &mut xb, &mut labels, &mut aux_target);
+            }
             target.resize_zeroed(cfg.batch, 2);
             match teacher {
                 None => {
@@ -121,6 +144,13 @@ pub fn siamese(
                         target.set(i, 0, p0);
                         target.set(i, 1, 1.0 - p0);
                     }
+                }
+            }
+            // Auxiliary pairs carry their own targets (the teacher was not trained on them).
+            for (i, t) in aux_target.iter().enumerate() {
+                if let Some(p0) = *t {
+                    target.set(i, 0, p0);
+                    target.set(i, 1, 1.0 - p0);
                 }
             }
             tape.reset();

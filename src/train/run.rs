@@ -4,8 +4,8 @@
 //! leave their net in the run folder and are skipped on `--resume`; the phase in progress
 //! continues from `checkpoint.dcw`.
 
-use super::common::{pair_accuracy, OptCfg, Pools};
-use super::phases::{distill_tower, pos2vec_layer, siamese};
+use super::common::{pair_accuracy, AuxPairs, OptCfg, Pools};
+use super::phases::{distill_tower, pos2vec_layer, siamese, siamese_aux};
 use super::stage::{Ctx, StageCfg};
 use crate::net::{Arch, Net};
 use crate::tensor::Rng;
@@ -28,6 +28,9 @@ pub struct Profile {
     pub distill_arch: Arch,
     /// The compact student (Arch::compact), soft targets only: it has no tower phase.
     pub compact: StageCfg,
+    /// Beyond the paper: same-game and material pairs mixed into the compact phase (none by
+    /// default; `--compact-aux`).
+    pub compact_aux: AuxPairs,
     pub scratch_pos2vec: StageCfg,
     pub scratch_siamese: StageCfg,
 }
@@ -48,6 +51,7 @@ impl Profile {
             distill_full: StageCfg { epochs: 300, ..sia },
             distill_arch: Arch::small(),
             compact: StageCfg { epochs: 300, ..sia },
+            compact_aux: AuxPairs::default(),
             scratch_pos2vec: p2v,
             scratch_siamese: sia,
         }
@@ -73,6 +77,7 @@ impl Profile {
             // (88.69 % at 12, 89.02 % at 30, the paper-sized student 88.99 % at 12); the
             // 64- and 32-wide compact nets that replaced it both reached 89.00 % at 30.
             compact: StageCfg { epochs: 30, samples: 200_000, batch: 256, opt: adam(5e-4) },
+            compact_aux: AuxPairs::default(),
             scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3) },
             scratch_siamese: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4) },
         }
@@ -91,6 +96,7 @@ impl Profile {
             distill_full: s(2, 4_000),
             distill_arch: Arch::small(),
             compact: s(2, 4_000),
+            compact_aux: AuxPairs::default(),
             scratch_pos2vec: s(1, 2_000),
             scratch_siamese: s(2, 4_000),
         }
@@ -245,7 +251,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
             return Err(format!("the compact student needs the big net {} (run the siamese phase first)", deepchess_path.display()));
         };
         let mut s = Net::new(Arch::compact(), &mut Rng::new(ctx.seed ^ 0xC0A7AC7));
-        siamese(ctx, "compact", &mut s, Some(t), train, valid, prof.val_pairs, &prof.compact)?;
+        siamese_aux(ctx, "compact", &mut s, Some(t), train, valid, prof.val_pairs, &prof.compact, &prof.compact_aux)?;
         let a = acc(&s);
         save(&s, &compact_path, ctx, &[("phase", "compact".into()), ("val_pair_acc", format!("{a:.4}"))])?;
     }
