@@ -8,7 +8,7 @@ use deepchess::net::{batch_of, Arch, Net};
 use deepchess::tensor::{Params, Rng, SparseBatch, Tape};
 use deepchess::train::common::{AuxPairs, OptCfg, Pools};
 use deepchess::train::log::Log;
-use deepchess::train::phases::{distill_tower, siamese, siamese_aux};
+use deepchess::train::phases::{distill_tower, siamese};
 use deepchess::train::stage::{Ctx, StageCfg};
 use std::path::PathBuf;
 
@@ -45,7 +45,7 @@ fn siamese_loss_falls_and_validation_is_reported() {
     assert!(train.w.len() > 50 && train.l.len() > 50 && !valid.is_empty());
     let mut c = ctx("falls", false);
     let mut net = Net::new(tiny_arch(), &mut Rng::new(1));
-    siamese(&mut c, "s", &mut net, None, &train, &valid, 500, &cfg(6)).unwrap();
+    siamese(&mut c, "s", &mut net, None, &train, &valid, 500, &cfg(6), &AuxPairs::NONE).unwrap();
     let rows = &c.log.rows;
     assert_eq!(rows.len(), 6);
     assert!(rows[5].loss < rows[0].loss * 0.8, "{} -> {}", rows[0].loss, rows[5].loss);
@@ -91,16 +91,16 @@ fn resume_reproduces_the_uninterrupted_run() {
     let (train, valid) = pools();
     let mut whole = ctx("whole", false);
     let mut a = Net::new(tiny_arch(), &mut Rng::new(5));
-    siamese(&mut whole, "s", &mut a, None, &train, &valid, 200, &cfg(3)).unwrap();
+    siamese(&mut whole, "s", &mut a, None, &train, &valid, 200, &cfg(3), &AuxPairs::NONE).unwrap();
 
     // "Killed" after epoch 2: a fresh process resumes from the checkpoint with fresh
     // (differently initialised) weights and must end exactly where the whole run ended.
     let mut part = ctx("part", false);
     let mut b = Net::new(tiny_arch(), &mut Rng::new(5));
-    siamese(&mut part, "s", &mut b, None, &train, &valid, 200, &cfg(2)).unwrap();
+    siamese(&mut part, "s", &mut b, None, &train, &valid, 200, &cfg(2), &AuxPairs::NONE).unwrap();
     let mut resumed = ctx("part", true);
     let mut c = Net::new(tiny_arch(), &mut Rng::new(999));
-    siamese(&mut resumed, "s", &mut c, None, &train, &valid, 200, &cfg(3)).unwrap();
+    siamese(&mut resumed, "s", &mut c, None, &train, &valid, 200, &cfg(3), &AuxPairs::NONE).unwrap();
     for id in a.params.ids() {
         assert_eq!(a.params.value(id).data(), c.params.value(id).data(), "{}", a.params.name(id));
     }
@@ -114,11 +114,11 @@ fn distilled_net_agrees_with_its_teacher() {
     let (train, valid) = pools();
     let mut c = ctx("distill", false);
     let mut teacher = Net::new(Arch { tower: vec![INPUTS, 48, 16], head: vec![32, 2] }, &mut Rng::new(11));
-    siamese(&mut c, "teacher", &mut teacher, None, &train, &valid, 200, &cfg(6)).unwrap();
+    siamese(&mut c, "teacher", &mut teacher, None, &train, &valid, 200, &cfg(6), &AuxPairs::NONE).unwrap();
     let mut student = Net::new(tiny_arch(), &mut Rng::new(12));
     distill_tower(&mut c, "tower", &mut student, &teacher, &train, &cfg(4)).unwrap();
     assert!(c.log.rows.last().unwrap().loss < c.log.rows.iter().find(|r| r.phase == "tower").unwrap().loss);
-    siamese(&mut c, "full", &mut student, Some(&teacher), &train, &valid, 200, &cfg(25)).unwrap();
+    siamese(&mut c, "full", &mut student, Some(&teacher), &train, &valid, 200, &cfg(25), &AuxPairs::NONE).unwrap();
     // Agreement on random pairs: on the positions distillation saw, and on held-out ones.
     let agreement = |pools: &Pools| {
         let mut rng = Rng::new(1);
@@ -166,10 +166,10 @@ fn material_pairs_teach_the_queens_worth() {
     let train_net = |aux: AuxPairs, name: &str| {
         let mut c = ctx(name, false);
         let mut net = Net::new(tiny_arch(), &mut Rng::new(21));
-        siamese_aux(&mut c, "s", &mut net, None, &train, &valid, 200, &cfg(20), &aux).unwrap();
+        siamese(&mut c, "s", &mut net, None, &train, &valid, 200, &cfg(20), &aux).unwrap();
         net
     };
-    let plain = rate(&train_net(AuxPairs::default(), "aux-none"));
+    let plain = rate(&train_net(AuxPairs::NONE, "aux-none"));
     let taught = rate(&train_net(AuxPairs { progress: 0.0, gap: 4, material: 0.9 }, "aux-material"));
     eprintln!("queen kept over removed: plain {plain:.3}, with aux pairs {taught:.3}");
     assert!(taught > 0.7 && taught > plain + 0.2, "plain {plain}, with aux pairs {taught}");
@@ -180,17 +180,17 @@ fn corrupt_checkpoint_is_rejected() {
     let (train, valid) = pools();
     let mut c = ctx("corrupt", false);
     let mut net = Net::new(tiny_arch(), &mut Rng::new(5));
-    siamese(&mut c, "s", &mut net, None, &train, &valid, 100, &cfg(1)).unwrap();
+    siamese(&mut c, "s", &mut net, None, &train, &valid, 100, &cfg(1), &AuxPairs::NONE).unwrap();
     let ck: PathBuf = c.dir.join("checkpoint.dcw");
     let mut bytes = std::fs::read(&ck).unwrap();
     let n = bytes.len();
     bytes[n / 2] ^= 0xFF;
     std::fs::write(&ck, &bytes).unwrap();
     let mut r = ctx("corrupt", true);
-    let err = siamese(&mut r, "s", &mut net, None, &train, &valid, 100, &cfg(2)).unwrap_err();
+    let err = siamese(&mut r, "s", &mut net, None, &train, &valid, 100, &cfg(2), &AuxPairs::NONE).unwrap_err();
     assert!(err.contains("checkpoint.dcw"), "{err}");
     std::fs::write(&ck, &bytes[..n / 3]).unwrap();
-    let err = siamese(&mut r, "s", &mut net, None, &train, &valid, 100, &cfg(2)).unwrap_err();
+    let err = siamese(&mut r, "s", &mut net, None, &train, &valid, 100, &cfg(2), &AuxPairs::NONE).unwrap_err();
     assert!(err.contains("checkpoint.dcw"), "{err}");
 }
 

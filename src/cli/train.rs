@@ -116,7 +116,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         valid.w.len(),
         valid.l.len()
     );
-    let meta = vec![
+    let mut meta = vec![
         ("profile".to_string(), pname.to_string()),
         ("data".to_string(), data.display().to_string()),
         ("data_source".to_string(), tds.meta("source").unwrap_or("?").to_string()),
@@ -124,7 +124,6 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         ("mirror".to_string(), prof.mirror.to_string()),
         ("train_positions".to_string(), format!("{} W + {} L", train.w.len(), train.l.len())),
     ];
-    let mut meta = meta;
     if !prof.compact_aux.is_none() {
         let a = prof.compact_aux;
         meta.push(("compact_aux".to_string(), format!("progress={},gap={},material={}", a.progress, a.gap, a.material)));

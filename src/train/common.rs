@@ -45,13 +45,12 @@ impl Pools {
                 }
             }
             own.push(f);
-            let n = p.games.len();
             if mirror {
                 other.push(f.mirrored());
-                p.games[n - 2].len += 1;
-                p.games[n - 1].len += 1;
-            } else {
-                p.games[n - 1].len += 1;
+            }
+            // This game's run, and its mirror's.
+            for g in p.games.iter_mut().rev().take(1 + usize::from(mirror)) {
+                g.len += 1;
             }
         }
         p
@@ -96,8 +95,8 @@ pub fn pair_batch(pools: &Pools, rng: &mut Rng, n: usize, xa: &mut SparseBatch, 
     let mut b: Vec<&[u16]> = Vec::with_capacity(n);
     labels.clear();
     for _ in 0..n {
-        let w = pools.w[rng.below(pools.w.len() as u64) as usize].as_slice();
-        let l = pools.l[rng.below(pools.l.len() as u64) as usize].as_slice();
+        let (w, l) = wl_pair(pools, rng);
+        let (w, l) = (w.as_slice(), l.as_slice());
         if rng.next_u64() & 1 == 0 {
             a.push(w);
             b.push(l);
@@ -115,7 +114,7 @@ pub fn pair_batch(pools: &Pools, rng: &mut Rng, n: usize, xa: &mut SparseBatch, 
 /// Beyond the paper: pairs other than (W, L) from different games, mixed into a phase's
 /// batches (`deepchess train --compact-aux`). The paper's pairs never compare related
 /// positions; the search compares little else.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AuxPairs {
     /// Fraction of pairs drawn from one game: two of its positions at least `gap` sampled
     /// positions apart, the later one better for the side that won (learnt from the result
@@ -133,13 +132,16 @@ pub struct AuxPairs {
 pub const MATERIAL_TARGET: [f32; 5] = [0.75, 0.92, 0.92, 0.96, 0.99];
 
 impl AuxPairs {
+    /// No aux pairs: the paper's (W, L) pairs only.
+    pub const NONE: AuxPairs = AuxPairs { progress: 0.0, gap: 8, material: 0.0 };
+
     pub fn is_none(&self) -> bool {
         self.progress <= 0.0 && self.material <= 0.0
     }
 
     /// Parses `progress=F,gap=N,material=F` (any subset).
     pub fn parse(s: &str) -> Result<AuxPairs, String> {
-        let mut a = AuxPairs { progress: 0.0, gap: 8, material: 0.0 };
+        let mut a = AuxPairs::NONE;
         for part in s.split(',').filter(|p| !p.is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| format!("'{part}' is not KEY=VALUE"))?;
             let frac = |v: &str| -> Result<f32, String> {
@@ -199,7 +201,7 @@ pub fn aux_pairs(
     target.clear();
     for _ in 0..n {
         let u = rng.next_f32();
-        // (first, second, P(first better for White))
+        // (first, second, P(first better for White) for aux pairs, None for (W, L) pairs)
         let (first, second, p) = if u < aux.progress && !pools.games.is_empty() {
             // A game long enough for the gap (a few tries; else a (W, L) pair).
             let g = (0..64).map(|_| pools.games[rng.below(pools.games.len() as u64) as usize]).find(|g| g.len > aux.gap);
@@ -210,47 +212,48 @@ pub fn aux_pairs(
                     let pool = if g.white_won { &pools.w } else { &pools.l };
                     let (early, late) = (pool[(g.start + i) as usize], pool[(g.start + j) as usize]);
                     // The later position is better for the winner.
-                    (late, early, if g.white_won { 1.0 } else { 0.0 })
+                    (late, early, Some(if g.white_won { 1.0 } else { 0.0 }))
                 }
-                None => continue_pair(pools, rng),
+                None => wl_copy(pools, rng),
             }
         } else if u < aux.progress + aux.material {
             let pool = if rng.next_u64() & 1 == 0 { &pools.w } else { &pools.l };
             let full = pool[rng.below(pool.len() as u64) as usize];
             let pieces: Vec<u16> = full.as_slice().iter().copied().filter(|&i| (i as usize) < 768 && (i as usize) % 384 / 64 != 5).collect();
             if pieces.is_empty() {
-                continue_pair(pools, rng)
+                wl_copy(pools, rng)
             } else {
                 let gone = pieces[rng.below(pieces.len() as u64) as usize];
                 let less: Vec<u16> = full.as_slice().iter().copied().filter(|&i| i != gone).collect();
                 let (white, role) = ((gone as usize) < 384, (gone as usize) % 384 / 64);
                 let q = MATERIAL_TARGET[role];
-                (full, Features::from_sorted(&less), if white { q } else { 1.0 - q })
+                (full, Features::from_sorted(&less), Some(if white { q } else { 1.0 - q }))
             }
         } else {
-            continue_pair(pools, rng)
+            wl_copy(pools, rng)
         };
-        let aux_pair = p >= 0.0;
-        // Random order, as for (W, L) pairs.
-        if rng.next_u64() & 1 == 0 {
-            fa.push(first);
-            fb.push(second);
-            labels.push(if aux_pair { usize::from(p < 0.5) } else { 0 });
-            target.push(aux_pair.then_some(p));
-        } else {
-            fa.push(second);
-            fb.push(first);
-            labels.push(if aux_pair { usize::from(p >= 0.5) } else { 1 });
-            target.push(aux_pair.then_some(1.0 - p));
-        }
+        // Random order, as for (W, L) pairs (a (W, L) pair's first is W: P = 1).
+        let p_first = p.unwrap_or(1.0);
+        let swap = rng.next_u64() & 1 == 1;
+        let (pa, a, b) = if swap { (1.0 - p_first, second, first) } else { (p_first, first, second) };
+        fa.push(a);
+        fb.push(b);
+        labels.push(usize::from(pa < 0.5));
+        target.push(p.map(|_| pa));
     }
 }
 
-/// A (W, L) pair, W first, with a negative probability marking it as such.
-fn continue_pair(pools: &Pools, rng: &mut Rng) -> (Features, Features, f32) {
-    let w = pools.w[rng.below(pools.w.len() as u64) as usize];
-    let l = pools.l[rng.below(pools.l.len() as u64) as usize];
-    (w, l, -1.0)
+/// A random (W, L) pair: the draw every pair batch shares.
+fn wl_pair<'a>(pools: &'a Pools, rng: &mut Rng) -> (&'a Features, &'a Features) {
+    let w = &pools.w[rng.below(pools.w.len() as u64) as usize];
+    let l = &pools.l[rng.below(pools.l.len() as u64) as usize];
+    (w, l)
+}
+
+/// [`wl_pair`] as an aux draw's fallback: owned, no target.
+fn wl_copy(pools: &Pools, rng: &mut Rng) -> (Features, Features, Option<f32>) {
+    let (w, l) = wl_pair(pools, rng);
+    (*w, *l, None)
 }
 
 /// Fraction of `pairs` random (W, L) pairs (fixed `seed`) that the net orders correctly.

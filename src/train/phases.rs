@@ -80,23 +80,10 @@ pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: 
 }
 
 /// Trains the whole comparator on pairs. With `teacher`, the targets are its softmax outputs.
-pub fn siamese(
-    ctx: &mut Ctx,
-    name: &str,
-    net: &mut Net,
-    teacher: Option<&Net>,
-    pools: &Pools,
-    valid: &Pools,
-    val_pairs: usize,
-    cfg: &StageCfg,
-) -> Result<(), String> {
-    siamese_aux(ctx, name, net, teacher, pools, valid, val_pairs, cfg, &AuxPairs::default())
-}
-
-/// [`siamese`] with beyond-the-paper pairs mixed in ([`AuxPairs`]: same-game and material
-/// pairs, each with its own target; the teacher, if any, gives the (W, L) pairs' targets).
+/// `aux` mixes in beyond-the-paper pairs (same-game, material), each with its own target
+/// (`AuxPairs::NONE`: the paper's (W, L) pairs only).
 #[allow(clippy::too_many_arguments)]
-pub fn siamese_aux(
+pub fn siamese(
     ctx: &mut Ctx,
     name: &str,
     net: &mut Net,
@@ -122,6 +109,7 @@ pub fn siamese_aux(
         let (mut loss_sum, mut right) = (0.0, 0usize);
         let mut view = view;
         for bi in 0..batches {
+            // Without aux pairs, the paper's draw exactly (runs stay reproducible).
             if aux.is_none() {
                 pair_batch(pools, rng, cfg.batch, &mut xa, &mut xb, &mut labels);
                 aux_target.clear();

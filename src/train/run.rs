@@ -5,7 +5,7 @@
 //! continues from `checkpoint.dcw`.
 
 use super::common::{pair_accuracy, AuxPairs, OptCfg, Pools};
-use super::phases::{distill_tower, pos2vec_layer, siamese, siamese_aux};
+use super::phases::{distill_tower, pos2vec_layer, siamese};
 use super::stage::{Ctx, StageCfg};
 use crate::net::{Arch, Net};
 use crate::tensor::Rng;
@@ -51,7 +51,7 @@ impl Profile {
             distill_full: StageCfg { epochs: 300, ..sia },
             distill_arch: Arch::small(),
             compact: StageCfg { epochs: 300, ..sia },
-            compact_aux: AuxPairs::default(),
+            compact_aux: AuxPairs::NONE,
             scratch_pos2vec: p2v,
             scratch_siamese: sia,
         }
@@ -77,7 +77,7 @@ impl Profile {
             // (88.69 % at 12, 89.02 % at 30, the paper-sized student 88.99 % at 12); the
             // 64- and 32-wide compact nets that replaced it both reached 89.00 % at 30.
             compact: StageCfg { epochs: 30, samples: 200_000, batch: 256, opt: adam(5e-4) },
-            compact_aux: AuxPairs::default(),
+            compact_aux: AuxPairs::NONE,
             scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3) },
             scratch_siamese: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4) },
         }
@@ -96,7 +96,7 @@ impl Profile {
             distill_full: s(2, 4_000),
             distill_arch: Arch::small(),
             compact: s(2, 4_000),
-            compact_aux: AuxPairs::default(),
+            compact_aux: AuxPairs::NONE,
             scratch_pos2vec: s(1, 2_000),
             scratch_siamese: s(2, 4_000),
         }
@@ -205,7 +205,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
         if let Some((n, _)) = load_if(&dir.join("pos2vec.dcw"))? {
             big = n;
         }
-        siamese(ctx, "deepchess", &mut big, None, train, valid, prof.val_pairs, &prof.siamese)?;
+        siamese(ctx, "deepchess", &mut big, None, train, valid, prof.val_pairs, &prof.siamese, &AuxPairs::NONE)?;
         let a = acc(&big);
         save(&big, &deepchess_path, ctx, &[("phase", "deepchess".into()), ("val_pair_acc", format!("{a:.4}"))])?;
     }
@@ -236,7 +236,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
                     s
                 }
             };
-            siamese(ctx, "distill.full", &mut small, Some(t), train, valid, prof.val_pairs, &prof.distill_full)?;
+            siamese(ctx, "distill.full", &mut small, Some(t), train, valid, prof.val_pairs, &prof.distill_full, &AuxPairs::NONE)?;
             let a = acc(&small);
             save(&small, &distilled_path, ctx, &[("phase", "distilled".into()), ("val_pair_acc", format!("{a:.4}"))])?;
         }
@@ -251,7 +251,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
             return Err(format!("the compact student needs the big net {} (run the siamese phase first)", deepchess_path.display()));
         };
         let mut s = Net::new(Arch::compact(), &mut Rng::new(ctx.seed ^ 0xC0A7AC7));
-        siamese_aux(ctx, "compact", &mut s, Some(t), train, valid, prof.val_pairs, &prof.compact, &prof.compact_aux)?;
+        siamese(ctx, "compact", &mut s, Some(t), train, valid, prof.val_pairs, &prof.compact, &prof.compact_aux)?;
         let a = acc(&s);
         save(&s, &compact_path, ctx, &[("phase", "compact".into()), ("val_pair_acc", format!("{a:.4}"))])?;
     }
@@ -263,7 +263,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
     if phases.scratch && !scratch_path.exists() {
         let mut small = Net::new(Arch::small(), &mut Rng::new(ctx.seed ^ 0x5C4A7C4));
         pretrain(ctx, "scratch.pos2vec", &mut small, &dir.join("scratch-pos2vec.dcw"), train, &prof.scratch_pos2vec)?;
-        siamese(ctx, "scratch.siamese", &mut small, None, train, valid, prof.val_pairs, &prof.scratch_siamese)?;
+        siamese(ctx, "scratch.siamese", &mut small, None, train, valid, prof.val_pairs, &prof.scratch_siamese, &AuxPairs::NONE)?;
         let a = acc(&small);
         save(&small, &scratch_path, ctx, &[("phase", "scratch".into()), ("val_pair_acc", format!("{a:.4}"))])?;
     }
