@@ -415,6 +415,23 @@ fn selective_search_finds_mates_and_go_mate_is_full_width() {
     }
 }
 
+/// Philidor's legacy (Stockfish 15.1: mate in 4, Nf7+ Kg8 Nh6+ Kh8 Qg8+ Rxg8 Nf7#): two of
+/// the mating moves lose material on their square (Nh6+, Qg8+), which is what SEE pruning
+/// skips and the check extension no longer extends near the leaves, and Qxa5 wins a queen at
+/// once. The selective search must still find the mate, a few plies later than the full-width
+/// one, with either comparator.
+#[test]
+fn selective_search_finds_a_mate_through_sacrifices() {
+    let fen = "4r2k/pp4pp/8/q2Q2N1/8/8/PP4PP/5RK1 w - - 0 1";
+    let pos = Position::from_fen(fen).unwrap();
+    let r = run(&mut full_width(), &Game::new(pos), Limits::depth(7));
+    assert_eq!((r.best, r.info.score), (Some(uci(&pos, "g5f7")), Score::Mate(4)), "full width");
+    let r = search_fen(fen, 12);
+    assert_eq!((r.best, r.info.score), (Some(uci(&pos, "g5f7")), Score::Mate(4)), "handcrafted");
+    let r = run(&mut shipped_searcher(), &Game::new(pos), Limits::depth(12));
+    assert_eq!((r.best, r.info.score), (Some(uci(&pos, "g5f7")), Score::Mate(4)), "net");
+}
+
 /// Clearing the feature cache (a new salt, not a rewrite) forgets every entry, and the
 /// cache works as before afterwards.
 #[test]

@@ -257,7 +257,7 @@ impl<C: Comparator> Searcher<C> {
     fn alphabeta(
         &mut self,
         pos: &Position,
-        depth: i32,
+        mut depth: i32,
         ply: usize,
         mut alpha: Window<C::Key>,
         beta: Window<C::Key>,
@@ -298,6 +298,33 @@ impl<C: Comparator> Searcher<C> {
             }
         }
 
+        // Internal iterative reduction: a node deep enough to matter that the table knows no
+        // move for is probably new to this line; search it one ply shallower (its next
+        // visit will have the move this visit stores).
+        if self.selective && ply > 0 && depth >= 4 && hash_move.is_none() {
+            depth -= 1;
+        }
+
+        // Static cut (reverse futility in comparison terms): a few plies from the leaves, a
+        // position the comparator is confident is better than beta for the side to move
+        // stays above it. Confidence, not a margin, is what a comparator offers.
+        let mut stand = None;
+        if self.selective && !pv && !in_check && ply > 0 && depth <= STATIC_CUT_DEPTH {
+            let v = Value::pos(self.comp.key(ply, pos));
+            stand = Some(v);
+            let p_white = match beta.value.kind {
+                Kind::Pos => Some(self.comp.prob_white_better(&v.key, &beta.value.key)),
+                Kind::Draw => Some(self.comp.prob_better_than_draw(&v.key)),
+                _ => None,
+            };
+            if let Some(p) = p_white {
+                let p_side = if side == Color::White { p } else { 1.0 - p };
+                if p_side >= static_cut_confidence(depth) {
+                    return v;
+                }
+            }
+        }
+
         // Null move (beyond the paper): if passing still leaves the side at least at beta
         // after a reduced search, a real move would too. Not in check, not in pawn endings
         // (zugzwang), and only where the position itself already reaches beta.
@@ -309,7 +336,7 @@ impl<C: Comparator> Searcher<C> {
             && !beta.value.is_mate()
             && has_pieces(pos, side)
         {
-            let stand = Value::pos(self.comp.key(ply, pos));
+            let stand = stand.unwrap_or_else(|| Value::pos(self.comp.key(ply, pos)));
             if self.reaches(&stand, &beta, side) {
                 let r = 3 + depth / 6;
                 let mut child = *pos;
@@ -347,6 +374,19 @@ impl<C: Comparator> Searcher<C> {
         let mut index = 0usize;
         while let Some(m) = picker.next() {
             let quiet = !pos.is_capture(m) && m.promotion.is_none();
+            // SEE pruning: near the leaves, once one move has been searched, a move that loses
+            // material on its square by more than the depth allows is not worth searching.
+            if self.selective
+                && ply > 0
+                && index > 0
+                && !in_check
+                && depth <= 6
+                && !best.is_losing_mate_for(side)
+                && Some(m) != hash_move
+                && see(pos, m) < see_margin(depth, quiet)
+            {
+                continue;
+            }
             let mut child = *pos;
             child.play(m);
             let gives_check = child.is_check();
@@ -364,8 +404,10 @@ impl<C: Comparator> Searcher<C> {
             }
             self.enter(ply + 1, &child, depth - 1);
             self.path.push(child.hash());
-            // Check extension, bounded so perpetual checks cannot blow up the tree.
-            let ext = (gives_check && (ply as i32) < 2 * self.root_depth) as i32;
+            // Check extension, bounded so perpetual checks cannot blow up the tree; a check
+            // that loses material on its square is not worth a ply (a sacrifice that mates is
+            // still searched, one ply shorter).
+            let ext = (gives_check && (ply as i32) < 2 * self.root_depth && see(pos, m) >= 0) as i32;
             let new_depth = depth - 1 + ext;
             let v = if index == 0 || !self.null_windows {
                 self.alphabeta(&child, new_depth, ply + 1, beta.flip(), alpha.flip(), pv)
@@ -592,6 +634,22 @@ fn lmr(depth: i32, index: usize) -> i32 {
         return 0;
     }
     (0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25) as i32
+}
+
+/// Depth up to which the static cut applies, and the confidence it asks for at `depth`.
+const STATIC_CUT_DEPTH: i32 = 3;
+fn static_cut_confidence(depth: i32) -> f32 {
+    0.55 + 0.05 * depth as f32
+}
+
+/// SEE below which a move is pruned at `depth` (see the move loop): quiet moves may hang
+/// less than captures, whose exchange already won something.
+fn see_margin(depth: i32, quiet: bool) -> i32 {
+    if quiet {
+        -15 * depth * depth
+    } else {
+        -90 * depth
+    }
 }
 
 /// Moves searched at `depth` before late quiet moves are pruned (see the move loop).

@@ -126,6 +126,16 @@ impl<K: Copy + Default> Value<K> {
         matches!(self.kind, Kind::Mate { .. })
     }
 
+    /// `side` is mated (or has nothing better than its starting alpha yet).
+    pub fn is_losing_mate_for(&self, side: Color) -> bool {
+        match self.kind {
+            Kind::Mate { winner, .. } => winner != side,
+            Kind::Top => side == Color::Black,
+            Kind::Bottom => side == Color::White,
+            _ => false,
+        }
+    }
+
     /// Compares from White's side: `Greater` when `self` is better for White than `o`.
     pub fn cmp_white<C: Comparator<Key = K>>(&self, o: &Self, c: &mut C) -> Ordering {
         use Kind::*;
@@ -161,6 +171,26 @@ impl<K: Copy + Default> Value<K> {
             ord
         } else {
             ord.reverse()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn losing_mate_is_the_sides_own() {
+        let v = |kind| Value { kind, key: 0i32 };
+        let black_mates = v(Kind::Mate { winner: Color::Black, ply: 3 });
+        assert!(black_mates.is_losing_mate_for(Color::White));
+        assert!(!black_mates.is_losing_mate_for(Color::Black));
+        // The starting alpha of each side counts as losing for it, not for the other.
+        assert!(Value::<i32>::worst_for(Color::White).is_losing_mate_for(Color::White));
+        assert!(Value::<i32>::worst_for(Color::Black).is_losing_mate_for(Color::Black));
+        assert!(!Value::<i32>::worst_for(Color::Black).is_losing_mate_for(Color::White));
+        for k in [Kind::Pos, Kind::Draw] {
+            assert!(!v(k).is_losing_mate_for(Color::White) && !v(k).is_losing_mate_for(Color::Black));
         }
     }
 }
