@@ -9,7 +9,7 @@ use super::ordering::{Heuristics, Picker, MAX_PLY};
 use super::see::see;
 use super::time::{Clock, Limits};
 use super::tt::{Bound, Table};
-use crate::chess::{Color, Game, Move, Position, Role};
+use crate::chess::{Color, Game, Move, Position, Role, Square};
 use std::cmp::Ordering::{Equal, Greater, Less};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
@@ -369,7 +369,8 @@ impl<C: Comparator> Searcher<C> {
         }
         let mut best = Value::worst_for(side);
         let mut best_move = None;
-        let mut quiets: [Option<Move>; 64] = [None; 64];
+        // Quiet moves searched so far (the first 64): history pushes them down on a cut-off.
+        let mut quiets = [Move::new(Square::new(0), Square::new(0), None); 64];
         let mut n_quiets = 0;
         let mut index = 0usize;
         while let Some(m) = picker.next() {
@@ -448,8 +449,7 @@ impl<C: Comparator> Searcher<C> {
             }
             if self.reaches(&v, &beta, side) {
                 if quiet {
-                    let tried: Vec<Move> = quiets[..n_quiets].iter().flatten().copied().collect();
-                    self.heur.on_cutoff(side, m, ply, depth, &tried);
+                    self.heur.on_cutoff(side, m, ply, depth, &quiets[..n_quiets]);
                 }
                 self.tt.store(hash, ply, depth, Bound::Lower, v, Some(m));
                 if ply == 0 {
@@ -471,7 +471,7 @@ impl<C: Comparator> Searcher<C> {
                 best = v;
             }
             if quiet && n_quiets < quiets.len() {
-                quiets[n_quiets] = Some(m);
+                quiets[n_quiets] = m;
                 n_quiets += 1;
             }
         }
