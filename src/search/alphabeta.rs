@@ -370,22 +370,23 @@ impl<C: Comparator> Searcher<C> {
         let mut best = Value::worst_for(side);
         let mut best_move = None;
         // Quiet moves searched so far (the first 64): history pushes them down on a cut-off.
-        let mut quiets = [Move::new(Square::new(0), Square::new(0), None); 64];
+        let mut quiets = [Move::new(Square::A1, Square::A1, None); 64];
         let mut n_quiets = 0;
         let mut index = 0usize;
         while let Some(m) = picker.next() {
             let quiet = !pos.is_capture(m) && m.promotion.is_none();
             // SEE pruning: near the leaves, once one move has been searched, a move that loses
             // material on its square by more than the depth allows is not worth searching.
-            if self.selective
+            // The exchange is kept for the check extension below.
+            let see_m = (self.selective
                 && ply > 0
                 && index > 0
                 && !in_check
                 && depth <= 6
                 && !best.is_losing_mate_for(side)
-                && Some(m) != hash_move
-                && see(pos, m) < see_margin(depth, quiet)
-            {
+                && Some(m) != hash_move)
+                .then(|| see(pos, m));
+            if see_m.is_some_and(|v| v < see_margin(depth, quiet)) {
                 continue;
             }
             let mut child = *pos;
@@ -408,7 +409,9 @@ impl<C: Comparator> Searcher<C> {
             // Check extension, bounded so perpetual checks cannot blow up the tree; a check
             // that loses material on its square is not worth a ply (a sacrifice that mates is
             // still searched, one ply shorter).
-            let ext = (gives_check && (ply as i32) < 2 * self.root_depth && see(pos, m) >= 0) as i32;
+            let ext = (gives_check
+                && (ply as i32) < 2 * self.root_depth
+                && see_m.unwrap_or_else(|| see(pos, m)) >= 0) as i32;
             let new_depth = depth - 1 + ext;
             let v = if index == 0 || !self.null_windows {
                 self.alphabeta(&child, new_depth, ply + 1, beta.flip(), alpha.flip(), pv)
