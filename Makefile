@@ -100,19 +100,26 @@ match: build
 	  | tee runs/match.txt; exit $${PIPESTATUS[0]}
 
 # Gauntlet: PLAYER against Stockfish limited to several UCI_Elo levels (Stockfish 15.1 accepts
-# 1350-2850). Needs Stockfish: make install-stockfish. One PGN and one table per level in runs/.
+# 1350-2850). Needs Stockfish: make install-stockfish. Each run gets its own folder
+# runs/gauntlet-DATE-TIME/ (one PGN and one table per level), and ends with PLAYER's rating on
+# the UCI_Elo scale fitted to all levels (deepchess gauntlet-fit), saved as fit.txt there.
 GAUNTLET_ELOS ?= 1900 2000 2100
 GAUNTLET_GAMES ?= 100
 GAUNTLET_TC ?= 10+0.1
+GAUNTLET_STAMPED := runs/gauntlet-$(shell date +%Y%m%d-%H%M%S)
+GAUNTLET_DIR ?= $(GAUNTLET_STAMPED)
+GAUNTLET_NAME = $(or $(patsubst name=%,%,$(filter name=%,$(PLAYER))),deepchess)
 gauntlet: build
 	@test -n "$(STOCKFISH)" || { echo "Stockfish not found: run 'make install-stockfish' (apt) or set STOCKFISH=path"; exit 1; }
-	@mkdir -p runs
+	@mkdir -p $(GAUNTLET_DIR)
 	set -e; for elo in $(GAUNTLET_ELOS); do \
 	  $(BIN) match --engine $(PLAYER) --engine name=sf-$$elo cmd=$(STOCKFISH) option.Threads=1 option.Hash=16 \
 	    option.UCI_LimitStrength=true option.UCI_Elo=$$elo --each tc=$(GAUNTLET_TC) --games $(GAUNTLET_GAMES) \
-	    --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --pgn runs/gauntlet-$$elo.pgn \
-	    | tee runs/gauntlet-$$elo.txt; \
+	    --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --pgn $(GAUNTLET_DIR)/$$elo.pgn \
+	    | tee $(GAUNTLET_DIR)/$$elo.txt; test $${PIPESTATUS[0]} -eq 0; \
 	done
+	$(BIN) gauntlet-fit --player $(GAUNTLET_NAME) $(foreach e,$(GAUNTLET_ELOS),$(e):$(GAUNTLET_DIR)/$(e).pgn) \
+	  | tee $(GAUNTLET_DIR)/fit.txt; exit $${PIPESTATUS[0]}
 
 # Optional: installs Debian's Stockfish 15.1 (an anchor for benchmarks and an opponent). Uses apt.
 install-stockfish:

@@ -124,3 +124,101 @@ fn sprt_rejects_bad_parameters() {
     assert!(Sprt::new(0.0, 5.0, 0.05, 0.7, SprtModel::Normalized).is_err());
     assert!(Sprt::new(f64::NAN, 5.0, 0.05, 0.05, SprtModel::Normalized).is_err());
 }
+
+fn wdl(wins: u64, draws: u64, losses: u64) -> Wdl {
+    Wdl { wins, draws, losses }
+}
+
+#[test]
+fn rating_fit_by_hand() {
+    use deepchess::play::elo::fit_rating;
+    // One level: the maximum is where the expected score equals the score, so 75 % at
+    // level 2000 puts the player 400·log10(3) = 190.85 above it.
+    let f = fit_rating(&[(2000.0, wdl(60, 0, 20))]).unwrap();
+    close(f.rating, 2190.848_502, 1e-3);
+    assert_eq!(f.games, 80);
+    // Even score at two levels 200 apart: the midpoint, with a symmetric interval.
+    let f = fit_rating(&[(1900.0, wdl(30, 20, 30)), (2100.0, wdl(30, 20, 30))]).unwrap();
+    close(f.rating, 2000.0, 1e-6);
+    close(f.rating - f.lo, f.hi - f.rating, 1e-6);
+    // The interval ends lie 1.92 log-likelihood units below the maximum. One level,
+    // n = 100 games, k = 50 points: ll(r) = 50·ln p + 50·ln(1 − p), ll(max) = 100·ln ½;
+    // 50·ln(4p(1 − p)) = −1.920729 → 4p(1 − p) = 0.962314 → p = 0.402936 or 0.597064 →
+    // 400·log10(p/(1 − p)) = ±68.31 (in closed form, no search).
+    let f = fit_rating(&[(1500.0, wdl(40, 20, 40))]).unwrap();
+    close(f.rating, 1500.0, 1e-6);
+    let p: f64 = 0.5 + 0.5 * (1.0f64 - (-1.920_729_410_347_062f64 / 50.0).exp()).sqrt();
+    let half = 400.0 * (p / (1.0 - p)).log10();
+    close(half, 68.31, 0.01);
+    close(f.hi - f.rating, half, 1e-3);
+    close(f.rating - f.lo, half, 1e-3);
+    // More games, a narrower interval.
+    let g = fit_rating(&[(1500.0, wdl(160, 80, 160))]).unwrap();
+    assert!(g.hi - g.lo < 0.6 * (f.hi - f.lo));
+}
+
+#[test]
+fn rating_fit_matches_the_python_aid_and_handles_one_sided_results() {
+    use deepchess::play::elo::fit_rating;
+    // docs/analysis/gauntlet_fit.py (a grid search, 0.1 steps) says about 1905, 1858–1951.
+    let f = fit_rating(&[(1900.0, wdl(46, 8, 26)), (2000.0, wdl(18, 7, 55)), (2100.0, wdl(13, 10, 57))]).unwrap();
+    assert_eq!(f.rating.round(), 1905.0, "{f:?}");
+    assert_eq!((f.lo.round(), f.hi.round()), (1858.0, 1951.0), "{f:?}");
+    // All won: no upper bound, but a lower one; all lost: the mirror image.
+    let f = fit_rating(&[(1350.0, wdl(20, 0, 0))]).unwrap();
+    assert_eq!(f.rating, f64::INFINITY);
+    assert_eq!(f.hi, f64::INFINITY);
+    assert!(f.lo.is_finite() && f.lo > 1350.0, "{f:?}");
+    let g = fit_rating(&[(1350.0, wdl(0, 0, 20))]).unwrap();
+    assert_eq!((g.rating, g.lo), (f64::NEG_INFINITY, f64::NEG_INFINITY));
+    close(1350.0 - g.hi, f.lo - 1350.0, 1e-6);
+    assert!(fit_rating(&[]).is_none());
+    assert!(fit_rating(&[(2000.0, wdl(0, 0, 0))]).is_none());
+}
+
+/// The command counts one player's games in the PGN files `deepchess match` writes, whichever
+/// colour it had, and refuses files or specs it cannot use.
+#[test]
+fn gauntlet_fit_command_reads_match_pgns() {
+    use std::process::Command;
+    let dir = std::env::temp_dir().join(format!("deepchess-gauntlet-fit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = dir.join("g.pgn");
+    let game = |white: &str, black: &str, result: &str| {
+        format!("[Event \"t\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n1. e4 e5 {result}\n\n")
+    };
+    let text = [
+        game("dc", "sf-2000", "1-0"),
+        game("sf-2000", "dc", "1-0"),
+        game("sf-2000", "dc", "0-1"),
+        game("dc", "sf-2000", "1/2-1/2"),
+        game("dc", "sf-2000", "*"),
+        game("a", "b", "1-0"),
+    ]
+    .concat();
+    std::fs::write(&pgn, text).unwrap();
+    let bin = env!("CARGO_BIN_EXE_deepchess");
+    let spec = format!("2000:{}", pgn.display());
+    let o = Command::new(bin).args(["gauntlet-fit", "--player", "dc", &spec, "1900:3-0-1"]).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("2-1-1"), "{out}");
+    assert!(out.contains("(8 games;"), "{out}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("1 unfinished"));
+    // The same counts given by hand fit to the same rating.
+    let by_hand = Command::new(bin).args(["gauntlet-fit", "--player", "dc", "2000:2-1-1", "1900:3-0-1"]).output().unwrap();
+    let last = |s: &[u8]| String::from_utf8_lossy(s).lines().last().unwrap_or("").to_string();
+    assert_eq!(last(&o.stdout), last(&by_hand.stdout));
+    // Unknown player: an error naming the players that are there.
+    let o = Command::new(bin).args(["gauntlet-fit", "--player", "nobody", &spec]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("sf-2000"));
+    for bad in [&["gauntlet-fit"][..], &["gauntlet-fit", "x:1-2-3"], &["gauntlet-fit", "2000:1-2"], &["gauntlet-fit", "--bogus"]] {
+        let o = Command::new(bin).args(bad).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+    }
+    let o = Command::new(bin).args(["gauntlet-fit", "2000:/nonexistent/x.pgn"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/x.pgn"));
+    std::fs::remove_dir_all(&dir).ok();
+}

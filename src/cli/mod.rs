@@ -9,6 +9,7 @@ mod bench_pgn;
 mod compare;
 mod data;
 mod datagen;
+mod gauntlet_fit;
 mod match_cmd;
 mod perft;
 mod train;
@@ -32,6 +33,7 @@ Subcommands:
   compare --net FILE FEN_A FEN_B       probability that A is better for White
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
   match --engine SPEC --engine SPEC   play a match, report Elo with error bars
+  gauntlet-fit LEVEL:W-D-L|FILE ...    rating on an opponent's scale from several levels
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
   bench-tensor [--reps N] [--quick]    GFLOPS of the numeric kernels (vs numpy if present)
@@ -61,6 +63,7 @@ pub fn run(args: &[String]) -> i32 {
         "compare" => compare::run(rest),
         "datagen" => datagen::run_cli(rest),
         "match" => match_cmd::run_cli(rest),
+        "gauntlet-fit" => gauntlet_fit::run(rest),
         "help" | "-h" | "--help" => Err(CliError::Help(TOP_HELP.to_string())),
         "version" | "--version" | "-V" => {
             println!("deepchess {}", env!("CARGO_PKG_VERSION"));

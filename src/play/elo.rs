@@ -266,3 +266,89 @@ mod tests {
         assert_eq!(score_to_elo(0.0), f64::NEG_INFINITY);
     }
 }
+
+/// A rating on a reference scale from results against several fixed levels of it (a
+/// gauntlet against Stockfish's `UCI_Elo` levels, say).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RatingFit {
+    /// Maximum-likelihood rating (±∞ when every game was won or every game lost).
+    pub rating: f64,
+    /// 95 % likelihood-ratio interval (an end is ±∞ when the data do not bound it).
+    pub lo: f64,
+    pub hi: f64,
+    pub games: u64,
+}
+
+/// Half the 95 % quantile of χ² with one degree of freedom: the likelihood-ratio interval is
+/// where the log-likelihood is within this of its maximum.
+const HALF_CHI2_95: f64 = 1.920_729_410_347_062;
+
+/// How far outside the levels the search for a rating or an interval end goes.
+const FIT_REACH: f64 = 4000.0;
+
+/// Log-likelihood of rating `r`: at level L the expected score is `elo_to_score(r − L)`, and
+/// a draw counts as half a win and half a loss.
+fn rating_loglik(r: f64, levels: &[(f64, Wdl)]) -> f64 {
+    levels
+        .iter()
+        .map(|&(level, wdl)| {
+            let p = elo_to_score(r - level);
+            let (won, lost) = (wdl.points(), wdl.games() as f64 - wdl.points());
+            let term = |n: f64, q: f64| if n == 0.0 { 0.0 } else { n * q.ln() };
+            term(won, p) + term(lost, 1.0 - p)
+        })
+        .sum()
+}
+
+/// Bisection for the `x` in `[a, b]` where the monotone `f` crosses zero (60 halvings:
+/// far below a tenth of an Elo point over the reach).
+fn bisect(mut a: f64, mut b: f64, f: impl Fn(f64) -> f64) -> f64 {
+    let fa = f(a);
+    for _ in 0..60 {
+        let m = 0.5 * (a + b);
+        if (f(m) > 0.0) == (fa > 0.0) {
+            a = m;
+        } else {
+            b = m;
+        }
+    }
+    0.5 * (a + b)
+}
+
+/// Places a player on the levels' scale: the maximum-likelihood rating of the logistic
+/// model with a likelihood-ratio 95 % interval. `None` without games.
+pub fn fit_rating(levels: &[(f64, Wdl)]) -> Option<RatingFit> {
+    let games: u64 = levels.iter().map(|l| l.1.games()).sum();
+    if games == 0 {
+        return None;
+    }
+    let points: f64 = levels.iter().map(|l| l.1.points()).sum();
+    let low = levels.iter().map(|l| l.0).fold(f64::INFINITY, f64::min) - FIT_REACH;
+    let high = levels.iter().map(|l| l.0).fold(f64::NEG_INFINITY, f64::max) + FIT_REACH;
+    // The likelihood is concave in r; its maximum is where the expected points equal the
+    // points scored (the expected points rise with r).
+    let (rating, best) = if points == 0.0 {
+        (f64::NEG_INFINITY, 0.0)
+    } else if points == games as f64 {
+        (f64::INFINITY, 0.0)
+    } else {
+        let expected = |r: f64| {
+            levels.iter().map(|&(level, w)| w.games() as f64 * elo_to_score(r - level)).sum::<f64>() - points
+        };
+        let r = bisect(low, high, expected);
+        (r, rating_loglik(r, levels))
+    };
+    let target = best - HALF_CHI2_95;
+    let above = |r: f64| rating_loglik(r, levels) - target;
+    let lo = if rating == f64::NEG_INFINITY || above(low) > 0.0 {
+        f64::NEG_INFINITY
+    } else {
+        bisect(low, rating.min(high), above)
+    };
+    let hi = if rating == f64::INFINITY || above(high) > 0.0 {
+        f64::INFINITY
+    } else {
+        bisect(rating.max(low), high, above)
+    };
+    Some(RatingFit { rating, lo, hi, games })
+}
