@@ -4,7 +4,7 @@
 
 use super::args::{parse, usage, CliError, Flag};
 use crate::chess::pgn::{open_pgn, PgnReader};
-use crate::chess::{Color, Outcome};
+use crate::chess::Color;
 use crate::play::elo::{fit_rating, Wdl};
 
 const FLAGS: &[Flag] = &[Flag {
@@ -40,11 +40,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             help()
         )));
     }
-    let mut rows: Vec<(f64, Wdl, String)> = Vec::new();
-    for spec in &p.positional {
-        let (level, wdl, source) = read_spec(spec, player)?;
-        rows.push((level, wdl, source));
-    }
+    let rows = p.positional.iter().map(|spec| read_spec(spec, player)).collect::<Result<Vec<_>, _>>()?;
     println!("{:>7} {:>6} {:>12} {:>8}  source", "level", "games", "W-D-L", "score");
     for (level, w, source) in &rows {
         let score = 100.0 * w.points() / w.games().max(1) as f64;
@@ -130,9 +126,7 @@ fn count_pgn(path: &str, player: &str) -> Result<Wdl, CliError> {
             continue;
         };
         match g.result {
-            Some(Outcome::Draw) => wdl.draws += 1,
-            Some(Outcome::Win(c)) if c == side => wdl.wins += 1,
-            Some(Outcome::Win(_)) => wdl.losses += 1,
+            Some(outcome) => wdl.add(outcome, side),
             None => unfinished += 1,
         }
     }

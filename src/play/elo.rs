@@ -7,6 +7,8 @@
 //! cells are given a count of 0.001 ("regularised") before the mean and variance are taken,
 //! so that a one-sided or tiny sample still has a finite Elo and a non-zero variance.
 
+use crate::chess::{Color, Outcome};
+
 /// Two-sided 95 % quantile of the standard normal distribution.
 pub const Z95: f64 = 1.959_963_984_540_054;
 
@@ -65,6 +67,15 @@ pub struct Wdl {
 impl Wdl {
     pub fn games(&self) -> u64 {
         self.wins + self.draws + self.losses
+    }
+
+    /// Counts a finished game from `side`'s point of view.
+    pub fn add(&mut self, outcome: Outcome, side: Color) {
+        match outcome {
+            Outcome::Draw => self.draws += 1,
+            Outcome::Win(c) if c == side => self.wins += 1,
+            Outcome::Win(_) => self.losses += 1,
+        }
     }
 
     /// Points: a win 1, a draw ½.
@@ -245,28 +256,6 @@ impl Sprt {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn normal_cdf_is_accurate() {
-        assert!((phi(0.0) - 0.5).abs() < 1e-7);
-        assert!((phi(Z95) - 0.975).abs() < 1e-7);
-        assert!((phi(-1.0) - 0.158_655_253_931_457).abs() < 1e-7);
-        assert!((phi(3.0) - 0.998_650_101_968_37).abs() < 1e-7);
-    }
-
-    #[test]
-    fn elo_curve_round_trips() {
-        for e in [-800.0, -100.0, 0.0, 35.5, 400.0] {
-            assert!((score_to_elo(elo_to_score(e)) - e).abs() < 1e-9);
-        }
-        assert_eq!(score_to_elo(1.0), f64::INFINITY);
-        assert_eq!(score_to_elo(0.0), f64::NEG_INFINITY);
-    }
-}
-
 /// A rating on a reference scale from results against several fixed levels of it (a
 /// gauntlet against Stockfish's `UCI_Elo` levels, say).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -352,3 +341,26 @@ pub fn fit_rating(levels: &[(f64, Wdl)]) -> Option<RatingFit> {
     };
     Some(RatingFit { rating, lo, hi, games })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normal_cdf_is_accurate() {
+        assert!((phi(0.0) - 0.5).abs() < 1e-7);
+        assert!((phi(Z95) - 0.975).abs() < 1e-7);
+        assert!((phi(-1.0) - 0.158_655_253_931_457).abs() < 1e-7);
+        assert!((phi(3.0) - 0.998_650_101_968_37).abs() < 1e-7);
+    }
+
+    #[test]
+    fn elo_curve_round_trips() {
+        for e in [-800.0, -100.0, 0.0, 35.5, 400.0] {
+            assert!((score_to_elo(elo_to_score(e)) - e).abs() < 1e-9);
+        }
+        assert_eq!(score_to_elo(1.0), f64::INFINITY);
+        assert_eq!(score_to_elo(0.0), f64::NEG_INFINITY);
+    }
+}
+

@@ -60,9 +60,14 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// The colour player A had in this game.
+    pub fn colour_a(&self) -> Color {
+        if self.white == 0 { Color::White } else { Color::Black }
+    }
+
     /// Player A's points in this game.
     pub fn score_a(&self) -> f64 {
-        let a = if self.white == 0 { Color::White } else { Color::Black };
+        let a = self.colour_a();
         match self.outcome {
             Outcome::Draw => 0.5,
             Outcome::Win(c) if c == a => 1.0,
@@ -267,13 +272,7 @@ fn prepare(
 fn count(stats: &mut MatchStats, r: &GameRecord, half_pairs: &mut HashMap<u64, f64>) {
     stats.finished += 1;
     let a = r.score_a();
-    if a == 1.0 {
-        stats.wdl.wins += 1;
-    } else if a == 0.0 {
-        stats.wdl.losses += 1;
-    } else {
-        stats.wdl.draws += 1;
-    }
+    stats.wdl.add(r.outcome, r.colour_a());
     stats.white_points += match r.outcome {
         Outcome::Win(Color::White) => 1.0,
         Outcome::Win(Color::Black) => 0.0,
