@@ -6,7 +6,7 @@
 
 use super::comparator::{Comparator, Kind, Value};
 use super::ordering::{Heuristics, Picker, MAX_PLY};
-use super::see::see;
+use super::see::see_ge;
 use super::time::{Clock, Limits};
 use super::tt::{Bound, Table};
 use crate::chess::{Color, Game, Move, Position, Role, Square};
@@ -377,16 +377,15 @@ impl<C: Comparator> Searcher<C> {
             let quiet = !pos.is_capture(m) && m.promotion.is_none();
             // SEE pruning: near the leaves, once one move has been searched, a move that loses
             // material on its square by more than the depth allows is not worth searching.
-            // The exchange is kept for the check extension below.
-            let see_m = (self.selective
+            if self.selective
                 && ply > 0
                 && index > 0
                 && !in_check
                 && depth <= 6
                 && !best.is_losing_mate_for(side)
-                && Some(m) != hash_move)
-                .then(|| see(pos, m));
-            if see_m.is_some_and(|v| v < see_margin(depth, quiet)) {
+                && Some(m) != hash_move
+                && !see_ge(pos, m, see_margin(depth, quiet))
+            {
                 continue;
             }
             let mut child = *pos;
@@ -411,7 +410,7 @@ impl<C: Comparator> Searcher<C> {
             // still searched, one ply shorter).
             let ext = (gives_check
                 && (ply as i32) < 2 * self.root_depth
-                && see_m.unwrap_or_else(|| see(pos, m)) >= 0) as i32;
+                && see_ge(pos, m, 0)) as i32;
             let new_depth = depth - 1 + ext;
             let v = if index == 0 || !self.null_windows {
                 self.alphabeta(&child, new_depth, ply + 1, beta.flip(), alpha.flip(), pv)
@@ -565,7 +564,7 @@ impl<C: Comparator> Searcher<C> {
         }
         while let Some(m) = picker.next() {
             // Losing captures cannot restore a standing pat; skip them (not when evading).
-            if !in_check && see(pos, m) < 0 {
+            if !in_check && !see_ge(pos, m, 0) {
                 continue;
             }
             let mut child = *pos;
