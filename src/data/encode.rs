@@ -11,7 +11,7 @@
 //! About 32 bits are set, so positions are handled as sorted lists of set indices.
 
 use crate::chess::position::castle;
-use crate::chess::{Color, Piece, Position, Role, Square};
+use crate::chess::{Bitboard, Color, Piece, Position, Role, Square};
 
 /// Number of input bits.
 pub const INPUTS: usize = 773;
@@ -51,18 +51,24 @@ impl std::fmt::Debug for Features {
 impl Features {
     /// Encodes a position.
     pub fn from_position(pos: &Position) -> Features {
+        Self::from_parts(|c, r| pos.pieces(c, r), pos.turn(), pos.castling_rights())
+    }
+
+    /// Encodes a position given as its pieces by colour and role, side to move and castling
+    /// rights (`castle::*` bits).
+    #[inline(always)]
+    pub fn from_parts(pieces: impl Fn(Color, Role) -> Bitboard, turn: Color, rights: u8) -> Features {
         let mut f = Features { idx: [0; MAX_ACTIVE], len: 0 };
         for c in Color::ALL {
             for r in Role::ALL {
-                for sq in pos.pieces(c, r) {
+                for sq in pieces(c, r) {
                     f.push(piece_bit(c, r, sq));
                 }
             }
         }
-        if pos.turn() == Color::White {
+        if turn == Color::White {
             f.push(SIDE_BIT);
         }
-        let rights = pos.castling_rights();
         for (i, bit) in [castle::WK, castle::WQ, castle::BK, castle::BQ].into_iter().enumerate() {
             if rights & bit != 0 {
                 f.push(CASTLING_BITS + i);

@@ -9,7 +9,7 @@
 use super::comparator::{Comparator, ComparatorStats};
 use super::ordering::MAX_PLY;
 use crate::chess::position::castle;
-use crate::chess::{Color, Position, Role};
+use crate::chess::{Bitboard, Color, Position, Role};
 use crate::data::encode::{piece_bit, Features, CASTLING_BITS, MAX_ACTIVE, SIDE_BIT};
 use crate::tensor::rng::SplitMix64;
 use crate::tensor::{vecops, Kernel};
@@ -50,13 +50,37 @@ pub fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// A net comparator's key: the position's zobrist key and input bits (~80 bytes). The code
+/// A net comparator's key: the position's zobrist key and its board (80 bytes). The code
 /// itself (hundreds of floats) stays in the feature cache: search values are copied at every
-/// node, and the bits rebuild the code in the rare case the cache slot was reused meanwhile.
+/// node, and the board rebuilds the code in the rare case the cache slot was reused
+/// meanwhile. The board, not its input bits: a copy of eight bitboards costs next to nothing
+/// per key, listing the bits is left to the rare rebuild.
 #[derive(Clone, Copy, Default)]
 pub struct NetKey {
     hash: u64,
-    features: Features,
+    by_role: [Bitboard; 6],
+    by_color: [Bitboard; 2],
+    white_to_move: bool,
+    castling: u8,
+}
+
+impl NetKey {
+    #[inline(always)]
+    fn of(pos: &Position) -> NetKey {
+        NetKey {
+            hash: pos.hash(),
+            by_role: Role::ALL.map(|r| pos.by_role(r)),
+            by_color: Color::ALL.map(|c| pos.by_color(c)),
+            white_to_move: pos.turn() == Color::White,
+            castling: pos.castling_rights(),
+        }
+    }
+
+    /// The position's input bits.
+    fn features(&self) -> Features {
+        let turn = if self.white_to_move { Color::White } else { Color::Black };
+        Features::from_parts(|c, r| self.by_color[c.index()] & self.by_role[r.index()], turn, self.castling)
+    }
 }
 
 /// A direct-mapped table from zobrist key to value (always replace: the newest is likeliest
@@ -207,7 +231,7 @@ impl<N: SiameseNet> NetComparator<N> {
             return i;
         }
         self.stats.rebuilds += 1;
-        let code = self.code_from_features(&k.features);
+        let code = self.code_from_features(&k.features());
         self.cache.put(k.hash, code);
         self.cache.find(k.hash).expect("just stored")
     }
@@ -235,7 +259,7 @@ impl<N: SiameseNet> NetComparator<N> {
             f(self, &self.cache.slots[ia].1, &self.cache.slots[ib].1)
         } else {
             // Both map to one slot (b's code evicted a's): rebuild a's aside.
-            let ca = self.code_from_features(&a.features);
+            let ca = self.code_from_features(&a.features());
             f(self, &ca, &self.cache.slots[ib].1)
         }
     }
@@ -293,8 +317,8 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
 
     fn key(&mut self, ply: usize, pos: &Position) -> Self::Key {
         self.stats.keys += 1;
-        let hash = pos.hash();
-        let features = Features::from_position(pos);
+        let k = NetKey::of(pos);
+        let hash = k.hash;
         let on_line = ply <= MAX_PLY && self.line[ply].hash() == hash;
         // The first layer before the cache probe: its work overlaps the probe's trip to
         // memory (which the prefetch in `set_node` only starts). Wasted when the code turns
@@ -305,7 +329,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         }
         if self.cache.find(hash).is_some() {
             self.stats.cache_hits += 1;
-            return NetKey { hash, features };
+            return k;
         }
         let code = if on_line {
             self.ensure_acc(ply); // (done above when incremental)
@@ -313,10 +337,10 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
             self.net.finish(&self.acc[ply * h..(ply + 1) * h])
         } else {
             // Not on the current line (a caller outside the search): compute from scratch.
-            self.code_from_features(&features)
+            self.code_from_features(&k.features())
         };
         self.cache.put(hash, code);
-        NetKey { hash, features }
+        k
     }
 
     /// Antisymmetric by construction, `(P(a, b) + 1 − P(b, a)) / 2`: the trained head is
@@ -363,7 +387,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         if let Some(p) = self.draw_cache.get(a.hash) {
             return p;
         }
-        let mirror = self.code_from_features(&mirror_features(&a.features));
+        let mirror = self.code_from_features(&mirror_features(&a.features()));
         let ia = self.slot(a);
         self.stats.comparisons += 1;
         let p = self.antisymmetric(&self.cache.slots[ia].1, &mirror);
