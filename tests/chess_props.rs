@@ -2,7 +2,7 @@
 //! trips, king safety of every generated move, mirror symmetry of perft, divide sums.
 
 use deepchess::chess::perft::{divide, perft};
-use deepchess::chess::{Color, Move, Position, Role};
+use deepchess::chess::{Bitboard, Color, Move, Position, Role};
 use proptest::prelude::*;
 
 /// Plays a random legal game of up to `plies` moves chosen by `picks`; returns every position.
@@ -124,6 +124,30 @@ proptest! {
         if let Ok(p) = Position::from_fen(&s) {
             // Anything accepted must print and parse back to itself.
             prop_assert_eq!(Position::from_fen(&p.fen()).unwrap(), p);
+        }
+    }
+
+    /// Generation restricted to target squares (quiescence's captures and promotions) is
+    /// the full generation filtered, in the same order (the search's ties depend on it).
+    #[test]
+    fn masked_generation_is_filtered_generation(game in game_strategy(), mask in any::<u64>()) {
+        for (pos, _) in &game {
+            let theirs = pos.by_color(pos.turn().flip());
+            let ep = pos.ep_square().map_or(Bitboard::EMPTY, Bitboard::from_square);
+            for (to, pawn_to) in [(theirs, theirs | ep | Bitboard::BACK_RANKS), (Bitboard(mask), Bitboard(mask.rotate_left(17)))] {
+                let mut want = Vec::new();
+                pos.for_each_piece_moves(|pm| {
+                    let keep = if pm.role == Role::Pawn { pawn_to } else { to };
+                    pm.for_each(|m| if keep.has(m.to) { want.push(m) });
+                    false
+                });
+                let mut got = Vec::new();
+                pos.for_each_piece_moves_to(to, pawn_to, |pm| {
+                    pm.for_each(|m| got.push(m));
+                    false
+                });
+                prop_assert_eq!(got, want, "{}", pos.fen());
+            }
         }
     }
 

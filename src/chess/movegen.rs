@@ -12,13 +12,21 @@ impl Position {
     /// Returns whether it stopped early.
     #[inline(always)]
     pub fn for_each_piece_moves(&self, f: impl FnMut(PieceMoves) -> bool) -> bool {
-        self.generate::<true>(f).0
+        self.generate::<true>(Bitboard::FULL, Bitboard::FULL, f).0
+    }
+
+    /// The same for the legal moves to `to` (pawns: to `pawn_to`) only, in the same order;
+    /// quiescence asks for captures and promotions without generating the rest (the king's
+    /// quiet steps each cost an attack test).
+    #[inline(always)]
+    pub fn for_each_piece_moves_to(&self, to: Bitboard, pawn_to: Bitboard, f: impl FnMut(PieceMoves) -> bool) -> bool {
+        self.generate::<true>(to, pawn_to, f).0
     }
 
     /// The generator. With `ALL_PAWNS = false`, unpinned pawns' pushes and captures are not
     /// visited but counted set-wise (bulk counting); the count is returned beside the flag.
     #[inline(always)]
-    fn generate<const ALL_PAWNS: bool>(&self, mut f: impl FnMut(PieceMoves) -> bool) -> (bool, usize) {
+    fn generate<const ALL_PAWNS: bool>(&self, mask: Bitboard, pawn_mask: Bitboard, mut f: impl FnMut(PieceMoves) -> bool) -> (bool, usize) {
         let us = self.turn;
         let them = us.flip();
         let ours = self.by_color(us);
@@ -29,7 +37,7 @@ impl Position {
         // King: every destination must be safe with the king itself removed (x-rays).
         let mut king_to = Bitboard::EMPTY;
         let occ_no_king = occ.without(k);
-        for to in king_attacks(k) & !ours {
+        for to in king_attacks(k) & !ours & mask {
             if !self.is_attacked(to, them, occ_no_king) {
                 king_to |= Bitboard::from_square(to);
             }
@@ -41,10 +49,11 @@ impl Position {
         if checkers.more_than_one() {
             return (false, 0);
         }
-        let target = match checkers.single() {
+        let check_target = match checkers.single() {
             Some(c) => between(k, c).with(c),
             None => !ours,
         };
+        let target = check_target & mask;
         let pinned = self.pinned;
 
         for from in self.pieces(us, Role::Knight) & !pinned {
@@ -80,7 +89,7 @@ impl Position {
         let mut bulk = 0;
         let mut pawns = self.pieces(us, Role::Pawn);
         if !ALL_PAWNS {
-            bulk = count_pawn_sets(us, pawns & !pinned, empty, theirs, target);
+            bulk = count_pawn_sets(us, pawns & !pinned, empty, theirs, check_target & pawn_mask);
             pawns &= pinned;
         }
         for from in pawns {
@@ -95,7 +104,7 @@ impl Position {
                     }
                 }
             }
-            to &= target;
+            to &= check_target & pawn_mask;
             if pinned.has(from) {
                 to &= line(k, from);
             }
@@ -103,7 +112,7 @@ impl Position {
                 return (true, 0);
             }
         }
-        if let Some(ep) = self.ep {
+        if let Some(ep) = self.ep.filter(|&ep| pawn_mask.has(ep)) {
             let victim = Square::new((ep.index() as i8 - up) as u8);
             for from in pawn_attacks(them, ep) & self.pieces(us, Role::Pawn) {
                 if self.ep_is_legal(from, ep, victim, k) {
@@ -129,7 +138,7 @@ impl Position {
                 let rook = Square::from_coords(rook_file, rank);
                 let to = Square::from_coords(king_to_file, rank);
                 let via = Square::from_coords(via_file, rank);
-                if (between(k, rook) & occ).any()
+                if !mask.has(to) || (between(k, rook) & occ).any()
                     || self.is_attacked(via, them, occ)
                     || self.is_attacked(to, them, occ)
                 {
@@ -171,7 +180,7 @@ impl Position {
     #[inline(always)]
     pub fn count_legal(&self) -> usize {
         let mut n = 0;
-        let (_, bulk) = self.generate::<false>(|pm| {
+        let (_, bulk) = self.generate::<false>(Bitboard::FULL, Bitboard::FULL, |pm| {
             n += pm.len();
             false
         });

@@ -3,6 +3,7 @@
 use super::bitboard::Bitboard;
 use super::types::{Role, Square};
 use std::fmt;
+use std::mem::MaybeUninit;
 
 /// A move: from, to, and the promotion role if any.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -97,23 +98,26 @@ impl PieceMoves {
     }
 }
 
-/// A fixed-capacity list of moves (no legal position has more than 218).
+/// A fixed-capacity list of moves (no legal position has more than 218). The slots past
+/// `len` are left uninitialised: the search makes one list per node, and writing all 256
+/// first was a visible share of it.
 #[derive(Clone)]
 pub struct MoveList {
-    moves: [Move; 256],
+    moves: [MaybeUninit<Move>; 256],
     len: usize,
 }
 
 impl Default for MoveList {
+    #[inline(always)]
     fn default() -> Self {
-        MoveList { moves: [Move::new(Square::A1, Square::A1, None); 256], len: 0 }
+        MoveList { moves: [MaybeUninit::uninit(); 256], len: 0 }
     }
 }
 
 impl MoveList {
     #[inline(always)]
     pub fn push(&mut self, m: Move) {
-        self.moves[self.len] = m;
+        self.moves[self.len] = MaybeUninit::new(m);
         self.len += 1;
     }
     pub fn len(&self) -> usize {
@@ -122,11 +126,16 @@ impl MoveList {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+    #[inline(always)]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        // Safety: the first `len` slots were written by `push` (and `len` <= 256, or `push`
+        // would have panicked on the index).
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr() as *const Move, self.len) }
     }
+    #[inline(always)]
     pub fn as_mut_slice(&mut self) -> &mut [Move] {
-        &mut self.moves[..self.len]
+        // Safety: as in `as_slice`.
+        unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr() as *mut Move, self.len) }
     }
     pub fn contains(&self, m: &Move) -> bool {
         self.as_slice().contains(m)

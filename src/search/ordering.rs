@@ -2,6 +2,7 @@
 //! quiet moves by history. Alpha-beta prunes most when the best move comes first.
 
 use crate::chess::{Bitboard, Color, Move, MoveList, Position, Role};
+use std::mem::MaybeUninit;
 
 pub const MAX_PLY: usize = 128;
 
@@ -70,7 +71,9 @@ impl Heuristics {
 /// Moves of one node with their ordering scores, handed out best first.
 pub struct Picker {
     moves: MoveList,
-    scores: [i32; 256],
+    /// `scores[i]` belongs to move `i`; only the first `moves.len()` are ever read (the
+    /// array is not cleared first, as in [`MoveList`]).
+    scores: [MaybeUninit<i32>; 256],
     next: usize,
 }
 
@@ -78,25 +81,22 @@ impl Picker {
     /// All legal moves (`captures_only`: captures and promotions, for quiescence).
     pub fn new(pos: &Position, captures_only: bool, hash_move: Option<Move>, h: &Heuristics, ply: usize) -> Picker {
         let mut moves = MoveList::default();
-        let theirs = pos.by_color(pos.turn().flip());
-        let ep = pos.ep_square().map_or(Bitboard::EMPTY, Bitboard::from_square);
-        pos.for_each_piece_moves(|pm| {
-            let mut pm = pm;
-            if captures_only {
-                let mut keep = theirs;
-                if pm.role == Role::Pawn {
-                    keep |= ep | Bitboard::BACK_RANKS;
-                }
-                pm.to &= keep;
-            }
+        let (to, pawn_to) = if captures_only {
+            let theirs = pos.by_color(pos.turn().flip());
+            let ep = pos.ep_square().map_or(Bitboard::EMPTY, Bitboard::from_square);
+            (theirs, theirs | ep | Bitboard::BACK_RANKS)
+        } else {
+            (Bitboard::FULL, Bitboard::FULL)
+        };
+        pos.for_each_piece_moves_to(to, pawn_to, |pm| {
             pm.for_each(|m| moves.push(m));
             false
         });
-        let mut scores = [0i32; 256];
+        let mut scores = [MaybeUninit::uninit(); 256];
         let killers = if ply < MAX_PLY { h.killers[ply] } else { [None; 2] };
         let hist = &h.history[pos.turn().index()];
         for (i, &m) in moves.iter().enumerate() {
-            scores[i] = if Some(m) == hash_move {
+            scores[i] = MaybeUninit::new(if Some(m) == hash_move {
                 HASH_MOVE
             } else if pos.is_capture(m) || m.promotion.is_some() {
                 let victim = pos.role_on(m.to).map_or(VALUE[0], |r| VALUE[r.index()]);
@@ -113,7 +113,7 @@ impl Picker {
                 KILLER[1]
             } else {
                 hist[m.from.index()][m.to.index()]
-            };
+            });
         }
         Picker { moves, scores, next: 0 }
     }
@@ -132,10 +132,14 @@ impl Picker {
         if self.next >= n {
             return None;
         }
+        // Safety: entries 0..n were written in `new` (swaps keep them within 0..n).
+        let score = |i: usize| unsafe { self.scores[i].assume_init() };
         let mut best = self.next;
+        let mut best_score = score(best);
         for i in self.next + 1..n {
-            if self.scores[i] > self.scores[best] {
+            if score(i) > best_score {
                 best = i;
+                best_score = score(i);
             }
         }
         let i = self.next;
