@@ -305,6 +305,7 @@ proptest! {
             child.play(m);
             let (mut added, mut removed) = (Vec::new(), Vec::new());
             feature_delta(&pos, &child, &mut added, &mut removed);
+            prop_assert!(added.windows(2).all(|w| w[0] < w[1]) && removed.windows(2).all(|w| w[0] < w[1]));
             let mut bits: Vec<usize> = Features::from_position(&pos).as_slice().iter().map(|&b| b as usize).collect();
             bits.retain(|b| !removed.contains(b));
             bits.extend(&added);
@@ -327,6 +328,13 @@ proptest! {
             }
         }
         prop_assert_eq!(mirror_features(&Features::from_position(&pos)), Features::from_position(&pos.mirror()));
+        // Between any two positions (not only a move apart): the set differences, increasing.
+        let bits = |p: &Position| -> Vec<usize> { Features::from_position(p).as_slice().iter().map(|&b| b as usize).collect() };
+        let (a, b) = (bits(g.start()), bits(&pos));
+        let (mut added, mut removed) = (Vec::new(), Vec::new());
+        feature_delta(g.start(), &pos, &mut added, &mut removed);
+        prop_assert_eq!(added, b.iter().copied().filter(|x| !a.contains(x)).collect::<Vec<_>>());
+        prop_assert_eq!(removed, a.iter().copied().filter(|x| !b.contains(x)).collect::<Vec<_>>());
     }
 }
 
