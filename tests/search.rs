@@ -293,6 +293,7 @@ proptest! {
     #[test]
     fn incremental_first_layer_matches_refresh(seed in any::<u64>(), plies in 1usize..90) {
         let g = random_game(seed, plies);
+        let bits = |p: &Position| -> Vec<usize> { Features::from_position(p).as_slice().iter().map(|&b| b as usize).collect() };
         let mut inc = NetComparator::new(RandomNet::new(5), "inc", 1);
         let mut full = NetComparator::new(RandomNet::new(5), "full", 1);
         full.incremental = false;
@@ -306,12 +307,11 @@ proptest! {
             let (mut added, mut removed) = (Vec::new(), Vec::new());
             feature_delta(&pos, &child, &mut added, &mut removed);
             prop_assert!(added.windows(2).all(|w| w[0] < w[1]) && removed.windows(2).all(|w| w[0] < w[1]));
-            let mut bits: Vec<usize> = Features::from_position(&pos).as_slice().iter().map(|&b| b as usize).collect();
-            bits.retain(|b| !removed.contains(b));
-            bits.extend(&added);
-            bits.sort_unstable();
-            let want: Vec<usize> = Features::from_position(&child).as_slice().iter().map(|&b| b as usize).collect();
-            prop_assert_eq!(bits, want);
+            let mut moved = bits(&pos);
+            moved.retain(|b| !removed.contains(b));
+            moved.extend(&added);
+            moved.sort_unstable();
+            prop_assert_eq!(moved, bits(&child));
             pos = child;
             ply += 1;
             if ply >= 100 { break; }
@@ -329,7 +329,6 @@ proptest! {
         }
         prop_assert_eq!(mirror_features(&Features::from_position(&pos)), Features::from_position(&pos.mirror()));
         // Between any two positions (not only a move apart): the set differences, increasing.
-        let bits = |p: &Position| -> Vec<usize> { Features::from_position(p).as_slice().iter().map(|&b| b as usize).collect() };
         let (a, b) = (bits(g.start()), bits(&pos));
         let (mut added, mut removed) = (Vec::new(), Vec::new());
         feature_delta(g.start(), &pos, &mut added, &mut removed);
