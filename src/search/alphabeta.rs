@@ -375,6 +375,17 @@ impl<C: Comparator> Searcher<C> {
         let mut index = 0usize;
         while let Some(m) = picker.next() {
             let quiet = !pos.is_capture(m) && m.promotion.is_none();
+            // Late-move pruning: near the leaves of a null-window node, quiet moves this far
+            // down the ordering almost never cut; skip them (never in check, never checks).
+            // Tested first: most moves it skips need no static exchange.
+            let late = self.selective && !pv && quiet && !in_check && depth <= 4 && index >= lmp_count(depth);
+            let mut child = *pos;
+            if late {
+                child.play(m);
+                if !child.is_check() {
+                    continue;
+                }
+            }
             // SEE pruning: near the leaves, once one move has been searched, a move that loses
             // material on its square by more than the depth allows is not worth searching.
             if self.selective
@@ -388,21 +399,10 @@ impl<C: Comparator> Searcher<C> {
             {
                 continue;
             }
-            let mut child = *pos;
-            child.play(m);
-            let gives_check = child.is_check();
-            // Late-move pruning: near the leaves of a null-window node, quiet moves this far
-            // down the ordering almost never cut; skip them (never in check, never checks).
-            if self.selective
-                && !pv
-                && quiet
-                && !in_check
-                && !gives_check
-                && depth <= 4
-                && index >= lmp_count(depth)
-            {
-                continue;
+            if !late {
+                child.play(m);
             }
+            let gives_check = child.is_check();
             self.enter(ply + 1, &child, depth - 1);
             self.path.push(child.hash());
             // Check extension, bounded so perpetual checks cannot blow up the tree; a check
