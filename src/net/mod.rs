@@ -30,11 +30,12 @@ impl Arch {
         Arch { tower: vec![INPUTS, 100, 100, 100], head: vec![100, 100, 2] }
     }
 
-    /// Beyond the paper: a narrower student for the engine, 773-32-32-32 towers and a
-    /// 32-32-2 head. Distilled from DeepChess like the paper's, as accurate on held-out games
-    /// and about twice as fast in the search (docs/results.md).
+    /// Beyond the paper: a narrower student for the engine, 773-32-32 towers and a 32-2
+    /// head (one hidden layer, so a comparison is a 32-wide sum, ReLU and dot product).
+    /// Distilled from DeepChess like the paper's, as accurate on held-out games and about
+    /// twice as fast in the search (docs/results.md).
     pub fn compact() -> Arch {
-        Arch { tower: vec![INPUTS, 32, 32, 32], head: vec![32, 32, 2] }
+        Arch { tower: vec![INPUTS, 32, 32], head: vec![32, 2] }
     }
 
     pub fn features(&self) -> usize {
