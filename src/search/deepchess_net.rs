@@ -172,7 +172,8 @@ pub struct NetEval<const N: usize, const W: usize> {
 pub type Distilled = NetEval<112, 112>;
 pub type Big = NetEval<400, 608>;
 /// Students narrower than the paper's distilled net (heads of 17 to 32, towers up to 128):
-/// the compact net 773-32-32-32/32-32-2 (train phase `compact`, or `--distill-arch`).
+/// the compact net 773-32-32/32-2 (train phase `compact`, or `--distill-arch`), and the
+/// 773-32-32-32/32-32-2 one it replaced.
 pub type Compact = NetEval<32, 128>;
 
 /// A net file loaded into whichever search build fits its shape.
@@ -215,7 +216,7 @@ impl AnyNet {
         }
     }
 
-    /// The layers, e.g. `773-32-32-32/32-32-2`.
+    /// The layers, e.g. `773-32-32/32-2`.
     pub fn description(&self) -> &str {
         match self {
             AnyNet::Distilled(n) => &n.description,
