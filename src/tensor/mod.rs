@@ -1,6 +1,8 @@
-//! The numeric engine, on std only: [`Matrix`], GEMM with run-time dispatched SIMD
-//! kernels, the sparse binary input layer, threads, an autograd [`Tape`], optimizers,
-//! seedable [`Rng`] and initialisers, and versioned weight files.
+//! The numeric engine, on std only: [`Matrix`], the SIMD instruction flavours and half
+//! floats every kernel is written against ([`simd`]), GEMM with run-time dispatched SIMD
+//! kernels, the sparse binary input layer, the dense layer of tape-free inference
+//! ([`dense`]), threads, an autograd [`Tape`], optimizers, seedable [`Rng`] and
+//! initialisers, and versioned weight files.
 //!
 //! Nothing here knows about chess: inputs are matrices and lists of active features.
 //!
@@ -30,10 +32,12 @@
 //! tape.backward(loss, &mut params).unwrap(); // w1 receives both towers' gradients
 //! opt.step(&mut params); // updates, then clears the gradients
 //! ```
-//! Inference without a tape uses the same forward functions: [`sparse::forward`],
-//! [`layers::affine`], [`layers::relu_inplace`], [`layers::softmax_rows_inplace`].
+//! Batches without a tape use the tape's own forward functions: [`sparse::forward`],
+//! [`layers::affine`], [`layers::relu_inplace`], [`layers::softmax_rows_inplace`]; one
+//! position at a time (a search's evaluator), the padded half-precision [`dense`] layer.
 
 pub mod backward;
+pub mod dense;
 pub mod error;
 pub mod gemm;
 pub mod layers;
@@ -41,6 +45,7 @@ pub mod matrix;
 pub mod optim;
 pub mod params;
 pub mod rng;
+pub mod simd;
 pub mod sparse;
 pub mod tape;
 pub mod threads;
@@ -48,7 +53,8 @@ pub mod vecops;
 pub mod weights;
 
 pub use error::{Result, TensorError};
-pub use gemm::{active_kernel, gemm, gemm_with, set_kernel, Kernel, Trans};
+pub use gemm::{gemm, gemm_with, Trans};
+pub use simd::{active_kernel, set_kernel, Kernel};
 pub use matrix::Matrix;
 pub use optim::{Adam, Optimizer, Sgd};
 pub use params::{ParamId, Params};

@@ -4,7 +4,7 @@
 //! search both use this; it is ~24× less arithmetic than the dense product.
 
 use super::error::{Result, TensorError};
-use super::gemm::{active_kernel, Kernel};
+use super::simd::{active_kernel, Kernel};
 use super::matrix::Matrix;
 use super::threads::{parallel_ranges, threads};
 use super::vecops::{add_assign_with, gather_add_with, GATHER_BLOCK};

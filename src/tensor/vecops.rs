@@ -2,7 +2,7 @@
 //! three times: generic Rust, and under `#[target_feature]` wrappers so the compiler
 //! vectorises them for AVX2 / AVX-512. Dispatched with the same [`Kernel`] as GEMM.
 
-use super::gemm::Kernel;
+use super::simd::Kernel;
 
 #[inline(always)]
 fn add_generic(dst: &mut [f32], src: &[f32]) {

@@ -1,10 +1,9 @@
 //! GEMM, `C = alpha · op(A) · op(B) + beta · C`, in the BLIS style (as the
 //! `matrixmultiply` crate does it): packing, five loops, register-blocked micro-kernels.
 //!
-//! Three micro-kernels: portable [`Kernel::Scalar`], [`Kernel::Avx2`] (AVX2+FMA) and
-//! [`Kernel::Avx512`]. The fastest one the CPU has is chosen once at start-up with
-//! `is_x86_feature_detected!`; `DEEPCHESS_KERNEL=scalar|avx2|avx512` or [`set_kernel`]
-//! forces one, and [`gemm_with`] takes the kernel explicitly (tests, benchmarks).
+//! Micro-kernels for each instruction flavour of [`super::simd`]: portable
+//! [`Kernel::Scalar`], [`Kernel::Avx2`] and [`Kernel::Avx512`]. [`gemm`] runs the flavour
+//! [`active_kernel`] chose at run time; [`gemm_with`] takes it explicitly (tests, benchmarks).
 //! `op(X)` is `X` or `Xᵀ` ([`Trans`]); transposes are strides, never materialised.
 
 mod driver;
@@ -14,7 +13,7 @@ use super::error::{Result, TensorError};
 use super::matrix::Matrix;
 use super::threads::{parallel_ranges, threads};
 use driver::{gemm_serial, with_workspace, OutView, Spec, View};
-use std::sync::atomic::{AtomicU8, Ordering};
+pub use super::simd::{active_kernel, set_kernel, Kernel};
 
 /// Whether an operand is used as stored (`N`) or transposed (`T`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,136 +22,40 @@ pub enum Trans {
     T,
 }
 
-/// A GEMM micro-kernel flavour.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kernel {
-    /// Portable Rust, any CPU.
-    Scalar,
-    /// x86-64 AVX2 + FMA (6×16 tile).
-    Avx2,
-    /// x86-64 AVX-512F (12×32 tile).
-    Avx512,
-}
-
-impl Kernel {
-    /// All flavours, slowest first.
-    pub const ALL: [Kernel; 3] = [Kernel::Scalar, Kernel::Avx2, Kernel::Avx512];
-
-    /// The name used by `DEEPCHESS_KERNEL` and the benchmarks.
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Scalar => "scalar",
-            Kernel::Avx2 => "avx2",
-            Kernel::Avx512 => "avx512",
-        }
-    }
-
-    /// Parses `scalar`, `avx2` or `avx512`.
-    pub fn from_name(s: &str) -> Option<Kernel> {
-        Kernel::ALL.into_iter().find(|k| k.name().eq_ignore_ascii_case(s.trim()))
-    }
-
-    /// Whether this CPU can run the flavour. AVX2 also asks for F16C (every AVX2 CPU has
-    /// it): the net kernels read half-precision weights.
-    pub fn available(self) -> bool {
-        match self {
-            Kernel::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") && is_x86_feature_detected!("f16c"),
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => is_x86_feature_detected!("avx512f"),
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
-        }
-    }
-
-    /// The flavours this CPU can run.
-    pub fn available_kernels() -> Vec<Kernel> {
-        Kernel::ALL.into_iter().filter(|k| k.available()).collect()
-    }
-
-    /// The fastest available flavour.
-    pub fn best() -> Kernel {
-        *Kernel::available_kernels().last().unwrap_or(&Kernel::Scalar)
-    }
-
-    pub(crate) fn spec(self) -> Spec {
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 if self.available() => Spec {
-                mr: kernels::x86::AVX2_MR,
-                nr: kernels::x86::AVX2_NR,
-                kc: 256,
-                mc: 144,
-                nc: 4096,
-                kernel: kernels::x86::kernel_avx2,
-                edges: kernels::x86::AVX2_EDGES,
-            },
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 if self.available() => Spec {
-                mr: kernels::x86::AVX512_MR,
-                nr: kernels::x86::AVX512_NR,
-                kc: 256,
-                mc: 144,
-                nc: 4096,
-                kernel: kernels::x86::kernel_avx512,
-                edges: kernels::x86::AVX512_EDGES,
-            },
-            // Unavailable flavours never reach here (checked by callers); scalar is safe anyway.
-            _ => Spec {
-                mr: kernels::SCALAR_MR,
-                nr: kernels::SCALAR_NR,
-                kc: 256,
-                mc: 128,
-                nc: 4096,
-                kernel: kernels::kernel_scalar,
-                edges: kernels::SCALAR_EDGES,
-            },
-        }
-    }
-
-    fn to_u8(self) -> u8 {
-        self as u8 + 1
-    }
-    fn from_u8(v: u8) -> Kernel {
-        Kernel::ALL[(v as usize).saturating_sub(1).min(2)]
-    }
-}
-
-static ACTIVE: AtomicU8 = AtomicU8::new(0);
-
-/// The flavour [`gemm`] uses: chosen on first use from `DEEPCHESS_KERNEL` (if set and
-/// available; otherwise a warning on stderr) or else the best available one.
-pub fn active_kernel() -> Kernel {
-    let v = ACTIVE.load(Ordering::Relaxed);
-    if v != 0 {
-        return Kernel::from_u8(v);
-    }
-    let k = match std::env::var("DEEPCHESS_KERNEL") {
-        Ok(s) if !s.trim().is_empty() => match Kernel::from_name(&s) {
-            Some(k) if k.available() => k,
-            Some(k) => {
-                eprintln!("warning: DEEPCHESS_KERNEL={} not supported by this CPU; using {}", k.name(), Kernel::best().name());
-                Kernel::best()
-            }
-            None => {
-                eprintln!("warning: DEEPCHESS_KERNEL='{s}' unknown (scalar|avx2|avx512); using {}", Kernel::best().name());
-                Kernel::best()
-            }
+/// Block sizes and micro-kernels of flavour `k`.
+fn spec(k: Kernel) -> Spec {
+    match k {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => Spec {
+            mr: kernels::x86::AVX2_MR,
+            nr: kernels::x86::AVX2_NR,
+            kc: 256,
+            mc: 144,
+            nc: 4096,
+            kernel: kernels::x86::kernel_avx2,
+            edges: kernels::x86::AVX2_EDGES,
         },
-        _ => Kernel::best(),
-    };
-    ACTIVE.store(k.to_u8(), Ordering::Relaxed);
-    k
-}
-
-/// Forces the flavour used by [`gemm`] and the other dispatched kernels.
-pub fn set_kernel(k: Kernel) -> Result<()> {
-    if !k.available() {
-        return Err(TensorError::Unavailable(format!("kernel '{}' is not supported by this CPU", k.name())));
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => Spec {
+            mr: kernels::x86::AVX512_MR,
+            nr: kernels::x86::AVX512_NR,
+            kc: 256,
+            mc: 144,
+            nc: 4096,
+            kernel: kernels::x86::kernel_avx512,
+            edges: kernels::x86::AVX512_EDGES,
+        },
+        // Unavailable flavours never reach here (checked by callers); scalar is safe anyway.
+        _ => Spec {
+            mr: kernels::SCALAR_MR,
+            nr: kernels::SCALAR_NR,
+            kc: 256,
+            mc: 128,
+            nc: 4096,
+            kernel: kernels::kernel_scalar,
+            edges: kernels::SCALAR_EDGES,
+        },
     }
-    ACTIVE.store(k.to_u8(), Ordering::Relaxed);
-    Ok(())
 }
 
 /// Below this many flops a GEMM runs on one thread: spawning a scoped thread costs
@@ -262,7 +165,7 @@ pub fn gemm_slices(
         Trans::T => View { ptr: b.as_ptr(), rs: 1, cs: ldb },
     };
     let cv = OutView { ptr: c.as_mut_ptr(), ld: ldc };
-    let spec = kernel.spec();
+    let spec = spec(kernel);
     let flops = 2usize.saturating_mul(m).saturating_mul(n).saturating_mul(k);
     let nt = if flops < PAR_MIN_FLOPS { 1 } else { nthreads.max(1) };
     // Tiles keep their position whatever the split, so every element is computed with
