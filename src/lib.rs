@@ -8,6 +8,7 @@
 pub mod chess;
 pub mod cli;
 pub mod data;
+pub mod eval;
 pub mod net;
 pub mod play;
 pub mod search;

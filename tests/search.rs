@@ -1,7 +1,8 @@
 //! Comparison alpha-beta with the handcrafted comparator: mates, draws, legality, limits.
 
 use deepchess::chess::{Color, Game, Move, Position};
-use deepchess::search::{bench, Comparator, Handcrafted, Kind, Limits, Score, SearchResult, Searcher, Value};
+use deepchess::eval::{handcrafted, Comparator, Handcrafted, Kind, ScoreComparator, Value};
+use deepchess::search::{bench, Limits, Score, SearchResult, Searcher};
 use proptest::prelude::*;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -12,12 +13,12 @@ fn run<C: Comparator>(s: &mut Searcher<C>, game: &Game, limits: Limits) -> Searc
 }
 
 fn search_game(game: &Game, limits: Limits) -> SearchResult {
-    run(&mut Searcher::new(Handcrafted::new(), 8), game, limits)
+    run(&mut Searcher::new(handcrafted(), 8), game, limits)
 }
 
 /// A handcrafted searcher without null move, reductions or pruning.
-fn full_width() -> Searcher<Handcrafted> {
-    let mut s = Searcher::new(Handcrafted::new(), 8);
+fn full_width() -> Searcher<ScoreComparator<Handcrafted>> {
+    let mut s = Searcher::new(handcrafted(), 8);
     s.selective = false;
     s
 }
@@ -110,15 +111,15 @@ fn fifty_move_rule_and_insufficient_material_are_draws() {
 
 #[test]
 fn values_rank_mates_beyond_positions_shorter_first() {
-    let mut c = Handcrafted::new();
+    let mut c = handcrafted();
     let w = Color::White;
-    let pos_big = Value::pos(5000);
-    let pos_small = Value::pos(-5000);
-    let white_m1: Value<i32> = Value::mate(Color::White, 1);
-    let white_m5: Value<i32> = Value::mate(Color::White, 5);
-    let black_m2: Value<i32> = Value::mate(Color::Black, 2);
-    let black_m8: Value<i32> = Value::mate(Color::Black, 8);
-    let draw: Value<i32> = Value::draw();
+    let pos_big = Value::pos(5000.0);
+    let pos_small = Value::pos(-5000.0);
+    let white_m1: Value<f32> = Value::mate(Color::White, 1);
+    let white_m5: Value<f32> = Value::mate(Color::White, 5);
+    let black_m2: Value<f32> = Value::mate(Color::Black, 2);
+    let black_m8: Value<f32> = Value::mate(Color::Black, 8);
+    let draw: Value<f32> = Value::draw();
     let order = [black_m2, black_m8, pos_small, draw, pos_big, white_m5, white_m1];
     for i in 0..order.len() {
         for j in 0..order.len() {
@@ -127,7 +128,7 @@ fn values_rank_mates_beyond_positions_shorter_first() {
             assert_eq!(order[i].cmp_for(&order[j], Color::Black, &mut c), want.reverse());
         }
     }
-    assert!(matches!(Value::<i32>::worst_for(w).kind, Kind::Bottom));
+    assert!(matches!(Value::<f32>::worst_for(w).kind, Kind::Bottom));
     assert!(c.stats().comparisons > 0);
 }
 
@@ -138,7 +139,7 @@ fn node_limit_and_stop_flag_are_obeyed() {
     assert!(r.info.nodes <= 5000 + 64, "{}", r.info.nodes);
     assert!(r.best.is_some());
     // Already stopped: still one legal move.
-    let mut s = Searcher::new(Handcrafted::new(), 1);
+    let mut s = Searcher::new(handcrafted(), 1);
     let r = s.search(&g, &Limits { infinite: true, ..Limits::default() }, Duration::ZERO, Arc::new(AtomicBool::new(true)), &mut |_| {});
     assert!(g.position().is_legal(r.best.unwrap()));
 }
@@ -147,7 +148,7 @@ fn node_limit_and_stop_flag_are_obeyed() {
 fn movetime_is_respected() {
     let g = Game::new(Position::from_fen(bench::POSITIONS[1]).unwrap());
     let t = Instant::now();
-    let mut s = Searcher::new(Handcrafted::new(), 8);
+    let mut s = Searcher::new(handcrafted(), 8);
     let limits = Limits { movetime: Some(Duration::from_millis(150)), ..Limits::default() };
     let r = s.search(&g, &limits, Duration::from_millis(50), Arc::new(AtomicBool::new(false)), &mut |_| {});
     let el = t.elapsed();
@@ -158,7 +159,7 @@ fn movetime_is_respected() {
 #[test]
 fn bench_node_count_is_deterministic() {
     let run = || {
-        let mut s = Searcher::new(Handcrafted::new(), 4);
+        let mut s = Searcher::new(handcrafted(), 4);
         bench::run(&mut s, 3, |_, _, _| {}).nodes
     };
     let a = run();

@@ -5,7 +5,8 @@ use crate::search::bench::BenchReport;
 use crate::search::deepchess_net::{default_net_path, AnyNet, Kernel};
 use crate::search::net::SiameseNet;
 use crate::search::random_net::RandomNet;
-use crate::search::{bench, Comparator, Handcrafted, NetComparator, Searcher};
+use crate::eval::{handcrafted, Comparator};
+use crate::search::{bench, NetComparator, Searcher};
 
 /// Feature-cache size of the net path in bench (MB).
 const NET_CACHE_MB: usize = 64;
@@ -119,7 +120,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         Ok(big_stack(Box::new(move || run(depth, verbose))))
     };
     let first = match eval {
-        "handcrafted" => big_stack(Box::new(move || run_one(Searcher::new(Handcrafted::new(), hash), depth, verbose))),
+        "handcrafted" => big_stack(Box::new(move || run_one(Searcher::new(handcrafted(), hash), depth, verbose))),
         "random-distilled" => big_stack(Box::new(move || run_one(random_net_searcher(hash, incremental), depth, verbose))),
         "compact" => net_bench(net_file("compact.dcw")?, "compact")?,
         "distilled" => net_bench(net_file("distilled.dcw")?, "distilled")?,
@@ -135,7 +136,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         // each net, a ratio per round, the median of the rounds.
         let mut ratios = vec![Vec::new(); nets.len()];
         for round in 0..rounds {
-            let hc = if round == 0 { first.clone() } else { big_stack(Box::new(move || run_one(Searcher::new(Handcrafted::new(), hash), depth, verbose))) };
+            let hc = if round == 0 { first.clone() } else { big_stack(Box::new(move || run_one(Searcher::new(handcrafted(), hash), depth, verbose))) };
             for (k, &(file, name)) in nets.iter().enumerate() {
                 let net = net_bench(net_file(file)?, name)?;
                 ratios[k].push(hc.nps() as f64 / net.nps().max(1) as f64);

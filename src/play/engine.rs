@@ -4,7 +4,8 @@
 
 use crate::chess::{Game, Position};
 use crate::search::deepchess_net::{default_net_path, AnyNet, Big, Compact, Distilled};
-use crate::search::{Handcrafted, Info, Limits, NetComparator, Score, SearchResult, Searcher};
+use crate::eval::{handcrafted, Handcrafted, ScoreComparator};
+use crate::search::{Info, Limits, NetComparator, Score, SearchResult, Searcher};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -44,7 +45,7 @@ impl EvalChoice {
 
 /// The searcher behind the chosen comparator (one monomorphised search per comparator).
 pub enum AnySearcher {
-    Handcrafted(Searcher<Handcrafted>),
+    Handcrafted(Searcher<ScoreComparator<Handcrafted>>),
     Distilled(Searcher<NetComparator<Distilled>>),
     Compact(Searcher<NetComparator<Compact>>),
     Big(Searcher<NetComparator<Big>>),
@@ -78,7 +79,7 @@ impl AnySearcher {
     /// The searcher for `eval`: a net from `file` (or the shipped one), else handcrafted.
     /// Returns a sentence for `info string` describing what was loaded or why not.
     pub fn build(eval: EvalChoice, file: Option<&str>, hash_mb: usize) -> (AnySearcher, String) {
-        let fallback = |why: String| (AnySearcher::Handcrafted(Searcher::new(Handcrafted::new(), hash_mb)), why);
+        let fallback = |why: String| (AnySearcher::Handcrafted(Searcher::new(handcrafted(), hash_mb)), why);
         let default_file = match eval {
             EvalChoice::Handcrafted => return fallback("Eval handcrafted".into()),
             EvalChoice::Distilled => "distilled.dcw",

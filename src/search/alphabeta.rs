@@ -4,12 +4,12 @@
 //! captures and promotions, a transposition table, move ordering and a check extension.
 //! The search owns the rules the comparator never learned: mate and every draw.
 
-use super::comparator::{Comparator, Kind, Value};
-use super::ordering::{Heuristics, Picker, MAX_PLY};
+use super::ordering::{Heuristics, Picker};
 use super::see::see_ge;
 use super::time::{Clock, Limits};
 use super::tt::{Bound, Table};
 use crate::chess::{Color, Game, Move, Position, Role, Square};
+use crate::eval::{Comparator, Kind, Value, MAX_PLY};
 use std::cmp::Ordering::{Equal, Greater, Less};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;

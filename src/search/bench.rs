@@ -2,7 +2,7 @@
 //! depth, the table cleared between positions: the node count is the same on every run.
 
 use super::alphabeta::Searcher;
-use super::comparator::{Comparator, ComparatorStats};
+use crate::eval::{Comparator, ComparatorStats};
 use super::time::Limits;
 use crate::chess::{Game, Position};
 use std::sync::atomic::AtomicBool;

@@ -4,9 +4,7 @@
 
 pub mod alphabeta;
 pub mod bench;
-pub mod comparator;
 pub mod deepchess_net;
-pub mod handcrafted;
 pub mod net;
 pub mod ordering;
 pub mod random_net;
@@ -15,8 +13,7 @@ pub mod time;
 pub mod tt;
 
 pub use alphabeta::{Info, Score, SearchResult, Searcher};
-pub use comparator::{Comparator, ComparatorStats, Kind, Value};
-pub use handcrafted::Handcrafted;
+pub use crate::eval::{Comparator, ComparatorStats, Kind, Value, MAX_PLY};
 pub use time::Limits;
 pub use net::{NetComparator, SiameseNet};
 

@@ -6,8 +6,7 @@
 //! - beyond the paper, an incremental first layer: the sparse layer's sums are updated from
 //!   the nearest ancestor's accumulator with only the input bits the moves changed.
 
-use super::comparator::{Comparator, ComparatorStats};
-use super::ordering::MAX_PLY;
+use crate::eval::{Comparator, ComparatorStats, MAX_PLY};
 use crate::chess::position::castle;
 use crate::chess::{Bitboard, Color, Position, Role};
 use crate::data::encode::{piece_bit, Features, CASTLING_BITS, MAX_ACTIVE, SIDE_BIT};

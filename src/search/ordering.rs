@@ -2,9 +2,8 @@
 //! quiet moves by history. Alpha-beta prunes most when the best move comes first.
 
 use crate::chess::{Bitboard, Color, Move, MoveList, Position, Role};
+use crate::eval::MAX_PLY;
 use std::mem::MaybeUninit;
-
-pub const MAX_PLY: usize = 128;
 
 const HASH_MOVE: i32 = 1 << 30;
 const CAPTURE: i32 = 1 << 26;

@@ -1,7 +1,7 @@
 //! Transposition table. Generic over the comparator's key, because a stored bound is a
 //! [`Value`] (a position key or a terminal outcome), not a number.
 
-use super::comparator::{Kind, Value};
+use crate::eval::{Kind, Value};
 use crate::chess::Move;
 
 /// How a stored value bounds the true one, from the side to move's point of view.

@@ -1,14 +1,15 @@
-//! The handcrafted evaluator: material + tapered piece-square tables, behind the same
-//! [`Comparator`] trait as the net, so "learned vs handcrafted, same search" is a fair match
-//! (the paper's Falcon comparison, table 2).
+//! The handcrafted evaluator: material + tapered piece-square tables, a scalar
+//! [`Evaluator`] behind the same comparator trait as the nets (through
+//! [`ScoreComparator`]), so "learned vs handcrafted, same search" is a fair match (the
+//! paper's Falcon comparison, table 2).
 //!
 //! Tables are Michniewski's "simplified evaluation function" (middle game), a king table and
 //! pawn-advance bonus for the end game, and PeSTO's material values; tapered by the usual
 //! 24-point phase (N, B = 1, R = 2, Q = 4).
 
-use super::comparator::{Comparator, ComparatorStats};
+use super::scalar::{Evaluator, ScoreComparator};
 use crate::chess::{Color, Position, Role};
-use std::cmp::Ordering;
+use crate::tensor::layers::sigmoid;
 use std::sync::OnceLock;
 
 const MATERIAL_MG: [i32; 6] = [82, 337, 365, 477, 1025, 0];
@@ -138,64 +139,36 @@ pub fn evaluate(pos: &Position) -> i32 {
     score + if pos.turn() == Color::White { TEMPO } else { -TEMPO }
 }
 
-/// The handcrafted comparator: the key is the score, comparisons are exact.
-#[derive(Default)]
-pub struct Handcrafted {
-    stats: ComparatorStats,
-}
+/// The handcrafted evaluator: [`evaluate`] in centipawns.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Handcrafted;
 
-impl Handcrafted {
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
+/// Centipawns per unit of the logistic that turns a score difference into a probability
+/// (400 cp ~ 91 %).
+const CP_SCALE: f32 = 173.7;
 
-/// Logistic of a centipawn difference (400 cp ~ 91 %), for probability outputs.
-fn sigmoid_cp(cp: i32) -> f32 {
-    1.0 / (1.0 + (-(cp as f32) / 173.7).exp())
-}
-
-impl Comparator for Handcrafted {
-    type Key = i32;
-
+impl Evaluator for Handcrafted {
     fn name(&self) -> &'static str {
         "handcrafted"
     }
 
     #[inline]
-    fn key(&mut self, _ply: usize, pos: &Position) -> i32 {
-        self.stats.keys += 1;
-        evaluate(pos)
+    fn evaluate(&mut self, pos: &Position) -> f32 {
+        evaluate(pos) as f32
     }
 
-    fn prob_white_better(&mut self, a: &i32, b: &i32) -> f32 {
-        self.stats.comparisons += 1;
-        sigmoid_cp(a - b)
+    fn prob_from_diff(&self, diff: f32) -> f32 {
+        sigmoid(diff / CP_SCALE)
     }
 
-    #[inline]
-    fn compare(&mut self, a: &i32, b: &i32) -> Ordering {
-        self.stats.comparisons += 1;
-        a.cmp(b)
+    fn centipawns(&self, value: f32) -> i32 {
+        value as i32
     }
+}
 
-    fn prob_better_than_draw(&mut self, a: &i32) -> f32 {
-        sigmoid_cp(*a)
-    }
-
-    #[inline]
-    fn compare_draw(&mut self, a: &i32) -> Ordering {
-        self.stats.comparisons += 1;
-        a.cmp(&0)
-    }
-
-    fn centipawns(&mut self, a: &i32) -> i32 {
-        *a
-    }
-
-    fn stats(&self) -> ComparatorStats {
-        self.stats
-    }
+/// The handcrafted evaluator as a comparator, the way the search takes it.
+pub fn handcrafted() -> ScoreComparator<Handcrafted> {
+    ScoreComparator::new(Handcrafted)
 }
 
 #[cfg(test)]

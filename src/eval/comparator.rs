@@ -7,6 +7,10 @@
 use crate::chess::{Color, Position};
 use std::cmp::Ordering;
 
+/// The deepest ply a search asks a comparator about: per-ply state (an incremental
+/// accumulator, say) is sized for plies `0..=MAX_PLY`.
+pub const MAX_PLY: usize = 128;
+
 /// Counters a comparator keeps for `bench` (comparisons/s, cache hit rate).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ComparatorStats {

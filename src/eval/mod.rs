@@ -1,0 +1,15 @@
+//! What a search needs from an evaluator, and the evaluator that needs no training.
+//! - [`Comparator`]: "is position A better than B for White?" (the paper's §4 interface),
+//!   and [`Value`], a search value: a comparator-judged position or an outcome the search
+//!   itself knows (mate, draw).
+//! - [`Evaluator`]: a scalar evaluator (one number per position), and
+//!   [`ScoreComparator`], its adapter to a comparator.
+//! - [`Handcrafted`]: material and piece-square tables, the paper's "Falcon" stand-in.
+
+pub mod comparator;
+pub mod handcrafted;
+pub mod scalar;
+
+pub use comparator::{Comparator, ComparatorStats, Kind, Value, MAX_PLY};
+pub use handcrafted::{handcrafted, Handcrafted};
+pub use scalar::{Evaluator, ScoreComparator};

@@ -1,0 +1,130 @@
+//! Evaluators that give a position one number (a handcrafted score, a network's output)
+//! become comparators through [`ScoreComparator`]: the key of a position is its value, and
+//! comparing two positions is comparing their values, so a scalar evaluator plays in the
+//! same comparison alpha-beta as a learned comparator.
+
+use super::comparator::{Comparator, ComparatorStats};
+use crate::chess::Position;
+use std::cmp::Ordering;
+
+/// A position evaluator that returns one value from White's side.
+pub trait Evaluator {
+    /// Short name for `info string` and bench output.
+    fn name(&self) -> &'static str;
+
+    /// The value of `pos` for White: greater is better for White, and 0 is what a draw is
+    /// worth (the draw reference of [`Comparator::compare_draw`]).
+    fn evaluate(&mut self, pos: &Position) -> f32;
+
+    /// Probability that a position of value `a` is better for White than one of value `b`,
+    /// given `a − b` (a logistic of the difference, at the evaluator's own scale).
+    fn prob_from_diff(&self, diff: f32) -> f32;
+
+    /// A value as the centipawn-like figure of UCI's `score cp`.
+    fn centipawns(&self, value: f32) -> i32;
+
+    /// Start a new game: forget caches tied to the old one.
+    fn clear(&mut self) {}
+}
+
+/// An [`Evaluator`] as a [`Comparator`]: keys are values, comparisons exact.
+#[derive(Default)]
+pub struct ScoreComparator<E> {
+    pub eval: E,
+    stats: ComparatorStats,
+}
+
+impl<E: Evaluator> ScoreComparator<E> {
+    pub fn new(eval: E) -> Self {
+        ScoreComparator { eval, stats: ComparatorStats::default() }
+    }
+}
+
+impl<E: Evaluator> Comparator for ScoreComparator<E> {
+    type Key = f32;
+
+    fn name(&self) -> &'static str {
+        self.eval.name()
+    }
+
+    #[inline]
+    fn key(&mut self, _ply: usize, pos: &Position) -> f32 {
+        self.stats.keys += 1;
+        self.eval.evaluate(pos)
+    }
+
+    fn prob_white_better(&mut self, a: &f32, b: &f32) -> f32 {
+        self.stats.comparisons += 1;
+        self.eval.prob_from_diff(a - b)
+    }
+
+    #[inline]
+    fn compare(&mut self, a: &f32, b: &f32) -> Ordering {
+        self.stats.comparisons += 1;
+        a.partial_cmp(b).unwrap_or(Ordering::Equal)
+    }
+
+    fn prob_better_than_draw(&mut self, a: &f32) -> f32 {
+        self.eval.prob_from_diff(*a)
+    }
+
+    #[inline]
+    fn compare_draw(&mut self, a: &f32) -> Ordering {
+        self.stats.comparisons += 1;
+        a.partial_cmp(&0.0).unwrap_or(Ordering::Equal)
+    }
+
+    fn centipawns(&mut self, a: &f32) -> i32 {
+        self.eval.centipawns(*a)
+    }
+
+    fn clear(&mut self) {
+        self.eval.clear();
+    }
+
+    fn stats(&self) -> ComparatorStats {
+        self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Material count: pawns 1, pieces by their usual values, from White's side.
+    struct Material;
+    impl Evaluator for Material {
+        fn name(&self) -> &'static str {
+            "material"
+        }
+        fn evaluate(&mut self, pos: &Position) -> f32 {
+            use crate::chess::{Color, Role};
+            let v = |c| [(Role::Pawn, 1.0), (Role::Knight, 3.0), (Role::Bishop, 3.0), (Role::Rook, 5.0), (Role::Queen, 9.0)].iter().map(|&(r, x)| x * pos.pieces(c, r).count() as f32).sum::<f32>();
+            v(Color::White) - v(Color::Black)
+        }
+        fn prob_from_diff(&self, diff: f32) -> f32 {
+            1.0 / (1.0 + (-diff).exp())
+        }
+        fn centipawns(&self, value: f32) -> i32 {
+            (100.0 * value) as i32
+        }
+    }
+
+    #[test]
+    fn values_order_positions_and_zero_is_the_draw() {
+        let mut c = ScoreComparator::new(Material);
+        let up = Position::from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 0 1").unwrap();
+        let level = Position::from_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+        let down = up.mirror();
+        let (u, l, d) = (c.key(0, &up), c.key(0, &level), c.key(0, &down));
+        assert_eq!(c.compare(&u, &l), Ordering::Greater);
+        assert_eq!(c.compare(&d, &l), Ordering::Less);
+        assert_eq!(c.compare(&l, &l), Ordering::Equal);
+        assert_eq!((c.compare_draw(&u), c.compare_draw(&l), c.compare_draw(&d)), (Ordering::Greater, Ordering::Equal, Ordering::Less));
+        assert!(c.prob_white_better(&u, &d) > 0.99 && (c.prob_white_better(&u, &d) + c.prob_white_better(&d, &u) - 1.0).abs() < 1e-6);
+        assert!((c.prob_better_than_draw(&l) - 0.5).abs() < 1e-6);
+        assert_eq!((c.centipawns(&u), c.name()), (900, "material"));
+        let s = c.stats();
+        assert_eq!((s.keys, s.comparisons), (3, 9));
+    }
+}
