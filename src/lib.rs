@@ -9,7 +9,7 @@ pub mod chess;
 pub mod cli;
 pub mod data;
 pub mod eval;
-pub mod net;
+pub mod deepchess;
 pub mod play;
 pub mod search;
 pub mod tensor;

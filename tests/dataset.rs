@@ -1,7 +1,7 @@
 //! Dataset files: round trip, encoding agreement, and every kind of corruption rejected.
 
 use deepchess::data::dataset::{Dataset, Record};
-use deepchess::data::encode::Features;
+use deepchess::deepchess::features::Features;
 use deepchess::chess::Position;
 use proptest::prelude::*;
 
@@ -39,8 +39,8 @@ fn round_trip_and_features_match_direct_encoding() {
         "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1",
     ]) {
         let p = Position::from_fen(f).unwrap();
-        assert_eq!(r.features(), Features::from_position(&p));
-        assert_eq!(r.features().to_position().unwrap().fen().split(' ').take(3).collect::<Vec<_>>(), p.fen().split(' ').take(3).collect::<Vec<_>>());
+        assert_eq!(Features::from_record(r), Features::from_position(&p));
+        assert_eq!(Features::from_record(r).to_position().unwrap().fen().split(' ').take(3).collect::<Vec<_>>(), p.fen().split(' ').take(3).collect::<Vec<_>>());
     }
     // No temp file left behind.
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);

@@ -209,7 +209,7 @@ proptest! {
 
 // --- the net path (random weights of the distilled shape: the seam, not a trained net) ---
 
-use deepchess::data::encode::Features;
+use deepchess::deepchess::features::Features;
 use deepchess::search::net::{feature_delta, mirror_features};
 use deepchess::search::random_net::RandomNet;
 use deepchess::search::NetComparator;

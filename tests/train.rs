@@ -3,8 +3,8 @@
 //! net agrees with its teacher, a corrupt checkpoint is rejected with a clear error.
 
 use deepchess::data::build::{build, BuildSettings};
-use deepchess::data::encode::{Features, INPUTS};
-use deepchess::net::{batch_of, Arch, Net};
+use deepchess::deepchess::features::{Features, INPUTS};
+use deepchess::deepchess::model::{batch_of, Arch, Net};
 use deepchess::tensor::{Params, Rng, SparseBatch, Tape};
 use deepchess::train::common::{AuxPairs, OptCfg, Pools};
 use deepchess::train::log::Log;
@@ -127,7 +127,7 @@ fn distilled_net_agrees_with_its_teacher() {
         for _ in 0..n {
             let w = &pools.w[rng.below(pools.w.len() as u64) as usize];
             let l = &pools.l[rng.below(pools.l.len() as u64) as usize];
-            let p = |net: &Net| net.compare(&net.features(w.as_slice()), &net.features(l.as_slice())) > 0.5;
+            let p = |net: &Net| net.prob_better(&[w.as_slice()], &[l.as_slice()]).unwrap()[0] > 0.5;
             agree += usize::from(p(&teacher) == p(&student));
         }
         agree as f64 / n as f64
@@ -155,7 +155,7 @@ fn material_pairs_teach_the_queens_worth() {
         for (i, f) in valid.w.iter().chain(valid.l.iter()).enumerate() {
             let white = i % 2 == 0;
             if let Some(less) = queenless(f, white) {
-                let p = net.compare(&net.features(f.as_slice()), &net.features(&less));
+                let p = net.prob_better(&[f.as_slice()], &[&less]).unwrap()[0];
                 right += usize::from((p > 0.5) == white);
                 n += 1;
             }

@@ -2,7 +2,8 @@
 
 use super::args::{parse, usage, CliError, Flag};
 use super::train::load_pools;
-use crate::net::Net;
+use crate::deepchess::features::Features;
+use crate::deepchess::model::Net;
 use crate::train::common::pair_accuracies;
 use std::path::PathBuf;
 
@@ -40,14 +41,11 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let (pools, d) = load_pools(&data, set, false)?;
     let (acc, acc_both) = pair_accuracies(&nets.iter().collect::<Vec<_>>(), &pools, pairs.max(1), seed);
     // Sign: P(position better than its mirror) > 1/2 means "White is better": right for W.
-    let mut right = 0usize;
-    let all: Vec<(bool, &crate::data::encode::Features)> =
-        pools.w.iter().map(|f| (true, f)).chain(pools.l.iter().map(|f| (false, f))).collect();
-    for (is_w, f) in &all {
-        let a = net.features(f.as_slice());
-        let b = net.features(f.mirrored().as_slice());
-        right += usize::from((net.compare(&a, &b) > 0.5) == *is_w);
-    }
+    let all: Vec<(bool, Features)> = pools.w.iter().map(|f| (true, *f)).chain(pools.l.iter().map(|f| (false, *f))).collect();
+    let mirrors: Vec<Features> = all.iter().map(|(_, f)| f.mirrored()).collect();
+    let (a, b): (Vec<&[u16]>, Vec<&[u16]>) = all.iter().zip(&mirrors).map(|((_, f), m)| (f.as_slice(), m.as_slice())).unzip();
+    let probs = net.prob_better(&a, &b).map_err(|e| CliError::Failed(format!("{net_path}: {e}")))?;
+    let right = all.iter().zip(&probs).filter(|((is_w, _), &p)| (p > 0.5) == *is_w).count();
     println!("net: {net_path} ({})", nets.iter().map(|n| n.arch.describe()).collect::<Vec<_>>().join(", "));
     println!("set: {} — {}", data.join(set).display(), d.meta("split").unwrap_or("split unknown"));
     println!("pair accuracy{}: {:.2} % over {pairs} random (W, L) pairs (seed {seed})", if nets.len() > 1 { " (ensemble)" } else { "" }, 100.0 * acc);

@@ -2,8 +2,8 @@
 
 use super::args::{parse, usage, CliError, Flag};
 use crate::chess::Position;
-use crate::data::encode::Features;
-use crate::net::Net;
+use crate::deepchess::features::Features;
+use crate::deepchess::model::Net;
 use std::path::PathBuf;
 
 const FLAGS: &[Flag] = &[Flag { name: "net", value: Some("FILE"), help: "network file (.dcw)" }];
@@ -23,8 +23,8 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let pa = Position::from_fen(a).map_err(|e| CliError::Usage(format!("deepchess compare: FEN_A: {e}")))?;
     let pb = Position::from_fen(b).map_err(|e| CliError::Usage(format!("deepchess compare: FEN_B: {e}")))?;
     let (net, _) = Net::load(&PathBuf::from(net_path)).map_err(|e| CliError::Failed(e.to_string()))?;
-    let fa = net.features(Features::from_position(&pa).as_slice());
-    let fb = net.features(Features::from_position(&pb).as_slice());
-    println!("{:.6}", net.compare(&fa, &fb));
+    let (fa, fb) = (Features::from_position(&pa), Features::from_position(&pb));
+    let p = net.prob_better(&[fa.as_slice()], &[fb.as_slice()]).map_err(|e| CliError::Failed(format!("{net_path}: {e}")))?;
+    println!("{:.6}", p[0]);
     Ok(())
 }

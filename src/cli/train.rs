@@ -69,7 +69,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         prof.siamese.epochs = e;
     }
     if let Some(a) = p.get("distill-arch") {
-        prof.distill_arch = crate::net::Arch::parse(a).ok_or_else(|| {
+        prof.distill_arch = crate::deepchess::model::Arch::parse(a).ok_or_else(|| {
             CliError::Usage(format!("deepchess train: bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-32-32-32/32-32-2)"))
         })?;
     }

@@ -1,4 +1,5 @@
-//! W/L position datasets on disk.
+//! W/L position datasets on disk. Records hold the board, not an encoding: each system
+//! computes its own input from it.
 //!
 //! File layout (little endian):
 //! ```text
@@ -12,8 +13,7 @@
 //! Board nibble of square s: 0 empty, 1..=6 White P N B R Q K, 7..=12 Black; flags bit 0 =
 //! White to move, bits 1..=4 = castling WK WQ BK BQ. Label 1 = W (White won), 0 = L.
 
-use super::encode::{piece_bit, Features, CASTLING_BITS, MAX_ACTIVE, SIDE_BIT};
-use crate::chess::{Color, Position, Role, Square};
+use crate::chess::{Color, Position, Square};
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -46,17 +46,9 @@ impl Record {
         Record { board, flags, label: white_won as u8, ply, game }
     }
 
-    /// The 773-bit encoding of the position.
-    pub fn features(&self) -> Features {
-        let mut idx = [0u16; MAX_ACTIVE];
-        let mut n = 0;
-        let mut push = |i: usize, n: &mut usize| {
-            if *n < MAX_ACTIVE {
-                idx[*n] = i as u16;
-                *n += 1;
-            }
-        };
-        // Piece bits sorted by (colour, role, square): walk each plane in square order.
+    /// The pieces as twelve bitboards, index `colour * 6 + role` (White's pawns first,
+    /// Black's king last): what every system's encoding is computed from.
+    pub fn planes(&self) -> [u64; 12] {
         let mut planes = [0u64; 12];
         for s in 0..64 {
             let v = self.board[s / 2] >> (4 * (s % 2)) & 15;
@@ -64,23 +56,16 @@ impl Record {
                 planes[v as usize - 1] |= 1 << s;
             }
         }
-        for (pi, mut bb) in planes.into_iter().enumerate() {
-            let (color, role) = (Color::ALL[pi / 6], Role::from_index(pi % 6));
-            while bb != 0 {
-                let s = bb.trailing_zeros() as u8;
-                bb &= bb - 1;
-                push(piece_bit(color, role, Square::new(s)), &mut n);
-            }
-        }
-        if self.flags & 1 != 0 {
-            push(SIDE_BIT, &mut n);
-        }
-        for i in 0..4 {
-            if self.flags >> (1 + i) & 1 != 0 {
-                push(CASTLING_BITS + i, &mut n);
-            }
-        }
-        Features::from_sorted(&idx[..n])
+        planes
+    }
+
+    pub fn white_to_move(&self) -> bool {
+        self.flags & 1 != 0
+    }
+
+    /// Castling rights as the position's four bits (`chess::position::castle`).
+    pub fn castling(&self) -> u8 {
+        self.flags >> 1 & 15
     }
 
     fn write(&self, out: &mut Vec<u8>) {

@@ -3,5 +3,4 @@
 pub mod build;
 pub mod dataset;
 pub mod datagen;
-pub mod encode;
 pub mod sample;

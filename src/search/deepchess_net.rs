@@ -20,8 +20,8 @@
 //! and AVX-512.
 
 use super::net::SiameseNet;
-use crate::data::encode::INPUTS;
-use crate::net::Net;
+use crate::deepchess::features::INPUTS;
+use crate::deepchess::model::Net;
 use crate::tensor::dense::{self, pad, Dense, LANES, MAX_WIDTH};
 pub use crate::tensor::Kernel;
 use std::path::Path;
@@ -357,7 +357,7 @@ pub fn default_net_path(file: &str) -> Option<std::path::PathBuf> {
 mod tests {
     use super::*;
     use crate::chess::Position;
-    use crate::data::encode::Features;
+    use crate::deepchess::features::Features;
 
     /// The split head and incremental-ready tower give the same probability as src/net,
     /// with every kernel this CPU has.
@@ -375,7 +375,7 @@ mod tests {
                 for a in fens {
                     for b in fens {
                         let (fa, fb) = (Features::from_position(&Position::from_fen(a).unwrap()), Features::from_position(&Position::from_fen(b).unwrap()));
-                        let want = net.compare(&net.features(fa.as_slice()), &net.features(fb.as_slice()));
+                        let want = net.prob_better(&[fa.as_slice()], &[fb.as_slice()]).unwrap()[0];
                         let got = p(&first_sums(&net, &fa), &first_sums(&net, &fb));
                         // Weights past the first layer are half floats (2^-11 relative).
                         assert!((want - got).abs() < 1e-3, "{file}: {want} vs {got}");
@@ -405,7 +405,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("deepchess-shapes-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for (arch, want) in [("773-128-32-32/32-32-2", "compact"), ("773-120-24-17/20-9-2", "compact"), ("773-100-100-100/100-100-2", "distilled"), ("773-90-100/97-2", "distilled")] {
-            let net = Net::new(crate::net::Arch::parse(arch).unwrap(), &mut crate::tensor::rng::Rng::new(7));
+            let net = Net::new(crate::deepchess::model::Arch::parse(arch).unwrap(), &mut crate::tensor::rng::Rng::new(7));
             let path = dir.join("n.dcw");
             net.save(&path, &[]).unwrap();
             let got = match AnyNet::load(&path).unwrap() {
@@ -426,13 +426,13 @@ mod tests {
                     }
                     AnyNet::Big(_) => unreachable!(),
                 };
-                let want = pairs(&net, &fens, |a, b| net.compare(&net.features(a.1), &net.features(b.1)));
+                let want = pairs(&net, &fens, |a, b| net.prob_better(&[a.1], &[b.1]).unwrap()[0]);
                 for (w, g) in want.iter().zip(&probs) {
                     assert!((w - g).abs() < 1e-3, "{arch} {k:?}: {w} vs {g}");
                 }
             }
         }
-        let net = Net::new(crate::net::Arch::parse("773-300-32/2").unwrap(), &mut crate::tensor::rng::Rng::new(7));
+        let net = Net::new(crate::deepchess::model::Arch::parse("773-300-32/2").unwrap(), &mut crate::tensor::rng::Rng::new(7));
         let path = dir.join("n.dcw");
         net.save(&path, &[]).unwrap();
         let e = AnyNet::load(&path).err().expect("no build takes a one-layer head");

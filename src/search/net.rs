@@ -9,7 +9,7 @@
 use crate::eval::{Comparator, ComparatorStats, MAX_PLY};
 use crate::chess::position::castle;
 use crate::chess::{Bitboard, Color, Position, Role};
-use crate::data::encode::{piece_bit, Features, CASTLING_BITS, MAX_ACTIVE, SIDE_BIT};
+use crate::deepchess::features::{piece_bit, Features, CASTLING_BITS, MAX_ACTIVE, SIDE_BIT};
 use crate::tensor::rng::SplitMix64;
 use crate::tensor::{vecops, Kernel};
 use std::cmp::Ordering;

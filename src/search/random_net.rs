@@ -4,7 +4,7 @@
 //! and the incremental first layer without a trained net. Never offered as an `Eval`.
 
 use super::net::SiameseNet;
-use crate::data::encode::INPUTS;
+use crate::deepchess::features::INPUTS;
 
 pub const WIDTH: usize = 100;
 

@@ -2,8 +2,8 @@
 //! checkpoints.
 
 use crate::data::dataset::Dataset;
-use crate::data::encode::{Features, INPUTS};
-use crate::net::{batch_of, Net};
+use crate::deepchess::features::{Features, INPUTS};
+use crate::deepchess::model::{batch_of, Net};
 use crate::tensor::{Adam, Matrix, Optimizer, Params, Rng, Sgd, SparseBatch, Tape, WeightFile};
 use std::path::Path;
 
@@ -33,7 +33,7 @@ impl Pools {
         // A new game starts where the game id, the label or the ply order changes.
         let mut prev: Option<(u32, u8, u16)> = None;
         for r in &d.records {
-            let f = r.features();
+            let f = Features::from_record(r);
             let won = r.label == 1;
             let new_game = prev.is_none_or(|(g, l, ply)| g != r.game || l != r.label || ply >= r.ply);
             prev = Some((r.game, r.label, r.ply));

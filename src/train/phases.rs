@@ -9,8 +9,8 @@
 use super::common::{aux_pair_batch, pair_accuracy, pair_batch, AuxPairs, Pools};
 use super::log::Progress;
 use super::stage::{Ctx, EpochStats, StageCfg};
-use crate::data::encode::{Features, INPUTS};
-use crate::net::{batch_of, Net};
+use crate::deepchess::features::{Features, INPUTS};
+use crate::deepchess::model::{batch_of, Net};
 use crate::tensor::{Init, Matrix, Params, Rng, SparseBatch, Tape};
 
 fn te(e: crate::tensor::TensorError) -> String {

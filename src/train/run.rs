@@ -7,7 +7,7 @@
 use super::common::{pair_accuracy, AuxPairs, OptCfg, Pools};
 use super::phases::{distill_tower, pos2vec_layer, siamese};
 use super::stage::{Ctx, StageCfg};
-use crate::net::{Arch, Net};
+use crate::deepchess::model::{Arch, Net};
 use crate::tensor::Rng;
 use std::path::Path;
 

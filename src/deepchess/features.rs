@@ -1,4 +1,5 @@
-//! The paper's 773-bit position encoding (section 3, "Dataset").
+//! The paper's 773-bit position encoding (section 3, "Dataset"), from positions and from
+//! dataset records.
 //!
 //! Bit order, documented here once and tested:
 //! - bits `0..768`: piece bits, index = `colour * 384 + role * 64 + square`, with colour
@@ -12,6 +13,7 @@
 
 use crate::chess::position::castle;
 use crate::chess::{Bitboard, Color, Piece, Position, Role, Square};
+use crate::data::dataset::Record;
 
 /// Number of input bits.
 pub const INPUTS: usize = 773;
@@ -54,6 +56,14 @@ impl Features {
         Self::from_parts(|c, r| pos.pieces(c, r), pos.turn(), pos.castling_rights())
     }
 
+    /// Encodes a dataset record (a validated record may still hold more than 32 pieces:
+    /// bits past [`MAX_ACTIVE`] are dropped, never a panic).
+    pub fn from_record(r: &Record) -> Features {
+        let planes = r.planes();
+        let turn = if r.white_to_move() { Color::White } else { Color::Black };
+        Self::from_parts(|c, role| Bitboard(planes[c.index() * 6 + role.index()]), turn, r.castling())
+    }
+
     /// Encodes a position given as its pieces by colour and role, side to move and castling
     /// rights (`castle::*` bits).
     #[inline(always)]
@@ -86,10 +96,13 @@ impl Features {
         f
     }
 
+    /// Appends a bit; one beyond [`MAX_ACTIVE`] is dropped.
     #[inline(always)]
     fn push(&mut self, i: usize) {
-        self.idx[self.len as usize] = i as u16;
-        self.len += 1;
+        if let Some(slot) = self.idx.get_mut(self.len as usize) {
+            *slot = i as u16;
+            self.len += 1;
+        }
     }
 
     /// The set bit indices, increasing.
@@ -204,6 +217,19 @@ mod tests {
             assert!(f.as_slice().contains(&(bit as u16)), "bit {bit}");
         }
         assert_eq!(f.to_position().unwrap(), Position::startpos());
+    }
+
+    /// A record holds at most 16 pieces per nibble pair but any number of them: one with
+    /// more pieces than the encoding's 37 bits is cut, not a panic.
+    #[test]
+    fn an_overfull_record_is_cut_to_the_encodings_capacity() {
+        let mut r = Record::new(&Position::startpos(), true, 10, 0);
+        for b in &mut r.board[8..24] {
+            *b = 0x11; // white pawns on ranks 3-6
+        }
+        let f = Features::from_record(&r);
+        assert_eq!(f.as_slice().len(), MAX_ACTIVE);
+        assert!(f.as_slice().windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! The networks of the paper (section 3), defined once and used both to build training
-//! tapes and for fast inference in search:
+//! The networks of the paper (section 3), defined once: parameters, the forward pass on a
+//! training tape, and net files. The search's fast inference (`inference/`) is built from a
+//! loaded [`Net`]; batches without a tape (`compare`, `accuracy`) run the tape's forward.
 //! - **Pos2Vec**: the feature tower 773-600-400-200-100 (ReLU), first layer sparse.
 //! - **DeepChess**: two towers with tied weights, their outputs concatenated, then
 //!   400-200-100-2 and a softmax: output 0 is "the first position is the better one for White".
@@ -8,7 +9,7 @@
 //! Parameter names: `tower.K.w` (in × out, one row per input feature), `tower.K.b`,
 //! `head.K.w`, `head.K.b`.
 
-use crate::data::encode::INPUTS;
+use super::features::INPUTS;
 use crate::tensor::{Init, Matrix, ParamId, Params, Result, Rng, SparseBatch, Tape, TensorError, Var};
 use std::path::Path;
 
@@ -130,37 +131,24 @@ impl Net {
         self.head_on_tape(tape, fa, fb)
     }
 
-    // --- inference without a tape (search, accuracy) ---------------------------------
-
-    /// Tower features of one position given its set bits.
-    pub fn features(&self, idx: &[u16]) -> Vec<f32> {
-        let (w0, b0) = self.tower[0];
-        let mut h = self.params.value(b0).row(0).to_vec();
-        let w = self.params.value(w0);
-        for &i in idx {
-            for (a, x) in h.iter_mut().zip(w.row(i as usize)) {
-                *a += x;
-            }
+    /// P(a better than b for White) for each pair `(a[i], b[i])` of input-bit lists: the
+    /// tape's forward pass (as in training), a batch at a time.
+    pub fn prob_better(&self, a: &[&[u16]], b: &[&[u16]]) -> Result<Vec<f32>> {
+        if a.len() != b.len() {
+            return Err(TensorError::shape("prob_better", format!("{} first positions, {} second", a.len(), b.len())));
         }
-        relu(&mut h);
-        for &(w, b) in &self.tower[1..] {
-            h = dense(&h, self.params.value(w), self.params.value(b));
-            relu(&mut h);
+        let mut tape = Tape::new();
+        let (mut xa, mut xb) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
+        let mut out = Vec::with_capacity(a.len());
+        for (ca, cb) in a.chunks(1024).zip(b.chunks(1024)) {
+            batch_of(ca, &mut xa);
+            batch_of(cb, &mut xb);
+            tape.reset();
+            let z = self.pair_logits_on_tape(&mut tape, &xa, &xb)?;
+            let z = tape.value(z);
+            out.extend((0..ca.len()).map(|i| prob_first(z, i)));
         }
-        h
-    }
-
-    /// Probability that the position with features `fa` is better for White than `fb`.
-    pub fn compare(&self, fa: &[f32], fb: &[f32]) -> f32 {
-        let mut h: Vec<f32> = fa.iter().chain(fb).copied().collect();
-        for (i, &(w, b)) in self.head.iter().enumerate() {
-            h = dense(&h, self.params.value(w), self.params.value(b));
-            if i + 1 < self.head.len() {
-                relu(&mut h);
-            }
-        }
-        // Softmax over two logits = sigmoid of their difference.
-        1.0 / (1.0 + (h[1] - h[0]).exp())
+        Ok(out)
     }
 
     // --- files -------------------------------------------------------------------------
@@ -184,23 +172,10 @@ impl Net {
     }
 }
 
-fn relu(h: &mut [f32]) {
-    for x in h {
-        *x = x.max(0.0);
-    }
-}
-
-/// `x·W + b` for one row.
-fn dense(x: &[f32], w: &Matrix, b: &Matrix) -> Vec<f32> {
-    let mut y = b.row(0).to_vec();
-    for (i, &xi) in x.iter().enumerate() {
-        if xi != 0.0 {
-            for (a, wv) in y.iter_mut().zip(w.row(i)) {
-                *a += xi * wv;
-            }
-        }
-    }
-    y
+/// P(output 0) of row `i` of a batch of head logits: the probability that the pair's first
+/// position is the better one for White (softmax over two logits).
+pub fn prob_first(z: &Matrix, i: usize) -> f32 {
+    1.0 / (1.0 + (z.get(i, 1) - z.get(i, 0)).exp())
 }
 
 /// A sparse batch from feature lists.

@@ -1,0 +1,5 @@
+//! DeepChess (David, Netanyahu & Wolf, 2016; seed 000): everything of the paper in one
+//! folder.
+
+pub mod features;
+pub mod model;
