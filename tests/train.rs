@@ -6,9 +6,10 @@ use deepchess::data::build::{build, BuildSettings};
 use deepchess::deepchess::features::{Features, INPUTS};
 use deepchess::deepchess::model::{batch_of, Arch, Net};
 use deepchess::tensor::{Params, Rng, SparseBatch, Tape};
-use deepchess::train::common::{AuxPairs, OptCfg, Pools};
+use deepchess::deepchess::pairs::{AuxPairs, Pools};
+use deepchess::deepchess::phases::{distill_tower, siamese};
+use deepchess::train::checkpoint::OptCfg;
 use deepchess::train::log::Log;
-use deepchess::train::phases::{distill_tower, siamese};
 use deepchess::train::stage::{Ctx, StageCfg};
 use std::path::PathBuf;
 

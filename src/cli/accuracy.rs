@@ -4,7 +4,7 @@ use super::args::{parse, usage, CliError, Flag};
 use super::train::load_pools;
 use crate::deepchess::features::Features;
 use crate::deepchess::model::Net;
-use crate::train::common::pair_accuracies;
+use crate::deepchess::pairs::pair_accuracies;
 use std::path::PathBuf;
 
 const FLAGS: &[Flag] = &[

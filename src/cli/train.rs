@@ -2,9 +2,9 @@
 
 use super::args::{parse, usage, CliError, Flag};
 use crate::data::dataset::Dataset;
-use crate::train::common::Pools;
+use crate::deepchess::pairs::{AuxPairs, Pools};
+use crate::deepchess::pipeline::{run, Phases, Profile};
 use crate::train::log::Log;
-use crate::train::run::{run, Phases, Profile};
 use crate::train::stage::Ctx;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -81,7 +81,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         prof.distill_full.epochs = e;
     }
     if let Some(a) = p.get("compact-aux") {
-        prof.compact_aux = crate::train::common::AuxPairs::parse(a)
+        prof.compact_aux = AuxPairs::parse(a)
             .map_err(|e| CliError::Usage(format!("deepchess train: bad --compact-aux '{a}': {e}")))?;
     }
     let phases = match p.get("phases") {

@@ -3,3 +3,6 @@
 
 pub mod features;
 pub mod model;
+pub mod pairs;
+pub mod phases;
+pub mod pipeline;

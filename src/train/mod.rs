@@ -1,8 +1,8 @@
-//! Training (paper section 3): Pos2Vec pretraining, the DeepChess Siamese comparator,
-//! and distillation into a small network. See `run.rs` for the whole pipeline.
+//! The shared trainer: the epoch loop every training phase of every system runs in
+//! ([`stage::Ctx::run_stage`]: per-epoch random streams, a checkpoint after each epoch,
+//! `--resume`), checkpoints and optimizer settings, the progress line, the CSV log and its
+//! SVG curves. It knows no model: a phase gives it parameters and an epoch function.
 
-pub mod common;
+pub mod checkpoint;
 pub mod log;
-pub mod phases;
-pub mod run;
 pub mod stage;

@@ -1,11 +1,21 @@
 //! The epoch loop every phase runs in: per-epoch random streams, a checkpoint after each
 //! epoch (atomic), `--resume` from the last one, the CSV/SVG log and the progress line.
 
-use super::common::{epoch_rng, Checkpoint, OptCfg};
+use super::checkpoint::{Checkpoint, OptCfg};
 use super::log::{Log, Row};
 use crate::tensor::{Optimizer, Params, Rng};
 use std::path::PathBuf;
 use std::time::Instant;
+
+/// Per-epoch random stream: depends only on (seed, what, epoch), so a resumed run draws
+/// exactly what the uninterrupted run drew.
+pub fn epoch_rng(seed: u64, what: &str, epoch: usize) -> Rng {
+    let mut h = seed ^ 0x5DEE_CE66_D1CE_4E5B;
+    for b in what.bytes().chain((epoch as u64).to_le_bytes()) {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    Rng::new(h)
+}
 
 /// Run-wide context.
 pub struct Ctx {

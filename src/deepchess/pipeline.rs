@@ -4,11 +4,12 @@
 //! leave their net in the run folder and are skipped on `--resume`; the phase in progress
 //! continues from `checkpoint.dcw`.
 
-use super::common::{pair_accuracy, AuxPairs, OptCfg, Pools};
+use super::model::{Arch, Net};
+use super::pairs::{pair_accuracy, AuxPairs, Pools};
 use super::phases::{distill_tower, pos2vec_layer, siamese};
-use super::stage::{Ctx, StageCfg};
-use crate::deepchess::model::{Arch, Net};
 use crate::tensor::Rng;
+use crate::train::checkpoint::OptCfg;
+use crate::train::stage::{Ctx, StageCfg};
 use std::path::Path;
 
 /// Hyper-parameters of a whole run.

@@ -6,12 +6,12 @@
 //!   with a teacher, the targets are the teacher's soft outputs (distillation, phase 3b).
 //! - `distill_tower`: a small tower regressing the big tower's features (phase 3a).
 
-use super::common::{aux_pair_batch, pair_accuracy, pair_batch, AuxPairs, Pools};
-use super::log::Progress;
-use super::stage::{Ctx, EpochStats, StageCfg};
-use crate::deepchess::features::{Features, INPUTS};
-use crate::deepchess::model::{batch_of, Net};
+use super::features::{Features, INPUTS};
+use super::model::{batch_of, prob_first, Net};
+use super::pairs::{aux_pair_batch, pair_accuracy, pair_batch, AuxPairs, Pools};
 use crate::tensor::{Init, Matrix, Params, Rng, SparseBatch, Tape};
+use crate::train::log::Progress;
+use crate::train::stage::{Ctx, EpochStats, StageCfg};
 
 fn te(e: crate::tensor::TensorError) -> String {
     e.to_string()
@@ -128,7 +128,7 @@ pub fn siamese(
                     let z = t.pair_logits_on_tape(&mut teacher_tape, &xa, &xb).map_err(te)?;
                     let z = teacher_tape.value(z);
                     for i in 0..cfg.batch {
-                        let p0 = 1.0 / (1.0 + (z.get(i, 1) - z.get(i, 0)).exp());
+                        let p0 = prob_first(z, i);
                         target.set(i, 0, p0);
                         target.set(i, 1, 1.0 - p0);
                     }

@@ -1,11 +1,11 @@
-//! What every phase shares: W/L pools, pair batches, pair accuracy, optimizer settings,
-//! checkpoints.
+//! What the DeepChess phases train and are judged on: W/L pools from a dataset, random
+//! (W, L) pair batches (the paper's pairs) and, beyond the paper, same-game and material
+//! pairs; pair accuracy on held-out games.
 
+use super::features::{Features, INPUTS};
+use super::model::{batch_of, prob_first, Net};
 use crate::data::dataset::Dataset;
-use crate::deepchess::features::{Features, INPUTS};
-use crate::deepchess::model::{batch_of, Net};
-use crate::tensor::{Adam, Matrix, Optimizer, Params, Rng, Sgd, SparseBatch, Tape, WeightFile};
-use std::path::Path;
+use crate::tensor::{Rng, SparseBatch, Tape};
 
 /// W positions (from games White won) and L positions, as feature lists.
 #[derive(Clone, Default)]
@@ -76,16 +76,6 @@ impl Pools {
             g.len > 0
         });
     }
-}
-
-/// Per-epoch random stream: depends only on (seed, what, epoch), so a resumed run draws
-/// exactly what the uninterrupted run drew.
-pub fn epoch_rng(seed: u64, what: &str, epoch: usize) -> Rng {
-    let mut h = seed ^ 0x5DEE_CE66_D1CE_4E5B;
-    for b in what.bytes().chain((epoch as u64).to_le_bytes()) {
-        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-    }
-    Rng::new(h)
 }
 
 /// Fills a batch of `n` random (W, L) pairs, each ordered at random; label 0 when the first
@@ -280,7 +270,7 @@ fn accuracies(nets: &[&Net], pools: &Pools, pairs: usize, seed: u64, with_swappe
     let mut labels = Vec::new();
     let (mut right, mut right_both, mut done) = (0usize, 0usize, 0usize);
     // P(output 0) = P(the first position is the winner): label 0.
-    let p0 = |z: &crate::tensor::Matrix, i: usize| 1.0 / (1.0 + (z.get(i, 1) - z.get(i, 0)).exp());
+    let p0 = prob_first;
     let (mut one, mut both) = (Vec::new(), Vec::new());
     while done < pairs {
         let n = (pairs - done).min(1024);
@@ -312,77 +302,6 @@ fn accuracies(nets: &[&Net], pools: &Pools, pairs: usize, seed: u64, with_swappe
         done += n;
     }
     (right as f64 / pairs as f64, if with_swapped { right_both as f64 / pairs as f64 } else { f64::NAN })
-}
-
-/// Which optimizer a phase uses.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum OptCfg {
-    /// SGD with the paper's per-epoch multiplicative decay, optional momentum.
-    Sgd { lr: f32, decay: f32, momentum: f32 },
-    /// Adam / AdamW (weight decay decoupled), with per-epoch decay.
-    Adam { lr: f32, decay: f32, weight_decay: f32 },
-}
-
-impl OptCfg {
-    pub fn build(self) -> Box<dyn Optimizer> {
-        match self {
-            OptCfg::Sgd { lr, decay, momentum } => Box::new(Sgd::new(lr).with_decay(decay).with_momentum(momentum)),
-            OptCfg::Adam { lr, decay, weight_decay } => Box::new(Adam::adamw(lr, weight_decay).with_decay(decay)),
-        }
-    }
-
-    pub fn describe(self) -> String {
-        match self {
-            OptCfg::Sgd { lr, decay, momentum } => format!("SGD lr {lr} x {decay}^epoch momentum {momentum}"),
-            OptCfg::Adam { lr, decay, weight_decay } => format!("AdamW lr {lr} x {decay}^epoch wd {weight_decay}"),
-        }
-    }
-}
-
-/// A checkpoint: parameters, optimizer state and where the schedule stands.
-pub struct Checkpoint {
-    pub meta: Vec<(String, String)>,
-    pub params: Vec<(String, Matrix)>,
-    pub opt: Vec<(String, Matrix)>,
-}
-
-impl Checkpoint {
-    pub fn save(path: &Path, meta: &[(String, String)], params: &Params, opt: &dyn Optimizer) -> crate::tensor::Result<()> {
-        let mut tensors: Vec<(String, Matrix)> =
-            params.ids().map(|id| (format!("net.{}", params.name(id)), params.value(id).clone())).collect();
-        tensors.extend(opt.state().into_iter().map(|(n, m)| (format!("opt.{n}"), m)));
-        let mut m = vec![("kind".to_string(), "deepchess-checkpoint".to_string())];
-        m.extend_from_slice(meta);
-        WeightFile { meta: m, tensors }.save(path)
-    }
-
-    pub fn load(path: &Path) -> crate::tensor::Result<Checkpoint> {
-        let wf = WeightFile::load(path)?;
-        if wf.meta("kind") != Some("deepchess-checkpoint") {
-            return Err(crate::tensor::TensorError::format(&path.display().to_string(), "not a deepchess training checkpoint"));
-        }
-        let (mut params, mut opt) = (Vec::new(), Vec::new());
-        for (n, m) in wf.tensors {
-            if let Some(p) = n.strip_prefix("net.") {
-                params.push((p.to_string(), m));
-            } else if let Some(o) = n.strip_prefix("opt.") {
-                opt.push((o.to_string(), m));
-            }
-        }
-        Ok(Checkpoint { meta: wf.meta, params, opt })
-    }
-
-    pub fn meta(&self, key: &str) -> Option<&str> {
-        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
-    }
-
-    /// Copies the parameters into `params` (names and shapes checked).
-    pub fn restore(&self, params: &mut Params, opt: &mut dyn Optimizer, origin: &str) -> crate::tensor::Result<()> {
-        let wf = WeightFile { meta: Vec::new(), tensors: self.params.clone() };
-        params.assign_from(&wf, origin)?;
-        opt.set_state(&self.opt);
-        Ok(())
-    }
 }
 
 #[cfg(test)]
