@@ -1,16 +1,15 @@
 //! Comparison alpha-beta with the handcrafted comparator: mates, draws, legality, limits.
 
-use deepchess::chess::{Color, Game, Move, Position};
+mod common;
+
+use common::{random_game, run, shipped_searcher, uci, MATES};
+use deepchess::chess::{Color, Game, Position};
 use deepchess::eval::{handcrafted, Comparator, Handcrafted, Kind, ScoreComparator, Value};
 use deepchess::search::{bench, Limits, Score, SearchResult, Searcher};
 use proptest::prelude::*;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-fn run<C: Comparator>(s: &mut Searcher<C>, game: &Game, limits: Limits) -> SearchResult {
-    s.search(game, &limits, Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {})
-}
 
 fn search_game(game: &Game, limits: Limits) -> SearchResult {
     run(&mut Searcher::new(handcrafted(), 8), game, limits)
@@ -26,21 +25,6 @@ fn full_width() -> Searcher<ScoreComparator<Handcrafted>> {
 fn search_fen(fen: &str, depth: u32) -> SearchResult {
     search_game(&Game::new(Position::from_fen(fen).unwrap()), Limits::depth(depth))
 }
-
-fn uci(pos: &Position, m: &str) -> Move {
-    pos.parse_uci(m).unwrap()
-}
-
-/// (FEN, mate in N, the mating first move) — all checked with Stockfish 15.1.
-const MATES: &[(&str, i32, &str)] = &[
-    ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 1, "a1a8"),
-    ("r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", 1, "a8a1"),
-    ("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", 1, "f1f8"),
-    ("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2, "d5f6"),
-    ("6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1", 2, "g2g1"),
-    ("r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1", 3, "f8c5"),
-    ("2r3k1/p4p2/3Rp2p/1p2P1pK/8/1P4P1/P3Q2P/1q6 b - - 0 1", 3, "b1g6"),
-];
 
 #[test]
 fn finds_mates_in_one_two_three() {
@@ -167,24 +151,6 @@ fn bench_node_count_is_deterministic() {
     assert_eq!(a, run());
 }
 
-/// A random legal game prefix from a seed (xorshift), for legality checks.
-fn random_game(seed: u64, plies: usize) -> Game {
-    let mut g = Game::default();
-    let mut x = seed | 1;
-    for _ in 0..plies {
-        if g.ending().is_some() {
-            break;
-        }
-        let moves = g.position().legal_moves();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let m = moves.as_slice()[(x % moves.len() as u64) as usize];
-        g.play_unchecked(m);
-    }
-    g
-}
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
     #[test]
@@ -204,183 +170,6 @@ proptest! {
             }
             None => prop_assert!(!pos.has_legal_move()),
         }
-    }
-}
-
-// --- the net path (random weights of the distilled shape: the seam, not a trained net) ---
-
-use deepchess::deepchess::features::Features;
-use deepchess::search::net::{feature_delta, mirror_features};
-use deepchess::search::random_net::RandomNet;
-use deepchess::search::NetComparator;
-
-fn net_searcher() -> Searcher<NetComparator<RandomNet>> {
-    Searcher::new(NetComparator::new(RandomNet::new(7), "random", 32), 8)
-}
-
-#[test]
-fn net_path_finds_mates_in_one_two_three() {
-    for &(fen, n, mv) in MATES {
-        let pos = Position::from_fen(fen).unwrap();
-        let mut s = net_searcher();
-        // 2N-1 plies reach the mate (the last move checks, and checks are extended).
-        let r = s.search(&Game::new(pos), &Limits::depth((2 * n - 1) as u32), Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {});
-        assert_eq!(r.best, Some(uci(&pos, mv)), "{fen}");
-        assert_eq!(r.info.score, Score::Mate(n), "{fen}");
-    }
-}
-
-#[test]
-fn net_feature_cache_hits_on_a_repeated_search() {
-    let mut s = net_searcher();
-    let g = Game::new(Position::from_fen(bench::POSITIONS[4]).unwrap());
-    let stop = Arc::new(AtomicBool::new(false));
-    s.search(&g, &Limits::depth(3), Duration::ZERO, stop.clone(), &mut |_| {});
-    let first = s.comp.stats();
-    assert!(first.keys > 0 && first.comparisons > 0);
-    s.search(&g, &Limits::depth(3), Duration::ZERO, stop, &mut |_| {});
-    let second = s.comp.stats();
-    let (keys, hits) = (second.keys - first.keys, second.cache_hits - first.cache_hits);
-    eprintln!("first search {} keys; second {keys} keys, {hits} hits", first.keys);
-    // Not all: the second tree differs (table cut-offs, history), and the cache evicts.
-    assert!(hits * 2 >= keys, "second search: {hits} hits of {keys} keys");
-}
-
-#[test]
-fn net_draw_reference_is_the_mirror_twin() {
-    // A symmetric position (its mirror is itself with the other side to move) and a lost one.
-    let mut c = NetComparator::new(RandomNet::new(3), "random", 1);
-    let p = Position::from_fen("4k3/8/8/8/8/8/8/QQQQK3 w - - 0 1").unwrap();
-    let k = c.key(0, &p);
-    let m = c.key(0, &p.mirror());
-    let direct = c.prob_white_better(&k, &m);
-    assert!((c.prob_better_than_draw(&k) - direct).abs() < 1e-6);
-}
-
-/// Keys carry only a hash and input bits; with a one-slot feature cache every code is evicted
-/// at once and rebuilt from the bits, and the answers must not change (including the case of
-/// both operands mapping to the same slot, and the draw reference of a cache-hit key).
-#[test]
-fn net_keys_survive_feature_cache_eviction() {
-    let fens = [
-        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10",
-        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11",
-        "4k3/8/8/8/8/8/8/QQQQK3 b - - 0 1",
-    ];
-    let pos: Vec<Position> = fens.iter().map(|f| Position::from_fen(f).unwrap()).collect();
-    let mut tiny = NetComparator::new(RandomNet::new(9), "tiny", 0);
-    let mut big = NetComparator::new(RandomNet::new(9), "big", 16);
-    let kt: Vec<_> = pos.iter().map(|p| { tiny.set_root(p); tiny.key(0, p) }).collect();
-    let kb: Vec<_> = pos.iter().map(|p| { big.set_root(p); big.key(0, p) }).collect();
-    for i in 0..pos.len() {
-        for j in 0..pos.len() {
-            let (a, b) = (tiny.prob_white_better(&kt[i], &kt[j]), big.prob_white_better(&kb[i], &kb[j]));
-            assert!((a - b).abs() < 1e-4, "{i} vs {j}: {a} vs {b}");
-        }
-        let (a, b) = (tiny.prob_better_than_draw(&kt[i]), big.prob_better_than_draw(&kb[i]));
-        assert!((a - b).abs() < 1e-4, "draw {i}: {a} vs {b}");
-        // A second key of the same position is a cache hit in `big`: same draw reference.
-        let again = big.key(0, &pos[i]);
-        assert!((big.prob_better_than_draw(&again) - b).abs() < 1e-6);
-    }
-    assert!(tiny.stats().rebuilds > 0 && big.stats().rebuilds == 0);
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
-    /// The incremental first layer gives the same codes as recomputing it, and move deltas
-    /// turn a position's input bits into its child's.
-    #[test]
-    fn incremental_first_layer_matches_refresh(seed in any::<u64>(), plies in 1usize..90) {
-        let g = random_game(seed, plies);
-        let bits = |p: &Position| -> Vec<usize> { Features::from_position(p).as_slice().iter().map(|&b| b as usize).collect() };
-        let mut inc = NetComparator::new(RandomNet::new(5), "inc", 1);
-        let mut full = NetComparator::new(RandomNet::new(5), "full", 1);
-        full.incremental = false;
-        let mut pos = *g.start();
-        inc.set_root(&pos);
-        full.set_root(&pos);
-        let mut ply = 0;
-        for (i, &m) in g.moves().iter().enumerate() {
-            let mut child = pos;
-            child.play(m);
-            let (mut added, mut removed) = (Vec::new(), Vec::new());
-            feature_delta(&pos, &child, &mut added, &mut removed);
-            prop_assert!(added.windows(2).all(|w| w[0] < w[1]) && removed.windows(2).all(|w| w[0] < w[1]));
-            let mut moved = bits(&pos);
-            moved.retain(|b| !removed.contains(b));
-            moved.extend(&added);
-            moved.sort_unstable();
-            prop_assert_eq!(moved, bits(&child));
-            pos = child;
-            ply += 1;
-            if ply >= 100 { break; }
-            inc.set_node(ply, &pos);
-            full.set_node(ply, &pos);
-            // Ask for keys only now and then so increments span several moves.
-            if i % 3 == 2 || i + 1 == g.moves().len() {
-                let (a, b) = (inc.key(ply, &pos), full.key(ply, &pos));
-                let (a, b) = (inc.code(&a), full.code(&b));
-                for j in 0..a.left.len() {
-                    prop_assert!((a.left[j] - b.left[j]).abs() < 1e-3);
-                    prop_assert!((a.right[j] - b.right[j]).abs() < 1e-3);
-                }
-            }
-        }
-        prop_assert_eq!(mirror_features(&Features::from_position(&pos)), Features::from_position(&pos.mirror()));
-        // Between any two positions (not only a move apart): the set differences, increasing.
-        let (a, b) = (bits(g.start()), bits(&pos));
-        let (mut added, mut removed) = (Vec::new(), Vec::new());
-        feature_delta(g.start(), &pos, &mut added, &mut removed);
-        prop_assert_eq!(added, b.iter().copied().filter(|x| !a.contains(x)).collect::<Vec<_>>());
-        prop_assert_eq!(removed, a.iter().copied().filter(|x| !b.contains(x)).collect::<Vec<_>>());
-    }
-}
-
-// --- the shipped distilled net: the comparator must be a consistent order for alpha-beta ---
-
-fn shipped_searcher() -> Searcher<NetComparator<deepchess::search::deepchess_net::Distilled>> {
-    let path = format!("{}/data/nets/distilled.dcw", env!("CARGO_MANIFEST_DIR"));
-    let net = deepchess::search::deepchess_net::Distilled::load(std::path::Path::new(&path)).unwrap();
-    Searcher::new(NetComparator::new(net, "distilled", 16), 8)
-}
-
-#[test]
-fn net_comparator_is_antisymmetric_and_equal_on_equal_keys() {
-    let path = format!("{}/data/nets/distilled.dcw", env!("CARGO_MANIFEST_DIR"));
-    let net = deepchess::search::deepchess_net::Distilled::load(std::path::Path::new(&path)).unwrap();
-    let mut c = NetComparator::new(net, "distilled", 4);
-    let g = random_game(3, 40);
-    let mut keys = Vec::new();
-    let mut pos = *g.start();
-    for &m in g.moves() {
-        keys.push(c.key(usize::MAX, &pos));
-        pos.play(m);
-    }
-    for a in &keys {
-        assert_eq!(c.prob_white_better(a, a), 0.5);
-        for b in &keys {
-            let (p, q) = (c.prob_white_better(a, b), c.prob_white_better(b, a));
-            assert!((p + q - 1.0).abs() < 1e-6, "{p} + {q}");
-            assert_eq!(c.compare(a, b), c.compare(b, a).reverse());
-            // The search's comparison (a logit margin, no exp) says what the probability says.
-            if (p - 0.5).abs() > 1e-6 {
-                assert_eq!(c.compare(a, b), p.partial_cmp(&0.5).unwrap(), "p = {p}");
-            }
-        }
-    }
-}
-
-#[test]
-fn net_search_takes_a_hanging_queen_at_every_depth() {
-    // Regression: with a head whose P(a, a) != 1/2, bounds returned by fail-low nodes were
-    // misordered and the search played h3 instead of Nxh4 from depth 2 on.
-    for depth in 1..=4 {
-        let mut s = shipped_searcher();
-        let g = Game::new(Position::from_fen("rnb1kbnr/pppp1ppp/8/4p3/4P2q/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 1").unwrap());
-        let r = s.search(&g, &Limits { depth: Some(depth), ..Limits::default() }, Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {});
-        assert_eq!(r.best.unwrap().to_string(), "f3h4", "depth {depth}");
     }
 }
 
@@ -438,27 +227,6 @@ fn selective_search_finds_a_mate_through_sacrifices() {
     assert_eq!((r.best, r.info.score), (Some(uci(&pos, "g5f7")), Score::Mate(4)), "handcrafted");
     let r = run(&mut shipped_searcher(), &Game::new(pos), Limits::depth(12));
     assert_eq!((r.best, r.info.score), (Some(uci(&pos, "g5f7")), Score::Mate(4)), "net");
-}
-
-/// Clearing the feature cache (a new salt, not a rewrite) forgets every entry, and the
-/// cache works as before afterwards.
-#[test]
-fn feature_cache_clear_forgets_everything() {
-    use deepchess::search::net::FeatureCache;
-    let mut c: FeatureCache<u32> = FeatureCache::with_bytes(4096);
-    let keys: Vec<u64> = (1..200u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
-    for (i, &k) in keys.iter().enumerate() {
-        c.put(k, i as u32);
-    }
-    assert!(keys.iter().enumerate().any(|(i, &k)| c.get(k) == Some(i as u32)));
-    for round in 0..3 {
-        c.clear();
-        assert!(keys.iter().all(|&k| c.get(k).is_none()), "round {round}");
-        c.put(keys[round], 7);
-        assert_eq!(c.get(keys[round]), Some(7));
-    }
-    // Empty slots hold 0, which matches no salted key.
-    assert_eq!(c.get(0), None);
 }
 
 #[test]

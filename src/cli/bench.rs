@@ -2,17 +2,15 @@
 
 use super::args::{parse, usage, CliError, Flag};
 use crate::search::bench::BenchReport;
-use crate::search::deepchess_net::{default_net_path, AnyNet, Kernel};
-use crate::search::net::SiameseNet;
-use crate::search::random_net::RandomNet;
+use crate::deepchess::inference::{default_net_path, random_distilled, AnyNet, Kernel, NetComparator, SiameseNet};
 use crate::eval::{handcrafted, Comparator};
-use crate::search::{bench, NetComparator, Searcher};
+use crate::search::{bench, Searcher};
 
 /// Feature-cache size of the net path in bench (MB).
 const NET_CACHE_MB: usize = 64;
 
-fn random_net_searcher(hash: usize, incremental: bool) -> Searcher<NetComparator<RandomNet>> {
-    let mut c = NetComparator::new(RandomNet::new(1), "random-distilled", NET_CACHE_MB);
+fn random_net_searcher(hash: usize, incremental: bool) -> Searcher<NetComparator<crate::deepchess::inference::Distilled>> {
+    let mut c = NetComparator::new(random_distilled(1), "random-distilled", NET_CACHE_MB);
     c.incremental = incremental;
     Searcher::new(c, hash)
 }

@@ -6,3 +6,4 @@ pub mod model;
 pub mod pairs;
 pub mod phases;
 pub mod pipeline;
+pub mod inference;

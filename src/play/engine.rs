@@ -3,9 +3,9 @@
 //! owns the searcher until it prints the one `bestmove` of that `go`.
 
 use crate::chess::{Game, Position};
-use crate::search::deepchess_net::{default_net_path, AnyNet, Big, Compact, Distilled};
+use crate::deepchess::inference::{default_net_path, AnyNet, Big, Compact, Distilled, NetComparator};
 use crate::eval::{handcrafted, Handcrafted, ScoreComparator};
-use crate::search::{Info, Limits, NetComparator, Score, SearchResult, Searcher};
+use crate::search::{Info, Limits, Score, SearchResult, Searcher};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,13 +1,10 @@
-//! Search (paper §4): the comparison-based alpha-beta, its comparators (handcrafted or
-//! learned, behind one trait), transposition table, move ordering and time management.
-//! See docs/search.md.
+//! Search (paper §4): the comparison-based alpha-beta over any [`Comparator`] (it knows no
+//! network), transposition table, move ordering, static exchange, time management and the
+//! fixed-depth bench. See docs/search.md.
 
 pub mod alphabeta;
 pub mod bench;
-pub mod deepchess_net;
-pub mod net;
 pub mod ordering;
-pub mod random_net;
 pub mod see;
 pub mod time;
 pub mod tt;
@@ -15,7 +12,6 @@ pub mod tt;
 pub use alphabeta::{Info, Score, SearchResult, Searcher};
 pub use crate::eval::{Comparator, ComparatorStats, Kind, Value, MAX_PLY};
 pub use time::Limits;
-pub use net::{NetComparator, SiameseNet};
 
 /// Asks the CPU to start loading the cache line at `p` (tables read a few microseconds
 /// later: the child's transposition entry and feature-cache slot). No effect elsewhere.

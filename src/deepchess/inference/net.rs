@@ -1,34 +1,29 @@
-//! The trained DeepChess networks (src/net) behind [`SiameseNet`], for the search.
+//! A trained DeepChess net laid out for the search (paper §4), built from a loaded
+//! [`Net`]. Per position (cached by zobrist): the rest of the tower after the incremental
+//! first layer, then the head's first layer split in two halves — the position as the left
+//! input (`W_left · f`) and as the right one (`W_right · f`), computed as one layer of twice
+//! the width. A comparison then costs one add and ReLU of width N plus the head's remaining
+//! layers (100→100→2 for the distilled net), and the search's comparisons ask for both orders
+//! at once: one pass reads each weight vector once for the two and keeps two independent
+//! accumulator chains. The last layer is one dot product, the difference of the two logits.
 //!
-//! Per position (cached by zobrist): the rest of the tower after the incremental first
-//! layer, then the head's first layer split in two halves — the position as the left input
-//! (`W_left · f`) and as the right one (`W_right · f`), computed as one layer of twice the
-//! width. A comparison then costs one add and ReLU of width N plus the head's remaining
-//! layers (100→100→2 for the distilled net), and the search's comparisons ask for both
-//! orders at once: one pass widens each weight vector once for the two and keeps two
-//! independent accumulator chains (compact net: head 100 → 67 ns per comparison, +7–16 %
-//! nodes/s). The last layer is one dot product, the difference of the two logits.
-//!
-//! Layers are stored padded with zero rows and columns to whole 16-float vectors, so
-//! activations are whole vectors end to end (the padding stays 0 through ReLU) and no kernel
-//! handles a remainder. Weights past the first layer are rounded to half precision and read
-//! as such by the SIMD kernels (widened with F16C / AVX-512): half the cache lines per
-//! position and comparison, which is what those layers wait on (probabilities move by ~1e-4;
-//! +5 % nodes/s with the compact net, +18 % with the distilled one).
-//! Three kernels, equal within float tolerance, chosen once at load
-//! ([`Kernel`], the GEMM's flavours) and forceable for tests: the portable loop, AVX2+FMA
-//! and AVX-512.
+//! Layers past the first are [`tensor::dense`](crate::tensor::dense) layers: padded to whole
+//! vectors, half-precision weights (half the cache lines, which is what these layers wait
+//! on). Three kernels, equal within float tolerance, chosen once at load ([`Kernel`]) and
+//! forceable: the portable loop, AVX2 and AVX-512. Their effect on speed is measured in
+//! docs/benchmarks.md.
 
-use super::net::SiameseNet;
+use super::comparator::SiameseNet;
 use crate::deepchess::features::INPUTS;
-use crate::deepchess::model::Net;
+use crate::deepchess::model::{Arch, Net};
 use crate::tensor::dense::{self, pad, Dense, LANES, MAX_WIDTH};
+use crate::tensor::Rng;
 pub use crate::tensor::Kernel;
 use std::path::Path;
 
 /// Per-position code: the head's first layer on this position as left and as right input,
 /// `N` floats each (the padded width; `repr(C)` so the fused layer writes both as one slice;
-/// aligned to cache lines so a cached code spans the fewest lines: +6-10 % nodes/s).
+/// aligned to cache lines so a cached code spans the fewest lines).
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 pub struct Halves<const N: usize> {
@@ -72,54 +67,11 @@ pub type Big = NetEval<400, 608>;
 /// 773-32-32-32/32-32-2 one it replaced.
 pub type Compact = NetEval<32, 128>;
 
-/// A net file loaded into whichever search build fits its shape.
-pub enum AnyNet {
-    Distilled(Distilled),
-    Compact(Compact),
-    Big(Big),
-}
-
-impl AnyNet {
-    pub fn load(path: &Path) -> Result<AnyNet, String> {
-        let (net, _) = Net::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let e1 = match Distilled::from_net(&net) {
-            Ok(n) => return Ok(AnyNet::Distilled(n)),
-            Err(e) => e,
-        };
-        if let Ok(n) = Compact::from_net(&net) {
-            return Ok(AnyNet::Compact(n));
-        }
-        if let Ok(n) = Big::from_net(&net) {
-            return Ok(AnyNet::Big(n));
-        }
-        Err(format!("{}: {e1}; nor the compact (head 17 to 32, tower up to 128) or big (head 385 to 400, tower up to 608) build", path.display()))
-    }
-
-    /// Forces a kernel (see [`NetEval::set_kernel`]).
-    pub fn set_kernel(&mut self, k: Kernel) -> bool {
-        match self {
-            AnyNet::Distilled(n) => n.set_kernel(k),
-            AnyNet::Compact(n) => n.set_kernel(k),
-            AnyNet::Big(n) => n.set_kernel(k),
-        }
-    }
-
-    pub fn kernel(&self) -> Kernel {
-        match self {
-            AnyNet::Distilled(n) => n.kernel(),
-            AnyNet::Compact(n) => n.kernel(),
-            AnyNet::Big(n) => n.kernel(),
-        }
-    }
-
-    /// The layers, e.g. `773-32-32/32-2`.
-    pub fn description(&self) -> &str {
-        match self {
-            AnyNet::Distilled(n) => &n.description,
-            AnyNet::Compact(n) => &n.description,
-            AnyNet::Big(n) => &n.description,
-        }
-    }
+/// A net of the paper's distilled shape with seeded random weights (the model's own
+/// initialisation). It plays nonsense; it exists to exercise the net path without a trained
+/// file and to time it (`bench --eval random-distilled`: cost does not depend on values).
+pub fn random_distilled(seed: u64) -> Distilled {
+    Distilled::from_net(&Net::new(Arch::small(), &mut Rng::new(seed))).expect("the distilled shape fits its build")
 }
 
 fn dense_of(net: &Net, (w, b): (crate::tensor::ParamId, crate::tensor::ParamId)) -> Dense {
@@ -340,27 +292,15 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
     }
 }
 
-/// Where the shipped nets are looked for when no file is given: `data/nets/` under the
-/// working directory, beside the executable's build tree, then under the source tree.
-pub fn default_net_path(file: &str) -> Option<std::path::PathBuf> {
-    let mut dirs = vec![std::path::PathBuf::from("data/nets")];
-    if let Ok(exe) = std::env::current_exe() {
-        if let Some(d) = exe.parent() {
-            dirs.push(d.join("../../data/nets"));
-        }
-    }
-    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets"));
-    dirs.into_iter().map(|d| d.join(file)).find(|p| p.is_file())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::chess::Position;
+    use crate::deepchess::inference::AnyNet;
     use crate::deepchess::features::Features;
 
-    /// The split head and incremental-ready tower give the same probability as src/net,
-    /// with every kernel this CPU has.
+    /// The split head and incremental-ready tower give the same probability as the model's
+    /// own forward pass (the training tape), with every kernel this CPU has.
     #[test]
     fn matches_the_reference_inference() {
         let fens = [
@@ -398,14 +338,14 @@ mod tests {
     }
 
     /// Other shapes (random weights): each loads into the build that fits it, and agrees
-    /// with src/net's inference under every kernel.
+    /// with the model's forward pass under every kernel.
     #[test]
     fn other_shapes_load_and_match() {
         let fens = ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11"];
         let dir = std::env::temp_dir().join(format!("deepchess-shapes-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         for (arch, want) in [("773-128-32-32/32-32-2", "compact"), ("773-120-24-17/20-9-2", "compact"), ("773-100-100-100/100-100-2", "distilled"), ("773-90-100/97-2", "distilled")] {
-            let net = Net::new(crate::deepchess::model::Arch::parse(arch).unwrap(), &mut crate::tensor::rng::Rng::new(7));
+            let net = Net::new(Arch::parse(arch).unwrap(), &mut Rng::new(7));
             let path = dir.join("n.dcw");
             net.save(&path, &[]).unwrap();
             let got = match AnyNet::load(&path).unwrap() {
@@ -432,7 +372,7 @@ mod tests {
                 }
             }
         }
-        let net = Net::new(crate::deepchess::model::Arch::parse("773-300-32/2").unwrap(), &mut crate::tensor::rng::Rng::new(7));
+        let net = Net::new(Arch::parse("773-300-32/2").unwrap(), &mut Rng::new(7));
         let path = dir.join("n.dcw");
         net.save(&path, &[]).unwrap();
         let e = AnyNet::load(&path).err().expect("no build takes a one-layer head");

@@ -1,16 +1,16 @@
-//! The seam for the DeepChess networks: [`SiameseNet`] is what the search needs from a net
-//! (src/net implements it for the big and the distilled network), and [`NetComparator`]
-//! turns any such net into a [`Comparator`] with
+//! The DeepChess comparator of the search (paper §4): [`SiameseNet`] is what it needs from a
+//! net (`net.rs` implements it for every trained shape), and [`NetComparator`] turns any
+//! such net into a [`Comparator`] with
 //! - the paper's position hashing: each position's code (Pos2Vec output, or whatever the
 //!   net precomputes per position) cached by zobrist key, and
 //! - beyond the paper, an incremental first layer: the sparse layer's sums are updated from
 //!   the nearest ancestor's accumulator with only the input bits the moves changed.
 
-use crate::eval::{Comparator, ComparatorStats, MAX_PLY};
-use crate::chess::position::castle;
+use super::cache::FeatureCache;
 use crate::chess::{Bitboard, Color, Position, Role};
-use crate::deepchess::features::{piece_bit, Features, CASTLING_BITS, MAX_ACTIVE, SIDE_BIT};
-use crate::tensor::rng::SplitMix64;
+use crate::deepchess::features::{feature_delta, Features, MAX_ACTIVE};
+use crate::eval::{Comparator, ComparatorStats, MAX_PLY};
+use crate::tensor::layers::sigmoid;
 use crate::tensor::{vecops, Kernel};
 use std::cmp::Ordering;
 
@@ -44,11 +44,6 @@ pub trait SiameseNet {
     }
 }
 
-#[inline(always)]
-pub fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
-}
-
 /// A net comparator's key: the position's zobrist key and its board (80 bytes). The code
 /// itself (hundreds of floats) stays in the feature cache: search values are copied at every
 /// node, and the board rebuilds the code in the rare case the cache slot was reused
@@ -79,97 +74,6 @@ impl NetKey {
     fn features(&self) -> Features {
         let turn = if self.white_to_move { Color::White } else { Color::Black };
         Features::from_parts(|c, r| self.by_color[c.index()] & self.by_role[r.index()], turn, self.castling)
-    }
-}
-
-/// A direct-mapped table from zobrist key to value (always replace: the newest is likeliest
-/// to be asked for again). Slots hold keys XORed with a salt that [`FeatureCache::clear`]
-/// changes, so clearing is O(1) instead of rewriting the table (16 MB of codes: `bench`
-/// clears between its 30 positions, a GUI on every `ucinewgame`).
-pub struct FeatureCache<V> {
-    slots: Vec<(u64, V)>,
-    salt: u64,
-    salts: SplitMix64,
-}
-
-impl<V: Copy + Default> FeatureCache<V> {
-    pub fn new(mb: usize) -> Self {
-        Self::with_bytes(mb << 20)
-    }
-    pub fn with_bytes(bytes: usize) -> Self {
-        let n = (bytes / std::mem::size_of::<(u64, V)>()).max(1);
-        FeatureCache { slots: vec![(0, V::default()); n], salt: 0, salts: SplitMix64(0) }
-    }
-    #[inline]
-    fn index(&self, hash: u64) -> usize {
-        ((hash as u128 * self.slots.len() as u128) >> 64) as usize
-    }
-    #[inline]
-    pub fn get(&self, hash: u64) -> Option<V> {
-        self.find(hash).map(|i| self.slots[i].1)
-    }
-    /// Starts loading `hash`'s slot into cache.
-    #[inline]
-    pub fn prefetch(&self, hash: u64) {
-        let slot = &self.slots[self.index(hash)] as *const (u64, V) as *const u8;
-        for line in (0..std::mem::size_of::<(u64, V)>()).step_by(64) {
-            crate::search::prefetch(slot.wrapping_add(line));
-        }
-    }
-    /// The slot holding `hash`, if it does. (An empty slot holds 0, which no salted key equals.)
-    #[inline]
-    fn find(&self, hash: u64) -> Option<usize> {
-        let i = self.index(hash);
-        let stored = hash ^ self.salt;
-        (self.slots[i].0 == stored && stored != 0).then_some(i)
-    }
-    #[inline]
-    pub fn put(&mut self, hash: u64, v: V) {
-        let i = self.index(hash);
-        self.slots[i] = (hash ^ self.salt, v);
-    }
-    /// Forgets every entry: a new salt, so no stored key matches any more (up to the same
-    /// 2^-64 chance per probe as a zobrist collision).
-    pub fn clear(&mut self) {
-        self.salt = self.salts.next_u64();
-    }
-}
-
-/// Input bits that differ between two positions: (added, removed), appended to the lists,
-/// each in increasing order (the order the first layer's update sums rows in). Only the
-/// squares whose occupant changed are looked at: two to four after a move.
-pub fn feature_delta(from: &Position, to: &Position, added: &mut Vec<usize>, removed: &mut Vec<usize>) {
-    let mut changed = Bitboard::EMPTY;
-    for c in Color::ALL {
-        changed |= from.by_color(c) ^ to.by_color(c);
-    }
-    for r in Role::ALL {
-        changed |= from.by_role(r) ^ to.by_role(r);
-    }
-    let (a0, r0) = (added.len(), removed.len());
-    for sq in changed {
-        let (was, now) = (from.piece_on(sq), to.piece_on(sq));
-        if let Some(p) = was {
-            removed.push(piece_bit(p.color, p.role, sq));
-        }
-        if let Some(p) = now {
-            added.push(piece_bit(p.color, p.role, sq));
-        }
-    }
-    added[a0..].sort_unstable();
-    removed[r0..].sort_unstable();
-    match (from.turn(), to.turn()) {
-        (Color::White, Color::Black) => removed.push(SIDE_BIT),
-        (Color::Black, Color::White) => added.push(SIDE_BIT),
-        _ => {}
-    }
-    let (ca, cb) = (from.castling_rights(), to.castling_rights());
-    for (i, bit) in [castle::WK, castle::WQ, castle::BK, castle::BQ].into_iter().enumerate() {
-        match (ca & bit != 0, cb & bit != 0) {
-            (true, false) => removed.push(CASTLING_BITS + i),
-            (false, true) => added.push(CASTLING_BITS + i),
-            _ => {}
-        }
     }
 }
 
@@ -265,18 +169,18 @@ impl<N: SiameseNet> NetComparator<N> {
     fn with_codes<T>(&mut self, a: &NetKey, b: &NetKey, f: impl Fn(&Self, &N::Code, &N::Code) -> T) -> T {
         let (ia, ib) = (self.slot(a), self.slot(b));
         if ia != ib {
-            f(self, &self.cache.slots[ia].1, &self.cache.slots[ib].1)
+            f(self, self.cache.at(ia), self.cache.at(ib))
         } else {
             // Both map to one slot (b's code evicted a's): rebuild a's aside.
             let ca = self.code_from_features(&a.features());
-            f(self, &ca, &self.cache.slots[ib].1)
+            f(self, &ca, self.cache.at(ib))
         }
     }
 
     /// The code behind a key (tests, diagnostics).
     pub fn code(&mut self, k: &NetKey) -> N::Code {
         let i = self.slot(k);
-        self.cache.slots[i].1
+        *self.cache.at(i)
     }
 
     /// Makes the accumulator at `ply` valid, from the nearest valid ancestor when that is
@@ -396,10 +300,10 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         if let Some(p) = self.draw_cache.get(a.hash) {
             return p;
         }
-        let mirror = self.code_from_features(&mirror_features(&a.features()));
+        let mirror = self.code_from_features(&a.features().mirrored());
         let ia = self.slot(a);
         self.stats.comparisons += 1;
-        let p = self.antisymmetric(&self.cache.slots[ia].1, &mirror);
+        let p = self.antisymmetric(self.cache.at(ia), &mirror);
         self.draw_cache.put(a.hash, p);
         p
     }
@@ -422,31 +326,4 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     fn stats(&self) -> ComparatorStats {
         self.stats
     }
-}
-
-/// Features of the colour-mirrored position (board flipped, colours, side and castling swapped).
-pub fn mirror_features(f: &Features) -> Features {
-    let mut idx: Vec<u16> = f
-        .as_slice()
-        .iter()
-        .map(|&i| {
-            let i = i as usize;
-            (if i < SIDE_BIT {
-                let (colour, rest) = (i / 384, i % 384);
-                (1 - colour) * 384 + (rest / 64) * 64 + ((rest % 64) ^ 56)
-            } else if i >= CASTLING_BITS {
-                CASTLING_BITS + (i - CASTLING_BITS + 2) % 4
-            } else {
-                i
-            }) as u16
-        })
-        .collect();
-    // The side bit: set exactly when it was clear.
-    if idx.contains(&(SIDE_BIT as u16)) {
-        idx.retain(|&i| i != SIDE_BIT as u16);
-    } else {
-        idx.push(SIDE_BIT as u16);
-    }
-    idx.sort_unstable();
-    Features::from_sorted(&idx)
 }

@@ -1,0 +1,61 @@
+//! The paper's position hashing (§4): per-position results kept by zobrist key.
+
+use crate::tensor::rng::SplitMix64;
+
+/// A direct-mapped table from zobrist key to value (always replace: the newest is likeliest
+/// to be asked for again). Slots hold keys XORed with a salt that [`FeatureCache::clear`]
+/// changes, so clearing is O(1) instead of rewriting the table (16 MB of codes: `bench`
+/// clears between its 30 positions, a GUI on every `ucinewgame`).
+pub struct FeatureCache<V> {
+    slots: Vec<(u64, V)>,
+    salt: u64,
+    salts: SplitMix64,
+}
+
+impl<V: Copy + Default> FeatureCache<V> {
+    pub fn new(mb: usize) -> Self {
+        Self::with_bytes(mb << 20)
+    }
+    pub fn with_bytes(bytes: usize) -> Self {
+        let n = (bytes / std::mem::size_of::<(u64, V)>()).max(1);
+        FeatureCache { slots: vec![(0, V::default()); n], salt: 0, salts: SplitMix64(0) }
+    }
+    #[inline]
+    fn index(&self, hash: u64) -> usize {
+        ((hash as u128 * self.slots.len() as u128) >> 64) as usize
+    }
+    #[inline]
+    pub fn get(&self, hash: u64) -> Option<V> {
+        self.find(hash).map(|i| self.slots[i].1)
+    }
+    /// Starts loading `hash`'s slot into cache.
+    #[inline]
+    pub fn prefetch(&self, hash: u64) {
+        let slot = &self.slots[self.index(hash)] as *const (u64, V) as *const u8;
+        for line in (0..std::mem::size_of::<(u64, V)>()).step_by(64) {
+            crate::search::prefetch(slot.wrapping_add(line));
+        }
+    }
+    /// The slot holding `hash`, if it does. (An empty slot holds 0, which no salted key equals.)
+    #[inline]
+    pub(super) fn find(&self, hash: u64) -> Option<usize> {
+        let i = self.index(hash);
+        let stored = hash ^ self.salt;
+        (self.slots[i].0 == stored && stored != 0).then_some(i)
+    }
+    /// The value in slot `i` (a slot [`FeatureCache::find`] returned).
+    #[inline]
+    pub(super) fn at(&self, i: usize) -> &V {
+        &self.slots[i].1
+    }
+    #[inline]
+    pub fn put(&mut self, hash: u64, v: V) {
+        let i = self.index(hash);
+        self.slots[i] = (hash ^ self.salt, v);
+    }
+    /// Forgets every entry: a new salt, so no stored key matches any more (up to the same
+    /// 2^-64 chance per probe as a zobrist collision).
+    pub fn clear(&mut self) {
+        self.salt = self.salts.next_u64();
+    }
+}

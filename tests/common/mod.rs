@@ -1,0 +1,55 @@
+//! Helpers shared by the search tests and the DeepChess search tests.
+#![allow(dead_code)]
+
+use deepchess::chess::{Game, Move, Position};
+use deepchess::deepchess::inference::{Distilled, NetComparator};
+use deepchess::eval::Comparator;
+use deepchess::search::{Limits, SearchResult, Searcher};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Searches `game` within `limits`, never stopped from outside.
+pub fn run<C: Comparator>(s: &mut Searcher<C>, game: &Game, limits: Limits) -> SearchResult {
+    s.search(game, &limits, Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {})
+}
+
+pub fn uci(pos: &Position, m: &str) -> Move {
+    pos.parse_uci(m).unwrap()
+}
+
+/// (FEN, mate in N, the mating first move) — all checked with Stockfish 15.1.
+pub const MATES: &[(&str, i32, &str)] = &[
+    ("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", 1, "a1a8"),
+    ("r5k1/8/8/8/8/8/5PPP/6K1 b - - 0 1", 1, "a8a1"),
+    ("7k/8/6K1/8/8/8/8/5Q2 w - - 0 1", 1, "f1f8"),
+    ("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", 2, "d5f6"),
+    ("6k1/pp4p1/2p5/2bp4/8/P5Pb/1P3rrP/2BRRN1K b - - 0 1", 2, "g2g1"),
+    ("r1b1kb1r/pppp1ppp/5q2/4n3/3KP3/2N3PN/PPP4P/R1BQ1B1R b kq - 0 1", 3, "f8c5"),
+    ("2r3k1/p4p2/3Rp2p/1p2P1pK/8/1P4P1/P3Q2P/1q6 b - - 0 1", 3, "b1g6"),
+];
+
+/// A random legal game prefix from a seed (xorshift), for legality checks.
+pub fn random_game(seed: u64, plies: usize) -> Game {
+    let mut g = Game::default();
+    let mut x = seed | 1;
+    for _ in 0..plies {
+        if g.ending().is_some() {
+            break;
+        }
+        let moves = g.position().legal_moves();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let m = moves.as_slice()[(x % moves.len() as u64) as usize];
+        g.play_unchecked(m);
+    }
+    g
+}
+
+/// A searcher with the shipped distilled net (data/nets/distilled.dcw).
+pub fn shipped_searcher() -> Searcher<NetComparator<Distilled>> {
+    let path = format!("{}/data/nets/distilled.dcw", env!("CARGO_MANIFEST_DIR"));
+    let net = Distilled::load(std::path::Path::new(&path)).unwrap();
+    Searcher::new(NetComparator::new(net, "distilled", 16), 8)
+}
