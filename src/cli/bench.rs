@@ -15,7 +15,10 @@ fn random_net_searcher(hash: usize, incremental: bool) -> Searcher<NetComparator
     Searcher::new(c, hash)
 }
 
-fn run_one<C: Comparator>(mut s: Searcher<C>, depth: u32, verbose: bool) -> BenchReport {
+fn run_one<C: Comparator>(mut s: Searcher<C>, depth: u32, verbose: bool) -> BenchReport
+where
+    Searcher<C>: Send,
+{
     let r = bench::run(&mut s, depth, |i, fen, nodes| {
         if verbose {
             eprintln!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1);

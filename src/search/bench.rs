@@ -1,9 +1,9 @@
 //! `deepchess bench`: a fixed-depth search over built-in positions. Single thread, fixed
 //! depth, the table cleared between positions: the node count is the same on every run.
 
-use super::alphabeta::Searcher;
-use crate::eval::{Comparator, ComparatorStats};
+use super::searcher::DynSearcher;
 use super::time::Limits;
+use crate::eval::ComparatorStats;
 use crate::chess::{Game, Position};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -69,9 +69,9 @@ impl BenchReport {
 }
 
 /// Searches every position to `depth`, calling `each(index, fen, nodes)` after each.
-pub fn run<C: Comparator>(searcher: &mut Searcher<C>, depth: u32, mut each: impl FnMut(usize, &str, u64)) -> BenchReport {
+pub fn run(searcher: &mut dyn DynSearcher, depth: u32, mut each: impl FnMut(usize, &str, u64)) -> BenchReport {
     crate::chess::attacks::init();
-    let before = searcher.comp.stats();
+    let before = searcher.stats();
     let mut report = BenchReport::default();
     let stop = Arc::new(AtomicBool::new(false));
     let t = Instant::now();
@@ -84,7 +84,7 @@ pub fn run<C: Comparator>(searcher: &mut Searcher<C>, depth: u32, mut each: impl
         each(i, fen, r.info.nodes);
     }
     report.time = t.elapsed();
-    let after = searcher.comp.stats();
+    let after = searcher.stats();
     report.stats = ComparatorStats {
         comparisons: after.comparisons - before.comparisons,
         comparison_hits: after.comparison_hits - before.comparison_hits,

@@ -2,14 +2,17 @@
 //! network), transposition table, move ordering, static exchange, time management and the
 //! fixed-depth bench. See docs/search.md.
 
-pub mod alphabeta;
+mod alphabeta;
 pub mod bench;
 pub mod ordering;
+mod pruning;
+mod quiesce;
 pub mod see;
+mod searcher;
 pub mod time;
 pub mod tt;
 
-pub use alphabeta::{Info, Score, SearchResult, Searcher};
+pub use searcher::{DynSearcher, Info, Score, SearchResult, Searcher};
 pub use crate::eval::{Comparator, ComparatorStats, Kind, Value, MAX_PLY};
 pub use time::Limits;
 
