@@ -11,6 +11,8 @@ pub mod data;
 pub mod eval;
 pub mod deepchess;
 pub mod play;
+pub mod players;
 pub mod search;
 pub mod tensor;
 pub mod train;
+pub mod uci;

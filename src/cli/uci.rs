@@ -3,17 +3,17 @@
 use super::args::{parse, usage, CliError};
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
-    let help = usage(
-        "uci",
-        "",
+    let about = format!(
         "Speaks UCI on stdin/stdout (what 'deepchess' with no arguments runs). Options: Hash,\n\
-         Threads, Move Overhead, EvalFile, Eval (deepchess | distilled | handcrafted).",
-        &[],
+         Threads, Move Overhead, EvalFile, Selective, Eval ({}; default {}).",
+        crate::players::offered_names().join(" | "),
+        crate::players::DEFAULT
     );
+    let help = usage("uci", "", &about, &[]);
     let p = parse("uci", args, &[], &help)?;
     if let Some(x) = p.positional.first() {
         return Err(CliError::Usage(format!("deepchess uci: unexpected argument '{x}'")));
     }
-    crate::play::engine::run_stdio();
+    crate::uci::run_stdio();
     Ok(())
 }

@@ -5,4 +5,3 @@ pub mod elo;
 pub mod match_runner;
 pub mod openings;
 pub mod uci_client;
-pub mod engine;

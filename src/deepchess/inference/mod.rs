@@ -17,68 +17,52 @@ pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
 pub use crate::tensor::Kernel;
 
 use crate::deepchess::model::Net;
+use crate::search::{DynSearcher, Searcher};
 use std::path::Path;
 
-/// A net file loaded into whichever search build fits its shape.
-pub enum AnyNet {
-    Distilled(Distilled),
-    Compact(Compact),
-    Big(Big),
+/// How a net searcher is set up.
+#[derive(Clone, Copy, Debug)]
+pub struct NetOptions {
+    /// Transposition table (MB).
+    pub hash_mb: usize,
+    /// Feature cache (MB).
+    pub cache_mb: usize,
+    /// The layers' instruction flavour (`None`: the best this CPU has; one it lacks is ignored).
+    pub kernel: Option<Kernel>,
+    /// The first layer kept incrementally along the line (false: recomputed per position).
+    pub incremental: bool,
 }
 
-impl AnyNet {
-    pub fn load(path: &Path) -> Result<AnyNet, String> {
-        let (net, _) = Net::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let e1 = match Distilled::from_net(&net) {
-            Ok(n) => return Ok(AnyNet::Distilled(n)),
-            Err(e) => e,
-        };
-        if let Ok(n) = Compact::from_net(&net) {
-            return Ok(AnyNet::Compact(n));
-        }
-        if let Ok(n) = Big::from_net(&net) {
-            return Ok(AnyNet::Big(n));
-        }
-        Err(format!("{}: {e1}; nor the compact (head 17 to 32, tower up to 128) or big (head 385 to 400, tower up to 608) build", path.display()))
+/// A net file as a searcher, in whichever build fits its shape (a distilled net under
+/// `Eval deepchess` still loads). Returns the searcher, whose comparator is named after
+/// the build (`distilled`, `compact`, `deepchess`), and what was loaded, e.g.
+/// `773-32-32/32-2, avx2 kernel`.
+pub fn load_searcher(path: &Path, o: &NetOptions) -> Result<(Box<dyn DynSearcher>, String), String> {
+    let (net, _) = Net::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let e1 = match Distilled::from_net(&net) {
+        Ok(n) => return Ok(searcher(n, "distilled", o)),
+        Err(e) => e,
+    };
+    if let Ok(n) = Compact::from_net(&net) {
+        return Ok(searcher(n, "compact", o));
     }
-
-    /// Forces a kernel (see [`NetEval::set_kernel`]).
-    pub fn set_kernel(&mut self, k: Kernel) -> bool {
-        match self {
-            AnyNet::Distilled(n) => n.set_kernel(k),
-            AnyNet::Compact(n) => n.set_kernel(k),
-            AnyNet::Big(n) => n.set_kernel(k),
-        }
+    if let Ok(n) = Big::from_net(&net) {
+        return Ok(searcher(n, "deepchess", o));
     }
-
-    pub fn kernel(&self) -> Kernel {
-        match self {
-            AnyNet::Distilled(n) => n.kernel(),
-            AnyNet::Compact(n) => n.kernel(),
-            AnyNet::Big(n) => n.kernel(),
-        }
-    }
-
-    /// The layers, e.g. `773-32-32/32-2`.
-    pub fn description(&self) -> &str {
-        match self {
-            AnyNet::Distilled(n) => &n.description,
-            AnyNet::Compact(n) => &n.description,
-            AnyNet::Big(n) => &n.description,
-        }
-    }
+    Err(format!("{}: {e1}; nor the compact (head 17 to 32, tower up to 128) or big (head 385 to 400, tower up to 608) build", path.display()))
 }
 
-/// Where the shipped nets are looked for when no file is given: `data/nets/` under the
-/// working directory, beside the executable's build tree, then under the source tree.
-pub fn default_net_path(file: &str) -> Option<std::path::PathBuf> {
-    let mut dirs = vec![std::path::PathBuf::from("data/nets")];
-    if let Ok(exe) = std::env::current_exe() {
-        if let Some(d) = exe.parent() {
-            dirs.push(d.join("../../data/nets"));
-        }
-    }
-    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets"));
-    dirs.into_iter().map(|d| d.join(file)).find(|p| p.is_file())
+/// [`random_distilled`] as a searcher named `random-distilled`.
+pub fn random_searcher(seed: u64, o: &NetOptions) -> Box<dyn DynSearcher> {
+    searcher(random_distilled(seed), "random-distilled", o).0
 }
 
+fn searcher<const N: usize, const W: usize>(mut net: NetEval<N, W>, name: &'static str, o: &NetOptions) -> (Box<dyn DynSearcher>, String) {
+    if let Some(k) = o.kernel {
+        net.set_kernel(k);
+    }
+    let what = format!("{}, {} kernel", net.description, net.kernel().name());
+    let mut c = NetComparator::new(net, name, o.cache_mb);
+    c.incremental = o.incremental;
+    (Box::new(Searcher::new(c, o.hash_mb)), what)
+}

@@ -296,7 +296,7 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
 mod tests {
     use super::*;
     use crate::chess::Position;
-    use crate::deepchess::inference::AnyNet;
+    use crate::deepchess::inference::{load_searcher, NetOptions};
     use crate::deepchess::features::Features;
 
     /// The split head and incremental-ready tower give the same probability as the model's
@@ -348,23 +348,21 @@ mod tests {
             let net = Net::new(Arch::parse(arch).unwrap(), &mut Rng::new(7));
             let path = dir.join("n.dcw");
             net.save(&path, &[]).unwrap();
-            let got = match AnyNet::load(&path).unwrap() {
-                AnyNet::Distilled(_) => "distilled",
-                AnyNet::Compact(_) => "compact",
-                AnyNet::Big(_) => "big",
-            };
-            assert_eq!(got, want, "{arch}");
+            // The loader picks the build (and names the comparator after it).
+            let (s, what) = load_searcher(&path, &OPTIONS).unwrap();
+            assert_eq!(s.name(), want, "{arch}");
+            assert!(what.starts_with(arch), "{what}");
+            let loaded = Net::load(&path).unwrap().0;
             for k in Kernel::ALL.into_iter().filter(|k| k.available()) {
-                let probs: Vec<f32> = match AnyNet::load(&path).unwrap() {
-                    AnyNet::Distilled(mut e) => {
-                        e.set_kernel(k);
-                        pairs(&net, &fens, |a, b| both_orders(&e, a.0, b.0))
-                    }
-                    AnyNet::Compact(mut e) => {
-                        e.set_kernel(k);
-                        pairs(&net, &fens, |a, b| both_orders(&e, a.0, b.0))
-                    }
-                    AnyNet::Big(_) => unreachable!(),
+                let probs: Vec<f32> = if want == "distilled" {
+                    let mut e = Distilled::from_net(&loaded).unwrap();
+                    e.set_kernel(k);
+                    pairs(&net, &fens, |a, b| both_orders(&e, a.0, b.0))
+                } else {
+                    assert!(Distilled::from_net(&loaded).is_err());
+                    let mut e = Compact::from_net(&loaded).unwrap();
+                    e.set_kernel(k);
+                    pairs(&net, &fens, |a, b| both_orders(&e, a.0, b.0))
                 };
                 let want = pairs(&net, &fens, |a, b| net.prob_better(&[a.1], &[b.1]).unwrap()[0]);
                 for (w, g) in want.iter().zip(&probs) {
@@ -375,10 +373,12 @@ mod tests {
         let net = Net::new(Arch::parse("773-300-32/2").unwrap(), &mut Rng::new(7));
         let path = dir.join("n.dcw");
         net.save(&path, &[]).unwrap();
-        let e = AnyNet::load(&path).err().expect("no build takes a one-layer head");
+        let e = load_searcher(&path, &OPTIONS).err().expect("no build takes a one-layer head");
         assert!(e.contains("n.dcw"), "{e}");
         std::fs::remove_dir_all(&dir).ok();
     }
+
+    const OPTIONS: NetOptions = NetOptions { hash_mb: 1, cache_mb: 1, kernel: None, incremental: true };
 
     /// P(a, b) through the fused two-order pass, checked against the single-order head both
     /// ways round.

@@ -1,12 +1,10 @@
 //! Who plays and how long they may think: a player spec in cutechess style
 //! (`name=sf cmd=/usr/games/stockfish option.UCI_Elo=1400 tc=10+0.1`) and search limits.
 
+use crate::players;
 use std::fmt;
 use std::path::Path;
 use std::time::Duration;
-
-/// The evaluators our own engine offers (its UCI option `Eval`).
-pub const BUILTINS: [&str; 4] = ["compact", "distilled", "deepchess", "handcrafted"];
 
 /// How long a player may think.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,7 +84,8 @@ impl fmt::Display for Limit {
 pub enum Program {
     /// An external UCI engine: program and arguments, split on whitespace.
     External(String),
-    /// Our own engine (`<this executable> uci`) with `Eval` set to one of [`BUILTINS`].
+    /// Our own engine (`<this executable> uci`) with `Eval` set to a player of the registry
+    /// (src/players.rs).
     Builtin(String),
 }
 
@@ -138,8 +137,10 @@ impl PlayerSpec {
             match k.as_str() {
                 "name" if !v.is_empty() => name = Some(v),
                 "cmd" if !v.trim().is_empty() => (cmd, builtin) = (Some(v), None),
-                "builtin" if BUILTINS.contains(&v.as_str()) => (builtin, cmd) = (Some(v), None),
-                "builtin" => return Err(format!("builtin={v}: expected one of {}", BUILTINS.join(", "))),
+                "builtin" => match players::find_offered(&v) {
+                    Some(p) => (builtin, cmd) = (Some(p.name.to_string()), None),
+                    None => return Err(format!("builtin={v}: expected one of {}", players::offered_names().join(", "))),
+                },
                 "net" if !v.is_empty() => net = Some(v),
                 "name" | "cmd" | "net" => return Err(format!("{k}= needs a value")),
                 _ => {

@@ -1,11 +1,11 @@
-//! The UCI engine: `deepchess` with no arguments. The main thread reads commands (so
+//! The UCI engine: `deepchess` with no arguments. `Eval` chooses among the players of the
+//! registry (src/players.rs). The main thread reads commands (so
 //! `isready` and `stop` are answered mid-search); each `go` runs on its own thread, which
 //! owns the searcher until it prints the one `bestmove` of that `go`.
 
 use crate::chess::{Game, Position};
-use crate::deepchess::inference::{default_net_path, AnyNet, Big, Compact, Distilled, NetComparator};
-use crate::eval::{handcrafted, Handcrafted, ScoreComparator};
-use crate::search::{Info, Limits, Score, SearchResult, Searcher};
+use crate::players::{self, BuildError, Player, Settings};
+use crate::search::{DynSearcher, Info, Limits, Score};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,97 +22,32 @@ fn say(out: &Out, line: &str) {
     let _ = w.flush();
 }
 
-/// Which comparator `Eval` asks for. The nets fall back to handcrafted (saying so in an
-/// `info string`) when no net file can be loaded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EvalChoice {
-    DeepChess,
-    Distilled,
-    Compact,
-    Handcrafted,
-}
-
-impl EvalChoice {
-    pub fn name(self) -> &'static str {
-        match self {
-            EvalChoice::DeepChess => "deepchess",
-            EvalChoice::Distilled => "distilled",
-            EvalChoice::Compact => "compact",
-            EvalChoice::Handcrafted => "handcrafted",
+/// The searcher for player `eval` with its net from `file` (or its shipped one), else the
+/// fallback evaluator. Returns a sentence for `info string` saying what was loaded or why
+/// not.
+fn build_searcher(eval: &Player, file: Option<&str>, hash_mb: usize) -> (Box<dyn DynSearcher>, String) {
+    let settings = Settings { net: file.map(std::path::PathBuf::from), ..Settings::new(hash_mb) };
+    match eval.build(&settings) {
+        Ok(b) => {
+            let msg = match b.loaded {
+                Some(what) => format!("Eval {}: loaded {what}", eval.name),
+                None => format!("Eval {}", eval.name),
+            };
+            (b.searcher, msg)
         }
-    }
-}
-
-/// The searcher behind the chosen comparator (one monomorphised search per comparator).
-pub enum AnySearcher {
-    Handcrafted(Searcher<ScoreComparator<Handcrafted>>),
-    Distilled(Searcher<NetComparator<Distilled>>),
-    Compact(Searcher<NetComparator<Compact>>),
-    Big(Searcher<NetComparator<Big>>),
-}
-
-macro_rules! each {
-    ($self:expr, $s:ident => $e:expr) => {
-        match $self {
-            AnySearcher::Handcrafted($s) => $e,
-            AnySearcher::Distilled($s) => $e,
-            AnySearcher::Compact($s) => $e,
-            AnySearcher::Big($s) => $e,
+        Err(e) => {
+            let fallback = players::find(players::FALLBACK).expect("the fallback is registered");
+            let searcher = fallback.build(&Settings::new(hash_mb)).expect("the fallback needs no file").searcher;
+            let hint = if matches!(e, BuildError::NoNet { .. }) { "; set EvalFile" } else { "" };
+            (searcher, format!("no net loaded, using {} ({e}{hint})", fallback.name))
         }
-    };
-}
-
-impl AnySearcher {
-    fn search(&mut self, game: &Game, limits: &Limits, overhead: Duration, stop: Arc<AtomicBool>, on_info: &mut dyn FnMut(&Info)) -> SearchResult {
-        each!(self, s => s.search(game, limits, overhead, stop, on_info))
-    }
-    fn clear(&mut self) {
-        each!(self, s => s.clear())
-    }
-    fn resize_hash(&mut self, mb: usize) {
-        each!(self, s => s.resize_hash(mb))
-    }
-    fn set_selective(&mut self, on: bool) {
-        each!(self, s => s.selective = on)
-    }
-
-    /// The searcher for `eval`: a net from `file` (or the shipped one), else handcrafted.
-    /// Returns a sentence for `info string` describing what was loaded or why not.
-    pub fn build(eval: EvalChoice, file: Option<&str>, hash_mb: usize) -> (AnySearcher, String) {
-        let fallback = |why: String| (AnySearcher::Handcrafted(Searcher::new(handcrafted(), hash_mb)), why);
-        let default_file = match eval {
-            EvalChoice::Handcrafted => return fallback("Eval handcrafted".into()),
-            EvalChoice::Distilled => "distilled.dcw",
-            EvalChoice::Compact => "compact.dcw",
-            EvalChoice::DeepChess => "deepchess.dcw",
-        };
-        let path = match file {
-            Some(f) => std::path::PathBuf::from(f),
-            None => match default_net_path(default_file) {
-                Some(p) => p,
-                None => return fallback(format!("no net loaded, using handcrafted (data/nets/{default_file} not found; set EvalFile)")),
-            },
-        };
-        let cache = hash_mb.max(16);
-        // The file decides the size: a distilled net under Eval deepchess still loads.
-        let net = match AnyNet::load(&path) {
-            Ok(net) => net,
-            Err(e) => return fallback(format!("no net loaded, using handcrafted ({e})")),
-        };
-        let msg = format!("Eval {}: loaded {} ({}, {} kernel)", eval.name(), path.display(), net.description(), net.kernel().name());
-        let searcher = match net {
-            AnyNet::Distilled(n) => AnySearcher::Distilled(Searcher::new(NetComparator::new(n, "distilled", cache), hash_mb)),
-            AnyNet::Compact(n) => AnySearcher::Compact(Searcher::new(NetComparator::new(n, "compact", cache), hash_mb)),
-            AnyNet::Big(n) => AnySearcher::Big(Searcher::new(NetComparator::new(n, "deepchess", cache), hash_mb)),
-        };
-        (searcher, msg)
     }
 }
 
 struct Running {
     stop: Arc<AtomicBool>,
     infinite: bool,
-    handle: JoinHandle<AnySearcher>,
+    handle: JoinHandle<Box<dyn DynSearcher>>,
 }
 
 /// Engine state between commands.
@@ -122,11 +57,11 @@ pub struct Engine {
     hash_mb: usize,
     threads: usize,
     overhead: Duration,
-    eval: EvalChoice,
+    eval: &'static Player,
     eval_file: Option<String>,
     /// Null move, late-move reductions and pruning (off: the paper's full-width search).
     selective: bool,
-    searcher: Option<AnySearcher>,
+    searcher: Option<Box<dyn DynSearcher>>,
     running: Option<Running>,
     /// What the last (re)build loaded, said after `uciok`.
     notice: String,
@@ -152,7 +87,7 @@ impl Engine {
             hash_mb: HASH_DEFAULT,
             threads: 1,
             overhead: Duration::from_millis(OVERHEAD_DEFAULT_MS),
-            eval: EvalChoice::Compact,
+            eval: players::find_offered(players::DEFAULT).expect("the default player is registered"),
             eval_file: None,
             selective: true,
             searcher: None,
@@ -230,7 +165,7 @@ impl Engine {
             "option name Threads type spin default 1 min 1 max 256".to_string(),
             format!("option name Move Overhead type spin default {OVERHEAD_DEFAULT_MS} min 0 max 5000"),
             "option name EvalFile type string default <empty>".to_string(),
-            "option name Eval type combo default compact var compact var distilled var deepchess var handcrafted".to_string(),
+            format!("option name Eval type combo default {}{}", players::DEFAULT, players::offered_names().iter().map(|n| format!(" var {n}")).collect::<String>()),
             "option name Selective type check default true".to_string(),
             "uciok".to_string(),
         ] {
@@ -390,7 +325,7 @@ impl Engine {
 
     /// Builds the searcher for the current Eval/EvalFile/Hash (after a search finished).
     fn rebuild_searcher(&mut self) {
-        let (mut s, msg) = AnySearcher::build(self.eval, self.eval_file.as_deref(), self.hash_mb);
+        let (mut s, msg) = build_searcher(self.eval, self.eval_file.as_deref(), self.hash_mb);
         s.set_selective(self.selective);
         self.searcher = Some(s);
         self.notice = msg;
@@ -446,18 +381,13 @@ impl Engine {
                 self.rebuild_searcher();
                 self.info(&self.notice.clone());
             }
-            "eval" => match value.to_ascii_lowercase().as_str() {
-                v @ ("handcrafted" | "deepchess" | "distilled" | "compact") => {
-                    self.eval = match v {
-                        "handcrafted" => EvalChoice::Handcrafted,
-                        "deepchess" => EvalChoice::DeepChess,
-                        "distilled" => EvalChoice::Distilled,
-                        _ => EvalChoice::Compact,
-                    };
+            "eval" => match players::find_offered(&value) {
+                Some(p) => {
+                    self.eval = p;
                     self.rebuild_searcher();
                     self.info(&self.notice.clone());
                 }
-                _ => self.info(&format!("setoption Eval: '{value}' is not one of compact, distilled, deepchess, handcrafted; ignored")),
+                None => self.info(&format!("setoption Eval: '{value}' is not one of {}; ignored", players::offered_names().join(", "))),
             },
             "selective" => match value.to_ascii_lowercase().as_str() {
                 v @ ("true" | "false") => {
