@@ -5,12 +5,12 @@
 //! - [`cli`]: hand-written argument parsing and one file per subcommand.
 //! - [`tensor`]: matrices, SIMD GEMM, sparse input layer, autograd, optimizers, weight files.
 
+pub mod arena;
 pub mod chess;
 pub mod cli;
 pub mod data;
 pub mod eval;
 pub mod deepchess;
-pub mod play;
 pub mod players;
 pub mod search;
 pub mod tensor;

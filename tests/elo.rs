@@ -1,7 +1,7 @@
 //! Elo arithmetic against hand-computed cases (worked by hand below; the decimals were
 //! checked once with python's math module, which these tests do not need).
 
-use deepchess::play::elo::{elo_to_score, score_to_elo, Pentanomial, Sprt, SprtDecision, SprtModel, Wdl};
+use deepchess::arena::elo::{elo_to_score, score_to_elo, Pentanomial, Sprt, SprtDecision, SprtModel, Wdl};
 
 fn close(a: f64, b: f64, tol: f64) {
     assert!((a - b).abs() <= tol, "{a} vs {b}");
@@ -131,7 +131,7 @@ fn wdl(wins: u64, draws: u64, losses: u64) -> Wdl {
 
 #[test]
 fn rating_fit_by_hand() {
-    use deepchess::play::elo::fit_rating;
+    use deepchess::arena::elo::fit_rating;
     // One level: the maximum is where the expected score equals the score, so 75 % at
     // level 2000 puts the player 400·log10(3) = 190.85 above it.
     let f = fit_rating(&[(2000.0, wdl(60, 0, 20))]).unwrap();
@@ -159,7 +159,7 @@ fn rating_fit_by_hand() {
 
 #[test]
 fn rating_fit_matches_the_python_aid_and_handles_one_sided_results() {
-    use deepchess::play::elo::fit_rating;
+    use deepchess::arena::elo::fit_rating;
     // docs/analysis/gauntlet_fit.py (a grid search, 0.1 steps) says about 1905, 1858–1951.
     let f = fit_rating(&[(1900.0, wdl(46, 8, 26)), (2000.0, wdl(18, 7, 55)), (2100.0, wdl(13, 10, 57))]).unwrap();
     assert_eq!(f.rating.round(), 1905.0, "{f:?}");

@@ -2,7 +2,7 @@
 //! game, an illegal move, a crash and a silent engine are each reported, never a hang.
 
 use deepchess::chess::Position;
-use deepchess::play::uci_client::{Engine, EngineError, Score};
+use deepchess::arena::uci_client::{Engine, EngineError, Score};
 use std::time::{Duration, Instant};
 
 fn fake(name: &str) -> String {

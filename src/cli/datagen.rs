@@ -2,7 +2,7 @@
 
 use super::args::{parse, usage, CliError, Flag};
 use crate::chess::Position;
-use crate::data::datagen::{run, GenSettings, RunConfig};
+use crate::arena::datagen::{run, GenSettings, RunConfig};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -34,7 +34,7 @@ fn range(name: &str, v: Option<&str>, default: (u64, u64)) -> Result<(u64, u64),
 
 /// Start positions of an opening suite (EPD/FEN lines or PGN games, moves played out).
 fn read_positions(path: &str) -> Result<Vec<Position>, CliError> {
-    let suite = crate::play::openings::load(path).map_err(CliError::Failed)?;
+    let suite = crate::arena::openings::load(path).map_err(CliError::Failed)?;
     Ok(suite
         .into_iter()
         .map(|o| {

@@ -5,7 +5,7 @@
 use super::args::{parse, usage, CliError, Flag};
 use crate::chess::pgn::{open_pgn, PgnReader};
 use crate::chess::Color;
-use crate::play::elo::{fit_rating, Wdl};
+use crate::arena::elo::{fit_rating, Wdl};
 
 const FLAGS: &[Flag] = &[Flag {
     name: "player",

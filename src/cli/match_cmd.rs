@@ -1,9 +1,10 @@
 //! `deepchess match`: two players (built-in or external UCI engines) over an opening suite.
 
 use super::args::{parse, usage, CliError, Flag};
-use crate::play::elo::{Sprt, SprtModel};
-use crate::play::match_runner::{report, run, Adjudication, GameSettings, MatchConfig, PlayerSpec, Termination};
-use crate::play::openings;
+use crate::arena::elo::{Sprt, SprtModel};
+use crate::arena::adjudication::Adjudication;
+use crate::arena::match_runner::{report, run, GameSettings, MatchConfig, PlayerSpec, Termination};
+use crate::arena::openings;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -122,14 +123,15 @@ pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
     if p.has("no-adjudication") {
         settings.adjudication = None;
     } else {
-        let mut a = Adjudication::default();
+        // The flags count moves of each engine (cutechess's terms); the rule counts plies.
+        let mut a = Adjudication::MATCH;
         if let Some(v) = p.get("resign") {
             let x = numbers("resign", v, 2, 2)?;
-            (a.resign_moves, a.resign_cp) = (x[0].max(1.0) as usize, x[1] as i32);
+            (a.win_plies, a.win_cp) = (2 * x[0].max(1.0) as usize, x[1] as i32);
         }
         if let Some(v) = p.get("draw") {
             let x = numbers("draw", v, 3, 3)?;
-            (a.draw_from_move, a.draw_moves, a.draw_cp) = (x[0].max(0.0) as usize, x[1].max(1.0) as usize, x[2] as i32);
+            (a.draw_from_ply, a.draw_plies, a.draw_cp) = (2 * x[0].max(0.0) as usize, 2 * x[1].max(1.0) as usize, x[2] as i32);
         }
         settings.adjudication = Some(a);
     }

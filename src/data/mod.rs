@@ -1,6 +1,7 @@
-//! Data: the 773-bit encoding, position sampling from games, W/L datasets on disk.
+//! Data: games to positions. PGN corpora read into sampled positions (sampling rules,
+//! game-disjoint validation splits) and W/L datasets on disk. No engine play (datagen is
+//! in `arena`), no encoding (each system encodes a record's board itself).
 
 pub mod build;
 pub mod dataset;
-pub mod datagen;
 pub mod sample;

@@ -3,30 +3,12 @@
 //! flag fall) ends the game as a loss for the offender, with the reason recorded.
 
 use super::player::Limit;
+use crate::arena::adjudication::Adjudication;
+use crate::arena::openings::Opening;
+use crate::arena::uci_client::{position_cmd, Engine, EngineError};
 use crate::chess::pgn::{EngineEval, PgnGame};
-use crate::chess::{Color, Ending, Game, Move, Outcome, Position, Role};
-use crate::play::openings::Opening;
-use crate::play::uci_client::{Engine, EngineError};
+use crate::chess::{Color, Ending, Game, Outcome, Position, Role};
 use std::time::{Duration, Instant};
-
-/// fishtest-like adjudication (cutechess `-resign movecount=3 score=600 twosided=true
-/// -draw movenumber=34 movecount=8 score=20`), on the engines' own reported scores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Adjudication {
-    /// Win: both engines' last `resign_moves` scores each ≥ `resign_cp` for the same side.
-    pub resign_moves: usize,
-    pub resign_cp: i32,
-    /// Draw: from move `draw_from_move` on, both engines' last `draw_moves` scores within ±`draw_cp`.
-    pub draw_from_move: usize,
-    pub draw_moves: usize,
-    pub draw_cp: i32,
-}
-
-impl Default for Adjudication {
-    fn default() -> Self {
-        Adjudication { resign_moves: 3, resign_cp: 600, draw_from_move: 34, draw_moves: 8, draw_cp: 20 }
-    }
-}
 
 /// Rules of play shared by every game of a match.
 #[derive(Clone, Copy, Debug)]
@@ -43,7 +25,7 @@ pub struct GameSettings {
 impl Default for GameSettings {
     fn default() -> Self {
         GameSettings {
-            adjudication: Some(Adjudication::default()),
+            adjudication: Some(Adjudication::MATCH),
             time_tolerance: Duration::from_millis(50),
             hang_margin: Duration::from_secs(1),
             move_timeout: Duration::from_secs(60),
@@ -88,19 +70,6 @@ pub struct GameOutcome {
     pub pgn: PgnGame,
     /// Engines (white, black) that must be restarted before their next game.
     pub broken: [bool; 2],
-}
-
-/// The `position` command for `start` and `moves`.
-pub fn position_cmd(start: &Position, moves: &[Move]) -> String {
-    let mut s = if *start == Position::startpos() { "position startpos".to_string() } else { format!("position fen {}", start.fen()) };
-    if !moves.is_empty() {
-        s.push_str(" moves");
-        for m in moves {
-            s.push(' ');
-            s.push_str(&m.to_string());
-        }
-    }
-    s
 }
 
 /// Whether `side` has mating material at all (FIDE: a flag fall against a bare king or a
@@ -228,7 +197,7 @@ pub fn play(
         pgn.push(m, Some(comment));
         scores.push(r.score.map(|sc| if side == Color::White { sc.to_cp() } else { -sc.to_cp() }));
         if let Some(adj) = &s.adjudication {
-            if let Some((o, why)) = adjudicate(adj, &scores, game.moves().len()) {
+            if let Some((o, why)) = adj.verdict(&scores, game.moves().len()) {
                 break (o, Termination::Adjudicated, why);
             }
         }
@@ -253,54 +222,9 @@ fn forfeit(game: &Game, side: Color, t: Termination, why: String) -> (Outcome, T
     (Outcome::Win(side.flip()), t, why)
 }
 
-/// The adjudication verdict after the latest move, if any. `scores` are White-relative,
-/// one per engine move; `plies` counts every move of the game (opening included).
-pub fn adjudicate(a: &Adjudication, scores: &[Option<i32>], plies: usize) -> Option<(Outcome, String)> {
-    let n = scores.len();
-    let tail = |k: usize| (n >= k && k > 0).then(|| &scores[n - k..]);
-    if let Some(t) = tail(2 * a.resign_moves) {
-        if t.iter().all(|s| s.is_some_and(|s| s >= a.resign_cp)) {
-            return Some((Outcome::Win(Color::White), format!("both engines score White ≥ {} cp for {} moves", a.resign_cp, a.resign_moves)));
-        }
-        if t.iter().all(|s| s.is_some_and(|s| s <= -a.resign_cp)) {
-            return Some((Outcome::Win(Color::Black), format!("both engines score Black ≥ {} cp for {} moves", a.resign_cp, a.resign_moves)));
-        }
-    }
-    if plies / 2 >= a.draw_from_move {
-        if let Some(t) = tail(2 * a.draw_moves) {
-            if t.iter().all(|s| s.is_some_and(|s| s.abs() <= a.draw_cp)) {
-                return Some((Outcome::Draw, format!("both engines within {} cp for {} moves", a.draw_cp, a.draw_moves)));
-            }
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn adjudication_rules() {
-        let a = Adjudication::default();
-        let s = |v: &[i32]| v.iter().map(|&x| Some(x)).collect::<Vec<_>>();
-        // Five plies at +600 are not enough; six are (three moves each).
-        assert!(adjudicate(&a, &s(&[0, 600, 700, 650, 900, 600, 610]), 20).is_some());
-        assert!(adjudicate(&a, &s(&[0, 0, 700, 650, 900, 600, 610]), 20).is_none());
-        assert_eq!(adjudicate(&a, &s(&[-600; 6]), 10).unwrap().0, Outcome::Win(Color::Black));
-        assert!(adjudicate(&a, &s(&[600, 600, 599, 600, 600, 600]), 20).is_none());
-        // A missing score breaks the streak.
-        let mut v = s(&[800; 6]);
-        v[2] = None;
-        assert!(adjudicate(&a, &v, 20).is_none());
-        // Draw: 16 plies within 20 cp, but only from move 34 on.
-        assert!(adjudicate(&a, &s(&[5; 16]), 67).is_none());
-        assert_eq!(adjudicate(&a, &s(&[5; 16]), 68).unwrap().0, Outcome::Draw);
-        assert!(adjudicate(&a, &s(&[5; 15]), 90).is_none());
-        let mut d = s(&[-20; 16]);
-        d[0] = Some(21);
-        assert!(adjudicate(&a, &d, 90).is_none());
-    }
 
     #[test]
     fn mating_material() {
@@ -309,6 +233,5 @@ mod tests {
         assert!(!can_mate(&p, Color::Black));
         let q = Position::from_fen("8/8/8/4k3/8/8/P7/K6N w - - 0 1").unwrap();
         assert!(can_mate(&q, Color::White));
-        assert_eq!(position_cmd(&Position::startpos(), &[]), "position startpos");
     }
 }

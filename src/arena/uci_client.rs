@@ -3,6 +3,7 @@
 //! deadline: a silent, crashed or misbehaving engine is reported, never waited on forever.
 
 pub use crate::chess::pgn::Score;
+use crate::chess::{Move, Position};
 use std::fmt;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -231,9 +232,31 @@ impl Drop for Engine {
     }
 }
 
+/// The `position` command for `start` and `moves` (`startpos` when it is the initial
+/// position).
+pub fn position_cmd(start: &Position, moves: &[Move]) -> String {
+    let mut s = if *start == Position::startpos() { "position startpos".to_string() } else { format!("position fen {}", start.fen()) };
+    if !moves.is_empty() {
+        s.push_str(" moves");
+        for m in moves {
+            s.push(' ');
+            s.push_str(&m.to_string());
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn position_commands() {
+        assert_eq!(position_cmd(&Position::startpos(), &[]), "position startpos");
+        let p = Position::from_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1").unwrap();
+        let (a, b) = (p.parse_uci("e1g1").unwrap(), p.parse_uci("a1b1").unwrap());
+        assert_eq!(position_cmd(&p, &[a, b]), format!("position fen {} moves e1g1 a1b1", p.fen()));
+    }
 
     #[test]
     fn info_lines_parse() {

@@ -9,14 +9,14 @@ pub mod game;
 pub mod player;
 pub mod report;
 
-pub use game::{Adjudication, GameSettings, Termination};
+pub use game::{GameSettings, Termination};
 pub use player::{Limit, PlayerSpec, Program};
 
 use crate::chess::pgn::PgnGame;
 use crate::chess::{Color, Outcome};
-use crate::play::elo::{Pentanomial, Sprt, SprtDecision, Wdl};
-use crate::play::openings::{self, Opening};
-use crate::play::uci_client::{Engine, EngineError};
+use crate::arena::elo::{Pentanomial, Sprt, SprtDecision, Wdl};
+use crate::arena::openings::{self, Opening};
+use crate::arena::uci_client::{Engine, EngineError};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! score, W-D-L, Elo difference with 95 % error bars over game pairs, LOS, SPRT).
 
 use super::{MatchConfig, MatchStats};
-use crate::play::elo::{Estimate, SprtDecision, SprtModel};
+use crate::arena::elo::{Estimate, SprtDecision, SprtModel};
 
 fn elo(x: f64) -> String {
     if x.is_infinite() {

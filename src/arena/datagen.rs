@@ -2,9 +2,10 @@
 //! openings drawn among near-best MultiPV moves, per-side node budgets drawn log-uniformly,
 //! adjudication like rating lists, a `{score/depth}` comment on every engine move.
 
+use super::adjudication::Adjudication;
+use super::uci_client::{position_cmd, Engine, EngineError, Score};
 use crate::chess::pgn::EngineEval;
 use crate::chess::{Color, Game, Move, Outcome, Position};
-use crate::play::uci_client::{Engine, EngineError, Score};
 use crate::tensor::rng::SplitMix64;
 use std::time::Duration;
 
@@ -20,14 +21,8 @@ pub struct GenSettings {
     pub opening_depth: u32,
     /// Moves within this many centipawns of the best may be chosen in the opening.
     pub opening_margin_cp: i32,
-    /// Win adjudication: the mover's score ≥ this for the same side …
-    pub win_cp: i32,
-    /// … over this many consecutive plies (so both sides agree).
-    pub win_plies: usize,
-    /// Draw adjudication: |score| ≤ draw_cp for draw_plies consecutive plies after draw_after_ply.
-    pub draw_cp: i32,
-    pub draw_plies: usize,
-    pub draw_after_ply: usize,
+    /// Win and draw adjudication on the engine's scores.
+    pub adjudication: Adjudication,
     /// A game still running at this ply is a draw.
     pub max_plies: usize,
     /// Longest wait for one engine answer.
@@ -43,11 +38,7 @@ impl Default for GenSettings {
             opening_multipv: 6,
             opening_depth: 8,
             opening_margin_cp: 40,
-            win_cp: 900,
-            win_plies: 6,
-            draw_cp: 8,
-            draw_plies: 10,
-            draw_after_ply: 80,
+            adjudication: Adjudication::DATAGEN,
             max_plies: 400,
             move_timeout: Duration::from_secs(30),
         }
@@ -72,18 +63,6 @@ pub fn log_uniform(lo: u64, hi: u64, r: u64) -> u64 {
     let (lo, hi) = (lo.max(1) as f64, hi.max(lo.max(1)) as f64);
     let u = (r >> 11) as f64 / (1u64 << 53) as f64;
     (lo * (hi / lo).powf(u)).round() as u64
-}
-
-fn position_cmd(start: &Position, moves: &[Move]) -> String {
-    let mut s = format!("position fen {}", start.fen());
-    if !moves.is_empty() {
-        s.push_str(" moves");
-        for m in moves {
-            s.push(' ');
-            s.push_str(&m.to_string());
-        }
-    }
-    s
 }
 
 /// Plays one game with `engine` from `start`. `rand` supplies uniform u64s.
@@ -133,7 +112,7 @@ pub fn play_game(
     }
 
     // Main game with adjudication on White-relative scores.
-    let mut white_scores: Vec<i32> = Vec::new();
+    let mut white_scores: Vec<Option<i32>> = Vec::new();
     let (outcome, termination) = loop {
         if let Some((o, _)) = game.outcome() {
             break (o, "rules");
@@ -155,22 +134,9 @@ pub fn play_game(
         comments.push(Some(EngineEval { score, depth: r.depth }.to_string()));
         game.play_unchecked(m);
         let w = if side == Color::White { score.to_cp() } else { -score.to_cp() };
-        white_scores.push(w);
-        let n = white_scores.len();
-        if n >= s.win_plies {
-            let tail = &white_scores[n - s.win_plies..];
-            if tail.iter().all(|&x| x >= s.win_cp) {
-                break (Outcome::Win(Color::White), "adjudicated");
-            }
-            if tail.iter().all(|&x| x <= -s.win_cp) {
-                break (Outcome::Win(Color::Black), "adjudicated");
-            }
-        }
-        if game.moves().len() > s.draw_after_ply
-            && n >= s.draw_plies
-            && white_scores[n - s.draw_plies..].iter().all(|x| x.abs() <= s.draw_cp)
-        {
-            break (Outcome::Draw, "adjudicated");
+        white_scores.push(Some(w));
+        if let Some((o, _)) = s.adjudication.verdict(&white_scores, game.moves().len()) {
+            break (o, "adjudicated");
         }
     };
     Ok(GeneratedGame { start, moves: game.moves().to_vec(), comments, outcome, termination, nodes })
