@@ -1,0 +1,425 @@
+//! Guards the one-way layering of `src/` described in DESIGN.md §2.
+//!
+//! Every top-level module lives on a floor and may only reach down:
+//!
+//! ```text
+//! floor 0: chess, tensor            floor 4: players
+//! floor 1: data, eval               floor 5: uci, arena
+//! floor 2: train, search            floor 6: cli
+//! floor 3: deepchess, dbn, cnn, neurochess, selfplay
+//! top:     src/lib.rs, src/main.rs (the crate root may import anything)
+//! ```
+//!
+//! A module may import itself or a lower floor, never its own floor or a higher one,
+//! and `search` may not import `tensor` (the search knows no network and no numerics).
+//! A top-level module that is on no floor is an error of its own.
+//!
+//! An "import" is any `crate::NAME` path in code (not comments or literals), whether
+//! in a `use`, a group `crate::{a::X, b::Y}` or an inline expression, plus
+//! `super::` chains that climb out to the crate root. Code under `#[cfg(test)]` counts.
+//!
+//! To check another checkout, point the test at its `src/`:
+//! `DEEPCHESS_LAYERING_SRC=/path/to/checkout/src cargo test --test layering`.
+
+use std::collections::{BTreeSet, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// DESIGN.md §2: the floors, lowest first (index = floor number).
+const FLOORS: &[&[&str]] = &[
+    &["chess", "tensor"],
+    &["data", "eval"],
+    &["train", "search"],
+    &["deepchess", "dbn", "cnn", "neurochess", "selfplay"],
+    &["players"],
+    &["uci", "arena"],
+    &["cli"],
+];
+
+fn floor_of(module: &str) -> Option<usize> {
+    FLOORS.iter().position(|floor| floor.contains(&module))
+}
+
+// ---------------------------------------------------------------- lexer
+
+fn is_ident_char(c: char) -> bool {
+    c == '_' || c.is_alphanumeric()
+}
+
+/// Blanks out comments and string/char literals, keeping every newline so that
+/// line numbers in the result match the original. Lifetimes (`'a`) are kept.
+fn strip_comments_and_literals(src: &str) -> String {
+    let s: Vec<char> = src.chars().collect();
+    let mut out = String::with_capacity(src.len());
+    let mut i = 0;
+    while i < s.len() {
+        let (c, next) = (s[i], s.get(i + 1).copied());
+        // Where a comment or literal starting at `i` ends (exclusive), if one starts here.
+        let end = if c == '/' && next == Some('/') {
+            Some(s[i..].iter().position(|&c| c == '\n').map_or(s.len(), |p| i + p))
+        } else if c == '/' && next == Some('*') {
+            let (mut depth, mut j) = (1, i + 2); // block comments nest in Rust
+            while j < s.len() && depth > 0 {
+                match (s[j], s.get(j + 1)) {
+                    ('/', Some('*')) => (depth, j) = (depth + 1, j + 2),
+                    ('*', Some('/')) => (depth, j) = (depth - 1, j + 2),
+                    _ => j += 1,
+                }
+            }
+            Some(j)
+        } else if c == '"' {
+            let mut j = i + 1;
+            while j < s.len() && s[j] != '"' {
+                j += if s[j] == '\\' { 2 } else { 1 }; // skip the escaped character
+            }
+            Some(j + 1)
+        } else if c == '\'' {
+            char_literal_end(&s, i) // `None` for a lifetime or loop label: ordinary code
+        } else if i == 0 || !is_ident_char(s[i - 1]) {
+            raw_string_end(&s, i) // only where a token starts: the `r` ending `for` opens none
+        } else {
+            None
+        };
+        match end {
+            Some(end) => {
+                let end = end.min(s.len());
+                out.extend(s[i..end].iter().map(|&c| if c == '\n' { '\n' } else { ' ' }));
+                i = end;
+            }
+            None => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// If a raw (`r"…"`, `r#"…"#`, `br#"…"#`, `cr"…"`) string starts at `i`, where it ends.
+/// Plain byte/C strings (`b"…"`) fall through to the `"` case after their prefix letter.
+fn raw_string_end(s: &[char], i: usize) -> Option<usize> {
+    let mut j = i;
+    if matches!(s.get(j), Some('b' | 'c')) {
+        j += 1;
+    }
+    if s.get(j) != Some(&'r') {
+        return None;
+    }
+    j += 1;
+    let hashes = s[j..].iter().take_while(|&&c| c == '#').count();
+    j += hashes;
+    if s.get(j) != Some(&'"') {
+        return None; // e.g. a raw identifier `r#type`, or just a name
+    }
+    // It ends at the first `"` followed by as many `#` as it opened with.
+    let close: Vec<char> = std::iter::once('"').chain(std::iter::repeat('#').take(hashes)).collect();
+    let body = j + 1;
+    Some(s[body..].windows(close.len()).position(|w| w == close).map_or(s.len(), |p| body + p + close.len()))
+}
+
+/// If a char literal (`'a'`, `'\n'`, `'\u{1F600}'`) starts at `i`, where it ends;
+/// `None` for a lifetime or label such as `'a` or `'static`.
+fn char_literal_end(s: &[char], i: usize) -> Option<usize> {
+    match s.get(i + 1)? {
+        '\\' => {
+            // Escape: the closing quote comes within a few characters (`\u{10FFFF}` is longest).
+            let close = s.iter().skip(i + 3).take(10).position(|&c| c == '\'' || c == '\n')?;
+            let j = i + 3 + close;
+            (s[j] == '\'').then_some(j + 1)
+        }
+        '\n' => None,
+        _ => (s.get(i + 2) == Some(&'\'')).then_some(i + 3),
+    }
+}
+
+// ---------------------------------------------------------------- tokens and paths
+
+#[derive(Debug, PartialEq)]
+enum Tok {
+    Ident(String),
+    PathSep,
+    Punct(char),
+}
+
+/// Splits stripped code into identifiers, `::` and single punctuation, with line numbers.
+fn tokenize(code: &str) -> Vec<(Tok, usize)> {
+    let s: Vec<char> = code.chars().collect();
+    let (mut toks, mut line, mut i) = (Vec::new(), 1, 0);
+    while i < s.len() {
+        let c = s[i];
+        if c.is_whitespace() {
+            line += usize::from(c == '\n');
+            i += 1;
+        } else if is_ident_char(c) {
+            let len = s[i..].iter().take_while(|&&c| is_ident_char(c)).count();
+            toks.push((Tok::Ident(s[i..i + len].iter().collect()), line));
+            i += len;
+        } else if c == ':' && s.get(i + 1) == Some(&':') {
+            toks.push((Tok::PathSep, line));
+            i += 2;
+        } else {
+            toks.push((Tok::Punct(c), line));
+            i += 1;
+        }
+    }
+    toks
+}
+
+fn ident(tok: Option<&(Tok, usize)>) -> Option<&str> {
+    match tok {
+        Some((Tok::Ident(name), _)) => Some(name),
+        _ => None,
+    }
+}
+
+/// Top-level names (with lines) of the use tree starting at `toks[i]`, right after
+/// `crate::`: `name`, or `{a::X, b::{Y, Z}, {c}}`. `self` and `*` name no module.
+fn tree_heads(toks: &[(Tok, usize)], i: usize, heads: &mut Vec<(String, usize)>) {
+    match toks.get(i) {
+        Some((Tok::Ident(name), line)) if name != "self" => heads.push((name.clone(), *line)),
+        Some((Tok::Punct('{'), _)) => {
+            // Walk the group; the first token after `{` or a depth-1 `,` starts an item.
+            let (mut depth, mut j, mut item_start) = (1, i + 1, true);
+            while j < toks.len() && depth > 0 {
+                if item_start && depth == 1 {
+                    tree_heads(toks, j, heads);
+                }
+                item_start = false;
+                match toks[j].0 {
+                    Tok::Punct('{') => depth += 1,
+                    Tok::Punct('}') => depth -= 1,
+                    Tok::Punct(',') if depth == 1 => item_start = true,
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every top-level module referred to in `code` (already stripped) of a file whose
+/// module path is `file_module` (e.g. `["search", "foo"]`), with line numbers.
+fn referenced_modules(code: &str, file_module: &[String]) -> Vec<(String, usize)> {
+    let toks = tokenize(code);
+    let mut heads = Vec::new();
+    // Inline `mod name { … }` blocks change what `super` means; track them by brace depth.
+    let (mut depth, mut inline_mods): (usize, Vec<(String, usize)>) = (0, Vec::new());
+    for i in 0..toks.len() {
+        match &toks[i].0 {
+            Tok::Punct('{') => {
+                depth += 1;
+                if i >= 2 && ident(toks.get(i - 2)) == Some("mod") {
+                    if let Some(name) = ident(toks.get(i - 1)) {
+                        inline_mods.push((name.to_string(), depth));
+                    }
+                }
+            }
+            Tok::Punct('}') => {
+                if inline_mods.last().is_some_and(|(_, d)| *d == depth) {
+                    inline_mods.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+        // Only path *starts* count: not `a::crate`, and `pub(crate)` has no `::`.
+        let starts_path = i == 0 || toks[i - 1].0 != Tok::PathSep;
+        if !starts_path || toks.get(i + 1).map(|t| &t.0) != Some(&Tok::PathSep) {
+            continue;
+        }
+        match ident(toks.get(i)) {
+            Some("crate") => tree_heads(&toks, i + 2, &mut heads),
+            Some("super") => {
+                let mut module: Vec<String> = file_module.to_vec();
+                module.extend(inline_mods.iter().map(|(name, _)| name.clone()));
+                let (mut j, mut valid) = (i, true);
+                while ident(toks.get(j)) == Some("super") && toks.get(j + 1).map(|t| &t.0) == Some(&Tok::PathSep) {
+                    valid &= module.pop().is_some(); // climbing above the crate root is no valid Rust
+                    j += 2;
+                }
+                match module.first() {
+                    Some(top) => heads.push((top.clone(), toks[i].1)),
+                    None if valid => tree_heads(&toks, j, &mut heads), // climbed to the crate root
+                    None => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    heads
+}
+
+// ---------------------------------------------------------------- the check
+
+fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        if path.is_dir() {
+            rust_files(&path, files);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files.push(path);
+        }
+    }
+}
+
+/// Why `from` (on `floor`) may not import `to`, or `None` if it may.
+fn rule_broken(from: &str, floor: usize, to: &str) -> Option<String> {
+    if from == to {
+        return None;
+    }
+    Some(match floor_of(to) {
+        None => format!("imports {to}, which is on no floor, so it is not below it (DESIGN.md §2)"),
+        Some(f) if f == floor => format!(
+            "imports {to} (floor {f}): modules on the same floor may not import each other (DESIGN.md §2)"
+        ),
+        Some(f) if f > floor => format!(
+            "imports {to} (floor {f}), which is not below it: a module may import only lower floors (DESIGN.md §2)"
+        ),
+        Some(_) if from == "search" && to == "tensor" => format!(
+            "imports {to}: the search knows no network and no numerics, so search may not import tensor (DESIGN.md §2)"
+        ),
+        Some(_) => return None,
+    })
+}
+
+/// All layering violations under `src_root`, one message per offending reference.
+fn violations(src_root: &Path) -> Vec<String> {
+    let src_name = src_root.file_name().map_or("src".into(), |n| n.to_string_lossy().into_owned());
+    let mut files = Vec::new();
+    rust_files(src_root, &mut files);
+    let (mut out, mut unknown) = (Vec::new(), BTreeSet::new());
+    for file in files {
+        let Ok(rel) = file.strip_prefix(src_root) else { continue };
+        let mut module: Vec<String> =
+            rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let shown = format!("{src_name}/{}", module.join("/"));
+        if module.len() == 1 && (module[0] == "lib.rs" || module[0] == "main.rs") {
+            continue; // the crate root sits above every floor
+        }
+        if let Some(last) = module.last_mut() {
+            last.truncate(last.len() - ".rs".len()); // rust_files only returns `*.rs`
+        }
+        if module.len() > 1 && module.last().is_some_and(|m| m == "mod") {
+            module.pop();
+        }
+        let top = module[0].clone();
+        let Some(floor) = floor_of(&top) else {
+            let place = if rel.components().count() == 1 { format!("{top}.rs") } else { format!("{top}/") };
+            unknown.insert(format!("{src_name}/{place} is not a floor of DESIGN.md §2: every module must sit on one"));
+            continue; // a module with no floor has no rule to check its imports against
+        };
+        let Ok(bytes) = fs::read(&file) else { continue };
+        let code = strip_comments_and_literals(&String::from_utf8_lossy(&bytes));
+        let mut seen = HashSet::new();
+        for (target, line) in referenced_modules(&code, &module) {
+            if let Some(why) = rule_broken(&top, floor, &target) {
+                if seen.insert((line, target.clone())) {
+                    out.push(format!("{shown}:{line}: {top} (floor {floor}) {why}"));
+                }
+            }
+        }
+    }
+    out.extend(unknown);
+    out
+}
+
+#[test]
+fn layering_follows_design_section_2() {
+    let root = std::env::var_os("DEEPCHESS_LAYERING_SRC")
+        .map_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src")), PathBuf::from);
+    assert!(root.is_dir(), "{} is not a directory", root.display());
+    let found = violations(&root);
+    assert!(
+        found.is_empty(),
+        "{} layering violation(s) of DESIGN.md §2 in {}:\n{}",
+        found.len(),
+        root.display(),
+        found.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------- tests of the checker
+
+#[test]
+fn lexer_strips_comments_and_literals_but_keeps_lifetimes_and_lines() {
+    let src = "a // crate::x\n/* x /* nested */ crate::y */ b\n\"s \\\" crate::z\" r#\"q\"# br\"w\"\n\
+               '\\n' 'c' '\\u{1F600}' b'x' &'a T<'static> r#type\n";
+    let out = strip_comments_and_literals(src);
+    assert_eq!(out.lines().count(), 4, "newlines kept: {out:?}");
+    let words: Vec<&str> = out.split_whitespace().collect();
+    assert_eq!(words, ["a", "b", "b", "&'a", "T<'static>", "r#type"], "{out:?}");
+    assert_eq!(out.lines().nth(1).map(str::trim), Some("b"), "line 2 keeps its code");
+}
+
+/// A temporary tree removed on drop, even when an assertion fails.
+struct TempTree(PathBuf);
+
+impl TempTree {
+    fn new() -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        Self(std::env::temp_dir().join(format!("deepchess-layering-{}-{nanos}", std::process::id())))
+    }
+    fn file(&self, rel: &str, text: &str) {
+        let path = self.0.join("src").join(rel);
+        fs::create_dir_all(path.parent().expect("file has a parent")).expect("mkdir");
+        fs::write(path, text).expect("write");
+    }
+}
+
+impl Drop for TempTree {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn layering_check_catches_each_kind_of_violation() {
+    let tree = TempTree::new();
+    tree.file("lib.rs", "pub mod data; pub mod play; use crate::cli::run;\n");
+    tree.file(
+        "data/datagen.rs",
+        "use crate::play::uci_client::Engine;\nuse crate::arena::Match;\nuse crate::eval::score;\n\
+         /// use crate::cli::x;\n// crate::uci\n/* crate::players /* nested */ */\n\
+         const S: &str = \"crate::search::x\"; const R: &str = r#\"crate::train\"#;\n\
+         fn f<'a>(x: &'a str) -> &'a str { let c = '\"'; x } // 'crate::cnn\n\
+         #[cfg(test)]\nmod tests {\n    use super::*;\n    fn t() { crate::uci::go(); }\n}\n",
+    );
+    tree.file("dbn/x.rs", "use crate::deepchess::model::Net;\nstruct S<'a>(&'a crate::selfplay::Game, char);\n");
+    tree.file("search/mod.rs", "use crate::{chess::Position,\n    tensor::Kernel};\nfn f() { crate::players::find(p); }\n");
+    // In the inline `mod tests`, `super::super` is `search`, not the crate root.
+    tree.file(
+        "search/x.rs",
+        "use super::super::tensor::Matrix;\nuse super::tt::Table;\nuse self::y::Z;\n\
+         #[cfg(test)]\nmod tests {\n    use super::super::tt::Table;\n}\n",
+    );
+    tree.file("cli/x.rs", "use crate::players;\nuse crate::{uci::Engine, arena::{Gauntlet, Elo}};\n");
+    tree.file(
+        "deepchess/x.rs",
+        "use crate::search::MAX_PLY;\nfn f<'a>(b: &'a crate::chess::Board) -> crate::tensor::Matrix { todo!() }\n",
+    );
+    tree.file("players.rs", "pub(crate) fn find() {}\npub(in crate::players) fn g() {}\n");
+    tree.file("play/mod.rs", "use crate::cli::x;\n");
+
+    let found = violations(&tree.0.join("src"));
+    let expected = [
+        "src/data/datagen.rs:1: data (floor 1) imports play, which is on no floor",
+        "src/data/datagen.rs:2: data (floor 1) imports arena (floor 5), which is not below it",
+        "src/data/datagen.rs:3: data (floor 1) imports eval (floor 1): modules on the same floor",
+        "src/data/datagen.rs:12: data (floor 1) imports uci (floor 5)", // inside #[cfg(test)]
+        "src/dbn/x.rs:1: dbn (floor 3) imports deepchess (floor 3): modules on the same floor",
+        "src/dbn/x.rs:2: dbn (floor 3) imports selfplay (floor 3)", // right after a lifetime
+        "src/search/mod.rs:2: search (floor 2) imports tensor: the search knows no network",
+        "src/search/mod.rs:3: search (floor 2) imports players (floor 4), which is not below it",
+        "src/search/x.rs:1: search (floor 2) imports tensor: the search knows no network",
+        "src/play/ is not a floor of DESIGN.md §2",
+    ];
+    for want in expected {
+        assert!(found.iter().any(|v| v.starts_with(want)), "missing {want:?} in:\n{}", found.join("\n"));
+    }
+    assert_eq!(found.len(), expected.len(), "unexpected extra violations:\n{}", found.join("\n"));
+}
