@@ -6,7 +6,7 @@ the likelihood of the points scored (a draw counts as half a win and half a loss
 Usage: python3 gauntlet_fit.py LEVEL:W-D-L [LEVEL:W-D-L ...]
 e.g.   python3 gauntlet_fit.py 1900:46-8-26 2000:18-7-55 2100:13-10-57   (about 1905, 1858-1951)
 Standard library only; an analysis aid outside the crate. The crate's own
-`deepchess gauntlet-fit` (src/play/elo.rs, fit_rating) computes the same fit, also from PGN files.
+`deepchess gauntlet-fit` (src/arena/elo.rs, fit_rating) computes the same fit, also from PGN files.
 """
 import math
 import sys

@@ -19,13 +19,14 @@ mod uci;
 use args::CliError;
 
 const TOP_HELP: &str = "\
-deepchess: the DeepChess paper reproduced: a learned comparator inside alpha-beta.
+deepchess: learned chess systems reproduced on one set of rules, one numeric engine, one
+search and one arena. Today DeepChess: a learned comparator inside alpha-beta.
 
 Usage: deepchess [SUBCOMMAND] [FLAGS]    (no arguments: a UCI engine on stdin/stdout)
 
 Subcommands:
   uci                                  the UCI engine (what no arguments runs)
-  bench [--depth N]                    fixed-depth search speed; 'Nodes searched: N'
+  bench [--depth N] [--eval NAME]      fixed-depth search speed; 'Nodes searched: N'
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
   train [--profile quick|paper]        Pos2Vec, DeepChess, distillation (checkpointed)
@@ -42,6 +43,17 @@ Subcommands:
 
 Run 'deepchess SUBCOMMAND --help' for the flags of each subcommand.
 ";
+
+/// [`TOP_HELP`] and the players of the registry.
+fn top_help() -> String {
+    let mut s = TOP_HELP.to_string();
+    s.push_str("\nPlayers (UCI option Eval, match builtin=NAME, bench --eval NAME):\n");
+    for p in crate::players::PLAYERS {
+        let note = if p.name == crate::players::DEFAULT { " (the engine's default)" } else if !p.offered { " (bench only)" } else { "" };
+        s.push_str(&format!("  {:<18} {}{note}\n", p.name, p.description));
+    }
+    s
+}
 
 /// Runs the CLI and returns the process exit code (0 ok, 1 failure, 2 usage error).
 pub fn run(args: &[String]) -> i32 {
@@ -64,7 +76,7 @@ pub fn run(args: &[String]) -> i32 {
         "datagen" => datagen::run_cli(rest),
         "match" => match_cmd::run_cli(rest),
         "gauntlet-fit" => gauntlet_fit::run(rest),
-        "help" | "-h" | "--help" => Err(CliError::Help(TOP_HELP.to_string())),
+        "help" | "-h" | "--help" => Err(CliError::Help(top_help())),
         "version" | "--version" | "-V" => {
             println!("deepchess {}", env!("CARGO_PKG_VERSION"));
             Ok(())

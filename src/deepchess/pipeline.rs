@@ -67,16 +67,14 @@ impl Profile {
             mirror: true,
             val_pairs: 20_000,
             pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3) },
-            // 16 epochs on the grown corpus (~57k decisive games): held-out accuracy still rose
-            // at 14 epochs of 100k pairs on 12k games (docs/results.md); on the first 8.7k
-            // games it peaked at 7 and then overfitted.
+            // Epochs chosen where held-out accuracy stopped rising on the shipped corpus
+            // (docs/results.md, table 1).
             siamese: StageCfg { epochs: 16, samples: 200_000, batch: 256, opt: adam(5e-4) },
             distill_tower: StageCfg { epochs: 4, samples: 200_000, batch: 256, opt: adam(1e-3) },
             distill_full: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4) },
             distill_arch: Arch::small(),
-            // 30 epochs: held-out accuracy of 773-128-32-32/32-32-2 still rose after 12
-            // (88.69 % at 12, 89.02 % at 30, the paper-sized student 88.99 % at 12); the
-            // 64- and 32-wide compact nets that replaced it both reached 89.00 % at 30.
+            // Compact students keep improving long after the paper-sized one has settled
+            // (docs/results.md, table 1).
             compact: StageCfg { epochs: 30, samples: 200_000, batch: 256, opt: adam(5e-4) },
             compact_aux: AuxPairs::NONE,
             scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3) },

@@ -77,9 +77,9 @@ impl NetKey {
     }
 }
 
-/// Size of the comparison memo (KB). Repeated comparisons are close together in the tree:
-/// 64 KB (in L2) answers ~62 % of them at depth 8, 4 MB 63 %, and a 4 MB table's misses
-/// cost a trip to memory each (bench: +12 % nodes/s with the distilled net, +12 % with a compact one).
+/// Size of the comparison memo (KB). Repeated comparisons are close together in the tree,
+/// so a memo that stays in L2 answers about as many as a large one, whose misses each cost
+/// a trip to memory (docs/search.md, "Feature cache and incremental first layer").
 const PAIR_CACHE_KB: usize = 64;
 
 /// A [`Comparator`] over a [`SiameseNet`].
@@ -235,8 +235,8 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         let on_line = ply <= MAX_PLY && self.line[ply].hash() == hash;
         // The first layer before the cache probe: its work overlaps the probe's trip to
         // memory (which the prefetch in `set_node` only starts). Wasted when the code turns
-        // out cached (a fifth of keys) unless the children update from these sums; a net
-        // +2 %. (Not without increments: there it would be a whole refresh.)
+        // out cached unless the children update from these sums; a net gain (docs/search.md).
+        // (Not without increments: there it would be a whole refresh.)
         if on_line && self.incremental {
             self.ensure_acc(ply);
         }

@@ -62,9 +62,8 @@ pub struct NetEval<const N: usize, const W: usize> {
 
 pub type Distilled = NetEval<112, 112>;
 pub type Big = NetEval<400, 608>;
-/// Students narrower than the paper's distilled net (heads of 17 to 32, towers up to 128):
-/// the compact net 773-32-32/32-2 (train phase `compact`, or `--distill-arch`), and the
-/// 773-32-32-32/32-32-2 one it replaced.
+/// Students narrower than the paper's distilled net (heads of 17 to 32, towers up to 128),
+/// such as the compact net 773-32-32/32-2 (train phase `compact`, or `--distill-arch`).
 pub type Compact = NetEval<32, 128>;
 
 /// A net of the paper's distilled shape with seeded random weights (the model's own

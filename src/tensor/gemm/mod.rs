@@ -58,8 +58,8 @@ fn spec(k: Kernel) -> Spec {
     }
 }
 
-/// Below this many flops a GEMM runs on one thread: spawning a scoped thread costs
-/// 50–130 µs on the target VM, about 10 Mflop of work.
+/// Below this many flops a GEMM runs on one thread: spawning a scoped thread costs as much
+/// as several Mflop of work (docs/benchmarks.md, numeric kernels).
 const PAR_MIN_FLOPS: usize = 24_000_000;
 
 /// `C = alpha · op(A) · op(B) + beta · C` on matrices, with the active kernel and thread
