@@ -28,6 +28,31 @@ fn position_batch<'a>(pools: &'a Pools, rng: &mut Rng, n: usize, rows: &mut Vec<
     }
 }
 
+/// One epoch of `cfg.samples` random positions in batches: `step` trains on a batch (in
+/// `x`) and returns its loss. Progress on stderr; the epoch's mean loss.
+fn position_epoch(
+    name: &str,
+    epoch: usize,
+    pools: &Pools,
+    rng: &mut Rng,
+    cfg: &StageCfg,
+    x: &mut SparseBatch,
+    mut step: impl FnMut(&SparseBatch) -> Result<f32, String>,
+) -> Result<EpochStats, String> {
+    let batches = cfg.samples.div_ceil(cfg.batch);
+    let mut prog = Progress::new(format!("[{name}] epoch {}", epoch + 1), batches * cfg.batch);
+    let mut rows = Vec::new();
+    let mut loss_sum = 0.0;
+    for bi in 0..batches {
+        position_batch(pools, rng, cfg.batch, &mut rows);
+        batch_of(&rows, x);
+        loss_sum += step(x)? as f64;
+        prog.update((bi + 1) * cfg.batch, loss_sum / (bi + 1) as f64, None, "pos");
+    }
+    prog.finish();
+    Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: batches * cfg.batch })
+}
+
 /// Trains tower layer `k` of `net` as an autoencoder on the frozen codes of layers `< k`.
 pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: &Pools, cfg: &StageCfg) -> Result<(), String> {
     let (n_in, n_out) = (net.arch.tower[k], net.arch.tower[k + 1]);
@@ -40,18 +65,12 @@ pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: 
     let dec_b = ae.add("dec.b", Matrix::zeros(1, n_in)).map_err(te)?;
     let (mut tape, mut codes_tape) = (Tape::new(), Tape::new());
     let mut x = SparseBatch::new(INPUTS);
-    let mut rows = Vec::new();
     let frozen: &Net = net;
     ctx.run_stage(name, &mut ae, cfg, |ae, opt, epoch, rng| {
-        let batches = cfg.samples.div_ceil(cfg.batch);
-        let mut prog = Progress::new(format!("[{name}] epoch {}", epoch + 1), batches * cfg.batch);
-        let mut loss_sum = 0.0;
-        for bi in 0..batches {
-            position_batch(pools, rng, cfg.batch, &mut rows);
-            batch_of(&rows, &mut x);
+        position_epoch(name, epoch, pools, rng, cfg, &mut x, |x| {
             tape.reset();
             let loss = if k == 0 {
-                let h = tape.sparse_affine(ae, &x, enc_w, enc_b).map_err(te)?;
+                let h = tape.sparse_affine(ae, x, enc_w, enc_b).map_err(te)?;
                 let h = tape.relu(h).map_err(te)?;
                 let y = tape.affine(ae, h, dec_w, dec_b).map_err(te)?;
                 let p = tape.sigmoid(y).map_err(te)?;
@@ -59,7 +78,7 @@ pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: 
                 tape.binary_cross_entropy(p, target).map_err(te)?
             } else {
                 codes_tape.reset();
-                let c = frozen.tower_on_tape_to(&mut codes_tape, &x, k).map_err(te)?;
+                let c = frozen.tower_on_tape_to(&mut codes_tape, x, k).map_err(te)?;
                 let codes = tape.input(codes_tape.value(c));
                 let h = tape.affine(ae, codes, enc_w, enc_b).map_err(te)?;
                 let h = tape.relu(h).map_err(te)?;
@@ -68,11 +87,8 @@ pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: 
             };
             tape.backward(loss, ae).map_err(te)?;
             opt.step(ae);
-            loss_sum += tape.scalar(loss) as f64;
-            prog.update((bi + 1) * cfg.batch, loss_sum / (bi + 1) as f64, None, "pos");
-        }
-        prog.finish();
-        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: batches * cfg.batch })
+            Ok(tape.scalar(loss))
+        })
     })?;
     net.params.value_mut(tw).copy_from(ae.value(enc_w));
     net.params.value_mut(tb).copy_from(ae.value(enc_b));
@@ -168,30 +184,22 @@ pub fn distill_tower(ctx: &mut Ctx, name: &str, student: &mut Net, teacher: &Net
     }
     let (mut tape, mut teacher_tape) = (Tape::new(), Tape::new());
     let mut x = SparseBatch::new(INPUTS);
-    let mut rows = Vec::new();
     let arch = student.arch.clone();
     let (tower, head) = (student.tower.clone(), student.head.clone());
     ctx.run_stage(name, &mut student.params, cfg, |params, opt, epoch, rng| {
         let mut view = Net { arch: arch.clone(), params: std::mem::take(params), tower: tower.clone(), head: head.clone() };
-        let batches = cfg.samples.div_ceil(cfg.batch);
-        let mut prog = Progress::new(format!("[{name}] epoch {}", epoch + 1), batches * cfg.batch);
-        let mut loss_sum = 0.0;
-        for bi in 0..batches {
-            position_batch(pools, rng, cfg.batch, &mut rows);
-            batch_of(&rows, &mut x);
+        let stats = position_epoch(name, epoch, pools, rng, cfg, &mut x, |x| {
             teacher_tape.reset();
-            let tf = teacher.tower_on_tape(&mut teacher_tape, &x).map_err(te)?;
+            let tf = teacher.tower_on_tape(&mut teacher_tape, x).map_err(te)?;
             tape.reset();
             let target = tape.input(teacher_tape.value(tf));
-            let f = view.tower_on_tape(&mut tape, &x).map_err(te)?;
+            let f = view.tower_on_tape(&mut tape, x).map_err(te)?;
             let loss = tape.mse(f, target).map_err(te)?;
             tape.backward(loss, &mut view.params).map_err(te)?;
             opt.step(&mut view.params);
-            loss_sum += tape.scalar(loss) as f64;
-            prog.update((bi + 1) * cfg.batch, loss_sum / (bi + 1) as f64, None, "pos");
-        }
-        prog.finish();
+            Ok(tape.scalar(loss))
+        });
         *params = view.params;
-        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: batches * cfg.batch })
+        stats
     })
 }
