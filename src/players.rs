@@ -1,6 +1,6 @@
 //! The one registry of players: every evaluator the engine can search with, by name. UCI's
-//! `Eval` option, `match`'s builtin players, `bench --eval` and the tournament read it; a new
-//! system joins by adding an entry to [`PLAYERS`], never by a `match` arm elsewhere.
+//! `Eval` option, `match`'s builtin players and `bench --eval` read it; a new system joins by
+//! adding an entry to [`PLAYERS`], never by a `match` arm elsewhere.
 
 use crate::deepchess::inference::{self, NetOptions};
 use crate::eval::handcrafted;

@@ -65,6 +65,13 @@ fn corruption_is_rejected_with_a_reason() {
     v.push(0);
     assert!(err(&v).contains("bytes"));
     assert!(Dataset::load(std::path::Path::new("/nonexistent/x.dcds")).unwrap_err().to_string().contains("cannot read"));
+    // A record with a valid checksum but more pieces than a position holds.
+    let mut d = sample();
+    for b in &mut d.records[0].board[8..24] {
+        *b = 0x11;
+    }
+    let e = err(&d.to_bytes());
+    assert!(e.contains("record 0") && e.contains("64 pieces"), "{e}");
 }
 
 proptest! {

@@ -1,4 +1,4 @@
-//! Guards the one-way layering of `src/` described in DESIGN.md §2.
+//! Guards the one-way layering of `src/` described in docs/architecture.md (the floors).
 //!
 //! Every top-level module lives on a floor and may only reach down:
 //!
@@ -25,7 +25,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// DESIGN.md §2: the floors, lowest first (index = floor number).
+/// docs/architecture.md: the floors, lowest first (index = floor number).
 const FLOORS: &[&[&str]] = &[
     &["chess", "tensor"],
     &["data", "eval"],
@@ -271,15 +271,15 @@ fn rule_broken(from: &str, floor: usize, to: &str) -> Option<String> {
         return None;
     }
     Some(match floor_of(to) {
-        None => format!("imports {to}, which is on no floor, so it is not below it (DESIGN.md §2)"),
+        None => format!("imports {to}, which is on no floor, so it is not below it (docs/architecture.md)"),
         Some(f) if f == floor => format!(
-            "imports {to} (floor {f}): modules on the same floor may not import each other (DESIGN.md §2)"
+            "imports {to} (floor {f}): modules on the same floor may not import each other (docs/architecture.md)"
         ),
         Some(f) if f > floor => format!(
-            "imports {to} (floor {f}), which is not below it: a module may import only lower floors (DESIGN.md §2)"
+            "imports {to} (floor {f}), which is not below it: a module may import only lower floors (docs/architecture.md)"
         ),
         Some(_) if from == "search" && to == "tensor" => format!(
-            "imports {to}: the search knows no network and no numerics, so search may not import tensor (DESIGN.md §2)"
+            "imports {to}: the search knows no network and no numerics, so search may not import tensor (docs/architecture.md)"
         ),
         Some(_) => return None,
     })
@@ -308,7 +308,7 @@ fn violations(src_root: &Path) -> Vec<String> {
         let top = module[0].clone();
         let Some(floor) = floor_of(&top) else {
             let place = if rel.components().count() == 1 { format!("{top}.rs") } else { format!("{top}/") };
-            unknown.insert(format!("{src_name}/{place} is not a floor of DESIGN.md §2: every module must sit on one"));
+            unknown.insert(format!("{src_name}/{place} is not a floor of docs/architecture.md: every module must sit on one"));
             continue; // a module with no floor has no rule to check its imports against
         };
         let Ok(bytes) = fs::read(&file) else { continue };
@@ -327,14 +327,14 @@ fn violations(src_root: &Path) -> Vec<String> {
 }
 
 #[test]
-fn layering_follows_design_section_2() {
+fn layering_follows_the_floors() {
     let root = std::env::var_os("DEEPCHESS_LAYERING_SRC")
         .map_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src")), PathBuf::from);
     assert!(root.is_dir(), "{} is not a directory", root.display());
     let found = violations(&root);
     assert!(
         found.is_empty(),
-        "{} layering violation(s) of DESIGN.md §2 in {}:\n{}",
+        "{} layering violation(s) of docs/architecture.md in {}:\n{}",
         found.len(),
         root.display(),
         found.join("\n")
@@ -416,7 +416,7 @@ fn layering_check_catches_each_kind_of_violation() {
         "src/search/mod.rs:2: search (floor 2) imports tensor: the search knows no network",
         "src/search/mod.rs:3: search (floor 2) imports players (floor 4), which is not below it",
         "src/search/x.rs:1: search (floor 2) imports tensor: the search knows no network",
-        "src/play/ is not a floor of DESIGN.md §2",
+        "src/play/ is not a floor of docs/architecture.md",
     ];
     for want in expected {
         assert!(found.iter().any(|v| v.starts_with(want)), "missing {want:?} in:\n{}", found.join("\n"));

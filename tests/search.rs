@@ -1,4 +1,5 @@
-//! Comparison alpha-beta with the handcrafted comparator: mates, draws, legality, limits.
+//! Comparison alpha-beta, mostly with the handcrafted comparator: mates, draws, legality,
+//! limits, PVS against full-window search; the shipped net where a test says so.
 
 mod common;
 

@@ -1,7 +1,8 @@
 //! Every GEMM kernel against the f64 reference (and so against each other) on random
 //! shapes, including odd sizes and every transposition variant.
 
-use deepchess::tensor::gemm::{gemm_reference, gemm_slices, gemm_with, Kernel, Trans};
+use deepchess::tensor::gemm::{gemm_reference, gemm_slices, gemm_with, Trans};
+use deepchess::tensor::Kernel;
 use deepchess::tensor::{Init, Matrix, Rng};
 use proptest::prelude::*;
 
@@ -103,7 +104,7 @@ proptest! {
 
 #[test]
 fn kernel_selection_by_name_and_forcing() {
-    use deepchess::tensor::gemm::{active_kernel, set_kernel};
+    use deepchess::tensor::{active_kernel, set_kernel};
     assert_eq!(Kernel::from_name("AVX2"), Some(Kernel::Avx2));
     assert_eq!(Kernel::from_name("scalar"), Some(Kernel::Scalar));
     assert_eq!(Kernel::from_name("neon"), None);

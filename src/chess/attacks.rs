@@ -110,8 +110,8 @@ pub fn init() {
 }
 
 /// Magic multipliers this very search found (with the seeds in `build_tables`), tried first so
-/// start-up only verifies them (~0.4 s of searching saved per process: tests and datagen
-/// start many). A wrong entry is not trusted: verification fails and the search goes on.
+/// start-up only verifies them instead of searching (tests and datagen start many processes).
+/// A wrong entry is not trusted: verification fails and the search goes on.
 const ROOK_MAGICS: [u64; 64] = [
     0x1080004008801020, 0x0840092002C03000, 0x1900200010400900, 0x0880100008000480,
     0x4200100420080200, 0x8100020100080400, 0x0200040110886200, 0x0200008040220411,

@@ -4,8 +4,7 @@
 
 use super::types::{Color, Role, Square};
 
-/// One SplitMix64 step: the next state and its output.
-pub(crate) const fn splitmix(state: u64) -> (u64, u64) {
+const fn splitmix(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = s;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);

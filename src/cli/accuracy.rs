@@ -41,7 +41,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let (pools, d) = load_pools(&data, set, false)?;
     let (acc, acc_both) = pair_accuracies(&nets.iter().collect::<Vec<_>>(), &pools, pairs.max(1), seed);
     // Sign: P(position better than its mirror) > 1/2 means "White is better": right for W.
-    let all: Vec<(bool, Features)> = pools.w.iter().map(|f| (true, *f)).chain(pools.l.iter().map(|f| (false, *f))).collect();
+    let all: Vec<(bool, &Features)> = pools.w.iter().map(|f| (true, f)).chain(pools.l.iter().map(|f| (false, f))).collect();
     let mirrors: Vec<Features> = all.iter().map(|(_, f)| f.mirrored()).collect();
     let (a, b): (Vec<&[u16]>, Vec<&[u16]>) = all.iter().zip(&mirrors).map(|((_, f), m)| (f.as_slice(), m.as_slice())).unzip();
     let probs = net.prob_better(&a, &b).map_err(|e| CliError::Failed(format!("{net_path}: {e}")))?;

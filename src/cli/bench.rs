@@ -1,7 +1,7 @@
 //! `deepchess bench [--depth N] [--eval NAME] [--vs-net]`
 
 use super::args::{parse, usage, CliError, Flag};
-use crate::players::{self, BuildError, Settings};
+use crate::players::{self, BuildError, Player, Settings};
 use crate::search::bench::{self, BenchReport};
 use crate::search::DynSearcher;
 use crate::tensor::Kernel;
@@ -88,8 +88,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let verbose = p.has("verbose");
     // A player's bench on a thread with a big stack (searches recurse deeply with
     // position-sized values).
-    let bench_of = |name: &str, s: &Settings| -> Result<BenchReport, CliError> {
-        let player = players::find(name).expect("a registered player");
+    let bench_of = |player: &Player, s: &Settings| -> Result<BenchReport, CliError> {
         let built = player.build(s).map_err(|e| match e {
             BuildError::NoNet { .. } => CliError::Failed(format!("bench: {e} (give --net FILE)")),
             BuildError::Load(e) => CliError::Failed(e),
@@ -101,23 +100,28 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         let run = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_one(searcher, depth, verbose));
         Ok(run.expect("bench thread").join().expect("bench thread panicked"))
     };
-    let first = bench_of(player.name, &settings)?;
+    let first = bench_of(player, &settings)?;
     println!("Nodes searched: {}", first.nodes);
     println!("Nodes/second: {}", first.nps());
     if vs_net {
         // The engine's default net, then the paper-sized distilled one (or just --net).
-        let nets: &[(&str, &str)] = if settings.net.is_some() { &[("compact", "net")] } else { &[("compact", "compact"), ("distilled", "distilled")] };
+        let net_player = |name| players::find(name).expect("a registered player");
+        let nets: Vec<(&Player, &str)> = if settings.net.is_some() {
+            vec![(net_player("compact"), "net")]
+        } else {
+            vec![(net_player("compact"), "compact"), (net_player("distilled"), "distilled")]
+        };
         // The machine's speed drifts within seconds: rounds of handcrafted then each net, a
         // ratio per round, the median of the rounds.
         let mut ratios = vec![Vec::new(); nets.len()];
         for round in 0..rounds {
-            let hc = if round == 0 { first.clone() } else { bench_of(player.name, &settings)? };
-            for (k, &(name, _)) in nets.iter().enumerate() {
-                let net = bench_of(name, &settings)?;
+            let hc = if round == 0 { first.clone() } else { bench_of(player, &settings)? };
+            for (k, &(net_player, _)) in nets.iter().enumerate() {
+                let net = bench_of(net_player, &settings)?;
                 ratios[k].push(hc.nps() as f64 / net.nps().max(1) as f64);
             }
         }
-        for (r, &(_, label)) in ratios.iter_mut().zip(nets) {
+        for (r, &(_, label)) in ratios.iter_mut().zip(&nets) {
             r.sort_by(f64::total_cmp);
             let median = (r[(r.len() - 1) / 2] + r[r.len() / 2]) / 2.0;
             eprintln!(

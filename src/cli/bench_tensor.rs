@@ -3,7 +3,8 @@
 //! importable, plus the sparse input layer against the dense GEMM doing the same work.
 
 use super::args::{self, CliError, Flag};
-use crate::tensor::gemm::{gemm_with, Kernel, Trans};
+use crate::tensor::gemm::{gemm_with, Trans};
+use crate::tensor::Kernel;
 use crate::tensor::sparse::{self, SparseBatch};
 use crate::tensor::{Init, Matrix, Rng};
 use std::time::Instant;

@@ -1,8 +1,8 @@
 //! `deepchess match`: two players (built-in or external UCI engines) over an opening suite.
 
 use super::args::{parse, usage, CliError, Flag};
-use crate::arena::elo::{Sprt, SprtModel};
 use crate::arena::adjudication::Adjudication;
+use crate::arena::elo::{Sprt, SprtModel};
 use crate::arena::match_runner::{report, run, GameSettings, MatchConfig, PlayerSpec, Termination};
 use crate::arena::openings;
 use std::path::PathBuf;

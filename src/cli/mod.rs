@@ -59,7 +59,7 @@ fn top_help() -> String {
 pub fn run(args: &[String]) -> i32 {
     let (cmd, rest) = match args.split_first() {
         Some((c, r)) => (c.as_str(), r),
-        None => ("uci", &[][..]), // no arguments: a UCI engine (DESIGN §4)
+        None => ("uci", &[][..]), // no arguments: a UCI engine
     };
     let result = match cmd {
         "bench-tensor" => bench_tensor::run(rest),

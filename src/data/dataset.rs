@@ -88,9 +88,10 @@ impl Record {
         }
     }
 
-    /// Checks the record could come from a real position (at most 15 per nibble, one king each).
+    /// Checks the record could come from a real position (a piece code per square, one
+    /// king each, at most 32 pieces).
     fn validate(&self) -> Result<(), String> {
-        let mut kings = [0; 2];
+        let (mut kings, mut pieces) = ([0; 2], 0);
         for s in 0..64 {
             let v = self.board[s / 2] >> (4 * (s % 2)) & 15;
             if v > 12 {
@@ -99,9 +100,13 @@ impl Record {
             if v == 6 || v == 12 {
                 kings[(v / 7) as usize] += 1;
             }
+            pieces += usize::from(v != 0);
         }
         if kings != [1, 1] {
             return Err(format!("{} white and {} black kings", kings[0], kings[1]));
+        }
+        if pieces > 32 {
+            return Err(format!("{pieces} pieces on the board (a position has at most 32)"));
         }
         if self.flags >> 5 != 0 || self.label > 1 {
             return Err("bad flags or label byte".into());

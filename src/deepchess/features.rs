@@ -56,8 +56,8 @@ impl Features {
         Self::from_parts(|c, r| pos.pieces(c, r), pos.turn(), pos.castling_rights())
     }
 
-    /// Encodes a dataset record (a validated record may still hold more than 32 pieces:
-    /// bits past [`MAX_ACTIVE`] are dropped, never a panic).
+    /// Encodes a dataset record (loading rejects records of more than 32 pieces; one built
+    /// in memory with more is cut to [`MAX_ACTIVE`] bits, not a panic).
     pub fn from_record(r: &Record) -> Features {
         let planes = r.planes();
         let turn = if r.white_to_move() { Color::White } else { Color::Black };
@@ -131,7 +131,7 @@ impl Features {
             idx[n] = m as u16;
             n += 1;
         }
-        if !white_to_move {
+        if !white_to_move && n < MAX_ACTIVE {
             idx[n] = SIDE_BIT as u16;
             n += 1;
         }
@@ -257,17 +257,18 @@ mod tests {
         assert_eq!(f.to_position().unwrap(), Position::startpos());
     }
 
-    /// A record holds at most 16 pieces per nibble pair but any number of them: one with
-    /// more pieces than the encoding's 37 bits is cut, not a panic.
+    /// A record built in memory with more pieces than a position holds (loading rejects
+    /// it) is cut to the encoding's 37 bits, and mirroring the cut bits does not panic.
     #[test]
     fn an_overfull_record_is_cut_to_the_encodings_capacity() {
         let mut r = Record::new(&Position::startpos(), true, 10, 0);
         for b in &mut r.board[8..24] {
-            *b = 0x11; // white pawns on ranks 3-6
+            *b = 0x11; // white pawns on ranks 3-6: 64 pieces in all
         }
         let f = Features::from_record(&r);
         assert_eq!(f.as_slice().len(), MAX_ACTIVE);
         assert!(f.as_slice().windows(2).all(|w| w[0] < w[1]));
+        assert!(f.mirrored().as_slice().len() <= MAX_ACTIVE);
     }
 
     #[test]

@@ -33,8 +33,8 @@ impl Arch {
 
     /// Beyond the paper: a narrower student for the engine, 773-32-32 towers and a 32-2
     /// head (one hidden layer, so a comparison is a 32-wide sum, ReLU and dot product).
-    /// Distilled from DeepChess like the paper's, as accurate on held-out games and about
-    /// twice as fast in the search (docs/results.md).
+    /// Distilled from DeepChess like the paper's, as accurate on held-out games and faster
+    /// in the search (docs/results.md).
     pub fn compact() -> Arch {
         Arch { tower: vec![INPUTS, 32, 32], head: vec![32, 2] }
     }
@@ -173,8 +173,9 @@ impl Net {
 }
 
 /// P(output 0) of row `i` of a batch of head logits: the probability that the pair's first
-/// position is the better one for White (softmax over two logits).
-pub fn prob_first(z: &Matrix, i: usize) -> f32 {
+/// position is the better one for White (softmax over two logits, written as training has
+/// always computed it, so distillation targets and accuracies keep their exact rounding).
+pub(super) fn prob_first(z: &Matrix, i: usize) -> f32 {
     1.0 / (1.0 + (z.get(i, 1) - z.get(i, 0)).exp())
 }
 

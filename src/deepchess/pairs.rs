@@ -118,7 +118,7 @@ pub struct AuxPairs {
 
 /// Target probabilities of material pairs by role (pawn, knight, bishop, rook, queen): a
 /// prior, the logits 1.1, 2.4, 2.4, 3.2, 4.6 are roughly 1, 2, 2, 3, 4 pawns' worth at the
-/// search's 0.75-is-a-pawn reading (src/search/comparator.rs).
+/// search's 0.75-is-a-pawn reading (src/eval/comparator.rs).
 pub const MATERIAL_TARGET: [f32; 5] = [0.75, 0.92, 0.92, 0.96, 0.99];
 
 impl AuxPairs {
@@ -270,7 +270,6 @@ fn accuracies(nets: &[&Net], pools: &Pools, pairs: usize, seed: u64, with_swappe
     let mut labels = Vec::new();
     let (mut right, mut right_both, mut done) = (0usize, 0usize, 0usize);
     // P(output 0) = P(the first position is the winner): label 0.
-    let p0 = prob_first;
     let (mut one, mut both) = (Vec::new(), Vec::new());
     while done < pairs {
         let n = (pairs - done).min(1024);
@@ -284,13 +283,13 @@ fn accuracies(nets: &[&Net], pools: &Pools, pairs: usize, seed: u64, with_swappe
             let logits = net.pair_logits_on_tape(&mut tape, &xa, &xb).expect("shapes are the net's own");
             let z = tape.value(logits);
             for i in 0..n {
-                one[i] += p0(z, i);
+                one[i] += prob_first(z, i);
             }
             if with_swapped {
                 let swapped = net.pair_logits_on_tape(&mut tape, &xb, &xa).expect("shapes are the net's own");
                 let (z, zs) = (tape.value(logits), tape.value(swapped));
                 for i in 0..n {
-                    both[i] += 0.5 * (p0(z, i) + 1.0 - p0(zs, i));
+                    both[i] += 0.5 * (prob_first(z, i) + 1.0 - prob_first(zs, i));
                 }
             }
         }

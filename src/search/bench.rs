@@ -3,8 +3,8 @@
 
 use super::searcher::DynSearcher;
 use super::time::Limits;
-use crate::eval::ComparatorStats;
 use crate::chess::{Game, Position};
+use crate::eval::ComparatorStats;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -13,7 +13,6 @@ pub mod time;
 pub mod tt;
 
 pub use searcher::{DynSearcher, Info, Score, SearchResult, Searcher};
-pub use crate::eval::{Comparator, ComparatorStats, Kind, Value, MAX_PLY};
 pub use time::Limits;
 
 /// Asks the CPU to start loading the cache line at `p` (tables read a few microseconds

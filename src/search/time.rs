@@ -40,8 +40,8 @@ pub struct Clock {
 }
 
 /// Default number of moves to plan for when `movestogo` is absent (sudden death). Games
-/// against Stockfish are decided 10–25 moves after the opening, and at 30 the engine ended
-/// its games with a fifth of the clock unused (docs/results.md).
+/// against Stockfish are decided soon after the opening, and planning for more moves left
+/// clock unused at the end of games (docs/results.md).
 const MOVES_TO_GO: u32 = 24;
 
 impl Clock {
@@ -130,7 +130,7 @@ mod tests {
             assert!(spent + overhead < left, "move {moves}: {spent:?} of {left:?}");
             left = left - spent - overhead + inc;
             if moves == 30 {
-                // Planning for 30 moves with three quarters of the increment kept 5.4 s.
+                // Most of the clock is spent by the time games are decided.
                 assert!(left < ms(4_500), "after 30 moves {left:?} of 10 s left");
             }
         }

@@ -1,8 +1,8 @@
 //! Transposition table. Generic over the comparator's key, because a stored bound is a
 //! [`Value`] (a position key or a terminal outcome), not a number.
 
-use crate::eval::{Kind, Value};
 use crate::chess::Move;
+use crate::eval::{Kind, Value};
 
 /// How a stored value bounds the true one, from the side to move's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! Layers are stored padded with zero rows and columns to whole 16-float vectors, so
 //! activations are whole vectors end to end (the padding stays 0 through ReLU) and no kernel
 //! handles a remainder. Weights are rounded to half precision and read as such by the SIMD
-//! kernels ([`Flavour::load_half`]): half the cache lines per layer, which is what these
+//! kernels (`Flavour::load_half`): half the cache lines per layer, which is what these
 //! small layers wait on. The portable loop reads the same values widened back to f32.
 //!
 //! In BLIS terms a layer is a 1×cols by cols×rows product: the jr loop walks blocks of output
@@ -14,7 +14,7 @@
 //! are dot products over the transpose; a two-output (softmax) layer is read as one dot
 //! product, the difference of its two logits.
 //!
-//! The kernels are `#[inline(always)]` and generic over the [`Flavour`]: a network writes
+//! The kernels are `#[inline(always)]` and generic over the `Flavour`: a network writes
 //! one `#[target_feature]` wrapper around its whole forward pass, so its layers inline into
 //! one function per flavour. [`forward_with`] dispatches a single layer.
 
@@ -93,7 +93,7 @@ impl Dense {
     }
 
     /// Narrower than a vector: computed as dot products.
-    pub fn is_narrow(&self) -> bool {
+    fn is_narrow(&self) -> bool {
         self.out < LANES
     }
 }

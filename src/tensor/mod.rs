@@ -54,11 +54,11 @@ pub mod weights;
 
 pub use error::{Result, TensorError};
 pub use gemm::{gemm, gemm_with, Trans};
-pub use simd::{active_kernel, set_kernel, Kernel};
 pub use matrix::Matrix;
 pub use optim::{Adam, Optimizer, Sgd};
 pub use params::{ParamId, Params};
 pub use rng::{Init, Rng};
+pub use simd::{active_kernel, set_kernel, Kernel};
 pub use sparse::SparseBatch;
 pub use tape::{Tape, Var};
 pub use weights::WeightFile;

@@ -1,13 +1,14 @@
-//! The instruction flavours every SIMD kernel of the crate is written against, GEMM's
-//! micro-kernels and every network's inference layers alike:
-//! - [`Flavour`]: a vector of `LANES` f32 as a kernel sees it (load, FMA, max, masks, half
+//! The instruction flavours the crate's SIMD kernels are written against, GEMM's
+//! micro-kernels and every network's inference layers alike (the small vector loops of
+//! `vecops` are compiled per flavour instead), and the run-time choice among them:
+//! - `Flavour`: a vector of `LANES` f32 as a kernel sees it (load, FMA, max, masks, half
 //!   floats). A kernel is one `#[inline(always)]` function generic over it, instantiated by
 //!   thin `#[target_feature]` wrappers, as the `matrixmultiply` crate does.
 //! - [`Kernel`]: which flavour runs, chosen once at run time with `is_x86_feature_detected!`
 //!   and forceable (`DEEPCHESS_KERNEL`, [`set_kernel`], or per call) so tests compare every
 //!   flavour with the portable one.
 //! - IEEE half floats ([`f16_bits`], [`f16_value`]): inference layers store weights in half
-//!   precision and widen them in registers ([`Flavour::load_half`]).
+//!   precision and widen them in registers (`Flavour::load_half`).
 //!
 //! The AVX2 flavour is the vector part of the x86-64-v3 level: AVX2, FMA and F16C together
 //! (every CPU with AVX2 has the other two), so one availability test covers every kernel

@@ -4,8 +4,8 @@
 //! search both use this; it is ~24× less arithmetic than the dense product.
 
 use super::error::{Result, TensorError};
-use super::simd::{active_kernel, Kernel};
 use super::matrix::Matrix;
+use super::simd::{active_kernel, Kernel};
 use super::threads::{parallel_ranges, threads};
 use super::vecops::{add_assign_with, gather_add_with, GATHER_BLOCK};
 use std::sync::Mutex;

@@ -74,4 +74,3 @@ impl Checkpoint {
         Ok(())
     }
 }
-

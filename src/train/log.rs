@@ -67,8 +67,8 @@ impl Log {
                 r.phase, r.epoch, r.lr, r.loss, r.train_acc, r.val_acc, r.seconds, r.rate
             );
         }
-        crate::data::dataset::write_atomic(&self.dir.join("log.csv"), csv.as_bytes())?;
-        crate::data::dataset::write_atomic(&self.dir.join("curves.svg"), svg(&self.rows).as_bytes())
+        crate::tensor::weights::write_atomic(&self.dir.join("log.csv"), csv.as_bytes())?;
+        crate::tensor::weights::write_atomic(&self.dir.join("curves.svg"), svg(&self.rows).as_bytes())
     }
 }
 

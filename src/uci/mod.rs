@@ -1,7 +1,7 @@
 //! The UCI engine: `deepchess` with no arguments. `Eval` chooses among the players of the
-//! registry (src/players.rs). The main thread reads commands (so
-//! `isready` and `stop` are answered mid-search); each `go` runs on its own thread, which
-//! owns the searcher until it prints the one `bestmove` of that `go`.
+//! registry (src/players.rs). The main thread reads commands (so `isready` and `stop` are
+//! answered mid-search); each `go` runs on its own thread, which owns the searcher until it
+//! prints the one `bestmove` of that `go`.
 
 use crate::chess::{Game, Position};
 use crate::players::{self, BuildError, Player, Settings};

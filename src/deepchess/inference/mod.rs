@@ -14,10 +14,10 @@ mod net;
 pub use cache::FeatureCache;
 pub use comparator::{NetComparator, NetKey, SiameseNet};
 pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
-pub use crate::tensor::Kernel;
 
 use crate::deepchess::model::Net;
 use crate::search::{DynSearcher, Searcher};
+use crate::tensor::Kernel;
 use std::path::Path;
 
 /// How a net searcher is set up.

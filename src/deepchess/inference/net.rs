@@ -18,7 +18,7 @@ use crate::deepchess::features::INPUTS;
 use crate::deepchess::model::{Arch, Net};
 use crate::tensor::dense::{self, pad, Dense, LANES, MAX_WIDTH};
 use crate::tensor::Rng;
-pub use crate::tensor::Kernel;
+use crate::tensor::Kernel;
 use std::path::Path;
 
 /// Per-position code: the head's first layer on this position as left and as right input,

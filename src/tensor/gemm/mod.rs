@@ -13,7 +13,7 @@ use super::error::{Result, TensorError};
 use super::matrix::Matrix;
 use super::threads::{parallel_ranges, threads};
 use driver::{gemm_serial, with_workspace, OutView, Spec, View};
-pub use super::simd::{active_kernel, set_kernel, Kernel};
+use super::simd::{active_kernel, Kernel};
 
 /// Whether an operand is used as stored (`N`) or transposed (`T`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,8 +171,8 @@ pub fn gemm_slices(
     // Tiles keep their position whatever the split, so every element is computed with
     // the same operations whatever the thread count (bitwise deterministic).
     // Split the columns: each thread packs only its part of B and shares the (usually
-    // batch-sized) A. Measured on 2 cores: splitting rows instead ran at 0.4–0.8× for the
-    // network shapes. Rows are split only when C is too narrow to share.
+    // batch-sized) A; splitting rows instead was slower for the network shapes
+    // (docs/benchmarks.md). Rows are split only when C is too narrow to share.
     // Boundaries at nr/2 are covered by the half-width edge kernels.
     let split_m = n < spec.nr * nt.max(1) && m > n;
     if split_m {
