@@ -108,3 +108,40 @@ fn wrong_shape_missing_and_extra_tensors() {
     assert!(e.contains("nope.dcw"), "{e}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn atomic_write_never_follows_a_planted_link_and_clears_dead_writers_temporaries() {
+    use deepchess::tensor::weights::write_atomic;
+    let d = tmp_dir("planted");
+    let victim = d.join("victim.txt");
+    std::fs::write(&victim, b"precious").unwrap();
+    let target = d.join("out.bin");
+    // Every name the old scheme would have used, planted as a link to the victim.
+    std::os::unix::fs::symlink(&victim, d.join(format!("out.bin.{}.tmp", std::process::id()))).unwrap();
+    write_atomic(&target, b"new bytes").unwrap();
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious", "the link's target was written through");
+    assert_eq!(std::fs::read(&target).unwrap(), b"new bytes");
+    // A link at the destination itself is replaced, its target untouched.
+    let link = d.join("link.bin");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    write_atomic(&link, b"replaced").unwrap();
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    assert!(!std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+
+    // Temporaries of a writer that no longer exists go; a live writer's (ours) stay, and so
+    // do unrelated files.
+    let dead = (u32::MAX / 2 + 12345).to_string(); // far above Linux's pid_max
+    let stale_new = d.join(format!(".out.bin.{dead}.0123456789abcdef.tmp"));
+    let stale_old = d.join(format!("out.bin.{dead}.tmp"));
+    let live = d.join(format!(".out.bin.{}.fedcba9876543210.tmp", std::process::id()));
+    let unrelated = d.join(format!(".other.bin.{dead}.0123456789abcdef.tmp"));
+    for f in [&stale_new, &stale_old, &live, &unrelated] {
+        std::fs::write(f, b"x").unwrap();
+    }
+    write_atomic(&target, b"again").unwrap();
+    assert!(!stale_new.exists() && !stale_old.exists(), "a dead writer's temporary was left");
+    assert!(live.exists() && unrelated.exists(), "a live or unrelated file was removed");
+    let left: Vec<_> = std::fs::read_dir(&d).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left.iter().filter(|n| n.ends_with(".tmp")).count(), 3, "{left:?}"); // live, unrelated, planted link
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -190,20 +190,104 @@ impl WeightFile {
     }
 }
 
-/// Writes `bytes` to `path` atomically: a temporary sibling file, fsync, rename over `path`
-/// (the temporary is removed on failure). A kill never leaves a half-written `path`.
+/// Writes `bytes` to `path` atomically: a fresh temporary sibling, fsync, rename over `path`,
+/// fsync of the folder. A kill never leaves a half-written `path`.
+///
+/// The temporary's name carries the process id and a random nonce and is created exclusively
+/// (`create_new`, which never follows a symbolic link), so a file or link planted in the folder
+/// can neither be overwritten nor redirect the write. Temporaries left by killed writers of the
+/// same `path` are removed first (their process is gone), so resumed runs do not pile them up.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp_name = path.file_name().map(|s| s.to_os_string()).unwrap_or_default();
-    tmp_name.push(format!(".{}.tmp", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
+    let name = path.file_name().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
+    let name = name.to_string_lossy();
+    remove_stale_temporaries(path, &name);
+    let mut attempt = 0;
+    let (tmp, mut f) = loop {
+        let tmp = path.with_file_name(format!(".{name}.{}.{:016x}.tmp", std::process::id(), nonce()));
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    };
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        drop(f);
+        failpoint("before-rename");
+        std::fs::rename(&tmp, path)?;
+        // The rename itself is durable only once the folder is synced; not every platform
+        // can open a folder, so this is best effort.
+        if let Some(dir) = path.parent().map(|d| if d.as_os_str().is_empty() { Path::new(".") } else { d }) {
+            if let Ok(d) = std::fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// 64 random bits from the standard library's per-process hash keys (seeded by the OS).
+fn nonce() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.finish()
+}
+
+/// Removes `.NAME.PID.NONCE.tmp` (and the older `NAME.PID.tmp`) siblings of `path` whose
+/// writer process no longer exists. Only where `/proc` tells which processes live; a live
+/// writer's temporary is never touched, nor anything that does not match the pattern.
+fn remove_stale_temporaries(path: &Path, name: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(file) = file.to_str() else { continue };
+        let pid = if let Some(rest) = file.strip_prefix(&format!(".{name}.")).and_then(|r| r.strip_suffix(".tmp")) {
+            match rest.split_once('.') {
+                Some((pid, hex)) if hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit()) => pid,
+                _ => continue,
+            }
+        } else if let Some(pid) = file.strip_prefix(&format!("{name}.")).and_then(|r| r.strip_suffix(".tmp")) {
+            pid
+        } else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Crash-safety tests: `DEEPCHESS_FAILPOINT=before-rename:N` aborts the process (as `kill -9`
+/// would: no destructors, no flush) just before the N-th atomic rename, after the temporary
+/// is written and synced. Unset, it costs one cached environment lookup.
+pub fn failpoint(point: &str) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::OnceLock;
+    static SPEC: OnceLock<Option<(String, usize)>> = OnceLock::new();
+    static HITS: AtomicUsize = AtomicUsize::new(0);
+    let spec = SPEC.get_or_init(|| {
+        let v = std::env::var("DEEPCHESS_FAILPOINT").ok()?;
+        let (p, n) = v.split_once(':')?;
+        Some((p.to_string(), n.parse().ok()?))
+    });
+    if let Some((p, n)) = spec {
+        if p == point && HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n {
+            eprintln!("failpoint {point}:{n}: aborting");
+            std::process::abort();
+        }
+    }
 }
