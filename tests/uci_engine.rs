@@ -2,79 +2,10 @@
 //! `isready` and `stop` mid-search, time limits, one legal `bestmove` per `go`.
 
 use deepchess::chess::{Game, Position};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+mod common;
+
+use common::session::{Session, SEC};
 use std::time::{Duration, Instant};
-
-struct Session {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Session {
-    fn start(args: &[&str]) -> Session {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_deepchess"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("engine starts");
-        let stdin = child.stdin.take().unwrap();
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for l in BufReader::new(out).lines().map_while(Result::ok) {
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-        Session { child, stdin, lines, seen: Vec::new() }
-    }
-
-    fn send(&mut self, s: &str) {
-        writeln!(self.stdin, "{s}").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// Reads until a line starting with `prefix`; panics after `timeout`.
-    fn expect(&mut self, prefix: &str, timeout: Duration) -> String {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(l) => {
-                    self.seen.push(l.clone());
-                    if l.starts_with(prefix) {
-                        return l;
-                    }
-                    assert!(!l.starts_with("bestmove") || prefix == "bestmove", "unexpected {l}");
-                }
-                Err(_) => panic!("no '{prefix}' within {timeout:?}; seen: {:#?}", self.seen),
-            }
-        }
-    }
-
-    fn quit(mut self) {
-        self.send("quit");
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(5) {
-            if let Ok(Some(st)) = self.child.try_wait() {
-                assert!(st.success());
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        panic!("engine did not quit");
-    }
-}
-
-const SEC: Duration = Duration::from_secs(1);
 
 fn legal_in(game: &Game, bestmove: &str) -> bool {
     let m = bestmove.split_whitespace().nth(1).unwrap();
@@ -246,19 +177,6 @@ fn plays_with_the_shipped_nets() {
         assert!(s.expect("bestmove", 20 * SEC).starts_with("bestmove d5f6"), "{eval}");
     }
     s.quit();
-}
-
-#[test]
-fn end_of_input_lets_a_bounded_search_finish() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_deepchess"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"position startpos\ngo depth 4\n").unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.lines().any(|l| l.starts_with("bestmove ")), "{text}");
 }
 
 /// `Selective false` gives the paper's full-width search: same best move on a plain tactic,

@@ -13,7 +13,7 @@ pub mod time;
 pub mod tt;
 
 pub use searcher::{DynSearcher, Info, Score, SearchResult, Searcher};
-pub use time::Limits;
+pub use time::{Limits, Ponder, MAX_DEPTH};
 
 /// Asks the CPU to start loading the cache line at `p` (tables read a few microseconds
 /// later: the child's transposition entry and feature-cache slot). No effect elsewhere.

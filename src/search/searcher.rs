@@ -7,7 +7,10 @@
 
 use super::alphabeta::Window;
 use super::ordering::Heuristics;
-use super::time::{Clock, Limits};
+use super::time::{Clock, Limits, MAX_DEPTH};
+
+// Extensions and quiescence go past the nominal depth: the line buffers must hold them.
+const _: () = assert!(MAX_DEPTH as usize + 8 <= MAX_PLY);
 use super::tt::Table;
 use crate::chess::{Color, Game, Move, Position};
 use crate::eval::{Comparator, ComparatorStats, Kind, Value, MAX_PLY};
@@ -69,6 +72,8 @@ pub struct Searcher<C: Comparator> {
     pub(super) pv: Vec<[Option<Move>; MAX_PLY]>,
     pub(super) pv_len: [usize; MAX_PLY + 1],
     pub(super) root_best: Option<Move>,
+    /// The root moves this search may play (`go searchmoves`); empty: all of them.
+    pub(super) root_moves: Vec<Move>,
     /// Null move, late-move reductions and late-move pruning (off: full width to the
     /// nominal depth, as `go mate` asks).
     pub selective: bool,
@@ -87,13 +92,14 @@ impl<C: Comparator> Searcher<C> {
             seldepth: 0,
             aborted: false,
             stop: Arc::new(AtomicBool::new(false)),
-            clock: Clock { start: Instant::now(), soft: None, hard: None },
+            clock: Clock::unlimited(),
             node_limit: u64::MAX,
             root_depth: 0,
             path: Vec::new(),
             pv: vec![[None; MAX_PLY]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             root_best: None,
+            root_moves: Vec::new(),
             selective: true,
             null_windows: true,
         }
@@ -106,8 +112,11 @@ impl<C: Comparator> Searcher<C> {
         self.comp.clear();
     }
 
-    pub fn resize_hash(&mut self, mb: usize) {
-        self.tt = Table::new(mb);
+    /// Replaces the transposition table by one of `mb` megabytes; when that memory cannot
+    /// be had, keeps the current table and says why.
+    pub fn resize_hash(&mut self, mb: usize) -> Result<(), String> {
+        self.tt = Table::try_new(mb)?;
+        Ok(())
     }
 
     /// Searches the game's current position within `limits`, calling `on_info` after each
@@ -138,12 +147,17 @@ impl<C: Comparator> Searcher<C> {
         // hide the mate at its nominal depth.
         let selective = self.selective;
         self.selective &= limits.mate.is_none();
-        let legal = root.legal_moves();
-        let max_depth = limits
-            .depth
-            .or(limits.mate.map(|n| 2 * n.max(1) - 1))
-            .unwrap_or(MAX_PLY as u32 - 8)
-            .clamp(1, MAX_PLY as u32 - 8);
+        // `searchmoves` restricts the root to its legal members (none legal: no restriction).
+        let mut legal: Vec<Move> = root.legal_moves().iter().copied().collect();
+        if legal.iter().any(|m| limits.searchmoves.contains(m)) {
+            legal.retain(|m| limits.searchmoves.contains(m));
+            self.root_moves.clone_from(&legal);
+        } else {
+            self.root_moves.clear();
+        }
+        let max_depth = limits.depth.or(limits.mate.map(|n| 2 * n.max(1) - 1)).unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        // No move changes a dead position's outcome: one iteration finds a legal move.
+        let max_depth = if root.is_insufficient_material() { 1 } else { max_depth };
         let mut last: Option<Info> = None;
         let mut best = legal.iter().next().copied();
         for depth in 1..=max_depth {
@@ -195,9 +209,19 @@ impl<C: Comparator> Searcher<C> {
         if info.pv.first() != best.as_ref() {
             info.pv = best.into_iter().collect();
         }
-        let ponder = info.pv.get(1).copied();
+        let ponder = info.pv.get(1).copied().or_else(|| self.expected_reply(&root, best?));
         self.selective = selective;
+        self.root_moves.clear();
         SearchResult { best, ponder, info }
+    }
+
+    /// The reply the table expects after `best` (for `bestmove … ponder …` when the last
+    /// iteration was cut before its principal variation reached a second move).
+    fn expected_reply(&self, root: &Position, best: Move) -> Option<Move> {
+        let mut p = *root;
+        p.play(best);
+        let e = self.tt.probe(p.hash(), 1)?;
+        Move::from_u16(e.mv).filter(|&m| e.mv != 0 && p.is_legal(m))
     }
 
     /// UCI score from the root side's point of view.
@@ -309,7 +333,7 @@ pub trait DynSearcher: Send {
     /// [`Searcher::clear`].
     fn clear(&mut self);
     /// [`Searcher::resize_hash`].
-    fn resize_hash(&mut self, mb: usize);
+    fn resize_hash(&mut self, mb: usize) -> Result<(), String>;
     /// Null move, reductions and pruning on or off ([`Searcher::selective`]).
     fn set_selective(&mut self, on: bool);
     /// The comparator's name.
@@ -328,7 +352,7 @@ where
     fn clear(&mut self) {
         Searcher::clear(self)
     }
-    fn resize_hash(&mut self, mb: usize) {
+    fn resize_hash(&mut self, mb: usize) -> Result<(), String> {
         Searcher::resize_hash(self, mb)
     }
     fn set_selective(&mut self, on: bool) {

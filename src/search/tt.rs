@@ -30,10 +30,21 @@ pub struct Table<K> {
 }
 
 impl<K: Copy + Default> Table<K> {
-    /// A table using about `mb` megabytes (at least one entry).
+    /// A table using about `mb` megabytes (at least one entry). Aborts if memory runs out:
+    /// sizes chosen at run time go through [`Table::try_new`].
     pub fn new(mb: usize) -> Self {
-        let n = (mb.max(1) << 20) / std::mem::size_of::<Option<Entry<K>>>();
-        Table { entries: vec![None; n.max(1)], age: 0 }
+        Self::try_new(mb).unwrap_or_else(|e| panic!("transposition table of {mb} MB: {e}"))
+    }
+
+    /// A table of about `mb` megabytes, or an error if the memory cannot be had (the caller
+    /// keeps its previous table).
+    pub fn try_new(mb: usize) -> Result<Self, String> {
+        let bytes = mb.max(1).checked_mul(1 << 20).ok_or("the size overflows")?;
+        let n = (bytes / std::mem::size_of::<Option<Entry<K>>>()).max(1);
+        let mut entries = Vec::new();
+        entries.try_reserve_exact(n).map_err(|_| format!("cannot allocate {mb} MB"))?;
+        entries.resize(n, None);
+        Ok(Table { entries, age: 0 })
     }
 
     pub fn clear(&mut self) {

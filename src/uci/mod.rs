@@ -5,7 +5,7 @@
 
 use crate::chess::{Game, Position};
 use crate::players::{self, BuildError, Player, Settings};
-use crate::search::{DynSearcher, Info, Limits, Score};
+use crate::search::{DynSearcher, Info, Limits, Ponder, Score, MAX_DEPTH};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -46,7 +46,8 @@ fn build_searcher(eval: &Player, file: Option<&str>, hash_mb: usize) -> (Box<dyn
 
 struct Running {
     stop: Arc<AtomicBool>,
-    infinite: bool,
+    /// Set while the search ponders (`go ponder`), for `ponderhit`.
+    ponder: Option<Ponder>,
     handle: JoinHandle<Box<dyn DynSearcher>>,
 }
 
@@ -96,21 +97,28 @@ impl Engine {
         }
     }
 
-    /// Reads commands until `quit` or end of input. At end of input a bounded search is
-    /// allowed to finish (so `echo "go depth 5" | deepchess` prints its move); an infinite
-    /// one is stopped.
-    pub fn run(&mut self, input: impl BufRead) {
-        for line in input.lines() {
-            let Ok(line) = line else {
+    /// Reads commands until `quit` or end of input. End of input means the GUI is gone, so
+    /// it is `quit`: a running search is stopped (it still prints its `bestmove`) and the
+    /// engine exits rather than search on for no one.
+    pub fn run(&mut self, mut input: impl BufRead) {
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+            let Ok(line) = std::str::from_utf8(&buf) else {
                 self.info("input is not valid UTF-8; line ignored");
                 continue;
             };
-            if !self.command(&line) {
-                self.stop_search();
-                return;
+            if !self.command(line.trim_end_matches(['\n', '\r'])) {
+                break;
             }
         }
-        self.finish_search();
+        self.stop_search();
     }
 
     fn info(&self, msg: &str) {
@@ -141,10 +149,13 @@ impl Engine {
             }
             "go" => self.go(rest),
             "stop" => self.stop_search(),
-            "ponderhit" => self.info("pondering is not supported; 'ponderhit' ignored"),
+            "ponderhit" => match self.running.as_ref().and_then(|r| r.ponder.as_ref()).filter(|p| p.pondering()) {
+                Some(p) => p.hit(),
+                None => self.info("ponderhit ignored: the engine is not pondering"),
+            },
             "setoption" => {
                 self.stop_search();
-                self.setoption(rest);
+                self.setoption(rest, line);
             }
             "debug" | "register" => {}
             "quit" => return false,
@@ -167,6 +178,7 @@ impl Engine {
             "option name EvalFile type string default <empty>".to_string(),
             format!("option name Eval type combo default {}{}", players::DEFAULT, players::offered_names().iter().map(|n| format!(" var {n}")).collect::<String>()),
             "option name Selective type check default true".to_string(),
+            "option name Ponder type check default false".to_string(),
             "uciok".to_string(),
         ] {
             say(&self.out, &l);
@@ -205,6 +217,9 @@ impl Engine {
     }
 
     fn parse_go(&self, args: &[&str]) -> Limits {
+        let is_go_keyword = |t: &str| {
+            matches!(t, "wtime" | "btime" | "winc" | "binc" | "movestogo" | "depth" | "nodes" | "mate" | "movetime" | "infinite" | "ponder" | "searchmoves")
+        };
         let mut l = Limits::default();
         let mut i = 0;
         while i < args.len() {
@@ -220,7 +235,7 @@ impl Engine {
                         "winc" => l.winc = Some(ms(v)),
                         "binc" => l.binc = Some(ms(v)),
                         "movestogo" => l.movestogo = Some(v.clamp(1, 1000) as u32),
-                        "depth" => l.depth = Some(v.clamp(1, 100) as u32),
+                        "depth" => l.depth = Some(v.clamp(1, MAX_DEPTH as i64) as u32),
                         "nodes" => l.nodes = Some(v.max(1) as u64),
                         "mate" => l.mate = Some(v.clamp(1, 50) as u32),
                         _ => l.movetime = Some(ms(v)),
@@ -236,11 +251,19 @@ impl Engine {
             }
             match key {
                 "infinite" => l.infinite = true,
-                "ponder" => self.info("go: pondering is not supported; searching normally"),
+                "ponder" => l.ponder = Some(Ponder::new()),
                 "searchmoves" => {
-                    self.info("go: searchmoves is not supported; searching all moves");
-                    while i + 1 < args.len() && args[i + 1].len() >= 4 && args[i + 1].as_bytes()[0].is_ascii_lowercase() && args[i + 1].as_bytes()[1].is_ascii_digit() {
+                    // Moves up to the next keyword; each must be legal here.
+                    let pos = self.game.position();
+                    while let Some(&t) = args.get(i + 1).filter(|&&t| !is_go_keyword(t)) {
+                        match pos.parse_uci(t) {
+                            Ok(m) => l.searchmoves.push(m),
+                            Err(e) => self.info(&format!("go searchmoves: '{}' ignored: {e}", t.chars().take(16).collect::<String>())),
+                        }
                         i += 1;
+                    }
+                    if l.searchmoves.is_empty() {
+                        self.info("go searchmoves: no legal move listed; searching all moves");
                     }
                 }
                 other => self.info(&format!("go: unknown parameter '{other}' ignored")),
@@ -254,7 +277,10 @@ impl Engine {
         // One bestmove per go: a search still running answers its own go first.
         self.stop_search();
         let limits = self.parse_go(args);
-        let infinite = limits.waits_for_stop();
+        let ponder = limits.ponder.clone();
+        if limits.borrows_clock(self.game.position().turn()) {
+            self.info("go: no clock given for the side to move; planning with the opponent's");
+        }
         self.ensure_searcher();
         let Some(mut searcher) = self.searcher.take() else {
             return self.info("internal: no searcher available; go ignored");
@@ -266,11 +292,10 @@ impl Engine {
             .stack_size(64 << 20)
             .spawn(move || {
                 let r = searcher.search(&game, &limits, overhead, flag.clone(), &mut |info| say(&out, &info_line(info)));
-                // `go infinite` must not answer before `stop`.
-                if limits.waits_for_stop() {
-                    while !flag.load(Ordering::Relaxed) {
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
+                // `go infinite` must not answer before `stop`, nor `go ponder` before
+                // `ponderhit` or `stop`.
+                while limits.waits_for_stop() && !flag.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1));
                 }
                 say(&out, &info_line(&r.info));
                 let best = match r.best {
@@ -284,7 +309,7 @@ impl Engine {
                 searcher
             });
         match handle {
-            Ok(handle) => self.running = Some(Running { stop, infinite, handle }),
+            Ok(handle) => self.running = Some(Running { stop, ponder, handle }),
             Err(e) => {
                 self.info(&format!("could not start the search thread: {e}"));
                 say(&self.out, "bestmove 0000");
@@ -296,15 +321,6 @@ impl Engine {
     /// Stops a running search and waits for its bestmove.
     fn stop_search(&mut self) {
         if let Some(r) = self.running.as_ref() {
-            r.stop.store(true, Ordering::Relaxed);
-        }
-        self.join();
-    }
-
-    /// Lets a bounded search finish (stopping an infinite one), then takes the searcher back.
-    fn finish_search(&mut self) {
-        if let Some(r) = self.running.as_ref().filter(|r| r.infinite) {
-            // Infinite searches only end on stop; bounded ones end by themselves.
             r.stop.store(true, Ordering::Relaxed);
         }
         self.join();
@@ -339,14 +355,15 @@ impl Engine {
         }
     }
 
-    fn setoption(&mut self, args: &[&str]) {
+    fn setoption(&mut self, args: &[&str], line: &str) {
         // setoption name <words...> [value <words...>]
         if args.first() != Some(&"name") {
             return self.info("setoption ignored: expected 'setoption name NAME [value VALUE]'");
         }
         let vpos = args.iter().position(|&t| t == "value");
         let name = args[1..vpos.unwrap_or(args.len())].join(" ");
-        let value = vpos.map(|v| args[v + 1..].join(" ")).unwrap_or_default();
+        // The value is taken from the line as typed: a path may hold runs of spaces.
+        let value = vpos.map(|v| after_tokens(line, v + 2).to_string()).unwrap_or_default();
         let spin = |lo: u64, hi: u64| -> Result<u64, String> {
             match value.parse::<u64>() {
                 Ok(v) if (lo..=hi).contains(&v) => Ok(v),
@@ -355,12 +372,7 @@ impl Engine {
         };
         match name.to_ascii_lowercase().as_str() {
             "hash" => match spin(1, HASH_MAX as u64) {
-                Ok(v) => {
-                    self.hash_mb = v as usize;
-                    if let Some(s) = self.searcher.as_mut() {
-                        s.resize_hash(self.hash_mb);
-                    }
-                }
+                Ok(v) => self.set_hash(v as usize),
                 Err(m) => self.info(&m),
             },
             "threads" => match spin(1, 256) {
@@ -398,6 +410,11 @@ impl Engine {
                 }
                 _ => self.info(&format!("setoption Selective: '{value}' is not true or false; ignored")),
             },
+            // The engine always prints its expected reply; the option tells it a GUI ponders.
+            "ponder" => match value.to_ascii_lowercase().as_str() {
+                "true" | "false" => {}
+                _ => self.info(&format!("setoption Ponder: '{value}' is not true or false; ignored")),
+            },
             "clear hash" => {
                 if let Some(s) = self.searcher.as_mut() {
                     s.clear();
@@ -406,6 +423,49 @@ impl Engine {
             _ => self.info(&format!("setoption: unknown option '{name}' ignored")),
         }
     }
+}
+
+impl Engine {
+    /// `Hash`: the table is allocated now (building the searcher if need be), fallibly; a
+    /// size the machine cannot hold keeps the previous table and says so.
+    fn set_hash(&mut self, mb: usize) {
+        // The table and, for a net player, its feature cache of about the same size.
+        let need = mb.saturating_mul(2);
+        if let Some(avail) = available_mb().filter(|&a| need > a) {
+            return self.info(&format!(
+                "setoption Hash: {mb} MB needs about {need} MB with the net's cache, more than the {avail} MB available; keeping {} MB",
+                self.hash_mb
+            ));
+        }
+        self.ensure_searcher();
+        let Some(s) = self.searcher.as_mut() else { return };
+        match s.resize_hash(mb) {
+            Ok(()) => self.hash_mb = mb,
+            Err(e) => {
+                let kept = self.hash_mb;
+                self.info(&format!("setoption Hash: {e}; keeping {kept} MB"))
+            }
+        }
+    }
+}
+
+/// Memory the system can still give (Linux's `MemAvailable`), in MB; None where unknown.
+fn available_mb() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
+/// The text after the first `n` whitespace-separated tokens of `line`, its inner spacing
+/// kept and its ends trimmed.
+fn after_tokens(line: &str, n: usize) -> &str {
+    let mut rest = line.trim_start();
+    for _ in 0..n {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        rest = rest[end..].trim_start();
+    }
+    rest.trim_end()
 }
 
 /// `info depth … seldepth … score … nodes … nps … hashfull … time … pv …`

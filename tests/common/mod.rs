@@ -1,6 +1,8 @@
 //! Helpers shared by the search tests and the DeepChess search tests.
 #![allow(dead_code)]
 
+pub mod session;
+
 use deepchess::chess::{Game, Move, Position};
 use deepchess::deepchess::inference::{Distilled, NetComparator};
 use deepchess::eval::Comparator;
