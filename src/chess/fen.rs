@@ -26,7 +26,11 @@ fn err<T>(field: &'static str, message: impl Into<String>) -> Result<T, FenError
 }
 
 impl Position {
-    /// Parses a FEN with 6 fields, or the relaxed 4-field form without clocks.
+    /// Parses a FEN with 6 fields, or the relaxed 4-field form without clocks. Besides
+    /// syntax it refuses, naming the field, what move generation and search cannot take:
+    /// not one king a side, pawns on the back ranks, more material than promotions allow,
+    /// the side not to move in check, more than two checkers, castling rights without
+    /// their king and rook, an en-passant target no pawn could have just crossed.
     pub fn from_fen(fen: &str) -> Result<Position, FenError> {
         let fields: Vec<&str> = fen.split_ascii_whitespace().collect();
         if fields.len() != 6 && fields.len() != 4 {
@@ -159,6 +163,30 @@ fn parse_board(p: &mut Position, board: &str) -> Result<(), FenError> {
     if (p.by_role(Role::Pawn) & Bitboard::BACK_RANKS).any() {
         return err("board", "a pawn stands on the first or last rank");
     }
+    for c in Color::ALL {
+        check_material(p, c)?;
+    }
+    Ok(())
+}
+
+/// No more material than eight pawns' promotions can give: beyond that, positions with more
+/// legal moves than a move list holds (256; 218 is the most any such position has) exist.
+fn check_material(p: &Position, c: Color) -> Result<(), FenError> {
+    let count = |r| p.pieces(c, r).count();
+    let pawns = count(Role::Pawn);
+    if pawns > 8 {
+        return err("board", format!("{c:?} has {pawns} pawns, at most 8"));
+    }
+    let promoted = count(Role::Queen).saturating_sub(1)
+        + count(Role::Rook).saturating_sub(2)
+        + count(Role::Bishop).saturating_sub(2)
+        + count(Role::Knight).saturating_sub(2);
+    if promoted > 8 - pawns {
+        return err(
+            "board",
+            format!("{c:?} has {promoted} pieces beyond the initial set but only {} missing pawns to promote", 8 - pawns),
+        );
+    }
     Ok(())
 }
 
@@ -198,17 +226,19 @@ fn parse_ep(p: &Position, s: &str) -> Result<Option<Square>, FenError> {
     };
     let us = p.turn;
     let them = us.flip();
-    // The side that just moved (them) pushed a pawn two squares over `sq`.
-    let (want_rank, pawn_sq, origin) = match us {
-        Color::White => (5, sq.index() - 8, sq.index() + 8),
-        Color::Black => (2, sq.index() + 8, sq.index() - 8),
-    };
+    let want_rank = if us == Color::White { 5 } else { 2 };
+    // Checked first: the squares below are only on the board for a target on that rank.
     if sq.rank() != want_rank {
         return err(
             "en passant",
             format!("{sq} is not on rank {} for {us:?} to move", want_rank + 1),
         );
     }
+    // The side that just moved (them) pushed a pawn two squares over `sq`.
+    let (pawn_sq, origin) = match us {
+        Color::White => (sq.index() - 8, sq.index() + 8),
+        Color::Black => (sq.index() + 8, sq.index() - 8),
+    };
     let occ = p.occupied();
     if !p.pieces(them, Role::Pawn).has(Square::new(pawn_sq as u8)) {
         return err("en passant", format!("no {them:?} pawn in front of {sq} that could have just moved two squares"));
