@@ -271,7 +271,7 @@ impl Position {
         if let Some(ep) = self.ep.take() {
             self.hash ^= zobrist::ep_file(ep.file());
         }
-        self.halfmove += 1;
+        self.halfmove = self.halfmove.saturating_add(1);
         if let Some(c) = captured {
             self.toggle(them, c, m.to);
             self.halfmove = 0;
@@ -321,7 +321,7 @@ impl Position {
         if let Some(ep) = self.ep.take() {
             self.hash ^= zobrist::ep_file(ep.file());
         }
-        self.halfmove += 1;
+        self.halfmove = self.halfmove.saturating_add(1);
         self.turn = self.turn.flip();
         self.update_masks();
     }
