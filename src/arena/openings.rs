@@ -33,9 +33,11 @@ pub fn load(path: &str) -> Result<Vec<Opening>, String> {
 }
 
 fn load_epd(path: &str) -> Result<Vec<Opening>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        // Decoded a line at a time, so that an error says which line is not text.
+        let line = std::str::from_utf8(line).map_err(|_| format!("{path}:{}: not UTF-8 text", i + 1))?;
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
