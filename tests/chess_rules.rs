@@ -48,6 +48,12 @@ fn fen_errors_name_the_field() {
     for (fen, field) in cases {
         assert_eq!(field_of(fen), *field, "{fen}");
     }
+    // Counters beyond 16 bits are numbers out of range, not "not a number".
+    for fen in ["8/8/4k3/8/8/3K4/8/8 w - - 65536 1", "8/8/4k3/8/8/3K4/8/8 w - - 0 99999999999999999999"] {
+        let e = Position::from_fen(fen).unwrap_err().to_string();
+        assert!(e.contains("out of range") && e.contains("65535"), "{fen}: {e}");
+    }
+    assert!(Position::from_fen("8/8/4k3/8/8/3K4/8/8 w - - 65535 65535").is_ok());
 }
 
 #[test]

@@ -13,6 +13,15 @@ pub struct FenError {
     pub message: String,
 }
 
+/// A move counter: a number of at most 65535 (no legal game reaches it); a bigger number is
+/// named as out of range, not as "not a number".
+fn clock_field(s: &str, field: &'static str, what: &str) -> Result<u16, FenError> {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return s.parse::<u16>().map_err(|_| FenError { field, message: format!("{s} is out of range (at most {})", u16::MAX) });
+    }
+    Err(FenError { field, message: format!("expected {what}, found '{s}'") })
+}
+
 impl fmt::Display for FenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "invalid FEN ({}): {}", self.field, self.message)
@@ -54,14 +63,8 @@ impl Position {
         p.ep = ep;
 
         if fields.len() == 6 {
-            p.halfmove = fields[4].parse::<u16>().map_err(|_| FenError {
-                field: "halfmove clock",
-                message: format!("expected a non-negative number, found '{}'", fields[4]),
-            })?;
-            let full = fields[5].parse::<u16>().map_err(|_| FenError {
-                field: "fullmove number",
-                message: format!("expected a positive number, found '{}'", fields[5]),
-            })?;
+            p.halfmove = clock_field(fields[4], "halfmove clock", "a non-negative number")?;
+            let full = clock_field(fields[5], "fullmove number", "a positive number")?;
             // Some tools write 0; treat it as 1 rather than reject.
             p.fullmove = full.max(1);
         }
