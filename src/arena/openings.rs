@@ -3,7 +3,15 @@
 
 use crate::chess::pgn::PgnReader;
 use crate::chess::{Move, Position};
-use std::io::BufReader;
+use crate::tensor::files::read_regular;
+
+/// Largest suite read: thousands of times the shipped one, and a wrong path (a corpus, a
+/// device) fails at once.
+const MAX_FILE_BYTES: u64 = 256 << 20;
+
+fn read(path: &str) -> Result<Vec<u8>, String> {
+    read_regular(std::path::Path::new(path), MAX_FILE_BYTES, "opening suite").map_err(|e| format!("{path}: {e}"))
+}
 
 /// One opening: a start position and the moves played from it before the engines think.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,7 +41,7 @@ pub fn load(path: &str) -> Result<Vec<Opening>, String> {
 }
 
 fn load_epd(path: &str) -> Result<Vec<Opening>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    let bytes = read(path)?;
     let mut out = Vec::new();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         // Decoded a line at a time, so that an error says which line is not text.
@@ -53,8 +61,8 @@ fn load_epd(path: &str) -> Result<Vec<Opening>, String> {
 }
 
 fn load_pgn(path: &str) -> Result<Vec<Opening>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-    let mut reader = PgnReader::new(BufReader::new(file));
+    let bytes = read(path)?;
+    let mut reader = PgnReader::new(&bytes[..]);
     let mut out = Vec::new();
     while let Some(game) = reader.next_game() {
         // A bad opening would silently change the suite: refuse the file instead.

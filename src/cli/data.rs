@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 const FLAGS: &[Flag] = &[
-    Flag { name: "pgn", value: Some("FILE"), help: "PGN input; repeatable; '-' is stdin, *.xz is decompressed" },
+    Flag { name: "pgn", value: Some("FILE"), help: "PGN input; repeatable; '-' is stdin, *.xz is decompressed, a FIFO is streamed (a directory or a device is refused)" },
     Flag { name: "out", value: Some("DIR"), help: "output folder for train.dcds and valid.dcds" },
     Flag { name: "per-game", value: Some("N"), help: "positions sampled per game, 0 = all (paper: 10)" },
     Flag { name: "skip-plies", value: Some("N"), help: "plies never sampled at the start (paper: 10 = 5 moves)" },

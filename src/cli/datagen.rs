@@ -16,7 +16,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "nodes", value: Some("MIN:MAX"), help: "per-side node budget, log-uniform (default 300:6000)" },
     Flag { name: "opening-plies", value: Some("MIN:MAX"), help: "random near-best opening plies (default 4:10)" },
     Flag { name: "openings", value: Some("FILE"), help: "start from an opening suite (EPD/FEN lines or PGN games)" },
-    Flag { name: "book", value: Some("FILE"), help: "start after the first --book-plies plies of each game of a PGN corpus (repeatable, *.xz ok); games the default dataset split holds out are skipped" },
+    Flag { name: "book", value: Some("FILE"), help: "start after the first --book-plies plies of each game of a PGN corpus (repeatable, *.xz ok, a FIFO is streamed); games the default dataset split holds out are skipped" },
     Flag { name: "book-plies", value: Some("N"), help: "plies of each --book game kept (default 8)" },
     Flag { name: "timeout", value: Some("SECONDS"), help: "longest wait for one engine answer (default 30)" },
 ];

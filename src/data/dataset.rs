@@ -15,7 +15,6 @@
 
 use crate::chess::{Color, Position, Square};
 use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"DCHSDATA";
@@ -137,7 +136,12 @@ impl fmt::Display for DatasetError {
 
 impl std::error::Error for DatasetError {}
 
+pub use crate::tensor::files::read_regular;
 pub use crate::tensor::weights::{fnv1a64 as fnv1a, write_atomic};
+
+/// Largest dataset file read (hundreds of millions of records, far beyond the corpus this
+/// crate builds): a wrong path fails at once instead of filling memory.
+pub const MAX_FILE_BYTES: u64 = 16 << 30;
 
 impl Dataset {
     pub fn meta(&self, key: &str) -> Option<&str> {
@@ -188,10 +192,7 @@ impl Dataset {
 
     pub fn load(path: &Path) -> Result<Dataset, DatasetError> {
         let fail = |m: String| DatasetError { path: path.to_path_buf(), message: m };
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .map_err(|e| fail(format!("cannot read: {e}")))?;
+        let bytes = read_regular(path, MAX_FILE_BYTES, "dataset").map_err(|e| fail(format!("cannot read: {e}")))?;
         Dataset::from_bytes(&bytes).map_err(fail)
     }
 

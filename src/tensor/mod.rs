@@ -2,7 +2,8 @@
 //! floats every kernel is written against ([`simd`]), GEMM with run-time dispatched SIMD
 //! kernels, the sparse binary input layer, the dense layer of tape-free inference
 //! ([`dense`]), threads, an autograd [`Tape`], optimizers, seedable [`Rng`] and
-//! initialisers, and versioned weight files.
+//! initialisers, versioned weight files, and the bounded reader of regular files every
+//! loader uses ([`files::read_regular`]).
 //!
 //! Nothing here knows about chess: inputs are matrices and lists of active features.
 //!
@@ -39,6 +40,7 @@
 pub mod backward;
 pub mod dense;
 pub mod error;
+pub mod files;
 pub mod gemm;
 pub mod layers;
 pub mod matrix;

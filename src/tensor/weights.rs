@@ -22,6 +22,9 @@ pub const MAGIC: &[u8; 8] = b"DCHSWGT\0";
 pub const FORMAT_VERSION: u32 = 1;
 /// Longest name or metadata string accepted (guards against corrupt lengths).
 const MAX_STR: usize = 1 << 16;
+/// Largest weight file read: far above any net or checkpoint of this crate, low enough that
+/// a wrong path (a corpus, a disk image) fails at once instead of filling memory.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
 /// Named tensors plus free-form metadata (e.g. the architecture), as stored on disk.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -180,7 +183,8 @@ impl WeightFile {
     /// Reads and validates a weight file.
     pub fn load(path: &Path) -> Result<Self> {
         let origin = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| TensorError::Io { path: origin.clone(), source: e })?;
+        let bytes = super::files::read_regular(path, MAX_FILE_BYTES, "weight file")
+            .map_err(|e| TensorError::Io { path: origin.clone(), source: e })?;
         WeightFile::from_bytes(&bytes, &origin)
     }
 

@@ -31,7 +31,9 @@ impl Log {
     /// Opens the log of a run folder, keeping earlier rows (a resumed run appends).
     pub fn open(dir: &Path) -> Log {
         let mut rows = Vec::new();
-        if let Ok(text) = std::fs::read_to_string(dir.join("log.csv")) {
+        // A log that is not a readable regular file of sane size is started afresh.
+        let bytes = crate::tensor::files::read_regular(&dir.join("log.csv"), 64 << 20, "training log");
+        if let Some(text) = bytes.ok().and_then(|b| String::from_utf8(b).ok()) {
             for line in text.lines().skip(1) {
                 let f: Vec<&str> = line.split(',').collect();
                 if f.len() != 8 {

@@ -160,11 +160,14 @@ fn parse_digits(s: &str) -> Option<u32> {
 }
 
 /// Opens a PGN source: `-` is stdin, `*.xz` is piped through `xz -dc`, anything else a file.
+/// A source is streamed, so a FIFO that a producer writes into is accepted (opening it waits
+/// for the producer); a directory or a device is refused (`/dev/zero` would never end).
 pub fn open_pgn(path: &str) -> io::Result<Box<dyn BufRead>> {
     const BUF: usize = 1 << 18;
     if path == "-" {
         return Ok(Box::new(BufReader::with_capacity(BUF, io::stdin().lock())));
     }
+    refuse_special(path)?;
     if path.ends_with(".xz") {
         // Fail early with the path if it is missing, rather than with xz's exit code.
         File::open(path)?;
@@ -173,6 +176,20 @@ pub fn open_pgn(path: &str) -> io::Result<Box<dyn BufRead>> {
         return Ok(Box::new(BufReader::with_capacity(BUF, XzPipe { child, out, done: false })));
     }
     Ok(Box::new(BufReader::with_capacity(BUF, File::open(path)?)))
+}
+
+/// A directory, device or socket is no PGN source; a regular file or a FIFO is.
+fn refuse_special(path: &str) -> io::Result<()> {
+    let t = std::fs::metadata(path)?.file_type();
+    #[cfg(unix)]
+    let fifo = std::os::unix::fs::FileTypeExt::is_fifo(&t);
+    #[cfg(not(unix))]
+    let fifo = false;
+    if t.is_file() || fifo {
+        return Ok(());
+    }
+    let kind = if t.is_dir() { "a directory" } else { "a device or socket" };
+    Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{kind}, not a PGN file (a regular file, a FIFO or '-' for stdin)")))
 }
 
 /// The stdout of `xz -dc`; a failed decompression becomes a read error at the end.

@@ -1,0 +1,123 @@
+//! Reading a user-supplied file whole into memory: a regular file only, and never more than
+//! a bound. Every loader of a whole file (weight files, datasets, opening suites, datagen's
+//! output) goes through [`read_regular`], so a wrong path fails with a clear message instead
+//! of blocking or exhausting memory.
+
+use std::io::{self, Read};
+use std::path::Path;
+
+/// Reads the regular file `path` whole. Anything else is refused before it is read: a FIFO
+/// would block `open` until some writer appears, a device such as `/dev/zero` never ends, a
+/// directory cannot be read. Files above `max_bytes` are refused too. `what` names the
+/// file's role in the errors ("net file", "dataset"); the caller adds the path.
+///
+/// The opened file is checked again (the path may have been swapped since the first check)
+/// and read through `take(max_bytes + 1)`, so a file that grows while it is read still
+/// cannot take more than the bound.
+pub fn read_regular(path: &Path, max_bytes: u64, what: &str) -> io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    check(&meta, max_bytes, what)?;
+    let file = open_nonblocking(path)?;
+    let meta = file.metadata()?;
+    check(&meta, max_bytes, what)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_large(max_bytes, what));
+    }
+    Ok(bytes)
+}
+
+fn check(meta: &std::fs::Metadata, max_bytes: u64, what: &str) -> io::Result<()> {
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{}, not a regular file: a {what} is read from a regular file only", kind_of(&meta.file_type())),
+        ));
+    }
+    if meta.len() > max_bytes {
+        return Err(too_large(max_bytes, what));
+    }
+    Ok(())
+}
+
+fn too_large(max_bytes: u64, what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("larger than {}, the most a {what} may hold", human(max_bytes)))
+}
+
+/// `1 GiB`, `256 MiB`, or plain bytes.
+fn human(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 && n % (1 << 30) == 0 => format!("{} GiB", n >> 30),
+        n if n >= 1 << 20 && n % (1 << 20) == 0 => format!("{} MiB", n >> 20),
+        n => format!("{n} bytes"),
+    }
+}
+
+#[cfg(unix)]
+fn kind_of(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn kind_of(t: &std::fs::FileType) -> &'static str {
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    }
+}
+
+/// Opens for reading without blocking where the platform allows: should a FIFO replace the
+/// checked path, `open` returns at once and the second check refuses it. On a regular file
+/// the flag changes nothing.
+fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64", target_arch = "arm", target_arch = "riscv64")))]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK on these architectures (the kernel's generic value).
+        o.custom_flags(0o4000);
+    }
+    o.open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regular_files_only_and_bounded() {
+        let dir = std::env::temp_dir().join(format!("deepchess-files-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("x.bin");
+        std::fs::write(&f, b"hello").unwrap();
+        assert_eq!(read_regular(&f, 5, "test file").unwrap(), b"hello");
+        let e = read_regular(&f, 4, "test file").unwrap_err().to_string();
+        assert!(e.contains("larger than 4 bytes") && e.contains("test file"), "{e}");
+        let e = read_regular(&dir, 1 << 20, "test file").unwrap_err().to_string();
+        assert!(e.contains("a directory, not a regular file"), "{e}");
+        if Path::new("/dev/zero").exists() {
+            let e = read_regular(Path::new("/dev/zero"), 1 << 30, "test file").unwrap_err().to_string();
+            assert!(e.contains("character device"), "{e}");
+        }
+        assert_eq!(read_regular(&dir.join("nope"), 1, "x").unwrap_err().kind(), io::ErrorKind::NotFound);
+        assert_eq!(human(1 << 30), "1 GiB");
+        assert_eq!(human(256 << 20), "256 MiB");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,144 @@
+//! Files the user points the commands at are untrusted: a FIFO, `/dev/zero` or a directory
+//! where a file is expected. Each fails promptly, non-zero, with a message naming the file
+//! and what is wrong; nothing blocks or fills memory.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn tmp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("deepchess-untrusted-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs the binary with `stdin`, failing the test if it takes longer than `secs` (the child
+/// is killed first, so a blocked command cannot hang the suite).
+fn run_timed(args: &[&str], stdin: &str, secs: u64) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let text = stdin.to_string();
+    std::thread::spawn(move || {
+        let _ = input.write_all(text.as_bytes());
+    });
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = r.read_to_end(&mut v);
+            v
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("deepchess {args:?} still running after {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+}
+
+/// Runs, expects exit code 1 (a failure, not a crash) and returns stderr.
+fn fails(args: &[&str]) -> String {
+    let o = run_timed(args, "", 30);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(1), "deepchess {args:?}: {err}");
+    err
+}
+
+const A: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+const B: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+
+fn compare(net: &Path) -> Vec<String> {
+    vec!["compare".into(), "--net".into(), net.to_str().unwrap().into(), A.into(), B.into()]
+}
+
+fn args(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+fn mkfifo(path: &Path) -> bool {
+    Command::new("mkfifo").arg(path).status().is_ok_and(|s| s.success())
+}
+
+#[test]
+fn special_files_are_refused_promptly() {
+    let d = tmp_dir("special");
+    // A directory where a net file is expected.
+    let e = fails(&args(&compare(&d)));
+    assert!(e.contains("a directory, not a regular file"), "{e}");
+    // A device that never ends.
+    if Path::new("/dev/zero").exists() {
+        let e = fails(&args(&compare(Path::new("/dev/zero"))));
+        assert!(e.contains("/dev/zero") && e.contains("character device"), "{e}");
+    }
+    // A FIFO nobody writes to: opening it would block forever.
+    let fifo = d.join("net.dcw");
+    if mkfifo(&fifo) {
+        let e = fails(&args(&compare(&fifo)));
+        assert!(e.contains("net.dcw") && e.contains("FIFO"), "{e}");
+        // The same for a dataset and an opening suite.
+        let data = d.join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        assert!(mkfifo(&data.join("valid.dcds")));
+        let shipped = format!("{}/data/nets/compact.dcw", env!("CARGO_MANIFEST_DIR"));
+        let e = fails(&["accuracy", "--net", &shipped, "--data", data.to_str().unwrap()]);
+        assert!(e.contains("valid.dcds") && e.contains("FIFO"), "{e}");
+        let o = run_timed(&["datagen", "--engine", "none", "--out", d.join("g.pgn").to_str().unwrap(), "--openings", fifo.to_str().unwrap()], "", 30);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{e}");
+        assert!(e.contains("FIFO"), "{e}");
+    } else {
+        eprintln!("mkfifo unavailable: FIFO cases skipped");
+    }
+    // A folder or a device as PGN input.
+    let e = fails(&["data", "--pgn", d.to_str().unwrap(), "--out", d.join("out").to_str().unwrap()]);
+    assert!(e.contains("a directory, not a PGN file"), "{e}");
+    if Path::new("/dev/zero").exists() {
+        let e = fails(&["data", "--pgn", "/dev/zero", "--out", d.join("out").to_str().unwrap()]);
+        assert!(e.contains("/dev/zero") && e.contains("device"), "{e}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A FIFO is a legitimate PGN source: `data` streams it while a producer writes.
+#[test]
+fn data_streams_pgn_from_a_fifo() {
+    let d = tmp_dir("fifo-pgn");
+    let fifo = d.join("games.pgn");
+    if !mkfifo(&fifo) {
+        eprintln!("mkfifo unavailable: skipped");
+        return;
+    }
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            for _ in 0..3 {
+                f.write_all(b"[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n").unwrap();
+            }
+        })
+    };
+    let out = d.join("ds");
+    let o = run_timed(&["data", "--pgn", fifo.to_str().unwrap(), "--out", out.to_str().unwrap(), "--skip-plies", "0", "--keep-captures"], "", 30);
+    // On failure the writer may still wait for a reader: the assertion ends the test first.
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    writer.join().unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("3 games read"));
+    std::fs::remove_dir_all(&d).unwrap();
+}
