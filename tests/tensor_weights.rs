@@ -145,3 +145,30 @@ fn atomic_write_never_follows_a_planted_link_and_clears_dead_writers_temporaries
     assert_eq!(left.iter().filter(|n| n.ends_with(".tmp")).count(), 3, "{left:?}"); // live, unrelated, planted link
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn non_finite_values_are_rejected_after_the_checksum() {
+    let mut wf = WeightFile::from_bytes(&bytes(), "x").unwrap();
+    wf.tensors[2].1.data_mut()[3] = f32::NAN; // head.w is 3×2: row 1, column 1
+    let e = WeightFile::from_bytes(&wf.to_bytes(), "n.dcw").unwrap_err().to_string();
+    assert!(e.contains("n.dcw") && e.contains("'head.w' holds NaN at index 3 (row 1, column 1)"), "{e}");
+    // Damage is still reported as damage, not as the value it happens to produce.
+    let mut b = wf.to_bytes();
+    let n = b.len();
+    b[n - 1] ^= 1;
+    assert!(WeightFile::from_bytes(&b, "n.dcw").unwrap_err().to_string().contains("checksum"));
+}
+
+/// Many tiny tensors: reading stays linear in their number (a duplicate-name check by linear
+/// search would take minutes here).
+#[test]
+fn many_tiny_tensors_load_quickly() {
+    let tensors = (0..200_000).map(|i| (format!("t{i}"), Matrix::zeros(0, 0))).collect();
+    let b = WeightFile { meta: Vec::new(), tensors }.to_bytes();
+    let t = std::time::Instant::now();
+    assert_eq!(WeightFile::from_bytes(&b, "x").unwrap().tensors.len(), 200_000);
+    assert!(t.elapsed().as_secs() < 10, "{:?}", t.elapsed());
+    let mut dup = WeightFile::from_bytes(&b, "x").unwrap();
+    dup.tensors[199_999].0 = "t7".into();
+    assert!(WeightFile::from_bytes(&dup.to_bytes(), "x").unwrap_err().to_string().contains("'t7' appears twice"));
+}

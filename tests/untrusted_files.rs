@@ -1,7 +1,10 @@
-//! Files the user points the commands at are untrusted: a FIFO, `/dev/zero` or a directory
-//! where a file is expected. Each fails promptly, non-zero, with a message naming the file
-//! and what is wrong; nothing blocks or fills memory.
+//! Files the user points the commands at are untrusted: a net header declaring a huge
+//! architecture, a NaN weight, a FIFO, `/dev/zero` or a directory where a file is expected,
+//! a PGN without a single game. Each fails promptly, non-zero, with a message naming the
+//! file and what is wrong; nothing aborts, blocks or fills memory.
 
+use deepchess::deepchess::model::{Arch, Net};
+use deepchess::tensor::{Rng, WeightFile};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -74,6 +77,55 @@ fn args(v: &[String]) -> Vec<&str> {
 
 fn mkfifo(path: &Path) -> bool {
     Command::new("mkfifo").arg(path).status().is_ok_and(|s| s.success())
+}
+
+#[test]
+fn a_header_declaring_a_huge_architecture_is_refused_before_allocating() {
+    let d = tmp_dir("huge");
+    // Valid checksum, no tensors: before the fix the loader allocated every declared shape
+    // (tens of gigabytes) and the process aborted.
+    let huge = d.join("huge.dcw");
+    let arch = "773-65536-65536-65536/65536-65536-2";
+    let meta = vec![("kind".to_string(), "deepchess-net".to_string()), ("arch".to_string(), arch.to_string())];
+    WeightFile { meta: meta.clone(), tensors: Vec::new() }.save(&huge).unwrap();
+    let e = fails(&args(&compare(&huge)));
+    assert!(e.contains("huge.dcw") && e.contains(arch) && e.contains("'tower.0.w' is missing"), "{e}");
+    // The first tensor present but small: its shape is checked against the header.
+    let small = Net::new(Arch::compact(), &mut Rng::new(1));
+    let tensors = small.params.ids().map(|id| (small.params.name(id).to_string(), small.params.value(id).clone())).collect();
+    let lying = d.join("lying.dcw");
+    WeightFile { meta, tensors }.save(&lying).unwrap();
+    let e = fails(&args(&compare(&lying)));
+    assert!(e.contains("lying.dcw") && e.contains("'tower.0.w' should be 773×65536, but it is 773×32"), "{e}");
+    // accuracy loads its nets the same way (before any dataset is read).
+    let e = fails(&["accuracy", "--net", huge.to_str().unwrap(), "--data", d.to_str().unwrap()]);
+    assert!(e.contains("huge.dcw") && e.contains("missing"), "{e}");
+    // The UCI engine explains and falls back to the handcrafted evaluator.
+    let o = run_timed(&["uci"], &format!("uci\nsetoption name EvalFile value {}\nisready\nquit\n", huge.display()), 30);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("no net loaded") && out.contains("missing") && out.contains("readyok"), "{out}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn non_finite_weights_are_refused_naming_the_tensor_and_index() {
+    let d = tmp_dir("nan");
+    let net = Net::new(Arch::compact(), &mut Rng::new(2));
+    let good = d.join("good.dcw");
+    net.save(&good, &[]).unwrap();
+    let ok = run_timed(&args(&compare(&good)), "", 30);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    for (value, shown) in [(f32::NAN, "NaN"), (f32::INFINITY, "inf"), (f32::NEG_INFINITY, "-inf")] {
+        let mut wf = WeightFile::load(&good).unwrap();
+        let m = &mut wf.tensors.iter_mut().find(|(n, _)| n == "tower.1.w").unwrap().1;
+        m.data_mut()[37] = value; // row 1, column 5 of a 32-wide layer
+        let bad = d.join("bad.dcw");
+        wf.save(&bad).unwrap(); // a valid checksum over the bad value
+        let e = fails(&args(&compare(&bad)));
+        assert!(e.contains("bad.dcw") && e.contains("'tower.1.w'") && e.contains(shown) && e.contains("index 37 (row 1, column 5)"), "{e}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let net_path = p.get("net").ok_or_else(|| CliError::Usage("deepchess accuracy: --net FILE is needed".into()))?;
     let mut nets = Vec::new();
     for f in net_path.split(',') {
-        nets.push(Net::load(&PathBuf::from(f)).map_err(|e| CliError::Failed(format!("{f}: {e}")))?.0);
+        nets.push(Net::load(&PathBuf::from(f)).map_err(|e| CliError::Failed(e.to_string()))?.0);
     }
     let net = &nets[0];
     let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));

@@ -39,6 +39,25 @@ impl Arch {
         Arch { tower: vec![INPUTS, 32, 32], head: vec![32, 2] }
     }
 
+    /// Every parameter as (name, rows, columns), in the order [`Net::new`] creates them:
+    /// per tower layer then per head layer, the weights (in × out) and the bias (1 × out).
+    pub fn shapes(&self) -> Vec<(String, usize, usize)> {
+        let mut out = Vec::new();
+        let mut layer = |name: &str, i: usize, n_in: usize, n_out: usize| {
+            out.push((format!("{name}.{i}.w"), n_in, n_out));
+            out.push((format!("{name}.{i}.b"), 1, n_out));
+        };
+        for (i, w) in self.tower.windows(2).enumerate() {
+            layer("tower", i, w[0], w[1]);
+        }
+        let mut n_in = 2 * self.features();
+        for (i, &n_out) in self.head.iter().enumerate() {
+            layer("head", i, n_in, n_out);
+            n_in = n_out;
+        }
+        out
+    }
+
     pub fn features(&self) -> usize {
         *self.tower.last().unwrap()
     }
@@ -74,24 +93,31 @@ impl Net {
     /// He-initialised network (ReLU layers). The sparse first layer is scaled for its
     /// effective fan-in (about 32 set bits, not 773), so activations start at unit scale.
     pub fn new(arch: Arch, rng: &mut Rng) -> Net {
+        let tensors = arch
+            .shapes()
+            .into_iter()
+            .map(|(name, n_in, n_out)| {
+                if name.ends_with(".b") {
+                    return (name, Matrix::zeros(1, n_out));
+                }
+                let mut m = Init::HeNormal.matrix(n_in, n_out, rng);
+                if n_in == INPUTS {
+                    let s = (INPUTS as f32 / 32.0).sqrt();
+                    m.data_mut().iter_mut().for_each(|x| *x *= s);
+                }
+                (name, m)
+            })
+            .collect();
+        Net::assemble(arch, tensors)
+    }
+
+    /// A net from its tensors, given in the order of [`Arch::shapes`] with those shapes.
+    fn assemble(arch: Arch, tensors: Vec<(String, Matrix)>) -> Net {
         let mut params = Params::new();
-        let mut layer = |params: &mut Params, name: &str, i: usize, n_in: usize, n_out: usize| {
-            let mut m = Init::HeNormal.matrix(n_in, n_out, rng);
-            if n_in == INPUTS {
-                let s = (INPUTS as f32 / 32.0).sqrt();
-                m.data_mut().iter_mut().for_each(|x| *x *= s);
-            }
-            let w = params.add(&format!("{name}.{i}.w"), m).unwrap();
-            let b = params.add(&format!("{name}.{i}.b"), Matrix::zeros(1, n_out)).unwrap();
-            (w, b)
-        };
-        let tower = arch.tower.windows(2).enumerate().map(|(i, w)| layer(&mut params, "tower", i, w[0], w[1])).collect();
-        let mut n_in = 2 * arch.features();
-        let mut head = Vec::new();
-        for (i, &n_out) in arch.head.iter().enumerate() {
-            head.push(layer(&mut params, "head", i, n_in, n_out));
-            n_in = n_out;
-        }
+        let ids: Vec<ParamId> = tensors.into_iter().map(|(name, m)| params.add(&name, m).expect("names of Arch::shapes are distinct")).collect();
+        let layers = |from: usize, n: usize| (0..n).map(|i| (ids[2 * (from + i)], ids[2 * (from + i) + 1])).collect::<Vec<_>>();
+        let n_tower = arch.tower.len() - 1;
+        let (tower, head) = (layers(0, n_tower), layers(n_tower, arch.head.len()));
         Net { arch, params, tower, head }
     }
 
@@ -164,11 +190,29 @@ impl Net {
     pub fn load(path: &Path) -> Result<(Net, Vec<(String, String)>)> {
         let wf = crate::tensor::WeightFile::load(path)?;
         let origin = path.display().to_string();
-        let arch_s = wf.meta("arch").ok_or_else(|| TensorError::format(&origin, "no 'arch' in the header: not a deepchess net"))?;
-        let arch = Arch::parse(arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
-        let mut net = Net::new(arch, &mut Rng::new(0));
-        net.params.assign_from(&wf, &origin)?;
-        Ok((net, wf.meta.clone()))
+        let arch_s = wf.meta("arch").ok_or_else(|| TensorError::format(&origin, "no 'arch' in the header: not a deepchess net"))?.to_string();
+        let arch = Arch::parse(&arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
+        // The header's architecture is checked against the tensors the file holds (whose
+        // sizes the file's length bounds) before anything is allocated for it: a header may
+        // declare layers far larger than the file.
+        let mut tensors: std::collections::HashMap<String, Matrix> = wf.tensors.into_iter().collect();
+        let mut ordered = Vec::new();
+        for (name, rows, cols) in arch.shapes() {
+            let m = tensors.remove(&name).ok_or_else(|| {
+                TensorError::format(&origin, format!("the header declares {arch_s} but tensor '{name}' is missing"))
+            })?;
+            if m.shape() != (rows, cols) {
+                return Err(TensorError::format(
+                    &origin,
+                    format!("the header declares {arch_s}, so tensor '{name}' should be {rows}×{cols}, but it is {}×{}", m.rows(), m.cols()),
+                ));
+            }
+            ordered.push((name, m));
+        }
+        if let Some(extra) = tensors.keys().min() {
+            return Err(TensorError::format(&origin, format!("unexpected tensor '{extra}' for {arch_s}")));
+        }
+        Ok((Net::assemble(arch, ordered), wf.meta))
     }
 }
 

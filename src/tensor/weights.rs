@@ -149,6 +149,12 @@ impl WeightFile {
             wf.meta.push((k, v));
         }
         let n_tensors = r.u32("the tensor count")?;
+        // Names seen so far: a linear search per tensor would make a file of many tiny
+        // tensors quadratic to read.
+        let mut seen = std::collections::HashSet::new();
+        // The first non-finite value, reported once the checksum has passed (a damaged file
+        // is better described as damaged).
+        let mut non_finite: Option<(String, usize, f32)> = None;
         for i in 0..n_tensors {
             let name = r.string(&format!("the name of tensor {i}"))?;
             let rows = r.u64(&format!("the rows of tensor '{name}'"))?;
@@ -161,9 +167,14 @@ impl WeightFile {
                 ));
             };
             let raw = r.take(nb as usize, &format!("the values of tensor '{name}'"))?;
-            let data = raw.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+            let data: Vec<f32> = raw.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+            if non_finite.is_none() {
+                if let Some(at) = data.iter().position(|v| !v.is_finite()) {
+                    non_finite = Some((name.clone(), at, data[at]));
+                }
+            }
             let m = Matrix::from_vec(rows as usize, cols as usize, data)?;
-            if wf.get(&name).is_some() {
+            if !seen.insert(name.clone()) {
                 return Err(TensorError::format(origin, format!("corrupt: tensor '{name}' appears twice")));
             }
             wf.tensors.push((name, m));
@@ -176,6 +187,16 @@ impl WeightFile {
         let actual = fnv1a64(&bytes[..body_end]);
         if stored != actual {
             return Err(TensorError::format(origin, format!("checksum mismatch (stored {stored:016x}, computed {actual:016x}): file is corrupt")));
+        }
+        // Every loader (nets, checkpoints) comes through here. No healthy run stores a NaN or
+        // an infinity, not even in the optimizer's moments; a net holding one would make
+        // every comparison NaN, and a resumed run would train on it.
+        if let Some((name, at, v)) = non_finite {
+            let cols = wf.get(&name).map_or(1, |m| m.cols().max(1));
+            return Err(TensorError::format(
+                origin,
+                format!("tensor '{name}' holds {v} at index {at} (row {}, column {}): weights must be finite numbers", at / cols, at % cols),
+            ));
         }
         Ok(wf)
     }

@@ -38,7 +38,7 @@ pub struct NetOptions {
 /// the build (`distilled`, `compact`, `deepchess`), and what was loaded, e.g.
 /// `773-32-32/32-2, avx2 kernel`.
 pub fn load_searcher(path: &Path, o: &NetOptions) -> Result<(Box<dyn DynSearcher>, String), String> {
-    let (net, _) = Net::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (net, _) = Net::load(path).map_err(|e| e.to_string())?;
     let e1 = match Distilled::from_net(&net) {
         Ok(n) => return Ok(searcher(n, "distilled", o)),
         Err(e) => e,

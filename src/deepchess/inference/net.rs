@@ -143,7 +143,7 @@ impl<const N: usize, const W: usize> NetEval<N, W> {
 
     /// Loads a net file (`.dcw`).
     pub fn load(path: &Path) -> Result<Self, String> {
-        let (net, _) = Net::load(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (net, _) = Net::load(path).map_err(|e| e.to_string())?;
         Self::from_net(&net).map_err(|e| format!("{}: {e}", path.display()))
     }
 }
