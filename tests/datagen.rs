@@ -1,5 +1,6 @@
 //! datagen end to end against the scripted fake engine: legal, readable PGN with engine
-//! comments; concurrency; resume after a kill (a partial last game is cut, none duplicated).
+//! comments; concurrency; resume after a kill (a partial last game is cut, none duplicated);
+//! an existing file that is not datagen's output is refused untouched.
 
 use deepchess::chess::pgn::{PgnReader, EngineEval};
 use deepchess::chess::{Color, Outcome};
@@ -49,11 +50,20 @@ fn datagen_writes_legal_pgn_and_resumes() {
     rounds.sort();
     assert_eq!(rounds, ["0", "1", "2", "3"]);
 
-    // A kill in the middle of an append leaves a partial game: resume cuts it and goes on.
+    // A kill in the middle of an append leaves a partial game: resume cuts it (saying so)
+    // and goes on.
     let mut text = std::fs::read(&out).unwrap();
-    text.extend_from_slice(b"[Event \"deepchess datagen\"]\n[Round \"99\"]\n\n1. e4 { +0.1");
+    let partial = b"[Event \"deepchess datagen\"]\n[Round \"99\"]\n\n1. e4 { +0.1";
+    text.extend_from_slice(partial);
     std::fs::write(&out, &text).unwrap();
-    run(6);
+    let o = Command::new(bin())
+        .args(["datagen", "--engine", &fake, "--out", out.to_str().unwrap(), "--games", "6", "--concurrency", "2", "--timeout", "5"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("cut {} bytes of an unfinished game at the end of {}", partial.len(), out.display())), "{err}");
+    assert!(std::fs::read(&out).unwrap().starts_with(&text[..text.len() - partial.len()]));
     let games = read(&out);
     assert_eq!(games.len(), 6);
     assert!(games.iter().all(|g| g.tag("Round") != Some("99")));
@@ -159,5 +169,73 @@ fn datagen_book_openings() {
     assert_eq!(o.status.code(), Some(2));
     let o = run(&["--book", book.to_str().unwrap(), "--book-plies", "40"], &dir.join("y.pgn"));
     assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Datagen never removes a byte it did not write: a file that is not its output is refused
+/// untouched (non-zero exit, the file named), a last game without its blank line counts as
+/// finished, and with enough games nothing at all is changed.
+#[test]
+fn datagen_never_removes_what_it_did_not_write() {
+    let dir = std::env::temp_dir().join(format!("deepchess-datagen-keep-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fake = format!("{}/tests/fakes/scripted.sh", env!("CARGO_MANIFEST_DIR"));
+    let datagen = |out: &std::path::Path, games: u32| {
+        Command::new(bin())
+            .args(["datagen", "--engine", &fake, "--out", out.to_str().unwrap(), "--games", &games.to_string(), "--concurrency", "1", "--timeout", "5"])
+            .output()
+            .unwrap()
+    };
+    let good = dir.join("good.pgn");
+    assert!(datagen(&good, 2).status.success());
+    let two = std::fs::read(&good).unwrap();
+    assert!(two.ends_with(b"1-0\n\n"));
+
+    // Foreign files: another program's PGN, an .xz corpus, a binary, UTF-16 text.
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(String::from_utf8_lossy(&two).encode_utf16().flat_map(u16::to_le_bytes));
+    let foreign: Vec<(&str, Vec<u8>)> = vec![
+        ("foreign.pgn", b"[Event \"Rated blitz\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n".to_vec()),
+        ("corpus.pgn.xz", std::fs::read(format!("{}/data/datagen/sf15-datagen-1.pgn.xz", env!("CARGO_MANIFEST_DIR"))).unwrap()),
+        ("binary.pgn", std::fs::read(bin()).unwrap()[..4096].to_vec()),
+        ("utf16.pgn", utf16),
+    ];
+    for (name, bytes) in &foreign {
+        let f = dir.join(name);
+        std::fs::write(&f, bytes).unwrap();
+        for games in [1, 100] {
+            let o = datagen(&f, games);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+            assert!(err.contains(&f.display().to_string()) && err.contains("not datagen's output, left untouched"), "{name}: {err}");
+            assert!(std::fs::read(&f).unwrap() == *bytes, "{name} was changed");
+        }
+    }
+
+    // The last game finished but its blank line missing: counted, never cut; the separator
+    // is added only when a game follows.
+    let f = dir.join("no-blank.pgn");
+    let cut = &two[..two.len() - 1];
+    std::fs::write(&f, cut).unwrap();
+    let o = datagen(&f, 2);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("2 already there, 0 new"), "{}", String::from_utf8_lossy(&o.stdout));
+    assert_eq!(std::fs::read(&f).unwrap(), cut);
+    assert!(datagen(&f, 3).status.success());
+    let three = std::fs::read(&f).unwrap();
+    assert!(three.starts_with(&two), "the separator was not restored before the new game");
+    assert_eq!(read(&f).len(), 3);
+
+    // An unfinished game of datagen's own, but games enough: the file is left as it is.
+    let f = dir.join("enough.pgn");
+    let mut text = two.clone();
+    text.extend_from_slice(b"[Event \"deepchess datagen\"]\n[Site \"local\"]\n[Da");
+    std::fs::write(&f, &text).unwrap();
+    for games in [1, 2] {
+        let o = datagen(&f, games);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("cut"));
+        assert_eq!(std::fs::read(&f).unwrap(), text);
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -6,6 +6,8 @@ use super::adjudication::Adjudication;
 use super::uci_client::{position_cmd, Engine, EngineError, Score};
 use crate::chess::pgn::EngineEval;
 use crate::chess::{Color, Game, Move, Outcome, Position};
+use super::datagen_file::inspect;
+use crate::tensor::files::read_regular;
 use crate::tensor::rng::SplitMix64;
 use std::time::Duration;
 
@@ -181,32 +183,6 @@ pub struct RunStats {
     pub failures: u64,
 }
 
-/// Length of the prefix of `text` made of complete games: it ends right after a result
-/// token and its blank line. A kill during an append leaves at most one partial game after it.
-pub fn complete_prefix(text: &[u8]) -> usize {
-    let mut end = text.len();
-    while end > 0 {
-        let head = &text[..end];
-        let trimmed = head.trim_ascii_end();
-        if head.ends_with(b"\n\n")
-            && [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"].iter().any(|r| trimmed.ends_with(r))
-        {
-            return end;
-        }
-        // Step back to the previous "\n\n".
-        match text[..end - 1].windows(2).rposition(|w| w == b"\n\n") {
-            Some(i) => end = i + 2,
-            None => return 0,
-        }
-    }
-    0
-}
-
-/// Counts games (lines starting with `[Event `) in complete PGN text.
-fn count_games(text: &[u8]) -> u64 {
-    text.split(|&b| b == b'\n').filter(|l| l.starts_with(b"[Event ")).count() as u64
-}
-
 fn to_pgn(g: &GeneratedGame, round: u64, engine: &str) -> std::io::Result<String> {
     let mut p = crate::chess::pgn::PgnGame::new(g.start);
     for (k, v) in [
@@ -228,31 +204,44 @@ fn to_pgn(g: &GeneratedGame, round: u64, engine: &str) -> std::io::Result<String
     p.to_pgn()
 }
 
+/// Largest existing output read back to resume (it is read whole): millions of games.
+const MAX_OUT_BYTES: u64 = 4 << 30;
+
 /// Generates games until `out` holds `cfg.games`, appending each finished game with an
-/// fsync; an interrupted run resumes where it stopped (a partial last game is cut off).
+/// fsync; an interrupted run resumes where it stopped. An existing `out` must be datagen's
+/// own output (`datagen_file::inspect`): an unfinished game of its own at the end is cut,
+/// a missing blank line after the last game added; anything else is refused untouched.
 pub fn run(cfg: &RunConfig, mut progress: impl FnMut(&RunStats) + Send) -> Result<RunStats, String> {
     use std::io::Write;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Mutex;
 
     let shown = cfg.out.display().to_string();
-    let text = match std::fs::read(&cfg.out) {
+    let text = match read_regular(&cfg.out, MAX_OUT_BYTES, "datagen output") {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(format!("{shown}: {e}")),
     };
-    let keep = complete_prefix(&text);
-    let existing = count_games(&text[..keep]);
-    let file = std::fs::OpenOptions::new()
+    let found = inspect(&text)
+        .map_err(|why| format!("{shown}: not datagen's output, left untouched: {why}. Give another --out"))?;
+    let existing = found.games;
+    // Nothing to add: the file stays exactly as it is, an unfinished last game included.
+    if existing >= cfg.games {
+        return Ok(RunStats { existing, ..RunStats::default() });
+    }
+    let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&cfg.out)
         .map_err(|e| format!("{shown}: {e}"))?;
-    if keep < text.len() {
-        file.set_len(keep as u64).map_err(|e| format!("{shown}: cannot cut the partial last game: {e}"))?;
+    if found.keep < text.len() {
+        file.set_len(found.keep as u64).map_err(|e| format!("{shown}: cannot cut the unfinished last game: {e}"))?;
+        eprintln!("cut {} bytes of an unfinished game at the end of {shown}", text.len() - found.keep);
     }
-    if existing >= cfg.games {
-        return Ok(RunStats { existing, ..RunStats::default() });
+    if !found.append.is_empty() {
+        file.write_all(found.append)
+            .and_then(|_| file.sync_data())
+            .map_err(|e| format!("{shown}: cannot end the last game with its blank line: {e}"))?;
     }
     let starts = if cfg.starts.is_empty() { vec![Position::startpos()] } else { cfg.starts.clone() };
     let next = AtomicU64::new(existing);
@@ -327,25 +316,4 @@ pub fn run(cfg: &RunConfig, mut progress: impl FnMut(&RunStats) + Send) -> Resul
     }
     let (_, stats, _) = shared.into_inner().unwrap();
     Ok(stats)
-}
-
-#[cfg(test)]
-mod resume_tests {
-    use super::*;
-
-    #[test]
-    fn complete_prefix_cuts_a_partial_last_game() {
-        let one = b"[Event \"a\"]\n\n1. e4 e5 1-0\n\n";
-        let two = b"[Event \"b\"]\n\n1. d4 d5 0-1\n\n";
-        let mut t = one.to_vec();
-        t.extend_from_slice(two);
-        assert_eq!(complete_prefix(&t), t.len());
-        let mut cut = t.clone();
-        cut.extend_from_slice(b"[Event \"c\"]\n\n1. c4 {+0.3");
-        assert_eq!(complete_prefix(&cut), t.len());
-        assert_eq!(complete_prefix(&t[..t.len() - 3]), one.len());
-        assert_eq!(complete_prefix(b"[Event \"x\"]\n\n1. e4"), 0);
-        assert_eq!(complete_prefix(b""), 0);
-        assert_eq!(count_games(&t), 2);
-    }
 }

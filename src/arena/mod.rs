@@ -5,6 +5,7 @@
 
 pub mod adjudication;
 pub mod datagen;
+pub mod datagen_file;
 pub mod elo;
 pub mod match_runner;
 pub mod openings;

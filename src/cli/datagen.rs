@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 const FLAGS: &[Flag] = &[
     Flag { name: "engine", value: Some("CMD"), help: "UCI engine command, e.g. /usr/games/stockfish" },
     Flag { name: "option", value: Some("NAME=VALUE"), help: "engine option; repeatable (e.g. Hash=16)" },
-    Flag { name: "out", value: Some("FILE"), help: "PGN file to append to; an interrupted run resumes" },
+    Flag { name: "out", value: Some("FILE"), help: "PGN file to append to; an interrupted run resumes (an unfinished last game of its own is cut); a file that is not datagen's output is refused untouched" },
     Flag { name: "games", value: Some("N"), help: "total games wanted in FILE (default 100)" },
     Flag { name: "concurrency", value: Some("N"), help: "engines playing at once (default 2)" },
     Flag { name: "seed", value: Some("N"), help: "seed for openings and node budgets (default 1)" },
