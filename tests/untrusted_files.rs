@@ -194,3 +194,41 @@ fn data_streams_pgn_from_a_fifo() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("3 games read"));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `data` on input without a single game (empty, binary, UTF-16) fails naming the file and
+/// writes nothing, so earlier datasets survive; a mix warns about the empty source.
+#[test]
+fn data_without_any_game_fails_and_writes_nothing() {
+    let d = tmp_dir("no-games");
+    let game = "[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n";
+    let mut utf16 = vec![0xFF, 0xFE];
+    utf16.extend(game.encode_utf16().flat_map(u16::to_le_bytes));
+    let inputs: [(&str, Vec<u8>); 3] = [
+        ("empty.pgn", Vec::new()),
+        ("binary.pgn", std::fs::read(env!("CARGO_BIN_EXE_deepchess")).unwrap()[..4096].to_vec()),
+        ("utf16.pgn", utf16),
+    ];
+    let out = d.join("ds");
+    let good = d.join("good.pgn");
+    std::fs::write(&good, game.repeat(2)).unwrap();
+    for (name, bytes) in &inputs {
+        let f = d.join(name);
+        std::fs::write(&f, bytes).unwrap();
+        let e = fails(&["data", "--pgn", f.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+        assert!(e.contains(&format!("no game found in {}", f.display())) && e.contains("nothing written"), "{e}");
+        assert!(!out.exists(), "{name}: an output folder was created");
+    }
+    // Earlier datasets stay as they were.
+    let ok = run_timed(&["data", "--pgn", good.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"], "", 30);
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let before = std::fs::read(out.join("train.dcds")).unwrap();
+    let empty = d.join("empty.pgn");
+    fails(&["data", "--pgn", empty.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(std::fs::read(out.join("train.dcds")).unwrap(), before);
+    // Some games in one source, none in another: built, the empty one named even when quiet.
+    let o = run_timed(&["data", "--pgn", good.to_str().unwrap(), "--pgn", empty.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"], "", 30);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{e}");
+    assert!(e.contains(&format!("warning: no game found in {} (empty", empty.display())), "{e}");
+    std::fs::remove_dir_all(&d).unwrap();
+}

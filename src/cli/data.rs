@@ -1,7 +1,7 @@
 //! `deepchess data`: PGN games → train and validation W/L datasets.
 
 use super::args::{parse, usage, CliError, Flag};
-use crate::data::build::{build, BuildSettings};
+use crate::data::build::{build, describe_empty, BuildSettings};
 use crate::data::dataset::Dataset;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -25,7 +25,9 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         "data",
         "--pgn FILE [--pgn FILE ...] --out DIR [options]",
         "Samples positions from decisive games (paper's rules by default) into train and\n\
-         validation datasets. Validation holds out whole games, chosen by a hash of their moves.",
+         validation datasets. Validation holds out whole games, chosen by a hash of their moves.\n\
+         A source without a single readable game is named in a warning; when no source has one,\n\
+         the command fails and writes nothing.",
         FLAGS,
     );
     let p = parse("data", args, FLAGS, &help)?;
@@ -55,13 +57,16 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     s.split_salt = p.get_or("data", "split-salt", s.split_salt)?;
     s.seed = p.get_or("data", "seed", s.seed)?;
     if p.get("max-games").is_some() {
-        s.max_games = Some(p.get_or("data", "max-games", 0u64)?);
+        let n = p.get_or("data", "max-games", 0u64)?;
+        if n == 0 {
+            return Err(CliError::Usage("deepchess data: --max-games must be at least 1".into()));
+        }
+        s.max_games = Some(n);
     }
     let out = PathBuf::from(out);
-    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
     let quiet = p.has("quiet");
     let t = Instant::now();
-    let (train, valid, st) = build(
+    let built = build(
         &sources,
         &s,
         |w| {
@@ -73,9 +78,17 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             let secs = t.elapsed().as_secs_f64().max(1e-9);
             eprint!("\r{} games, {} decisive, {:.0} games/s   ", st.games_read, st.decisive, st.games_read as f64 / secs);
         },
-    )
-    .map_err(CliError::Failed)?;
+    );
     eprintln!();
+    // Without a single game nothing is written: earlier datasets in DIR stay as they were.
+    let (train, valid, st) = built.map_err(CliError::Failed)?;
+    for (src, skipped) in &st.empty_sources {
+        eprintln!("warning: no game found in {}", describe_empty(src, *skipped));
+    }
+    if st.decisive == 0 {
+        eprintln!("warning: no decisive game: the datasets are empty");
+    }
+    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
     train.save(&out.join("train.dcds")).map_err(|e| CliError::Failed(e.to_string()))?;
     valid.save(&out.join("valid.dcds")).map_err(|e| CliError::Failed(e.to_string()))?;
     println!("{st}");

@@ -40,6 +40,9 @@ pub struct BuildStats {
     pub train_l: u64,
     pub valid_w: u64,
     pub valid_l: u64,
+    /// Sources read to their end without a single readable game, with how many entries of
+    /// each were skipped as unreadable.
+    pub empty_sources: Vec<(String, u64)>,
 }
 
 impl std::fmt::Display for BuildStats {
@@ -56,6 +59,8 @@ impl std::fmt::Display for BuildStats {
 
 /// Reads every source (path or `-`), samples decisive games, splits by game.
 /// `warn` receives each skipped game's message; `progress` is called every 1000 games.
+/// A source without a readable game (empty, binary, UTF-16, not PGN) is listed in the stats'
+/// `empty_sources`; when no source holds one, the build fails naming them all.
 pub fn build(
     sources: &[String],
     s: &BuildSettings,
@@ -69,11 +74,13 @@ pub fn build(
     'sources: for src in sources {
         let input = open_pgn(src).map_err(|e| format!("{src}: {e}"))?;
         let mut reader = PgnReader::new(input);
+        let (mut read_here, mut skipped_here) = (0u64, 0u64);
         while let Some(item) = reader.next_game() {
             if s.max_games.is_some_and(|m| st.games_read >= m) {
                 break 'sources;
             }
             st.games_read += 1;
+            read_here += 1;
             game_index = game_index.wrapping_add(1);
             if st.games_read % 1000 == 0 {
                 progress(&st);
@@ -82,6 +89,7 @@ pub fn build(
                 Ok(g) => g,
                 Err(skip) => {
                     st.skipped += 1;
+                    skipped_here += 1;
                     warn(&format!("{src}: {skip}"));
                     continue;
                 }
@@ -119,6 +127,14 @@ pub fn build(
         if let Some(e) = &reader.summary().io_error {
             return Err(format!("{src}: read error: {e}"));
         }
+        if read_here == skipped_here {
+            st.empty_sources.push((src.clone(), skipped_here));
+        }
+    }
+    if st.games_read == st.skipped {
+        let which: Vec<String> = st.empty_sources.iter().map(|(src, skipped)| describe_empty(src, *skipped)).collect();
+        let which = if which.is_empty() { sources.join(", ") } else { which.join("; ") };
+        return Err(format!("no game found in {which}: nothing written"));
     }
     for (set, name) in [(&mut train, "train"), (&mut valid, "validation")] {
         set.set_meta("set", name);
@@ -136,4 +152,13 @@ pub fn build(
     }
     progress(&st);
     Ok((train, valid, st))
+}
+
+/// `FILE (empty, or not PGN text)` / `FILE (3 entries skipped as unreadable)`.
+pub fn describe_empty(src: &str, skipped: u64) -> String {
+    match skipped {
+        0 => format!("{src} (empty, or not PGN text)"),
+        1 => format!("{src} (1 entry skipped as unreadable: binary, UTF-16 or not PGN?)"),
+        n => format!("{src} ({n} entries skipped as unreadable: binary, UTF-16 or not PGN?)"),
+    }
 }
