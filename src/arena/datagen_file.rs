@@ -26,12 +26,12 @@ pub struct Existing {
 
 /// Reads an existing output file's bytes; `Err` says why it is not datagen's output.
 pub fn inspect(text: &[u8]) -> Result<Existing, String> {
-    // Game starts: every line opening with datagen's header, and a header cut short at the
-    // very end of the file after a blank line (within a game, a short tail such as `[` is
-    // the next tag being written).
     if text.is_empty() {
         return Ok(Existing { games: 0, keep: 0, append: b"" });
     }
+    // Game starts: every line opening with datagen's header, and a header cut short at the
+    // very end of the file after a blank line (within a game, a short tail such as `[` is
+    // the next tag being written).
     let mut starts = Vec::new();
     let mut at = 0;
     while at < text.len() {
@@ -83,8 +83,8 @@ pub fn inspect(text: &[u8]) -> Result<Existing, String> {
 }
 
 /// Checks one game's text as datagen writes it: tag lines, a blank line, movetext without
-/// blank lines ending in a result, then only line ends. With `finished` false, a beginning
-/// of such a game (cut anywhere) passes instead.
+/// blank or tag lines ending in a result, then only whitespace. With `finished` false, a
+/// beginning of such a game (cut anywhere) passes instead.
 fn game_shape(g: &[u8], finished: bool) -> Result<(), String> {
     let (header, body) = match g.windows(2).position(|w| w == b"\n\n") {
         Some(i) => (&g[..i], Some(&g[i + 2..])),

@@ -1,0 +1,323 @@
+//! Byte-level fuzzing of the binary files the crate reads: net files, dataset files and
+//! datagen's output (as a resumed run inspects it). Real samples made with the crate's API
+//! are flipped, inserted into, cut, truncated and spliced, half of the time with the
+//! checksum recomputed so that the checks behind it are reached too. Every input must load
+//! or be refused with an error naming the file and what is wrong, quickly; a panic fails.
+//!
+//! `DEEPCHESS_FUZZ_CASES` sets the inputs per surface (default 200; `make test-full` runs
+//! 5000). Each test prints how many inputs were accepted and refused (`--nocapture`).
+
+use deepchess::arena::datagen_file::{inspect, OWN_EVENT};
+use deepchess::chess::Position;
+use deepchess::data::build::{build, BuildSettings};
+use deepchess::data::dataset::{fnv1a, Dataset};
+use deepchess::deepchess::features::Features;
+use deepchess::deepchess::inference::{load_searcher, NetOptions};
+use deepchess::deepchess::model::{Arch, Net};
+use deepchess::tensor::Rng;
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+fn cases() -> u32 {
+    std::env::var("DEEPCHESS_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)
+}
+
+/// Longest a single load may take: the samples are kilobytes, so anything near this means
+/// work out of proportion to the input (a huge allocation, a quadratic scan).
+const SLOW: Duration = Duration::from_secs(2);
+
+/// A fresh folder for one test (tests run in parallel, each writes its own files).
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("deepchess-fuzz-files-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `check` on `cases()` generated inputs; a panic or failed assertion is shrunk to a
+/// small input and reported with it.
+fn fuzz<S: Strategy>(strategy: S, check: impl Fn(S::Value)) {
+    let config = ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() };
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    if let Err(e) = runner.run(&strategy, |v| {
+        check(v);
+        Ok(())
+    }) {
+        panic!("{e}");
+    }
+}
+
+/// One byte-level change; positions are taken modulo the current length.
+#[derive(Clone, Debug)]
+enum Op {
+    Flip(usize, u8),
+    Insert(usize, Vec<u8>),
+    Delete(usize, usize),
+    Truncate(usize),
+    /// Copies `len` bytes from one place of the input over another (lengths and names
+    /// moved to where other fields are read).
+    Splice { from: usize, len: usize, to: usize },
+    /// A length-like value written over four or eight bytes: 0, all ones, huge, small.
+    Number(usize, u64, bool),
+}
+
+/// A position: anywhere, or (as often) within the first bytes, where the headers, lengths,
+/// names and the architecture are: a few hundred bytes of a file of kilobytes.
+fn at() -> impl Strategy<Value = usize> {
+    prop_oneof![any::<usize>(), 0usize..160]
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let interesting = prop_oneof![Just(0u64), Just(u64::MAX), Just(u32::MAX as u64), Just(1 << 31), Just(1 << 40), 0u64..64, any::<u64>()];
+    prop_oneof![
+        4 => (at(), 1u8..=255).prop_map(|(i, m)| Op::Flip(i, m)),
+        1 => (at(), prop::collection::vec(any::<u8>(), 1..16)).prop_map(|(i, b)| Op::Insert(i, b)),
+        1 => (at(), 1usize..64).prop_map(|(i, n)| Op::Delete(i, n)),
+        1 => any::<usize>().prop_map(Op::Truncate),
+        1 => (at(), 1usize..64, at()).prop_map(|(from, len, to)| Op::Splice { from, len, to }),
+        2 => (at(), interesting, any::<bool>()).prop_map(|(i, v, wide)| Op::Number(i, v, wide)),
+    ]
+}
+
+fn apply(b: &mut Vec<u8>, op: &Op) {
+    let n = b.len().max(1);
+    match op {
+        Op::Flip(i, m) if !b.is_empty() => b[i % n] ^= m,
+        Op::Insert(i, bytes) => {
+            let at = i % (b.len() + 1);
+            b.splice(at..at, bytes.iter().copied());
+        }
+        Op::Delete(i, len) if !b.is_empty() => {
+            let at = i % n;
+            b.drain(at..(at + len).min(b.len()));
+        }
+        Op::Truncate(len) => b.truncate(len % (b.len() + 1)),
+        Op::Splice { from, len, to } if !b.is_empty() => {
+            let from = from % n;
+            let chunk: Vec<u8> = b[from..(from + len).min(b.len())].to_vec();
+            let to = to % n;
+            let end = (to + chunk.len()).min(b.len());
+            b[to..end].copy_from_slice(&chunk[..end - to]);
+        }
+        Op::Number(i, v, wide) => {
+            let bytes = if *wide { v.to_le_bytes().to_vec() } else { (*v as u32).to_le_bytes().to_vec() };
+            if b.len() >= bytes.len() {
+                let at = i % (b.len() - bytes.len() + 1);
+                b[at..at + bytes.len()].copy_from_slice(&bytes);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Both formats end in an FNV-1a 64 of every byte before it.
+fn fix_checksum(b: &mut [u8]) {
+    if b.len() >= 8 {
+        let n = b.len() - 8;
+        let h = fnv1a(&b[..n]);
+        b[n..].copy_from_slice(&h.to_le_bytes());
+    }
+}
+
+fn mutated(sample: &[u8], ops: &[Op], fix: bool) -> Vec<u8> {
+    let mut b = sample.to_vec();
+    for op in ops {
+        apply(&mut b, op);
+    }
+    if fix {
+        fix_checksum(&mut b);
+    }
+    b
+}
+
+/// Counts per surface, printed when the test ends: accepted, refused by which check.
+struct Tally {
+    accepted: AtomicU64,
+    refused: Mutex<BTreeMap<&'static str, u64>>,
+    slowest_us: AtomicU64,
+}
+
+impl Tally {
+    const fn new() -> Tally {
+        Tally { accepted: AtomicU64::new(0), refused: Mutex::new(BTreeMap::new()), slowest_us: AtomicU64::new(0) }
+    }
+    /// `refused`: the part of the file the error named (`None`: accepted).
+    fn count(&self, refused: Option<&'static str>, took: Duration) {
+        match refused {
+            None => drop(self.accepted.fetch_add(1, Ordering::Relaxed)),
+            Some(part) => *self.refused.lock().unwrap().entry(part).or_default() += 1,
+        }
+        self.slowest_us.fetch_max(took.as_micros() as u64, Ordering::Relaxed);
+    }
+    fn report(&self, what: &str) {
+        let a = self.accepted.load(Ordering::Relaxed);
+        let by = self.refused.lock().unwrap();
+        let r: u64 = by.values().sum();
+        let parts: Vec<String> = by.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        eprintln!(
+            "{what}: {} inputs, {a} accepted, {r} refused ({}), slowest {} µs",
+            a + r,
+            parts.join(", "),
+            self.slowest_us.load(Ordering::Relaxed)
+        );
+    }
+}
+
+/// The first of `parts` that `e` mentions; the test fails when it mentions none.
+fn part_named(e: &str, parts: &[&'static str]) -> &'static str {
+    parts.iter().find(|p| e.contains(*p)).copied().unwrap_or_else(|| panic!("the error names no part of the file: {e}"))
+}
+
+// --- net files ---------------------------------------------------------------------------
+
+/// A small real net: the full format (metadata, several tensors) in a few kilobytes.
+fn net_sample(dir: &Path) -> Vec<u8> {
+    let net = Net::new(Arch::parse("773-2-2/2-2").unwrap(), &mut Rng::new(5));
+    let p = dir.join("sample.dcw");
+    net.save(&p, &[("phase".to_string(), "fuzz".to_string())]).unwrap();
+    std::fs::read(&p).unwrap()
+}
+
+static NETS: Tally = Tally::new();
+
+/// Every refusal names the file and the part that is wrong.
+const NET_PARTS: &[&str] = &["checksum", "magic", "version", "truncated", "corrupt", "holds", "arch", "declares", "tensor '"];
+
+fn check_net(dir: &Path, bytes: &[u8]) {
+    let path = dir.join("fuzz.dcw");
+    std::fs::write(&path, bytes).unwrap();
+    let t = Instant::now();
+    let loaded = Net::load(&path);
+    let took = t.elapsed();
+    assert!(took < SLOW, "loading took {took:?}");
+    match loaded {
+        Ok((net, _)) => {
+            NETS.count(None, took);
+            // A net that loads is consistent: it evaluates, and the search's builds either
+            // take it or say why.
+            let f = Features::from_position(&Position::startpos());
+            let p = net.prob_better(&[f.as_slice()], &[f.as_slice()]).unwrap();
+            assert_eq!(p.len(), 1);
+            let o = NetOptions { hash_mb: 1, cache_mb: 1, kernel: None, incremental: true };
+            if let Err(e) = load_searcher(&path, &o) {
+                assert!(e.contains("fuzz.dcw"), "{e}");
+            }
+        }
+        Err(e) => {
+            let e = e.to_string();
+            assert!(e.contains("fuzz.dcw"), "{e}");
+            NETS.count(Some(part_named(&e, NET_PARTS)), took);
+        }
+    }
+}
+
+#[test]
+fn fuzz_net_files() {
+    let dir = tmp("net");
+    let sample = net_sample(&dir);
+    check_net(&dir, &sample);
+    assert_eq!(NETS.accepted.load(Ordering::Relaxed), 1, "the sample itself loads");
+    fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_net(&dir, &mutated(&sample, &ops, fix)));
+    NETS.report("net files");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// --- dataset files -------------------------------------------------------------------------
+
+/// A small real dataset, built from PGN by the crate's own `data` path.
+fn dataset_sample(dir: &Path) -> Vec<u8> {
+    let pgn = dir.join("games.pgn");
+    let games = [
+        ("1-0", "1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. Ng5 d5 5. exd5 Na5 6. Bb5+ c6 7. dxc6 bxc6 8. Be2 h6 9. Nf3 e4 10. Ne5 Bd6 11. d4 exd3 12. Nxd3 Qc7 1-0"),
+        ("0-1", "1. d4 Nf6 2. c4 e6 3. Nc3 Bb4 4. e3 O-O 5. Bd3 d5 6. Nf3 c5 7. O-O Nc6 8. a3 Bxc3 9. bxc3 dxc4 10. Bxc4 Qc7 11. Bd3 e5 12. Qc2 Re8 0-1"),
+    ];
+    let text: String = games.iter().map(|(r, m)| format!("[Event \"fuzz\"]\n[Result \"{r}\"]\n\n{m}\n\n")).collect();
+    std::fs::write(&pgn, text).unwrap();
+    let mut s = BuildSettings::default();
+    s.sampling.per_game = 0;
+    s.valid_per_mille = 0;
+    let (train, _, _) = build(&[pgn.to_str().unwrap().to_string()], &s, |_| {}, |_| {}).unwrap();
+    assert!(train.records.len() >= 10);
+    train.to_bytes()
+}
+
+static DATASETS: Tally = Tally::new();
+
+const DATASET_PARTS: &[&str] = &["magic", "version", "truncated", "metadata", "bytes", "checksum", "record"];
+
+fn check_dataset(dir: &Path, bytes: &[u8]) {
+    let path = dir.join("fuzz.dcds");
+    std::fs::write(&path, bytes).unwrap();
+    let t = Instant::now();
+    let loaded = Dataset::load(&path);
+    let took = t.elapsed();
+    assert!(took < SLOW, "loading took {took:?}");
+    match loaded {
+        // Records that load are positions every encoding can take, mirrored too.
+        Ok(d) => {
+            DATASETS.count(None, took);
+            for r in &d.records {
+                let f = Features::from_record(r);
+                let _ = f.mirrored();
+                let _ = f.to_position();
+            }
+        }
+        Err(e) => {
+            let e = e.to_string();
+            assert!(e.contains("fuzz.dcds"), "{e}");
+            DATASETS.count(Some(part_named(&e, DATASET_PARTS)), took);
+        }
+    }
+}
+
+#[test]
+fn fuzz_dataset_files() {
+    let dir = tmp("dataset");
+    let sample = dataset_sample(&dir);
+    check_dataset(&dir, &sample);
+    assert_eq!(DATASETS.accepted.load(Ordering::Relaxed), 1, "the sample itself loads");
+    fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_dataset(&dir, &mutated(&sample, &ops, fix)));
+    DATASETS.report("dataset files");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// --- datagen's output ----------------------------------------------------------------------
+
+/// Two games as datagen writes them (engine comments, a FEN start).
+const DATAGEN_SAMPLE: &str = "[Event \"deepchess datagen\"]\n[Site \"local\"]\n[Date \"????.??.??\"]\n[Round \"0\"]\n\
+[White \"E nodes=2802\"]\n[Black \"E nodes=5501\"]\n[Result \"1-0\"]\n[Termination \"rules\"]\n[PlyCount \"7\"]\n\n\
+1. e4 e5 2. Bc4 Nc6 3. Qh5 { +4.00/3 } 3... Nf6 { -5.00/3 } 4. Qxf7# { +6.00/3 }\n1-0\n\n\
+[Event \"deepchess datagen\"]\n[Site \"local\"]\n[Date \"????.??.??\"]\n[Round \"1\"]\n[White \"E nodes=9\"]\n\
+[Black \"E nodes=9\"]\n[Result \"0-1\"]\n[SetUp \"1\"]\n[FEN \"rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b KQkq - 0 1\"]\n\
+[Termination \"rules\"]\n[PlyCount \"3\"]\n\n1... e5 { +0.10/5 } 2. g4 { -0.50/5 } 2... Qh4# { +99.00/5 }\n0-1\n\n";
+
+static DATAGEN: Tally = Tally::new();
+
+const DATAGEN_PARTS: &[&str] = &["does not begin", "not a PGN tag", "unfinished", "after its moves", "without a result", "UTF-8", "skipped", "games by their headers"];
+
+fn check_datagen(bytes: &[u8]) {
+    let t = Instant::now();
+    let found = inspect(bytes);
+    let took = t.elapsed();
+    assert!(took < SLOW, "inspecting took {took:?}");
+    DATAGEN.count(found.as_ref().err().map(|e| part_named(e, DATAGEN_PARTS)), took);
+    if let Ok(f) = found {
+        // Only an unfinished game of datagen's own is ever cut.
+        assert!(f.keep <= bytes.len());
+        let cut = &bytes[f.keep..];
+        assert!(cut.is_empty() || cut.starts_with(OWN_EVENT) || OWN_EVENT.starts_with(cut), "would cut {:?}", String::from_utf8_lossy(cut));
+        assert!(f.games <= 2 + bytes.len() as u64 / OWN_EVENT.len() as u64);
+    }
+}
+
+#[test]
+fn fuzz_datagen_output() {
+    let sample = DATAGEN_SAMPLE.as_bytes();
+    assert!(inspect(sample).is_ok_and(|f| f.games == 2 && f.keep == sample.len()), "the sample itself is datagen's");
+    fuzz(prop::collection::vec(op(), 1..5), |ops| check_datagen(&mutated(sample, &ops, false)));
+    DATAGEN.report("datagen output");
+}
