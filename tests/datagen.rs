@@ -2,6 +2,8 @@
 //! comments; concurrency; resume after a kill (a partial last game is cut, none duplicated);
 //! an existing file that is not datagen's output is refused untouched.
 
+mod common;
+
 use deepchess::chess::pgn::{PgnReader, EngineEval};
 use deepchess::chess::{Color, Outcome};
 use std::process::Command;
@@ -20,8 +22,7 @@ fn read(path: &std::path::Path) -> Vec<deepchess::chess::pgn::PgnGame> {
 
 #[test]
 fn datagen_writes_legal_pgn_and_resumes() {
-    let dir = std::env::temp_dir().join(format!("deepchess-datagen-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("datagen");
     let out = dir.join("games.pgn");
     let fake = format!("{}/tests/fakes/scripted.sh", env!("CARGO_MANIFEST_DIR"));
     let run = |games: u32| {
@@ -71,13 +72,11 @@ fn datagen_writes_legal_pgn_and_resumes() {
     let before = std::fs::read(&out).unwrap();
     run(3);
     assert_eq!(std::fs::read(&out).unwrap(), before);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn datagen_reports_a_broken_engine_and_bad_flags() {
-    let dir = std::env::temp_dir().join(format!("deepchess-datagen-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("datagen-bad");
     let out = dir.join("g.pgn");
     let crash = format!("{}/tests/fakes/crash.sh", env!("CARGO_MANIFEST_DIR"));
     let o = Command::new(bin())
@@ -88,15 +87,13 @@ fn datagen_reports_a_broken_engine_and_bad_flags() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("engine"), "{}", String::from_utf8_lossy(&o.stderr));
     let o = Command::new(bin()).args(["datagen", "--engine", "x", "--out", "y", "--nodes", "9:1"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Our own engine as the data source (`make datagen SOURCE=handcrafted`): the binary itself
 /// over UCI, openings from the balanced suite; games are legal, finished and differ.
 #[test]
 fn datagen_with_our_own_engine() {
-    let dir = std::env::temp_dir().join(format!("deepchess-datagen-own-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("datagen-own");
     let out = dir.join("games.pgn");
     let suite = format!("{}/data/openings-balanced-1000.epd", env!("CARGO_MANIFEST_DIR"));
     let o = Command::new(bin())
@@ -117,7 +114,6 @@ fn datagen_with_our_own_engine() {
     let mut starts: Vec<_> = games.iter().map(|g| (g.tag("FEN").unwrap().to_string(), g.moves.clone())).collect();
     starts.dedup();
     assert_eq!(starts.len(), 4, "four different games");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `--book`: start positions after the first plies of a game corpus, distinct, and never from
@@ -125,8 +121,7 @@ fn datagen_with_our_own_engine() {
 #[test]
 fn datagen_book_openings() {
     use deepchess::data::sample::{game_key, is_validation};
-    let dir = std::env::temp_dir().join(format!("deepchess-datagen-book-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("datagen-book");
     let book = dir.join("book.pgn");
     let lines = [
         "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 *",
@@ -169,7 +164,6 @@ fn datagen_book_openings() {
     assert_eq!(o.status.code(), Some(2));
     let o = run(&["--book", book.to_str().unwrap(), "--book-plies", "40"], &dir.join("y.pgn"));
     assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Datagen never removes a byte it did not write: a file that is not its output is refused

@@ -1,5 +1,7 @@
 //! Dataset files: round trip, encoding agreement, and every kind of corruption rejected.
 
+mod common;
+
 use deepchess::data::dataset::{Dataset, Record};
 use deepchess::deepchess::features::Features;
 use deepchess::chess::Position;
@@ -24,8 +26,7 @@ fn sample() -> Dataset {
 #[test]
 fn round_trip_and_features_match_direct_encoding() {
     let d = sample();
-    let dir = std::env::temp_dir().join(format!("deepchess-ds-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("ds");
     let path = dir.join("train.dcds");
     d.save(&path).unwrap();
     let back = Dataset::load(&path).unwrap();
@@ -44,7 +45,6 @@ fn round_trip_and_features_match_direct_encoding() {
     }
     // No temp file left behind.
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Elo arithmetic against hand-computed cases (worked by hand below; the decimals were
 //! checked once with python's math module, which these tests do not need).
 
+mod common;
+
 use deepchess::arena::elo::{elo_to_score, score_to_elo, Pentanomial, Sprt, SprtDecision, SprtModel, Wdl};
 
 fn close(a: f64, b: f64, tol: f64) {
@@ -181,8 +183,7 @@ fn rating_fit_matches_the_python_aid_and_handles_one_sided_results() {
 #[test]
 fn gauntlet_fit_command_reads_match_pgns() {
     use std::process::Command;
-    let dir = std::env::temp_dir().join(format!("deepchess-gauntlet-fit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("gauntlet-fit");
     let pgn = dir.join("g.pgn");
     let game = |white: &str, black: &str, result: &str| {
         format!("[Event \"t\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n1. e4 e5 {result}\n\n")
@@ -220,5 +221,4 @@ fn gauntlet_fit_command_reads_match_pgns() {
     let o = Command::new(bin).args(["gauntlet-fit", "2000:/nonexistent/x.pgn"]).output().unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/x.pgn"));
-    std::fs::remove_dir_all(&dir).ok();
 }

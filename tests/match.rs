@@ -2,22 +2,18 @@
 //! engine comments, and every kind of misbehaviour (illegal move, crash, silence, a slow
 //! engine on a short clock) recorded as a loss with its reason, never a hang.
 
+mod common;
+
 use deepchess::chess::pgn::{PgnGame, PgnReader};
 use deepchess::chess::{Color, Outcome, Position};
-use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 fn fake(name: &str) -> String {
     format!("{}/tests/fakes/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn temp_dir() -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!("deepchess-match-{}-{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst)));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn temp_dir() -> common::TempDir {
+    common::TempDir::new("match")
 }
 
 /// Runs `deepchess match ARGS --pgn DIR/games.pgn`; returns the output and the games.
@@ -40,7 +36,6 @@ fn run_match(args: &[&str]) -> (Output, Vec<PgnGame>) {
         }
         Err(_) => Vec::new(),
     };
-    let _ = std::fs::remove_dir_all(&dir);
     (out, games)
 }
 
@@ -122,7 +117,6 @@ fn openings_from_pgn_and_epd() {
         assert_eq!(g.tag("TerminationDetails"), Some("threefold repetition"));
         assert_eq!(g.moves.len(), 8);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -262,5 +256,4 @@ fn bad_command_lines_are_explained() {
     let (o, _) = run_match(&["--engine", &scripted, "--engine", &scripted, "--each", "tc=1", "--openings", epd.to_str().unwrap()]);
     let (_, err) = text(&o);
     assert!(err.contains("bad.epd:2"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,6 +1,8 @@
 //! PGN reader and writer: hand-made files for each feature, the shared self-play sample,
 //! the export format, and proptests (write/read round trip, garbage never panics).
 
+mod common;
+
 use deepchess::chess::pgn::{
     open_pgn, write_game, EngineEval, PgnGame, PgnReader, PgnSkip, Score, SkipReason, MAX_COLUMNS,
 };
@@ -303,13 +305,11 @@ fn writer_wraps_long_comments_at_80_columns_and_rejects_illegal_moves() {
 fn open_pgn_reads_xz() {
     let Ok(status) = std::process::Command::new("xz").arg("--version").output() else { return };
     assert!(status.status.success());
-    let dir = std::env::temp_dir().join(format!("deepchess-pgn-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("pgn");
     let path = dir.join("hand.pgn.xz");
     let xz = std::process::Command::new("xz").args(["-c", &data("hand.pgn")]).output().unwrap();
     std::fs::write(&path, xz.stdout).unwrap();
     let n = PgnReader::new(open_pgn(path.to_str().unwrap()).unwrap()).count();
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(n, 5);
     assert!(open_pgn("/nonexistent/x.pgn.xz").is_err());
     assert!(open_pgn("/nonexistent/x.pgn").is_err());

@@ -1,14 +1,12 @@
 //! Weight files: round trip, atomic write, and every kind of damage rejected clearly.
 
+mod common;
+
 use deepchess::tensor::weights::{WeightFile, FORMAT_VERSION};
 use deepchess::tensor::{Init, Matrix, Params, Rng};
-use std::path::PathBuf;
 
-fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("deepchess-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp_dir(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("test-{name}"))
 }
 
 fn sample_params() -> Params {
@@ -38,7 +36,6 @@ fn round_trip_and_atomic_write() {
     p.save(&path, &[]).unwrap();
     let names: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(names.len(), 1, "{names:?}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 fn bytes() -> Vec<u8> {
@@ -106,7 +103,6 @@ fn wrong_shape_missing_and_extra_tensors() {
     // Missing file: an I/O error naming the path.
     let e = p.load(&d.join("nope.dcw")).unwrap_err().to_string();
     assert!(e.contains("nope.dcw"), "{e}");
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -143,7 +139,6 @@ fn atomic_write_never_follows_a_planted_link_and_clears_dead_writers_temporaries
     assert!(live.exists() && unrelated.exists(), "a live or unrelated file was removed");
     let left: Vec<_> = std::fs::read_dir(&d).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     assert_eq!(left.iter().filter(|n| n.ends_with(".tmp")).count(), 3, "{left:?}"); // live, unrelated, planted link
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]

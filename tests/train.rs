@@ -13,6 +13,9 @@ use deepchess::train::log::Log;
 use deepchess::train::stage::{Ctx, StageCfg};
 use std::path::PathBuf;
 
+mod common;
+use common::TempDir;
+
 fn pools() -> (Pools, Pools) {
     let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
     let mut s = BuildSettings::default();
@@ -26,13 +29,8 @@ fn tiny_arch() -> Arch {
     Arch { tower: vec![INPUTS, 32, 16], head: vec![16, 2] }
 }
 
-fn ctx(name: &str, resume: bool) -> Ctx {
-    let dir = std::env::temp_dir().join(format!("deepchess-train-{name}-{}", std::process::id()));
-    if !resume {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-    std::fs::create_dir_all(&dir).unwrap();
-    Ctx { log: Log::open(&dir), dir, seed: 7, resume, meta: vec![] }
+fn ctx(dir: &TempDir, resume: bool) -> Ctx {
+    Ctx { log: Log::open(dir.path()), dir: dir.path().to_path_buf(), seed: 7, resume, meta: vec![] }
 }
 
 fn cfg(epochs: usize) -> StageCfg {
@@ -44,7 +42,8 @@ fn siamese_loss_falls_and_validation_is_reported() {
     deepchess::tensor::set_threads(1);
     let (train, valid) = pools();
     assert!(train.w.len() > 50 && train.l.len() > 50 && !valid.is_empty());
-    let mut c = ctx("falls", false);
+    let dir = TempDir::new("train-falls");
+    let mut c = ctx(&dir, false);
     let mut net = Net::new(tiny_arch(), &mut Rng::new(1));
     siamese(&mut c, "s", &mut net, None, &train, &valid, 500, &cfg(6), &AuxPairs::NONE).unwrap();
     let rows = &c.log.rows;
@@ -90,16 +89,17 @@ fn tied_towers_both_get_gradient() {
 fn resume_reproduces_the_uninterrupted_run() {
     deepchess::tensor::set_threads(1);
     let (train, valid) = pools();
-    let mut whole = ctx("whole", false);
+    let (whole_dir, part_dir) = (TempDir::new("train-whole"), TempDir::new("train-part"));
+    let mut whole = ctx(&whole_dir, false);
     let mut a = Net::new(tiny_arch(), &mut Rng::new(5));
     siamese(&mut whole, "s", &mut a, None, &train, &valid, 200, &cfg(3), &AuxPairs::NONE).unwrap();
 
     // "Killed" after epoch 2: a fresh process resumes from the checkpoint with fresh
     // (differently initialised) weights and must end exactly where the whole run ended.
-    let mut part = ctx("part", false);
+    let mut part = ctx(&part_dir, false);
     let mut b = Net::new(tiny_arch(), &mut Rng::new(5));
     siamese(&mut part, "s", &mut b, None, &train, &valid, 200, &cfg(2), &AuxPairs::NONE).unwrap();
-    let mut resumed = ctx("part", true);
+    let mut resumed = ctx(&part_dir, true);
     let mut c = Net::new(tiny_arch(), &mut Rng::new(999));
     siamese(&mut resumed, "s", &mut c, None, &train, &valid, 200, &cfg(3), &AuxPairs::NONE).unwrap();
     for id in a.params.ids() {
@@ -113,7 +113,8 @@ fn resume_reproduces_the_uninterrupted_run() {
 fn distilled_net_agrees_with_its_teacher() {
     deepchess::tensor::set_threads(1);
     let (train, valid) = pools();
-    let mut c = ctx("distill", false);
+    let dir = TempDir::new("train-distill");
+    let mut c = ctx(&dir, false);
     let mut teacher = Net::new(Arch { tower: vec![INPUTS, 48, 16], head: vec![32, 2] }, &mut Rng::new(11));
     siamese(&mut c, "teacher", &mut teacher, None, &train, &valid, 200, &cfg(6), &AuxPairs::NONE).unwrap();
     let mut student = Net::new(tiny_arch(), &mut Rng::new(12));
@@ -165,13 +166,14 @@ fn material_pairs_teach_the_queens_worth() {
         right as f64 / n as f64
     };
     let train_net = |aux: AuxPairs, name: &str| {
-        let mut c = ctx(name, false);
+        let dir = TempDir::new(name);
+        let mut c = ctx(&dir, false);
         let mut net = Net::new(tiny_arch(), &mut Rng::new(21));
         siamese(&mut c, "s", &mut net, None, &train, &valid, 200, &cfg(20), &aux).unwrap();
         net
     };
-    let plain = rate(&train_net(AuxPairs::NONE, "aux-none"));
-    let taught = rate(&train_net(AuxPairs { progress: 0.0, gap: 4, material: 0.9 }, "aux-material"));
+    let plain = rate(&train_net(AuxPairs::NONE, "train-aux-none"));
+    let taught = rate(&train_net(AuxPairs { progress: 0.0, gap: 4, material: 0.9 }, "train-aux-material"));
     eprintln!("queen kept over removed: plain {plain:.3}, with aux pairs {taught:.3}");
     assert!(taught > 0.7 && taught > plain + 0.2, "plain {plain}, with aux pairs {taught}");
 }
@@ -179,7 +181,8 @@ fn material_pairs_teach_the_queens_worth() {
 #[test]
 fn corrupt_checkpoint_is_rejected() {
     let (train, valid) = pools();
-    let mut c = ctx("corrupt", false);
+    let dir = TempDir::new("train-corrupt");
+    let mut c = ctx(&dir, false);
     let mut net = Net::new(tiny_arch(), &mut Rng::new(5));
     siamese(&mut c, "s", &mut net, None, &train, &valid, 100, &cfg(1), &AuxPairs::NONE).unwrap();
     let ck: PathBuf = c.dir.join("checkpoint.dcw");
@@ -187,7 +190,7 @@ fn corrupt_checkpoint_is_rejected() {
     let n = bytes.len();
     bytes[n / 2] ^= 0xFF;
     std::fs::write(&ck, &bytes).unwrap();
-    let mut r = ctx("corrupt", true);
+    let mut r = ctx(&dir, true);
     let err = siamese(&mut r, "s", &mut net, None, &train, &valid, 100, &cfg(2), &AuxPairs::NONE).unwrap_err();
     assert!(err.contains("checkpoint.dcw"), "{err}");
     std::fs::write(&ck, &bytes[..n / 3]).unwrap();
@@ -200,16 +203,13 @@ fn corrupt_checkpoint_is_rejected() {
 #[test]
 fn cli_tiny_profile_makes_every_net_and_the_compact_one_searches() {
     let exe = env!("CARGO_BIN_EXE_deepchess");
-    let dir = std::env::temp_dir().join(format!("deepchess-cli-train-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let (ds, run) = (dir.join("ds"), dir.join("run"));
-    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
+    let dir = TempDir::new("cli-train");
+    let (ds, run) = (common::sample_dataset(dir.path()), dir.join("run"));
     let ok = |args: &[&str]| {
         let out = std::process::Command::new(exe).args(args).output().unwrap();
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
-    ok(&["data", "--pgn", &src, "--out", ds.to_str().unwrap(), "--per-game", "0", "--valid-per-mille", "200", "--quiet"]);
     let summary = ok(&["train", "--profile", "tiny", "--threads", "1", "--data", ds.to_str().unwrap(), "--out", run.to_str().unwrap()]);
     for (file, shape) in [("deepchess.dcw", "773-600-400-200-100/400-200-100-2"), ("distilled.dcw", "773-100-100-100/100-100-2"), ("compact.dcw", "773-32-32/32-2"), ("scratch.dcw", "773-100-100-100/100-100-2")] {
         assert!(run.join(file).is_file(), "{file} missing");
@@ -221,7 +221,6 @@ fn cli_tiny_profile_makes_every_net_and_the_compact_one_searches() {
     assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
     assert!(String::from_utf8_lossy(&bench.stderr).contains("773-32-32/32-2"));
     assert!(String::from_utf8_lossy(&bench.stdout).contains("Nodes searched: "));
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! Helpers shared by the search tests and the DeepChess search tests.
+//! Helpers shared by the integration tests: search runs, mates, random games, the shipped
+//! net, and temporary folders that clean up after themselves.
 #![allow(dead_code)]
 
 pub mod session;
@@ -7,9 +8,60 @@ use deepchess::chess::{Game, Move, Position};
 use deepchess::deepchess::inference::{Distilled, NetComparator};
 use deepchess::eval::Comparator;
 use deepchess::search::{Limits, SearchResult, Searcher};
-use std::sync::atomic::AtomicBool;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// A fresh, empty folder `deepchess-NAME-PID-N` under the system's temporary folder, removed
+/// with everything in it when the guard is dropped, which unwinding does when an assertion
+/// fails. The process id and a per-process counter keep parallel tests and concurrent test
+/// runs apart.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("deepchess-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        TempDir(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    pub fn join(&self, rel: impl AsRef<Path>) -> PathBuf {
+        self.0.join(rel)
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The 30-game sample (tests/data/pgn/sf15-sample.pgn) as the dataset folder `dir/ds`, built
+/// by `deepchess data` as a user would: every quiet position, a fifth of the games held out.
+pub fn sample_dataset(dir: &Path) -> PathBuf {
+    let ds = dir.join("ds");
+    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_deepchess"))
+        .args(["data", "--pgn", &src, "--out", ds.to_str().unwrap(), "--per-game", "0", "--valid-per-mille", "200", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    ds
+}
 
 /// Searches `game` within `limits`, never stopped from outside.
 pub fn run<C: Comparator>(s: &mut Searcher<C>, game: &Game, limits: Limits) -> SearchResult {
