@@ -233,3 +233,74 @@ fn cli_rejects_bad_aux_pair_specs_before_loading_data() {
         assert!(err.contains("--compact-aux") && err.contains(spec), "{spec}: {err}");
     }
 }
+
+/// `--resume` continues a run only with the settings that made it (run.txt): another
+/// profile, seed, dataset or schedule is refused, naming the setting and both values, before
+/// anything is written; the thread count and the phase list may change.
+#[test]
+fn cli_resume_refuses_other_settings() {
+    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let dir = TempDir::new("cli-resume");
+    let ds = common::sample_dataset(dir.path());
+    let run = dir.join("run");
+    let train = |extra: &[&str]| {
+        let mut args = vec!["train", "--threads", "1", "--data", ds.to_str().unwrap(), "--out", run.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        std::process::Command::new(exe).args(&args).output().unwrap()
+    };
+    let o = train(&["--profile", "tiny", "--phases", "pos2vec"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let recorded = std::fs::read_to_string(run.join("run.txt")).unwrap();
+    assert!(recorded.contains("profile=tiny\n") && recorded.contains("seed=1\n"), "{recorded}");
+    let files = || {
+        let mut v: Vec<_> = std::fs::read_dir(&run).unwrap().map(|e| e.unwrap().file_name()).collect();
+        v.sort();
+        v
+    };
+    let before = files();
+    let log = std::fs::read(run.join("log.csv")).unwrap();
+
+    let refused = |extra: &[&str], wanted: &str| {
+        let o = train(extra);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{extra:?} accepted: {err}");
+        assert!(err.contains(wanted), "{extra:?}: {err}");
+    };
+    refused(&["--resume", "--profile", "quick"], "--profile: this run was made with 'tiny', resumed with 'quick'");
+    refused(&["--resume", "--profile", "tiny", "--seed", "2"], "--seed: this run was made with '1', resumed with '2'");
+    refused(&["--resume", "--profile", "tiny", "--no-mirror"], "this run was made with 'true', resumed with 'false'");
+    refused(&["--resume", "--profile", "tiny", "--siamese-epochs", "5"], "siamese epochs (--siamese-epochs or the profile): this run was made with '3', resumed with '5'");
+    refused(&["--resume", "--profile", "tiny", "--max-positions", "100"], "--max-positions: this run was made with 'all', resumed with '100'");
+    refused(&["--resume", "--profile", "tiny", "--distill-arch", "773-32-32-32/32-32-2"], "--distill-arch");
+    refused(&["--resume", "--profile", "tiny", "--compact-aux", "material=0.5"], "--compact-aux");
+    // Without --resume the folder is never reused.
+    refused(&["--profile", "tiny", "--phases", "pos2vec"], "already holds a training run");
+    // Other data: a dataset built with another split has other files.
+    let other = dir.join("other");
+    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
+    let o = std::process::Command::new(exe)
+        .args(["data", "--pgn", &src, "--out", other.to_str().unwrap(), "--per-game", "0", "--valid-per-mille", "300", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let o = std::process::Command::new(exe)
+        .args(["train", "--resume", "--profile", "tiny", "--data", other.to_str().unwrap(), "--out", run.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--data (train.dcds): this run was made with '"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(files(), before, "a refused resume wrote into the run folder");
+    assert_eq!(std::fs::read(run.join("log.csv")).unwrap(), log);
+
+    // The same data moved elsewhere, another thread count, the same phases: accepted.
+    let moved = dir.join("moved");
+    std::fs::rename(&ds, &moved).unwrap();
+    let o = std::process::Command::new(exe)
+        .args(["train", "--resume", "--profile", "tiny", "--threads", "2", "--phases", "pos2vec"])
+        .args(["--data", moved.to_str().unwrap(), "--out", run.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("note: --data"));
+    assert_eq!(std::fs::read_to_string(run.join("run.txt")).unwrap(), recorded, "run.txt keeps the first record");
+}

@@ -5,7 +5,8 @@ use crate::data::dataset::Dataset;
 use crate::deepchess::pairs::{AuxPairs, Pools};
 use crate::deepchess::pipeline::{run, Phases, Profile};
 use crate::train::log::Log;
-use crate::train::stage::Ctx;
+use crate::train::settings::{Kind, RunSettings};
+use crate::train::stage::{Ctx, StageCfg};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -15,7 +16,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "out", value: Some("DIR"), help: "run folder: nets, checkpoint, log.csv, curves.svg (default runs/PROFILE)" },
     Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,compact,scratch (default all)" },
     Flag { name: "seed", value: Some("N"), help: "seed of initialisation and sampling (default 1)" },
-    Flag { name: "resume", value: None, help: "continue an interrupted run in --out from its last checkpoint" },
+    Flag { name: "resume", value: None, help: "continue an interrupted run in --out from its last checkpoint (same settings; see above)" },
     Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default 2)" },
     Flag { name: "max-positions", value: Some("N"), help: "use at most N training positions per class (data-size curves)" },
     Flag { name: "no-mirror", value: None, help: "no colour-mirror augmentation even if the profile uses it" },
@@ -25,7 +26,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "distill-epochs", value: Some("N"), help: "epochs of the distillation's pair phase instead of the profile's" },
 ];
 
-pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Dataset), CliError> {
+fn dataset_file(dir: &Path, file: &str) -> Result<PathBuf, CliError> {
     let path = dir.join(file);
     if !path.exists() {
         return Err(CliError::Failed(format!(
@@ -34,6 +35,11 @@ pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Datase
             dir.display()
         )));
     }
+    Ok(path)
+}
+
+pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Dataset), CliError> {
+    let path = dataset_file(dir, file)?;
     let d = Dataset::load(&path).map_err(|e| CliError::Failed(e.to_string()))?;
     let pools = Pools::from_dataset(&d, mirror);
     if pools.is_empty() {
@@ -48,7 +54,13 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         "[--profile quick|paper|tiny] [--data DIR] [--out DIR] [--resume] [options]",
         "Trains Pos2Vec (stacked autoencoders), the DeepChess Siamese comparator, the distilled\n\
          net and the small net from scratch, checkpointing every epoch. Writes log.csv,\n\
-         curves.svg and results.md (accuracy on held-out games) into the run folder.",
+         curves.svg and results.md (accuracy on held-out games) into the run folder.\n\
+         \n\
+         The run's settings are recorded in its folder (run.txt). --resume refuses to continue\n\
+         with a different profile, dataset content, seed, --max-positions, --no-mirror,\n\
+         --siamese-epochs, --distill-epochs, --distill-arch or --compact-aux. --threads and\n\
+         --phases may change between invocations, and --data may name a moved copy of the\n\
+         same dataset files.",
         FLAGS,
     );
     let p = parse("train", args, FLAGS, &help)?;
@@ -91,20 +103,31 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     let threads: usize = p.get_or("train", "threads", 2)?;
     crate::tensor::set_threads(threads.clamp(1, 64));
     let seed: u64 = p.get_or("train", "seed", 1)?;
+    let max_positions: Option<usize> = match p.get("max-positions") {
+        Some(_) => Some(p.get_or("train", "max-positions", usize::MAX)?),
+        None => None,
+    };
     let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
     let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/{pname}")));
     let resume = p.has("resume");
-    if !resume && out.join("log.csv").exists() {
+
+    // The settings are checked before the data is loaded: a refusal should not wait for it.
+    let settings = run_settings(&prof, seed, &data, max_positions)?;
+    let recorded = RunSettings::read(&out).map_err(CliError::Failed)?;
+    if !resume && (recorded.is_some() || out.join("log.csv").exists()) {
         return Err(CliError::Failed(format!(
             "{} already holds a training run: add --resume to continue it, or choose another --out",
             out.display()
         )));
     }
+    if resume {
+        check_resume(&out, &settings, recorded.as_deref())?;
+    }
     std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
 
     let (mut train, tds) = load_pools(&data, "train.dcds", prof.mirror)?;
-    if p.get("max-positions").is_some() {
-        train.truncate(p.get_or("train", "max-positions", usize::MAX)?);
+    if let Some(n) = max_positions {
+        train.truncate(n);
     }
     let (valid, vds) = load_pools(&data, "valid.dcds", false)?;
     let split = vds.meta("split").unwrap_or("unknown split").to_string();
@@ -127,6 +150,9 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     if !prof.compact_aux.is_none() {
         let a = prof.compact_aux;
         meta.push(("compact_aux".to_string(), format!("progress={},gap={},material={}", a.progress, a.gap, a.material)));
+    }
+    if recorded.is_none() {
+        settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
     }
     let mut ctx = Ctx { dir: out.clone(), seed, resume, log: Log::open(&out), meta };
     let t = Instant::now();
@@ -151,4 +177,74 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         .map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
     print!("{md}");
     Ok(())
+}
+
+/// What defines a run, written to `run.txt` when it starts and compared on `--resume`.
+/// Left out on purpose, because they may change between invocations: `--threads` (it does
+/// not change what is computed), `--phases` (each phase's net depends only on earlier ones)
+/// and `--out` (the run folder itself).
+fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<usize>) -> Result<RunSettings, CliError> {
+    let mut s = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
+    s.add("profile", prof.name, "--profile", Kind::Defining);
+    s.add("seed", seed, "--seed", Kind::Defining);
+    for file in ["train.dcds", "valid.dcds"] {
+        let print = Dataset::fingerprint(&dataset_file(data, file)?).map_err(|e| CliError::Failed(e.to_string()))?;
+        s.add(&format!("data.{file}"), print, &format!("--data ({file})"), Kind::Defining);
+    }
+    // A moved or differently spelled folder holding the same files is the same data.
+    let path = std::fs::canonicalize(data).unwrap_or_else(|_| data.to_path_buf());
+    s.add("data.path", path.display(), "--data", Kind::Note);
+    s.add("max_positions", max_positions.map_or("all".to_string(), |n| n.to_string()), "--max-positions", Kind::Defining);
+    s.add("mirror", prof.mirror, "--no-mirror (or the profile)", Kind::FromProfile);
+    s.add("val_pairs", prof.val_pairs, "validation pairs (the profile)", Kind::FromProfile);
+    let stages: [(&str, &StageCfg, &str); 7] = [
+        ("pos2vec", &prof.pos2vec, ""),
+        ("siamese", &prof.siamese, "--siamese-epochs or "),
+        ("distill_tower", &prof.distill_tower, ""),
+        ("distill_full", &prof.distill_full, "--distill-epochs or "),
+        ("compact", &prof.compact, ""),
+        ("scratch_pos2vec", &prof.scratch_pos2vec, ""),
+        ("scratch_siamese", &prof.scratch_siamese, ""),
+    ];
+    for (name, c, flag) in stages {
+        s.add(&format!("{name}.epochs"), c.epochs, &format!("{name} epochs ({flag}the profile)"), Kind::FromProfile);
+        let rest = format!("samples {}, batch {}, {}", c.samples, c.batch, c.opt.describe());
+        s.add(name, rest, &format!("{name} schedule (the profile)"), Kind::FromProfile);
+    }
+    s.add("distill_arch", prof.distill_arch.describe(), "--distill-arch", Kind::FromProfile);
+    let a = prof.compact_aux;
+    let aux = if a.is_none() { "none".to_string() } else { format!("progress={},gap={},material={}", a.progress, a.gap, a.material) };
+    s.add("compact_aux", aux, "--compact-aux", Kind::FromProfile);
+    Ok(s)
+}
+
+/// Refuses to resume the run in `out` with settings other than its own. A run folder from
+/// before `run.txt` existed is checked against what its checkpoint recorded.
+fn check_resume(out: &Path, settings: &RunSettings, recorded: Option<&[(String, String)]>) -> Result<(), CliError> {
+    let legacy;
+    let recorded = match recorded {
+        Some(r) => r,
+        None => {
+            let ck = out.join("checkpoint.dcw");
+            if !ck.exists() {
+                return Ok(());
+            }
+            let wf = crate::tensor::WeightFile::load(&ck).map_err(|e| CliError::Failed(e.to_string()))?;
+            // Only the keys the checkpoint wrote in the same form as run.txt.
+            legacy = wf.meta.into_iter().filter(|(k, _)| ["profile", "seed", "mirror"].contains(&k.as_str())).collect::<Vec<_>>();
+            &legacy
+        }
+    };
+    match settings.check(recorded) {
+        Ok(notes) => {
+            for n in notes {
+                eprintln!("note: {n} (the same dataset files: continuing)");
+            }
+            Ok(())
+        }
+        Err(refused) => Err(CliError::Failed(format!(
+            "deepchess train --resume: {} was made with other settings; resume with its own, or choose another --out\n{refused}",
+            out.display()
+        ))),
+    }
 }

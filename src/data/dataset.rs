@@ -190,6 +190,24 @@ impl Dataset {
             .map_err(|e| DatasetError { path: path.to_path_buf(), message: format!("cannot write: {e}") })
     }
 
+    /// A dataset file's identity without reading its records: its size and the checksum it
+    /// ends with (FNV-1a of every byte before it, which `load` verifies), e.g. to tell on
+    /// `--resume` whether a run's data changed.
+    pub fn fingerprint(path: &Path) -> Result<String, DatasetError> {
+        use std::io::{Seek, SeekFrom};
+        let fail = |m: String| DatasetError { path: path.to_path_buf(), message: m };
+        let mut f = std::fs::File::open(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let len = f.metadata().map_err(|e| fail(format!("cannot read: {e}")))?.len();
+        if len < 24 {
+            return Err(fail(format!("truncated: {len} bytes")));
+        }
+        let mut check = [0u8; 8];
+        f.seek(SeekFrom::End(-8))
+            .and_then(|_| f.read_exact(&mut check))
+            .map_err(|e| fail(format!("cannot read: {e}")))?;
+        Ok(format!("{len} bytes, fnv1a {:016x}", u64::from_le_bytes(check)))
+    }
+
     pub fn load(path: &Path) -> Result<Dataset, DatasetError> {
         let fail = |m: String| DatasetError { path: path.to_path_buf(), message: m };
         let bytes = read_regular(path, MAX_FILE_BYTES, "dataset").map_err(|e| fail(format!("cannot read: {e}")))?;
