@@ -44,6 +44,47 @@ fn end_of_input_stops_the_search_and_exits() {
     }
 }
 
+/// The sequence a tournament manager's compliance check sends (as fastchess's
+/// `--compliance` does): handshake with id name and author, readiness after each position,
+/// and tiny clocks given in every arrangement, the opponent's alone included, each answered
+/// promptly with a scored info line before a legal bestmove.
+#[test]
+fn tournament_manager_compliance_sequence() {
+    let mut s = Session::start(&[]);
+    s.send("uci");
+    s.expect("id name ", SEC);
+    s.expect("id author ", SEC);
+    s.expect("uciok", SEC);
+    s.send("isready");
+    s.expect("readyok", 5 * SEC);
+    s.send("ucinewgame");
+    let middlegame = "3r2k1/p5n1/1pq1p2p/2p3p1/2P1P1n1/1P1P2pP/PN1Q2K1/5R2 w - - 0 27";
+    for p in ["startpos".to_string(), format!("fen {middlegame}")] {
+        s.send(&format!("position {p}"));
+        s.send("isready");
+        s.expect("readyok", SEC);
+    }
+    let pos = Position::from_fen(middlegame).unwrap();
+    for go in ["go wtime 100", "go btime 100", "go wtime 100 winc 100 btime 100 binc 100", "go btime 100 binc 100 wtime 100 winc 100"] {
+        s.seen.clear();
+        let sent = Instant::now();
+        s.send(go);
+        let (at, bm) = s.expect_at("bestmove", 2 * SEC);
+        assert!(at - sent < Duration::from_millis(500), "{go}: answered after {:?}", at - sent);
+        let info = s.seen.iter().rev().find(|l| l.starts_with("info depth")).unwrap_or_else(|| panic!("{go}: no info line"));
+        assert!(info.contains(" score "), "{go}: {info}");
+        assert!(pos.parse_uci(bestmove_of(&bm)).is_ok(), "{go}: {bm}");
+    }
+    s.send("ucinewgame");
+    for (moves, game) in [("", Game::default()), (" moves e2e4 e7e5", game_after(&["e2e4", "e7e5"]))] {
+        s.send(&format!("position startpos{moves}"));
+        s.send("go wtime 100 btime 100");
+        let bm = s.expect("bestmove", 2 * SEC);
+        assert!(game.position().parse_uci(bestmove_of(&bm)).is_ok(), "{bm}");
+    }
+    s.quit();
+}
+
 /// Random `go`/`stop`/`isready`/`ponderhit` sequences: every `go` gets exactly one legal
 /// bestmove, `isready` is always answered, nothing is printed twice or lost.
 #[test]
@@ -294,7 +335,8 @@ fn memory_clock_and_depth_limits() {
 /// An option value is taken as typed: a path with a run of spaces loads.
 #[test]
 fn evalfile_path_keeps_its_spaces() {
-    let dir = std::env::temp_dir().join(format!("deepchess-uci-{}", std::process::id())).join("two  spaces");
+    let tmp = common::TempDir::new("uci-spaces");
+    let dir = tmp.join("two  spaces");
     std::fs::create_dir_all(&dir).unwrap();
     let net = dir.join("my  net.dcw");
     std::fs::copy("data/nets/compact.dcw", &net).unwrap();
@@ -302,7 +344,6 @@ fn evalfile_path_keeps_its_spaces() {
     s.send(&format!("setoption name EvalFile value {}", net.display()));
     let msg = s.expect("info string", 5 * SEC);
     s.quit();
-    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
     assert!(msg.contains("loaded") && msg.contains("my  net.dcw"), "{msg}");
 }
 

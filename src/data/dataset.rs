@@ -194,9 +194,9 @@ impl Dataset {
     /// ends with (FNV-1a of every byte before it, which `load` verifies), e.g. to tell on
     /// `--resume` whether a run's data changed.
     pub fn fingerprint(path: &Path) -> Result<String, DatasetError> {
-        use std::io::{Seek, SeekFrom};
+        use std::io::{Read, Seek, SeekFrom};
         let fail = |m: String| DatasetError { path: path.to_path_buf(), message: m };
-        let mut f = std::fs::File::open(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let mut f = crate::tensor::files::open_regular(path, MAX_FILE_BYTES, "dataset").map_err(|e| fail(format!("cannot read: {e}")))?;
         let len = f.metadata().map_err(|e| fail(format!("cannot read: {e}")))?.len();
         if len < 24 {
             return Err(fail(format!("truncated: {len} bytes")));

@@ -15,17 +15,23 @@ use std::path::Path;
 /// and read through `take(max_bytes + 1)`, so a file that grows while it is read still
 /// cannot take more than the bound.
 pub fn read_regular(path: &Path, max_bytes: u64, what: &str) -> io::Result<Vec<u8>> {
-    let meta = std::fs::metadata(path)?;
-    check(&meta, max_bytes, what)?;
-    let file = open_nonblocking(path)?;
+    let file = open_regular(path, max_bytes, what)?;
     let meta = file.metadata()?;
-    check(&meta, max_bytes, what)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max_bytes {
         return Err(too_large(max_bytes, what));
     }
     Ok(bytes)
+}
+
+/// Opens the regular file `path` (of at most `max_bytes`) for reading, with the checks of
+/// [`read_regular`], for callers that read only part of it.
+pub fn open_regular(path: &Path, max_bytes: u64, what: &str) -> io::Result<std::fs::File> {
+    check(&std::fs::metadata(path)?, max_bytes, what)?;
+    let file = open_nonblocking(path)?;
+    check(&file.metadata()?, max_bytes, what)?;
+    Ok(file)
 }
 
 fn check(meta: &std::fs::Metadata, max_bytes: u64, what: &str) -> io::Result<()> {
