@@ -167,3 +167,19 @@ fn many_tiny_tensors_load_quickly() {
     dup.tensors[199_999].0 = "t7".into();
     assert!(WeightFile::from_bytes(&dup.to_bytes(), "x").unwrap_err().to_string().contains("'t7' appears twice"));
 }
+
+#[test]
+fn non_finite_values_are_never_written() {
+    let d = common::TempDir::new("nonfinite-save");
+    let path = d.join("net.dcw");
+    let mut p = sample_params();
+    p.save(&path, &[]).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let mut bad = Matrix::filled(1, 5, 0.25);
+    bad.data_mut()[3] = f32::NAN;
+    p = Params::new();
+    p.add("pos2vec.l1.b", bad).unwrap();
+    let e = p.save(&path, &[]).unwrap_err().to_string();
+    assert!(e.contains("pos2vec.l1.b") && e.contains("column 3"), "{e}");
+    assert_eq!(std::fs::read(&path).unwrap(), before, "the earlier file was touched");
+}

@@ -30,7 +30,7 @@ fn tiny_arch() -> Arch {
 }
 
 fn ctx(dir: &TempDir, resume: bool) -> Ctx {
-    Ctx { log: Log::open(dir.path()), dir: dir.path().to_path_buf(), seed: 7, resume, meta: vec![] }
+    Ctx { log: Log::open(dir.path()).unwrap(), dir: dir.path().to_path_buf(), seed: 7, resume, meta: vec![] }
 }
 
 fn cfg(epochs: usize) -> StageCfg {
@@ -303,4 +303,15 @@ fn cli_resume_refuses_other_settings() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stderr).contains("note: --data"));
     assert_eq!(std::fs::read_to_string(run.join("run.txt")).unwrap(), recorded, "run.txt keeps the first record");
+}
+
+/// Only a missing log starts afresh: one that cannot be read (here a folder in its place)
+/// is an error, since the next epoch would replace it.
+#[test]
+fn an_unreadable_log_is_an_error_not_a_fresh_start() {
+    let dir = TempDir::new("train-badlog");
+    assert!(Log::open(dir.path()).unwrap().rows.is_empty());
+    std::fs::create_dir(dir.join("log.csv")).unwrap();
+    let e = Log::open(dir.path()).err().expect("a folder as log.csv is refused");
+    assert!(e.contains("log.csv") && e.contains("directory"), "{e}");
 }

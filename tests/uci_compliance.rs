@@ -193,6 +193,12 @@ fn searchmoves_restricts_the_root() {
     assert!(s.expect("info string", SEC).contains("e9e9"));
     let bm = s.expect("bestmove", 10 * SEC);
     assert!(["e1e2", "e1f2"].contains(&bestmove_of(&bm)), "{bm}");
+    // One move listed is still searched for the time given (analysis of that move).
+    let sent = Instant::now();
+    s.send("go movetime 300 searchmoves e1e2");
+    let (at, bm) = s.expect_at("bestmove", 2 * SEC);
+    assert_eq!(bestmove_of(&bm), "e1e2");
+    assert!(at - sent >= Duration::from_millis(240), "answered after {:?}", at - sent);
     s.send("go searchmoves d1d2 infinite");
     std::thread::sleep(Duration::from_millis(200));
     s.send("stop");
@@ -242,7 +248,7 @@ fn movetime_is_used_not_wasted() {
         let ms = (at - sent).as_millis() as u64;
         // Overhead 30 ms by default; the upper bound allows for a busy test machine.
         assert!(ms >= t - 60, "movetime {t}: answered after {ms} ms");
-        assert!(ms <= t + 150, "movetime {t}: answered after {ms} ms");
+        assert!(ms <= t + 400, "movetime {t}: answered after {ms} ms");
     }
     s.quit();
 }
@@ -306,9 +312,15 @@ fn fast_clock_survives_stalls() {
 #[test]
 fn memory_clock_and_depth_limits() {
     let mut s = Session::start(&[]);
-    s.send("setoption name Hash value 65536");
-    let msg = s.expect("info string", 5 * SEC);
-    assert!(msg.contains("Hash") && msg.contains("keeping 16 MB"), "{msg}");
+    // 64 GB of table and as much cache: beyond this machine (checked), refused.
+    let avail_mb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        t.lines().find(|l| l.starts_with("MemAvailable:"))?.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb >> 10)
+    });
+    if avail_mb.is_some_and(|a| a < 131_072) {
+        s.send("setoption name Hash value 65536");
+        let msg = s.expect("info string", 5 * SEC);
+        assert!(msg.contains("Hash") && msg.contains("keeping 16 MB"), "{msg}");
+    }
     s.send("setoption name Hash value 2");
     s.send("go depth 3");
     s.expect("bestmove", 10 * SEC);

@@ -154,7 +154,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     if recorded.is_none() {
         settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
     }
-    let mut ctx = Ctx { dir: out.clone(), seed, resume, log: Log::open(&out), meta };
+    let mut ctx = Ctx { dir: out.clone(), seed, resume, log: Log::open(&out).map_err(CliError::Failed)?, meta };
     let t = Instant::now();
     let summary = run(&mut ctx, &prof, phases, &train, &valid).map_err(CliError::Failed)?;
     let mut md = format!(

@@ -207,8 +207,12 @@ impl<C: Comparator> Searcher<C> {
                 n_quiets += 1;
             }
         }
-        let bound = if best_move.is_some() { Bound::Exact } else { Bound::Upper };
-        self.tt.store(hash, ply, depth, bound, best, best_move);
+        // A root limited by `searchmoves` knows only a lower bound on the position's value:
+        // stored as exact or upper it could cut the position where it recurs in the tree.
+        if ply > 0 || self.root_moves.is_empty() {
+            let bound = if best_move.is_some() { Bound::Exact } else { Bound::Upper };
+            self.tt.store(hash, ply, depth, bound, best, best_move);
+        }
         best
     }
 }

@@ -149,6 +149,8 @@ impl<C: Comparator> Searcher<C> {
         self.selective &= limits.mate.is_none();
         // `searchmoves` restricts the root to its legal members (none legal: no restriction).
         let mut legal: Vec<Move> = root.legal_moves().iter().copied().collect();
+        // Answer at once only when the rules, not `searchmoves`, leave one move.
+        let forced = legal.len() == 1;
         if legal.iter().any(|m| limits.searchmoves.contains(m)) {
             legal.retain(|m| limits.searchmoves.contains(m));
             self.root_moves.clone_from(&legal);
@@ -197,7 +199,7 @@ impl<C: Comparator> Searcher<C> {
             let timed = self.clock.soft.is_some();
             if self.nodes >= self.node_limit
                 || !self.clock.may_start_iteration()
-                || (timed && legal.len() == 1)
+                || (timed && forced)
                 || (timed && v.is_mate() && depth >= 2 * mate_ply(&v) + 2)
             {
                 break;

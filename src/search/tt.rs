@@ -30,10 +30,17 @@ pub struct Table<K> {
 }
 
 impl<K: Copy + Default> Table<K> {
-    /// A table using about `mb` megabytes (at least one entry). Aborts if memory runs out:
-    /// sizes chosen at run time go through [`Table::try_new`].
+    /// A table using about `mb` megabytes (at least one entry), or the largest half, quarter,
+    /// … of it that can be allocated: building a searcher never aborts for its table.
     pub fn new(mb: usize) -> Self {
-        Self::try_new(mb).unwrap_or_else(|e| panic!("transposition table of {mb} MB: {e}"))
+        let mut mb = mb.max(1);
+        loop {
+            match Self::try_new(mb) {
+                Ok(t) => return t,
+                Err(_) if mb > 1 => mb /= 2,
+                Err(e) => panic!("transposition table of 1 MB: {e}"),
+            }
+        }
     }
 
     /// A table of about `mb` megabytes, or an error if the memory cannot be had (the caller

@@ -209,8 +209,19 @@ impl WeightFile {
         WeightFile::from_bytes(&bytes, &origin)
     }
 
-    /// Writes atomically: temporary sibling file, fsync, rename over `path`.
+    /// Writes atomically: temporary sibling file, fsync, rename over `path`. A tensor holding
+    /// NaN or infinity is refused here, as loading would refuse it: a diverged run fails at
+    /// its epoch instead of leaving a checkpoint it cannot resume from.
     pub fn save(&self, path: &Path) -> Result<()> {
+        for (name, m) in &self.tensors {
+            if let Some(i) = m.data().iter().position(|v| !v.is_finite()) {
+                let (r, c) = (i / m.cols().max(1), i % m.cols().max(1));
+                return Err(TensorError::format(
+                    &path.display().to_string(),
+                    format!("refusing to write tensor '{name}': value {} at row {r}, column {c} (training diverged?)", m.data()[i]),
+                ));
+            }
+        }
         write_atomic(path, &self.to_bytes()).map_err(|e| TensorError::Io { path: path.display().to_string(), source: e })
     }
 }
@@ -226,15 +237,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path.file_name().ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
     let name = name.to_string_lossy();
     remove_stale_temporaries(path, &name);
-    let mut attempt = 0;
-    let (tmp, mut f) = loop {
-        let tmp = path.with_file_name(format!(".{name}.{}.{:016x}.tmp", std::process::id(), nonce()));
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(f) => break (tmp, f),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => attempt += 1,
-            Err(e) => return Err(e),
-        }
-    };
+    let (tmp, mut f) = create_temporary(path, &name, nonce)?;
     let result = (|| {
         f.write_all(bytes)?;
         f.sync_all()?;
@@ -254,6 +257,20 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Creates `path`'s temporary sibling exclusively: a name already taken (by a file or a
+/// link, which `create_new` never follows) is passed over for the next nonce.
+fn create_temporary(path: &Path, name: &str, mut nonce: impl FnMut() -> u64) -> std::io::Result<(std::path::PathBuf, std::fs::File)> {
+    let mut attempt = 0;
+    loop {
+        let tmp = path.with_file_name(format!(".{name}.{}.{:016x}.tmp", std::process::id(), nonce()));
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => return Ok((tmp, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// 64 random bits from the standard library's per-process hash keys (seeded by the OS).
@@ -314,5 +331,36 @@ pub fn failpoint(point: &str) {
             eprintln!("failpoint {point}:{n}: aborting");
             std::process::abort();
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::create_temporary;
+
+    /// A link planted at the very name the writer picks is passed over, never written
+    /// through; so is a plain file.
+    #[test]
+    fn a_planted_temporary_name_is_never_written_through() {
+        let dir = std::env::temp_dir().join(format!("deepchess-planted-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let target = dir.join("out.bin");
+        let name = |n: u64| dir.join(format!(".out.bin.{}.{n:016x}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, name(1)).unwrap();
+        std::fs::write(name(2), b"someone else's").unwrap();
+        let mut nonces = [1u64, 2, 3].into_iter();
+        let (tmp, mut f) = create_temporary(&target, "out.bin", || nonces.next().unwrap()).unwrap();
+        std::io::Write::write_all(&mut f, b"new").unwrap();
+        assert_eq!(tmp, name(3));
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert_eq!(std::fs::read(name(2)).unwrap(), b"someone else's");
+        // Every name taken: an error, nothing written.
+        let result = create_temporary(&target, "out.bin", || 1);
+        assert_eq!(result.unwrap_err().kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

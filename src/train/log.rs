@@ -28,12 +28,18 @@ pub struct Log {
 }
 
 impl Log {
-    /// Opens the log of a run folder, keeping earlier rows (a resumed run appends).
-    pub fn open(dir: &Path) -> Log {
+    /// Opens the log of a run folder, keeping earlier rows (a resumed run appends). Only a
+    /// missing log starts afresh: one that cannot be read is an error, since the next epoch
+    /// would replace it.
+    pub fn open(dir: &Path) -> Result<Log, String> {
         let mut rows = Vec::new();
-        // A log that is not a readable regular file of sane size is started afresh.
-        let bytes = crate::tensor::files::read_regular(&dir.join("log.csv"), 64 << 20, "training log");
-        if let Some(text) = bytes.ok().and_then(|b| String::from_utf8(b).ok()) {
+        let path = dir.join("log.csv");
+        let text = match crate::tensor::files::read_regular(&path, 64 << 20, "training log") {
+            Ok(b) => Some(String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", path.display()))?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        };
+        if let Some(text) = text {
             for line in text.lines().skip(1) {
                 let f: Vec<&str> = line.split(',').collect();
                 if f.len() != 8 {
@@ -52,7 +58,7 @@ impl Log {
                 });
             }
         }
-        Log { dir: dir.to_path_buf(), rows }
+        Ok(Log { dir: dir.to_path_buf(), rows })
     }
 
     /// Records an epoch (replacing a row of the same phase and epoch from an interrupted

@@ -57,8 +57,8 @@ impl RunSettings {
     /// The settings recorded in `dir`, or `None` when it holds no `run.txt`.
     pub fn read(dir: &Path) -> Result<Option<Vec<(String, String)>>, String> {
         let path = dir.join(FILE);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
+        let text = match crate::tensor::files::read_regular(&path, 1 << 20, "run record") {
+            Ok(b) => String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", path.display()))?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("{}: {e}", path.display())),
         };

@@ -341,7 +341,15 @@ impl Engine {
 
     /// Builds the searcher for the current Eval/EvalFile/Hash (after a search finished).
     fn rebuild_searcher(&mut self) {
-        let (mut s, msg) = build_searcher(self.eval, self.eval_file.as_deref(), self.hash_mb);
+        // The old searcher's memory goes first: two at once may not fit.
+        self.searcher = None;
+        let mut note = String::new();
+        if let Some(avail) = available_mb().filter(|&a| memory_need(self.eval, self.hash_mb) > a) {
+            note = format!("; Hash {} MB does not fit in the {avail} MB available with this Eval's cache, using {HASH_DEFAULT} MB", self.hash_mb);
+            self.hash_mb = HASH_DEFAULT;
+        }
+        let (mut s, mut msg) = build_searcher(self.eval, self.eval_file.as_deref(), self.hash_mb);
+        msg.push_str(&note);
         s.set_selective(self.selective);
         self.searcher = Some(s);
         self.notice = msg;
@@ -426,19 +434,22 @@ impl Engine {
 }
 
 impl Engine {
-    /// `Hash`: the table is allocated now (building the searcher if need be), fallibly; a
-    /// size the machine cannot hold keeps the previous table and says so.
+    /// `Hash`: refused when this player's table and cache would not fit in the memory the
+    /// machine (or its container) has available; with a searcher built, the table is
+    /// allocated now, fallibly, keeping the previous one when that fails. Without one, the
+    /// size is kept for the build at `isready` or `go`.
     fn set_hash(&mut self, mb: usize) {
-        // The table and, for a net player, its feature cache of about the same size.
-        let need = mb.saturating_mul(2);
+        let need = memory_need(self.eval, mb);
         if let Some(avail) = available_mb().filter(|&a| need > a) {
             return self.info(&format!(
-                "setoption Hash: {mb} MB needs about {need} MB with the net's cache, more than the {avail} MB available; keeping {} MB",
-                self.hash_mb
+                "setoption Hash: {mb} MB needs about {need} MB for Eval {}, more than the {avail} MB available; keeping {} MB",
+                self.eval.name, self.hash_mb
             ));
         }
-        self.ensure_searcher();
-        let Some(s) = self.searcher.as_mut() else { return };
+        let Some(s) = self.searcher.as_mut() else {
+            self.hash_mb = mb;
+            return;
+        };
         match s.resize_hash(mb) {
             Ok(()) => self.hash_mb = mb,
             Err(e) => {
@@ -449,12 +460,29 @@ impl Engine {
     }
 }
 
-/// Memory the system can still give (Linux's `MemAvailable`), in MB; None where unknown.
+/// Memory a player's searcher takes for `Hash` = `mb`: the table, and for a net player its
+/// feature cache of max(`mb`, 16) MB.
+fn memory_need(p: &Player, mb: usize) -> usize {
+    mb.saturating_add(if p.default_net.is_some() { mb.max(16) } else { 0 })
+}
+
+/// Memory the process can still have, in MB: Linux's `MemAvailable`, less where a cgroup
+/// (v2) limit leaves less; None where neither is known.
 fn available_mb() -> Option<usize> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
+    let read = |p: &str| std::fs::read_to_string(p).ok();
+    let system = read("/proc/meminfo").and_then(|t| {
+        let line = t.lines().find(|l| l.starts_with("MemAvailable:"))?.to_string();
+        line.split_whitespace().nth(1)?.parse::<usize>().ok().map(|kb| kb / 1024)
+    });
+    let group = (|| {
+        let max: usize = read("/sys/fs/cgroup/memory.max")?.trim().parse().ok()?;
+        let current: usize = read("/sys/fs/cgroup/memory.current")?.trim().parse().ok()?;
+        Some(max.saturating_sub(current) >> 20)
+    })();
+    match (system, group) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// The text after the first `n` whitespace-separated tokens of `line`, its inner spacing
