@@ -91,6 +91,9 @@ impl<C: Comparator> Searcher<C> {
         }
 
         let mut picker = Picker::new(pos, false, hash_move, &self.heur, ply);
+        if ply == 0 && !self.root_moves.is_empty() {
+            picker.retain(|m| self.root_moves.contains(&m));
+        }
         if picker.is_empty() {
             return if in_check { Value::mate(side.flip(), ply) } else { Value::draw() };
         }
@@ -101,9 +104,6 @@ impl<C: Comparator> Searcher<C> {
         let mut n_quiets = 0;
         let mut index = 0usize;
         while let Some(m) = picker.next() {
-            if ply == 0 && !self.root_moves.is_empty() && !self.root_moves.contains(&m) {
-                continue;
-            }
             let quiet = !pos.is_capture(m) && m.promotion.is_none();
             // Late-move pruning: near the leaves of a null-window node, quiet moves this far
             // down the ordering almost never cut; skip them (never in check, never checks).

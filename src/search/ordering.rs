@@ -125,6 +125,19 @@ impl Picker {
         self.moves.is_empty()
     }
 
+    /// Keeps only the moves `keep` accepts (the root's `searchmoves`), before any is picked.
+    pub fn retain(&mut self, keep: impl Fn(Move) -> bool) {
+        let mut kept = MoveList::default();
+        for i in 0..self.moves.len() {
+            let m = self.moves.as_slice()[i];
+            if keep(m) {
+                self.scores[kept.len()] = self.scores[i];
+                kept.push(m);
+            }
+        }
+        self.moves = kept;
+    }
+
     /// The best remaining move (selection sort: usually only the first few are needed).
     pub fn next(&mut self) -> Option<Move> {
         let n = self.moves.len();
