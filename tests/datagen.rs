@@ -171,9 +171,7 @@ fn datagen_book_openings() {
 /// finished, and with enough games nothing at all is changed.
 #[test]
 fn datagen_never_removes_what_it_did_not_write() {
-    let dir = std::env::temp_dir().join(format!("deepchess-datagen-keep-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::TempDir::new("datagen-keep");
     let fake = format!("{}/tests/fakes/scripted.sh", env!("CARGO_MANIFEST_DIR"));
     let datagen = |out: &std::path::Path, games: u32| {
         Command::new(bin())
@@ -231,5 +229,4 @@ fn datagen_never_removes_what_it_did_not_write() {
         assert!(!String::from_utf8_lossy(&o.stderr).contains("cut"));
         assert_eq!(std::fs::read(&f).unwrap(), text);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

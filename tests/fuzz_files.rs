@@ -7,6 +7,8 @@
 //! `DEEPCHESS_FUZZ_CASES` sets the inputs per surface (default 200; `make test-full` runs
 //! 5000). Each test prints how many inputs were accepted and refused (`--nocapture`).
 
+mod common;
+
 use deepchess::arena::datagen_file::{inspect, OWN_EVENT};
 use deepchess::chess::Position;
 use deepchess::data::build::{build, BuildSettings};
@@ -16,7 +18,7 @@ use deepchess::deepchess::inference::{load_searcher, NetOptions};
 use deepchess::deepchess::model::{Arch, Net};
 use deepchess::tensor::Rng;
 use proptest::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -31,11 +33,8 @@ fn cases() -> u32 {
 const SLOW: Duration = Duration::from_secs(2);
 
 /// A fresh folder for one test (tests run in parallel, each writes its own files).
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("deepchess-fuzz-files-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tmp(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("fuzz-files-{name}"))
 }
 
 /// Runs `check` on `cases()` generated inputs; a panic or failed assertion is shrunk to a
@@ -223,7 +222,6 @@ fn fuzz_net_files() {
     assert_eq!(NETS.accepted.load(Ordering::Relaxed), 1, "the sample itself loads");
     fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_net(&dir, &mutated(&sample, &ops, fix)));
     NETS.report("net files");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // --- dataset files -------------------------------------------------------------------------
@@ -282,7 +280,6 @@ fn fuzz_dataset_files() {
     assert_eq!(DATASETS.accepted.load(Ordering::Relaxed), 1, "the sample itself loads");
     fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_dataset(&dir, &mutated(&sample, &ops, fix)));
     DATASETS.report("dataset files");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // --- datagen's output ----------------------------------------------------------------------

@@ -3,18 +3,18 @@
 //! a PGN without a single game. Each fails promptly, non-zero, with a message naming the
 //! file and what is wrong; nothing aborts, blocks or fills memory.
 
+mod common;
+
 use deepchess::deepchess::model::{Arch, Net};
 use deepchess::tensor::{Rng, WeightFile};
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("deepchess-untrusted-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh folder removed when the guard drops, also when an assertion fails.
+fn tmp_dir(name: &str) -> common::TempDir {
+    common::TempDir::new(&format!("untrusted-{name}"))
 }
 
 /// Runs the binary with `stdin`, failing the test if it takes longer than `secs` (the child
@@ -105,7 +105,6 @@ fn a_header_declaring_a_huge_architecture_is_refused_before_allocating() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}");
     assert!(out.contains("no net loaded") && out.contains("missing") && out.contains("readyok"), "{out}");
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
@@ -121,11 +120,10 @@ fn non_finite_weights_are_refused_naming_the_tensor_and_index() {
         let m = &mut wf.tensors.iter_mut().find(|(n, _)| n == "tower.1.w").unwrap().1;
         m.data_mut()[37] = value; // row 1, column 5 of a 32-wide layer
         let bad = d.join("bad.dcw");
-        wf.save(&bad).unwrap(); // a valid checksum over the bad value
+        std::fs::write(&bad, wf.to_bytes()).unwrap(); // a valid checksum over the bad value (save refuses it)
         let e = fails(&args(&compare(&bad)));
         assert!(e.contains("bad.dcw") && e.contains("'tower.1.w'") && e.contains(shown) && e.contains("index 37 (row 1, column 5)"), "{e}");
     }
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 #[test]
@@ -165,7 +163,6 @@ fn special_files_are_refused_promptly() {
         let e = fails(&["data", "--pgn", "/dev/zero", "--out", d.join("out").to_str().unwrap()]);
         assert!(e.contains("/dev/zero") && e.contains("device"), "{e}");
     }
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 /// A FIFO is a legitimate PGN source: `data` streams it while a producer writes.
@@ -192,7 +189,6 @@ fn data_streams_pgn_from_a_fifo() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     writer.join().unwrap();
     assert!(String::from_utf8_lossy(&o.stdout).contains("3 games read"));
-    std::fs::remove_dir_all(&d).unwrap();
 }
 
 /// `data` on input without a single game (empty, binary, UTF-16) fails naming the file and
@@ -230,5 +226,4 @@ fn data_without_any_game_fails_and_writes_nothing() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{e}");
     assert!(e.contains(&format!("warning: no game found in {} (empty", empty.display())), "{e}");
-    std::fs::remove_dir_all(&d).unwrap();
 }

@@ -38,6 +38,13 @@ impl TempDir {
     }
 }
 
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
 impl AsRef<Path> for TempDir {
     fn as_ref(&self) -> &Path {
         &self.0
