@@ -315,3 +315,34 @@ fn an_unreadable_log_is_an_error_not_a_fresh_start() {
     let e = Log::open(dir.path()).err().expect("a folder as log.csv is refused");
     assert!(e.contains("log.csv") && e.contains("directory"), "{e}");
 }
+
+/// A train/validation pair from two different `data` runs (as a kill between the two writes
+/// of a rebuild leaves) is refused, naming the folder; the pair of one run trains.
+#[test]
+fn cli_train_refuses_a_mismatched_dataset_pair() {
+    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let dir = TempDir::new("cli-pair");
+    let ds = common::sample_dataset(dir.path());
+    let other = dir.join("other");
+    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
+    let o = std::process::Command::new(exe)
+        .args(["data", "--pgn", &src, "--out", other.to_str().unwrap(), "--per-game", "0", "--valid-per-mille", "300", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::copy(other.join("valid.dcds"), ds.join("valid.dcds")).unwrap();
+    let o = std::process::Command::new(exe)
+        .args(["train", "--profile", "tiny", "--phases", "pos2vec", "--threads", "1", "--data", ds.to_str().unwrap(), "--out"])
+        .arg(dir.join("run"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("different 'deepchess data' runs") && err.contains(ds.to_str().unwrap()), "{err}");
+    let o = std::process::Command::new(exe)
+        .args(["train", "--profile", "tiny", "--phases", "pos2vec", "--threads", "1", "--data", other.to_str().unwrap(), "--out"])
+        .arg(dir.join("run2"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

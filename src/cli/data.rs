@@ -81,7 +81,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     );
     eprintln!();
     // Without a single game nothing is written: earlier datasets in DIR stay as they were.
-    let (train, valid, st) = built.map_err(CliError::Failed)?;
+    let (mut train, mut valid, st) = built.map_err(CliError::Failed)?;
     for (src, skipped) in &st.empty_sources {
         eprintln!("warning: no game found in {}", describe_empty(src, *skipped));
     }
@@ -89,6 +89,11 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         eprintln!("warning: no decisive game: the datasets are empty");
     }
     std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
+    // The two files are written one after the other; one id from both contents lets train
+    // refuse a pair a kill between the two writes left mismatched.
+    let pair = pair_id(&train, &valid);
+    train.set_meta("pair", &pair);
+    valid.set_meta("pair", &pair);
     train.save(&out.join("train.dcds")).map_err(|e| CliError::Failed(e.to_string()))?;
     valid.save(&out.join("valid.dcds")).map_err(|e| CliError::Failed(e.to_string()))?;
     println!("{st}");
@@ -99,4 +104,10 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         t.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The id of a train/validation pair: FNV-1a of both files' bytes (before the id is set).
+fn pair_id(train: &Dataset, valid: &Dataset) -> String {
+    let (a, b) = (crate::data::dataset::fnv1a(&train.to_bytes()), crate::data::dataset::fnv1a(&valid.to_bytes()));
+    format!("{:016x}", a ^ b.rotate_left(17))
 }

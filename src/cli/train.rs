@@ -130,6 +130,14 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         train.truncate(n);
     }
     let (valid, vds) = load_pools(&data, "valid.dcds", false)?;
+    if let (Some(a), Some(b)) = (tds.meta("pair"), vds.meta("pair")) {
+        if a != b {
+            return Err(CliError::Failed(format!(
+                "{}: train.dcds and valid.dcds come from different 'deepchess data' runs (pair {a} and {b}; one write of a run was cut short?): build them again",
+                data.display()
+            )));
+        }
+    }
     let split = vds.meta("split").unwrap_or("unknown split").to_string();
     eprintln!(
         "profile {pname}: {} W + {} L training positions{}, {} W + {} L validation positions (held-out games)",
