@@ -478,3 +478,13 @@ fn full_shared_corpus() {
         assert!(r.summary().io_error.is_none());
     }
 }
+
+/// A move token holding control bytes is reported with them escaped, never raw.
+#[test]
+fn bad_tokens_are_shown_escaped() {
+    let (games, skips, _) = read_bytes(b"[Event \"x\"]\n\n1. e4 \x1b[2Je5\x07 2. Nf3 1-0\n\n".to_vec());
+    assert!(games.is_empty(), "{games:?}");
+    let text = format!("{:?} {}", skips[0], skips[0]);
+    assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text}");
+    assert!(skips[0].to_string().contains("\\u{1b}"), "{}", skips[0]);
+}

@@ -207,6 +207,12 @@ fn lossy(s: &[u8]) -> String {
     String::from_utf8_lossy(s).into_owned()
 }
 
+/// A token as text for a message: invalid UTF-8 replaced, control characters escaped (a
+/// binary file's bytes must not reach the terminal raw).
+fn shown(s: &[u8]) -> String {
+    String::from_utf8_lossy(s).chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
 impl<R: BufRead> PgnReader<R> {
     pub fn new(r: R) -> PgnReader<R> {
         PgnReader {
@@ -341,9 +347,9 @@ impl<R: BufRead> PgnReader<R> {
                             p.game.push(m, None);
                         }
                         Ok(_) => {
-                            p.fail(SkipReason::Malformed, Some(ply), &lossy(s), format!("more than {MAX_PLIES} plies"))
+                            p.fail(SkipReason::Malformed, Some(ply), &shown(s), format!("more than {MAX_PLIES} plies"))
                         }
-                        Err(msg) => p.fail(SkipReason::BadMove, Some(ply), &lossy(s), msg),
+                        Err(msg) => p.fail(SkipReason::BadMove, Some(ply), &shown(s), msg),
                     }
                 }
             }
