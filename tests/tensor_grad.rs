@@ -1,4 +1,5 @@
-//! Every tape op's gradient against central finite differences, on random shapes.
+//! Every tape op's gradient against central finite differences, on random shapes; and
+//! the statistics of dropout's mask.
 
 use deepchess::tensor::{Init, Matrix, Params, Rng, SparseBatch, Tape, Var};
 use proptest::prelude::*;
@@ -158,6 +159,37 @@ proptest! {
     }
 
     #[test]
+    fn dropout_with_a_fixed_mask(r in 1usize..4, c in 1usize..6, rate in 0.1f32..0.8, seed in any::<u64>()) {
+        // The mask is drawn inside the graph from a generator seeded afresh on every
+        // evaluation, so every finite-difference evaluation sees the same mask.
+        let mut rng = Rng::new(seed);
+        let target = rand(r, c, &mut rng);
+        let build = move |t: &mut Tape, _: &Params, v: &[Var]| {
+            let a = t.tanh(v[0]).unwrap();
+            let d = t.dropout(a, rate, &mut Rng::new(seed ^ 0x5eed)).unwrap();
+            let tg = t.input(&target);
+            t.mse(d, tg).unwrap()
+        };
+        check(&build, vec![rand(r, c, &mut rng)], Params::new());
+    }
+
+    #[test]
+    fn huber_both_sides_of_delta(r in 1usize..4, c in 1usize..6, delta in 0.2f32..1.5, seed in any::<u64>()) {
+        // Differences kept at least 0.05 away from ±delta (and h = 0.01), so no finite
+        // difference straddles the switch from quadratic to linear; about half fall on each side.
+        let mut rng = Rng::new(seed);
+        let pred = rand(r, c, &mut rng);
+        let mut tg = pred.clone();
+        for x in tg.data_mut() {
+            let inner = rng.below(2) == 0;
+            let mag = if inner { rng.uniform(0.0, delta - 0.05).max(0.0) } else { rng.uniform(delta + 0.05, delta + 2.0) };
+            *x -= if rng.below(2) == 0 { mag } else { -mag };
+        }
+        let build = move |t: &mut Tape, _: &Params, v: &[Var]| t.huber(v[0], v[1], delta).unwrap();
+        check(&build, vec![pred, tg], Params::new());
+    }
+
+    #[test]
     fn sum_mean_mse(r in 1usize..4, c in 1usize..5, seed in any::<u64>()) {
         let mut rng = Rng::new(seed);
         let build = |t: &mut Tape, _: &Params, v: &[Var]| {
@@ -228,6 +260,74 @@ fn frozen_params_get_no_gradient_and_reused_tape_is_stable() {
 }
 
 #[test]
+fn huber_values_on_both_sides_of_delta() {
+    let mut t = Tape::new();
+    let y = t.input(&Matrix::from_vec(1, 4, vec![0.5, -0.5, 3.0, -2.0]).unwrap());
+    let z = t.input(&Matrix::zeros(1, 4));
+    let l = t.huber(y, z, 1.0).unwrap();
+    // 0.125 + 0.125 + (3 - 0.5) + (2 - 0.5), over 4 elements.
+    assert!((t.scalar(l) - (0.25 + 2.5 + 1.5) / 4.0).abs() < 1e-6, "{}", t.scalar(l));
+    for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        assert!(t.huber(y, z, bad).is_err(), "delta {bad}");
+    }
+}
+
+fn dropout_of(x: &Matrix, rate: f32, seed: u64) -> Matrix {
+    let mut t = Tape::new();
+    let v = t.input(x);
+    let d = t.dropout(v, rate, &mut Rng::new(seed)).unwrap();
+    t.value(d).clone()
+}
+
+#[test]
+fn dropout_is_deterministic_for_a_seed() {
+    let x = Matrix::filled(16, 33, 1.0);
+    assert_eq!(dropout_of(&x, 0.5, 9), dropout_of(&x, 0.5, 9));
+    assert_ne!(dropout_of(&x, 0.5, 9), dropout_of(&x, 0.5, 10));
+    // Rate 0 is the identity and the same variable.
+    let mut t = Tape::new();
+    let v = t.input(&x);
+    let mut rng = Rng::new(1);
+    assert_eq!(t.dropout(v, 0.0, &mut rng).unwrap(), v);
+    assert_eq!(rng.next_u64(), Rng::new(1).next_u64(), "rate 0 draws nothing");
+    for bad in [1.0, 1.5, -0.1, f32::NAN] {
+        assert!(t.dropout(v, bad, &mut rng).is_err(), "rate {bad}");
+    }
+}
+
+#[test]
+fn dropout_keeps_one_minus_rate_and_the_mean() {
+    // 256×512 = 131072 elements: the kept fraction's standard deviation is
+    // sqrt(p(1-p)/n) ≈ 0.0014 at p = 0.5, so 0.01 is a 7-sigma band.
+    let mut rng = Rng::new(4);
+    let mut x = Matrix::zeros(256, 512);
+    x.data_mut().iter_mut().for_each(|v| *v = rng.uniform(0.5, 1.5));
+    for rate in [0.2f32, 0.5, 0.8] {
+        let y = dropout_of(&x, rate, 77);
+        let kept = y.data().iter().filter(|&&v| v != 0.0).count() as f64 / y.len() as f64;
+        assert!((kept - (1.0 - rate as f64)).abs() < 0.01, "rate {rate}: kept {kept}");
+        for (a, b) in x.data().iter().zip(y.data()) {
+            assert!(*b == 0.0 || (b - a / (1.0 - rate)).abs() <= 1e-6 * b.abs(), "kept values are scaled by 1/(1-rate)");
+        }
+        // Mean preserved in expectation: relative standard error ≈ sqrt(rate/(1-rate)/n) ≤ 0.006.
+        let (mx, my) = (x.sum() / x.len() as f64, y.sum() / y.len() as f64);
+        assert!((my / mx - 1.0).abs() < 0.03, "rate {rate}: mean {my} vs {mx}");
+    }
+}
+
+#[test]
+fn dropout_backward_uses_the_forward_mask() {
+    let mut t = Tape::new();
+    let x = t.variable(&Matrix::filled(8, 8, 2.0));
+    let d = t.dropout(x, 0.5, &mut Rng::new(3)).unwrap();
+    let mask = t.dropout_mask(d).clone();
+    let s = t.sum(d).unwrap();
+    t.backward(s, &mut Params::new()).unwrap();
+    assert_eq!(t.grad(x), &mask);
+    assert!(mask.data().iter().all(|&m| m == 0.0 || m == 2.0));
+}
+
+#[test]
 fn shape_errors_are_reported() {
     let mut t = Tape::new();
     let a = t.input(&Matrix::zeros(2, 3));
@@ -235,6 +335,7 @@ fn shape_errors_are_reported() {
     let e = t.concat(a, b).unwrap_err().to_string();
     assert!(e.contains("concat"), "{e}");
     assert!(t.mse(a, b).is_err());
+    assert!(t.huber(a, b, 1.0).is_err());
     let mut p = Params::new();
     let l = t.sum(a).unwrap();
     assert!(t.backward(a, &mut p).is_err(), "a 2×3 node is not a loss");

@@ -114,6 +114,14 @@ impl Tape {
                         }
                     }
                 }
+                Op::Dropout(x) => {
+                    if before[x.0].needs_grad {
+                        let dx = before[x.0].grad.data_mut();
+                        for ((d, &gv), &m) in dx.iter_mut().zip(g.data()).zip(node.aux.data()) {
+                            *d += gv * m;
+                        }
+                    }
+                }
                 Op::Concat(a, b) => {
                     let ca = before[a.0].value.cols();
                     for (v, lo) in [(a, 0), (b, ca)] {
@@ -187,6 +195,20 @@ impl Tape {
                     scratch.resize(yv.rows(), yv.cols());
                     for ((o, a), b) in scratch.data_mut().iter_mut().zip(yv.data()).zip(tv.data()) {
                         *o = a - b;
+                    }
+                    for (v, sign) in [(pred, 1.0f32), (target, -1.0)] {
+                        if before[v.0].needs_grad {
+                            acc(&mut before[v.0].grad, scratch, sign * gs);
+                        }
+                    }
+                }
+                Op::Huber { pred, target, delta } => {
+                    // d/dy = clamp(y - t, -delta, delta) / n (the kinks at ±delta are C¹).
+                    let gs = g.get(0, 0) / before[pred.0].value.len().max(1) as f32;
+                    let (yv, tv) = (&before[pred.0].value, &before[target.0].value);
+                    scratch.resize(yv.rows(), yv.cols());
+                    for ((o, a), b) in scratch.data_mut().iter_mut().zip(yv.data()).zip(tv.data()) {
+                        *o = (a - b).clamp(-delta, delta);
                     }
                     for (v, sign) in [(pred, 1.0f32), (target, -1.0)] {
                         if before[v.0].needs_grad {

@@ -10,6 +10,8 @@ pub enum TensorError {
     Shape { what: String, detail: String },
     /// A sparse input index is out of range.
     Index { what: String, detail: String },
+    /// An argument is outside its allowed range (a dropout rate of 1, a Huber delta of 0).
+    Argument { what: String, detail: String },
     /// A kernel or feature this CPU does not have was asked for.
     Unavailable(String),
     /// A weight file could not be read or written.
@@ -22,6 +24,9 @@ impl TensorError {
     pub(crate) fn shape(what: &str, detail: impl Into<String>) -> Self {
         TensorError::Shape { what: what.to_string(), detail: detail.into() }
     }
+    pub(crate) fn argument(what: &str, detail: impl Into<String>) -> Self {
+        TensorError::Argument { what: what.to_string(), detail: detail.into() }
+    }
     pub(crate) fn format(path: &str, detail: impl Into<String>) -> Self {
         TensorError::Format { path: path.to_string(), detail: detail.into() }
     }
@@ -32,6 +37,7 @@ impl fmt::Display for TensorError {
         match self {
             TensorError::Shape { what, detail } => write!(f, "{what}: shape mismatch: {detail}"),
             TensorError::Index { what, detail } => write!(f, "{what}: index out of range: {detail}"),
+            TensorError::Argument { what, detail } => write!(f, "{what}: invalid argument: {detail}"),
             TensorError::Unavailable(m) => write!(f, "{m}"),
             TensorError::Io { path, source } => write!(f, "{path}: {source}"),
             TensorError::Format { path, detail } => write!(f, "{path}: invalid weight file: {detail}"),

@@ -11,6 +11,7 @@ use super::error::{Result, TensorError};
 use super::layers;
 use super::matrix::Matrix;
 use super::params::{ParamId, Params};
+use super::rng::Rng;
 use super::sparse::{self, SparseBatch};
 
 /// A value on the tape (index of its node).
@@ -34,6 +35,9 @@ pub(crate) enum Op {
     Relu(Var),
     Sigmoid(Var),
     Tanh(Var),
+    /// Inverted dropout; `aux` keeps the mask already scaled (`0` or `1/(1-rate)`), so the
+    /// backward pass multiplies by exactly what the forward pass did.
+    Dropout(Var),
     /// Columns of the first then the second.
     Concat(Var, Var),
     /// Mean over rows of `-Σ t·log softmax(z)`; `aux` keeps the probabilities.
@@ -42,6 +46,8 @@ pub(crate) enum Op {
     BinaryCrossEntropy { p: Var, targets: Var },
     /// Mean over elements of `(y - t)²`.
     Mse { pred: Var, target: Var },
+    /// Mean over elements of Huber(`y - t`): quadratic within `delta`, linear outside.
+    Huber { pred: Var, target: Var, delta: f32 },
     Sum(Var),
     Mean(Var),
 }
@@ -53,7 +59,7 @@ pub(crate) struct Node {
     pub op: Op,
     pub value: Matrix,
     pub grad: Matrix,
-    /// Op-specific saved data (softmax probabilities).
+    /// Op-specific saved data (softmax probabilities, the dropout mask).
     pub aux: Matrix,
     /// Whether any gradient must flow through this node.
     pub needs_grad: bool,
@@ -236,6 +242,38 @@ impl Tape {
         self.unary(x, Op::Tanh(x), "tanh", layers::tanh_inplace)
     }
 
+    /// Inverted dropout: each element is zeroed with probability `rate` and the kept ones
+    /// are scaled by `1/(1-rate)`, so the expected value of every element is unchanged and
+    /// inference simply does not call this. The mask comes from `rng` (one draw per element,
+    /// row-major), so a seed gives the same mask. `rate == 0` returns `x` itself and draws
+    /// nothing; a rate outside `[0, 1)` is an error (1 would drop everything and scale by ∞).
+    pub fn dropout(&mut self, x: Var, rate: f32, rng: &mut Rng) -> Result<Var> {
+        self.check_var(x, "dropout")?;
+        if !(0.0..1.0).contains(&rate) {
+            return Err(TensorError::argument("dropout", format!("rate {rate} is not in [0, 1)")));
+        }
+        if rate == 0.0 {
+            return Ok(x);
+        }
+        let needs = self.needs(x);
+        let (i, _) = self.push(Op::Dropout(x), needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        let (xv, node) = (&before[x.0].value, &mut rest[0]);
+        let scale = 1.0 / (1.0 - rate);
+        node.aux.resize(xv.rows(), xv.cols());
+        node.value.resize(xv.rows(), xv.cols());
+        for ((m, y), &v) in node.aux.data_mut().iter_mut().zip(node.value.data_mut()).zip(xv.data()) {
+            *m = if rng.next_f32() < rate { 0.0 } else { scale };
+            *y = v * *m;
+        }
+        Ok(Var(i))
+    }
+
+    /// The scaled dropout mask of a [`Tape::dropout`] node (`0` or `1/(1-rate)` per element).
+    pub fn dropout_mask(&self, v: Var) -> &Matrix {
+        &self.nodes[v.0].aux
+    }
+
     /// `[a | b]` along the feature axis (the Siamese head's input: two 100-feature codes).
     pub fn concat(&mut self, a: Var, b: Var) -> Result<Var> {
         self.check_var(a, "concat")?;
@@ -311,6 +349,34 @@ impl Tape {
         let (before, rest) = self.nodes.split_at_mut(i);
         let (y, t) = (&before[pred.0].value, &before[target.0].value);
         let s: f64 = y.data().iter().zip(t.data()).map(|(&a, &b)| ((a - b) as f64).powi(2)).sum();
+        rest[0].value.resize(1, 1);
+        rest[0].value.set(0, 0, (s / y.len().max(1) as f64) as f32);
+        Ok(Var(i))
+    }
+
+    /// Huber loss of `d = pred - target`, averaged over all elements: `0.5·d²` where
+    /// `|d| ≤ delta`, `delta·(|d| - 0.5·delta)` elsewhere. Quadratic near the target (half
+    /// the squared error), linear far from it, so an outlier label pulls with a gradient of
+    /// at most `delta`. `delta` must be positive and finite. A `1×1` loss.
+    pub fn huber(&mut self, pred: Var, target: Var, delta: f32) -> Result<Var> {
+        self.same_shape(pred, target, "huber")?;
+        if !(delta > 0.0 && delta.is_finite()) {
+            return Err(TensorError::argument("huber", format!("delta {delta} must be positive and finite")));
+        }
+        let needs = self.needs(pred) || self.needs(target);
+        let (i, _) = self.push(Op::Huber { pred, target, delta }, needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        let (y, t) = (&before[pred.0].value, &before[target.0].value);
+        let dl = delta as f64;
+        let s: f64 = y
+            .data()
+            .iter()
+            .zip(t.data())
+            .map(|(&a, &b)| {
+                let d = (a - b).abs() as f64;
+                if d <= dl { 0.5 * d * d } else { dl * (d - 0.5 * dl) }
+            })
+            .sum();
         rest[0].value.resize(1, 1);
         rest[0].value.set(0, 0, (s / y.len().max(1) as f64) as f32);
         Ok(Var(i))
