@@ -1,7 +1,8 @@
 //! The numeric engine, on std only: [`Matrix`], the SIMD instruction flavours and half
 //! floats every kernel is written against ([`simd`]), GEMM with run-time dispatched SIMD
 //! kernels, the sparse binary input layer, the dense layer of tape-free inference
-//! ([`dense`]), threads, an autograd [`Tape`], optimizers, seedable [`Rng`] and
+//! ([`dense`]), threads, an autograd [`Tape`] (with dropout), restricted Boltzmann machines
+//! trained by contrastive divergence ([`rbm`]), optimizers, seedable [`Rng`] and
 //! initialisers, versioned weight files, and the bounded reader of regular files every
 //! loader uses ([`files::read_regular`]).
 //!
@@ -46,6 +47,7 @@ pub mod layers;
 pub mod matrix;
 pub mod optim;
 pub mod params;
+pub mod rbm;
 pub mod rng;
 pub mod simd;
 pub mod sparse;

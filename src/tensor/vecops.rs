@@ -160,3 +160,37 @@ pub fn update_with(k: Kernel, dst: &mut [f32], src: &[f32], w: &[f32], ld: usize
         _ => update_generic(dst, src, w, ld, added, removed),
     }
 }
+
+/// `dst += a · src` elementwise (over the shorter length). Written as a multiply then an
+/// add (Rust never contracts them), so every flavour gives bit-identical results.
+#[inline(always)]
+fn axpy_generic(dst: &mut [f32], a: f32, src: &[f32]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d += a * *s;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn axpy_avx2(dst: &mut [f32], a: f32, src: &[f32]) {
+    axpy_generic(dst, a, src)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn axpy_avx512(dst: &mut [f32], a: f32, src: &[f32]) {
+    axpy_generic(dst, a, src)
+}
+
+/// `dst += a · src` with the given kernel flavour.
+#[inline]
+pub fn axpy_with(k: Kernel, dst: &mut [f32], a: f32, src: &[f32]) {
+    match k {
+        // Safety: the flavour was checked available when it was selected.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => unsafe { axpy_avx2(dst, a, src) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => unsafe { axpy_avx512(dst, a, src) },
+        _ => axpy_generic(dst, a, src),
+    }
+}
