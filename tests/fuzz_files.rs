@@ -1,5 +1,5 @@
-//! Byte-level fuzzing of the binary files the crate reads: net files, dataset files and
-//! datagen's output (as a resumed run inspects it). Real samples made with the crate's API
+//! Byte-level fuzzing of the files the crate reads: net files, dataset files, datagen's
+//! output (as a resumed run inspects it) and labelled sets (text CSV). Real samples made with the crate's API
 //! are flipped, inserted into, cut, truncated and spliced, half of the time with the
 //! checksum recomputed so that the checks behind it are reached too. Every input must load
 //! or be refused with an error naming the file and what is wrong, quickly; a panic fails.
@@ -13,6 +13,7 @@ use deepchess::arena::datagen_file::{inspect, OWN_EVENT};
 use deepchess::chess::Position;
 use deepchess::data::build::{build, BuildSettings};
 use deepchess::data::dataset::{fnv1a, Dataset};
+use deepchess::data::labels::{EngineScore, LabelSet, Labelled, Wdl};
 use deepchess::deepchess::features::Features;
 use deepchess::deepchess::inference::{load_searcher, NetOptions};
 use deepchess::deepchess::model::{Arch, Net};
@@ -317,4 +318,77 @@ fn fuzz_datagen_output() {
     assert!(inspect(sample).is_ok_and(|f| f.games == 2 && f.keep == sample.len()), "the sample itself is datagen's");
     fuzz(prop::collection::vec(op(), 1..5), |ops| check_datagen(&mutated(sample, &ops, false)));
     DATAGEN.report("datagen output");
+}
+
+// --- labelled sets ---------------------------------------------------------------------------
+
+/// A small real set: provenance, every result, centipawns and mates of both signs.
+fn labels_sample() -> Vec<u8> {
+    let rows = [
+        (1, 10, Wdl::Win, EngineScore::Cp(34), "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"),
+        (1, 23, Wdl::Win, EngineScore::Mate(4), "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 12"),
+        (2, 40, Wdl::Draw, EngineScore::Cp(-120), "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 41"),
+        (3, 61, Wdl::Loss, EngineScore::Mate(-2), "6k1/5ppp/8/8/8/8/r4PPP/6K1 w - - 0 31"),
+        (3, 12, Wdl::Loss, EngineScore::Cp(0), "rnbqkb1r/pp3ppp/4pn2/2pp4/3P4/2P1PN2/PP3PPP/RNBQKB1R w KQkq c6 0 5"),
+    ];
+    let mut set = LabelSet::default();
+    for (k, v) in [("format", "deepchess labelled positions 1"), ("engine", "Stockfish 15.1"), ("search", "go depth 9")] {
+        set.set_meta(k, v);
+    }
+    set.items = rows
+        .iter()
+        .map(|&(game, ply, result, score, fen)| Labelled { game, ply, result, score, pos: Position::from_fen(fen).unwrap() })
+        .collect();
+    set.set_meta("count", set.items.len().to_string());
+    set.to_csv().into_bytes()
+}
+
+static LABELS: Tally = Tally::new();
+
+/// Errors read `FILE:LINE: FIELD: ...`.
+const LABEL_PARTS: &[&str] = &[": game:", ": ply:", ": result:", ": score:", ": fen:", ": row:", ": header:", ": count:", ": line:"];
+
+fn check_labels(dir: &Path, bytes: &[u8]) {
+    let path = dir.join("fuzz.csv");
+    std::fs::write(&path, bytes).unwrap();
+    let t = Instant::now();
+    let loaded = LabelSet::load(&path);
+    let took = t.elapsed();
+    assert!(took < SLOW, "loading took {took:?}");
+    match loaded {
+        // What loads is usable: legal positions with a move, encodable, and written back
+        // the same.
+        Ok(set) => {
+            LABELS.count(None, took);
+            for it in &set.items {
+                assert!(it.pos.has_legal_move());
+                assert_ne!(it.score, EngineScore::Mate(0));
+                let _ = Features::from_record(&it.record());
+            }
+            let again = LabelSet::from_csv(set.to_csv().as_bytes()).unwrap();
+            assert_eq!(again.items, set.items);
+        }
+        Err(e) => {
+            assert!(e.contains("fuzz.csv:"), "{e}");
+            LABELS.count(Some(part_named(&e, LABEL_PARTS)), took);
+        }
+    }
+}
+
+#[test]
+fn fuzz_label_files() {
+    let dir = tmp("labels");
+    let sample = labels_sample();
+    check_labels(&dir, &sample);
+    assert_eq!(LABELS.accepted.load(Ordering::Relaxed), 1, "the sample itself loads");
+    // Half of the inputs are kept ASCII, so that most reach the fields rather than stop at
+    // the UTF-8 check.
+    fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, ascii)| {
+        let mut b = mutated(&sample, &ops, false);
+        if ascii {
+            b.iter_mut().for_each(|c| *c &= 0x7f);
+        }
+        check_labels(&dir, &b)
+    });
+    LABELS.report("labelled sets");
 }

@@ -1,7 +1,9 @@
 //! Data: games to positions. PGN corpora read into sampled positions (sampling rules,
-//! game-disjoint validation splits) and W/L datasets on disk. No engine play (datagen is
-//! in `arena`), no encoding (each system encodes a record's board itself).
+//! game-disjoint validation splits), W/L datasets on disk, and labelled sets (a game result
+//! and an engine score per position, for seed 001). No engine play (datagen and the
+//! labeller are in `arena`), no encoding (each system encodes a record's board itself).
 
 pub mod build;
 pub mod dataset;
+pub mod labels;
 pub mod sample;
