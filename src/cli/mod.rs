@@ -10,6 +10,7 @@ mod compare;
 mod data;
 mod datagen;
 mod gauntlet_fit;
+mod label;
 mod match_cmd;
 mod perft;
 mod train;
@@ -33,6 +34,7 @@ Subcommands:
   accuracy --net FILE [--data DIR]     pair accuracy on held-out games
   compare --net FILE FEN_A FEN_B       probability that A is better for White
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
+  label --pgn FILE --out FILE          positions with game result + engine score (seed 001)
   match --engine SPEC --engine SPEC   play a match, report Elo with error bars
   gauntlet-fit LEVEL:W-D-L|FILE ...    rating on an opponent's scale from several levels
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
@@ -76,6 +78,7 @@ pub fn run(args: &[String]) -> i32 {
         "datagen" => datagen::run_cli(rest),
         "match" => match_cmd::run_cli(rest),
         "gauntlet-fit" => gauntlet_fit::run(rest),
+        "label" => label::run_cli(rest),
         "help" | "-h" | "--help" => Err(CliError::Help(top_help())),
         "version" | "--version" | "-V" => {
             println!("deepchess {}", env!("CARGO_PKG_VERSION"));

@@ -70,6 +70,53 @@ pub fn sample_game(
     cands.iter().map(|(ply, pos)| Record::new(pos, white_won, *ply, game)).collect()
 }
 
+/// Positions a game offers for engine labelling (seed 001): every position from ply
+/// `skip_plies` on, the one after the last move included, that has a legal move (checkmate
+/// and stalemate are never labelled); a position met again later in the game (same board,
+/// side to move, castling and en passant) is listed once, at its first ply.
+pub fn label_candidates(start: &Position, moves: &[Move], skip_plies: usize) -> Vec<(u16, Position)> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut pos = *start;
+    for ply in 0..=moves.len() {
+        if ply >= skip_plies && ply <= u16::MAX as usize && seen.insert(pos.hash()) && pos.has_legal_move() {
+            out.push((ply as u16, pos));
+        }
+        if let Some(&m) = moves.get(ply) {
+            pos.play(m);
+        }
+    }
+    out
+}
+
+/// Draws up to `per_game` of a game's [`label_candidates`] uniformly (a Fisher–Yates
+/// shuffle driven by `rand`), passing over positions in `taken` (chosen from earlier games)
+/// and adding the chosen ones to it, so that no position is labelled twice in a set.
+/// Returned in ply order.
+pub fn sample_for_labels(
+    start: &Position,
+    moves: &[Move],
+    skip_plies: usize,
+    per_game: usize,
+    taken: &mut std::collections::HashSet<u64>,
+    rand: &mut impl FnMut() -> u64,
+) -> Vec<(u16, Position)> {
+    let mut cands = label_candidates(start, moves, skip_plies);
+    let mut chosen = Vec::new();
+    for i in 0..cands.len() {
+        if chosen.len() == per_game {
+            break;
+        }
+        let j = i + (rand() % (cands.len() - i) as u64) as usize;
+        cands.swap(i, j);
+        if taken.insert(cands[i].1.hash()) {
+            chosen.push(cands[i]);
+        }
+    }
+    chosen.sort_by_key(|c| c.0);
+    chosen
+}
+
 /// Stable identity of a game: hash of its start position and moves.
 pub fn game_key(start: &Position, moves: &[Move]) -> u64 {
     let mut bytes = start.fen().into_bytes();
@@ -135,6 +182,33 @@ mod tests {
         assert!(recs.iter().all(|r| r.label == 1 && r.game == 3));
         let few = Sampling { per_game: 100, ..s };
         assert_eq!(sample_game(&start, &moves, false, 0, &few, &mut rand).len(), 16);
+    }
+
+    #[test]
+    fn label_sampling_skips_ends_and_repeats() {
+        // Knights out and back twice: the start position recurs at plies 4 and 8.
+        let (start, moves) = game(&["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8", "e4"]);
+        let plies: Vec<u16> = label_candidates(&start, &moves, 0).iter().map(|c| c.0).collect();
+        // Plies 4 and 8 repeat ply 0, 5..=7 repeat 1..=3; ply 9 (after the last move) is kept.
+        assert_eq!(plies, vec![0, 1, 2, 3, 9]);
+        // Skipped plies do not count as seen: ply 4 is the first sampled occurrence of ply 0.
+        assert_eq!(label_candidates(&start, &moves, 2).iter().map(|c| c.0).collect::<Vec<_>>(), vec![2, 3, 4, 5, 9]);
+        // Fool's mate: the final, mated position is never a candidate.
+        let (start, moves) = game(&["f3", "e5", "g4", "Qh4#"]);
+        assert_eq!(label_candidates(&start, &moves, 0).iter().map(|c| c.0).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+        let mut x = 1u64;
+        let mut rand = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 11
+        };
+        let mut taken = std::collections::HashSet::new();
+        let first = sample_for_labels(&start, &moves, 0, 3, &mut taken, &mut rand);
+        assert_eq!(first.len(), 3);
+        assert!(first.windows(2).all(|w| w[0].0 < w[1].0));
+        // The same game again offers only the one position not taken yet.
+        let again = sample_for_labels(&start, &moves, 0, 3, &mut taken, &mut rand);
+        assert_eq!(again.len(), 1);
+        assert!(!first.iter().any(|c| c.0 == again[0].0));
     }
 
     #[test]
