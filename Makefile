@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train test test-full bench bench-perft bench-pgn bench-tensor bench-search perft datagen dataset match gauntlet install-stockfish install-numpy clean
+.PHONY: all build train test test-full bench bench-perft bench-pgn bench-tensor bench-search perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy clean
 
 all: build
 
@@ -77,6 +77,22 @@ else
 	$(BIN) datagen --engine $(STOCKFISH) --option Hash=16 --option Threads=1 --out $(DATAGEN_OUT) \
 	  --games $(GAMES) --concurrency 2 --seed $(SEED)
 endif
+
+# Seed 001's labelled set, data/dbn/labels-100k.csv.xz (data/dbn/README.md): 100,000 positions
+# of the Stockfish self-play corpus (up to 8 a game after 10 plies, draws included), each with
+# its game's result and a Stockfish score at depth 9, both from White's side. Needs Stockfish
+# (make install-stockfish; Debian installs it as /usr/games/stockfish); the committed set was
+# made with Stockfish 15.1, and another version gives other scores. About 40 min on one core
+# (LABELS_JOBS=2 uses two; the labels are the same). Resumable: rerun after a kill.
+LABELS_OUT ?= data/dbn/labels-100k.csv.xz
+LABELS_DEPTH ?= 9
+LABELS_JOBS ?= 1
+labels-dbn: build
+	@test -n "$(STOCKFISH)" || { echo "Stockfish not found: run 'make install-stockfish' (apt) or set STOCKFISH=path"; exit 1; }
+	@mkdir -p $(dir $(LABELS_OUT))
+	$(BIN) label --pgn data/sf15-selfplay-1.pgn.xz --pgn data/sf15-selfplay-2.pgn.xz --out $(LABELS_OUT) \
+	  --engine $(STOCKFISH) --depth $(LABELS_DEPTH) --per-game 8 --skip-plies 10 --positions 100000 --seed 1 \
+	  --jobs $(LABELS_JOBS) --resume
 
 # Match: DeepChess (the engine's default net, the compact distilled one) against the
 # handcrafted evaluator in the same search, equal
