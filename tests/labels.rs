@@ -140,13 +140,13 @@ fn the_target_count_and_per_game_limit_hold() {
 }
 
 #[test]
-fn a_crashing_engine_is_reported_with_the_position_and_work_is_kept() {
+fn a_crashing_or_silent_engine_is_reported_with_the_position_and_work_is_kept() {
     let dir = common::TempDir::new("labels-crash");
     let crash = format!("{}/tests/fakes/crash.sh", env!("CARGO_MANIFEST_DIR"));
     let cfg = config(&dir, "set.csv", &crash);
     let e = run(&cfg, |_| {}, |_| {}).unwrap_err();
     assert!(e.contains("engine crashed") && e.contains("FEN ") && e.contains("ply "), "{e}");
-    assert!(e.contains("--resume"), "{e}");
+    assert!(e.contains("no position was scored yet"), "{e}");
     assert!(!cfg.out.exists());
     // The checkpoint stays; a run without --resume refuses to overwrite it.
     assert!(partial_path(&cfg.out).exists());
@@ -156,9 +156,14 @@ fn a_crashing_engine_is_reported_with_the_position_and_work_is_kept() {
     let late = script(&dir, "late.sh", &FAKE.replace("ucinewgame) ;;", "ucinewgame) n=$((n+1)); (( n > 5 )) && exit 4 ;;"));
     let cfg = config(&dir, "late.csv", &late);
     let e = run(&cfg, |_| {}, |_| {}).unwrap_err();
-    assert!(e.contains("the 5 positions scored are kept"), "{e}");
+    assert!(e.contains("the 5 positions scored are kept in") && e.contains("--resume"), "{e}");
     let kept = LabelSet::load(&partial_path(&cfg.out)).unwrap();
     assert_eq!(kept.items.len(), 5);
+    // A silent engine times out, naming the position.
+    let silent = format!("{}/tests/fakes/silent.sh", env!("CARGO_MANIFEST_DIR"));
+    let cfg = LabelConfig { timeout: Duration::from_millis(300), ..config(&dir, "silent.csv", &silent) };
+    let e = run(&cfg, |_| {}, |_| {}).unwrap_err();
+    assert!(e.contains("engine timed out") && e.contains("FEN "), "{e}");
     let missing = config(&dir, "m.csv", "/nonexistent/engine");
     assert!(run(&missing, |_| {}, |_| {}).unwrap_err().contains("cannot start engine"));
 }

@@ -237,7 +237,11 @@ pub fn run(cfg: &LabelConfig, mut warn: impl FnMut(&str), mut progress: impl FnM
     let options = vec![("Threads".to_string(), "1".to_string()), ("Hash".to_string(), cfg.hash_mb.to_string())];
     let mut engines = Vec::new();
     for _ in 0..cfg.jobs.min(items.len()) {
-        engines.push(Engine::start(&cfg.engine, &options, cfg.timeout).map_err(|e| format!("{}: {e}", cfg.engine))?);
+        engines.push(Engine::start(&cfg.engine, &options, cfg.timeout).map_err(|e| match e {
+            // Its message names the command already.
+            EngineError::Spawn(_) => e.to_string(),
+            _ => format!("{}: {e}", cfg.engine),
+        })?);
     }
     let mut set = LabelSet::default();
     set.set_meta("format", FORMAT);
@@ -338,12 +342,11 @@ pub fn run(cfg: &LabelConfig, mut warn: impl FnMut(&str), mut progress: impl FnM
         return Err(e);
     }
     if let Some(e) = failure {
-        return Err(format!(
-            "{}: {e}; the {} positions scored are kept in {}: rerun with --resume to continue",
-            cfg.engine,
-            p.done,
-            partial.display()
-        ));
+        let kept = match p.done {
+            0 => "no position was scored yet".to_string(),
+            n => format!("the {n} positions scored are kept in {}: rerun with --resume to continue", partial.display()),
+        };
+        return Err(format!("{}: {e}; {kept}", cfg.engine));
     }
     set.items = items
         .iter()
