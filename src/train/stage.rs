@@ -34,6 +34,9 @@ pub struct EpochStats {
     pub train_acc: f64,
     pub val_acc: f64,
     pub samples: usize,
+    /// A second figure of the epoch, logged as its own curve (phase `NAME.LABEL`, value in
+    /// the loss column): an RBM's free-energy gap beside its reconstruction error.
+    pub aux: Option<(&'static str, f64)>,
 }
 
 /// Epochs and samples per epoch, batch size and optimizer of one stage.
@@ -101,6 +104,12 @@ impl Ctx {
                     rate: st.samples as f64 / secs.max(1e-9),
                 })
                 .map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
+            if let Some((label, value)) = st.aux {
+                eprintln!("[{name}] epoch {} {label} {value:.5}", epoch + 1);
+                self.log
+                    .push(Row { phase: format!("{name}.{label}"), epoch: epoch + 1, lr, loss: value, train_acc: f64::NAN, val_acc: f64::NAN, seconds: secs, rate: f64::NAN })
+                    .map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
+            }
             let mut meta = self.meta.clone();
             meta.push(("stage".into(), name.into()));
             meta.push(("epochs_done".into(), (epoch + 1).to_string()));
