@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train test test-full bench bench-perft bench-pgn bench-tensor bench-search perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy clean
+.PHONY: all build train train-dbn test test-full bench bench-perft bench-pgn bench-tensor bench-search perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy clean
 
 all: build
 
@@ -55,6 +55,14 @@ runs/dataset/train.dcds: $(CORPUS) Makefile | build
 PROFILE ?= quick
 train: build dataset
 	$(BIN) train --profile $(PROFILE) --data runs/dataset --out runs/$(PROFILE) --resume
+
+# Seed 001's deep belief networks (src/dbn): three configurations x three heads, each under
+# the seed's protocol (a fold over positions) and on held-out games, from the committed
+# labelled set (data/dbn/). DBN_PROFILE=quick (default, <= 30 min on 2 cores) | paper | tiny.
+# Resumable like `train`; the table lands in runs/dbn-DBN_PROFILE/results.md.
+DBN_PROFILE ?= quick
+train-dbn: build
+	$(BIN) train --system dbn --profile $(DBN_PROFILE) --out runs/dbn-$(DBN_PROFILE) --resume
 
 # Grow the corpus with Stockfish self-play (needs Stockfish: make install-stockfish).
 STOCKFISH ?= $(shell command -v stockfish || ls /usr/games/stockfish 2>/dev/null)

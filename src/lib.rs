@@ -18,6 +18,7 @@ pub mod arena;
 pub mod chess;
 pub mod cli;
 pub mod data;
+pub mod dbn;
 pub mod deepchess;
 pub mod eval;
 pub mod players;

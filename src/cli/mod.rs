@@ -14,6 +14,7 @@ mod label;
 mod match_cmd;
 mod perft;
 mod train;
+mod train_dbn;
 mod uci;
 
 

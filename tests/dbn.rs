@@ -1,0 +1,141 @@
+//! Seed 001's deep belief networks end to end: a labelled set (engine scores stood in for by
+//! material, so the test needs no engine) through `train --system dbn`, resume, refusals,
+//! and the trained nets playing through the registry.
+
+mod common;
+
+use common::TempDir;
+use deepchess::chess::game::Outcome;
+use deepchess::chess::pgn::{open_pgn, PgnReader};
+use deepchess::chess::{Color, Position, Role};
+use deepchess::data::labels::{EngineScore, LabelSet, Labelled, Wdl};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn material(pos: &Position) -> i32 {
+    let v = |c| {
+        [(Role::Pawn, 100), (Role::Knight, 300), (Role::Bishop, 300), (Role::Rook, 500), (Role::Queen, 900)]
+            .iter()
+            .map(|&(r, x)| x * pos.pieces(c, r).count() as i32)
+            .sum::<i32>()
+    };
+    v(Color::White) - v(Color::Black)
+}
+
+/// Every position after ply 10 of the sample games (draws included), scored by material.
+fn labels(dir: &Path) -> PathBuf {
+    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
+    let mut reader = PgnReader::new(open_pgn(&src).unwrap());
+    let mut set = LabelSet::default();
+    let mut game = 0u32;
+    while let Some(g) = reader.next_game() {
+        game += 1;
+        let Ok(g) = g else { continue };
+        let result = match g.result {
+            Some(Outcome::Win(Color::White)) => Wdl::Win,
+            Some(Outcome::Win(Color::Black)) => Wdl::Loss,
+            Some(Outcome::Draw) => Wdl::Draw,
+            None => continue,
+        };
+        let mut pos = g.start;
+        for (ply, &m) in g.moves.iter().enumerate() {
+            if ply >= 10 && pos.has_legal_move() {
+                set.items.push(Labelled { game, ply: ply as u16, result, score: EngineScore::Cp(material(&pos)), pos });
+            }
+            pos.play(m);
+        }
+    }
+    set.set_meta("engine", "material (test stand-in)");
+    let path = dir.join("labels.csv");
+    set.save(&path).unwrap();
+    path
+}
+
+fn train(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_deepchess")).arg("train").args(args).output().unwrap()
+}
+
+#[test]
+fn tiny_run_trains_every_head_resumes_and_plays() {
+    let dir = TempDir::new("dbn-train");
+    let labels = labels(dir.path());
+    let out = dir.join("run");
+    let (l, o) = (labels.to_str().unwrap(), out.to_str().unwrap());
+    let base = ["--system", "dbn", "--profile", "tiny", "--labels", l, "--out", o, "--configs", "small", "--max-positions", "1500"];
+    let r = train(&base);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let md = std::fs::read_to_string(out.join("results.md")).unwrap();
+    for row in ["| 772-100-100-100 | classify |", "| 772-100-100-100 | regress |", "| 772-100-100-100 | quantized |", "| 773-100-100-100 | quantized |"] {
+        assert!(md.contains(row), "{row} missing:\n{md}");
+    }
+    let net = out.join("games-100pm/772-100-100-100/quantized.dcw");
+    for f in [&net, &out.join("positions-f0of10/772-100-100-100/regress.dcw"), &out.join("games-100pm/772-100-100-100/log.csv")] {
+        assert!(f.is_file(), "{} missing", f.display());
+    }
+    let log = std::fs::read_to_string(out.join("games-100pm/772-100-100-100/log.csv")).unwrap();
+    assert!(log.contains("rbm.0,1,") && log.contains("rbm.0.fe_gap,1,") && log.contains("finetune.regress,2,"), "{log}");
+
+    // A finished run resumes to the same table without training again.
+    let before = std::fs::metadata(&net).unwrap().modified().unwrap();
+    let mut again = base.to_vec();
+    again.push("--resume");
+    let r = train(&again);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(std::fs::metadata(&net).unwrap().modified().unwrap(), before, "a finished net was trained again");
+    let md2 = std::fs::read_to_string(out.join("results.md")).unwrap();
+    let table = |s: &str| s.lines().filter(|l| l.starts_with("| 77")).map(String::from).collect::<Vec<_>>();
+    assert_eq!(table(&md), table(&md2));
+
+    // Another profile or seed on resume is refused, naming the setting.
+    let mut other = again.clone();
+    other.extend(["--seed", "2"]);
+    let r = train(&other);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success() && err.contains("--seed"), "{err}");
+    // Without --resume the folder is not overwritten.
+    let r = train(&base);
+    assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("--resume"));
+
+    // The net plays in the shared search behind the scalar-evaluator adapter.
+    let (dbn, _) = deepchess::dbn::model::Dbn::load(&net).unwrap();
+    let comparator = deepchess::dbn::evaluator::comparator(&dbn, "dbn-quantized", deepchess::tensor::Kernel::best());
+    let mut searcher = deepchess::search::Searcher::new(comparator, 1);
+    let r = searcher.search(
+        &deepchess::chess::Game::default(),
+        &deepchess::search::Limits::depth(3),
+        std::time::Duration::ZERO,
+        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        &mut |_| {},
+    );
+    assert!(r.best.is_some());
+}
+
+#[test]
+fn bad_flags_and_files_are_named() {
+    let dir = TempDir::new("dbn-flags");
+    let o = dir.join("run");
+    let o = o.to_str().unwrap();
+    for (args, want) in [
+        (vec!["--heads", "classify,nope"], "--heads"),
+        (vec!["--configs", "huge"], "--configs"),
+        (vec!["--splits", "random"], "--splits"),
+        (vec!["--folds", "11"], "--folds"),
+        (vec!["--profile", "fast"], "fast"),
+        (vec!["--side-bit", "x"], "--side-bit"),
+        (vec!["--labels", "/nonexistent/labels.csv"], "/nonexistent/labels.csv"),
+    ] {
+        let mut a = vec!["--system", "dbn", "--out", o];
+        a.extend(args.iter().copied());
+        let r = train(&a);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(!r.status.success() && err.contains(want), "{args:?}: {err}");
+    }
+    let r = train(&["--system", "cnn"]);
+    assert!(String::from_utf8_lossy(&r.stderr).contains("unknown --system 'cnn'"));
+    // A labels file with a bad row is refused with its line.
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "game,ply,result,score,fen\n1,12,1-0,abc,8/8/8/8/8/8/8/K6k w - - 0 1\n").unwrap();
+    let r = train(&["--system", "dbn", "--out", o, "--labels", bad.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success() && err.contains(":2") && err.contains("score"), "{err}");
+}
