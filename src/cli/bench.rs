@@ -34,6 +34,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "eval", value: Some("NAME"), help: "a player of the registry, listed below (default handcrafted)" },
     Flag { name: "net", value: Some("FILE"), help: "net file for a net player (default: its file in data/nets/)" },
     Flag { name: "vs-net", value: None, help: "then the same bench with the compact and distilled nets: nodes/s ratios" },
+    Flag { name: "vs", value: Some("LIST"), help: "then the same bench with each listed player (comma list, e.g. dbn-classify,dbn-regress), nodes/s ratios to handcrafted" },
     Flag { name: "rounds", value: Some("N"), help: "with --vs-net: rounds of handcrafted and net benches, interleaved; the median ratio is reported (default 5)" },
     Flag { name: "no-incremental", value: None, help: "net path: recompute the first layer per position" },
     Flag { name: "kernel", value: Some("NAME"), help: "net layers: scalar (the portable loop), avx2 or avx512 (default: the best this CPU has)" },
@@ -67,9 +68,17 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let eval = p.get("eval").unwrap_or("handcrafted");
     let player = players::find(eval)
         .ok_or_else(|| CliError::Usage(format!("deepchess bench: unknown --eval '{eval}' ({})", players::names().join(", "))))?;
-    let vs_net = p.has("vs-net") && player.name == "handcrafted";
-    if p.get("rounds").is_some() && !vs_net {
-        return Err(CliError::Usage("deepchess bench: --rounds goes with --vs-net (and the handcrafted --eval)".into()));
+    let mut others: Vec<&Player> = Vec::new();
+    if let Some(list) = p.get("vs") {
+        for name in list.split(',') {
+            others.push(players::find(name).ok_or_else(|| {
+                CliError::Usage(format!("deepchess bench: unknown --vs player '{name}' ({})", players::names().join(", ")))
+            })?);
+        }
+    }
+    let vs_net = (p.has("vs-net") || !others.is_empty()) && player.name == "handcrafted";
+    if (p.get("rounds").is_some() || !others.is_empty()) && !vs_net {
+        return Err(CliError::Usage("deepchess bench: --rounds and --vs go with --vs-net or --vs and the handcrafted --eval".into()));
     }
     let kernel = match p.get("kernel") {
         None => None,
@@ -106,10 +115,12 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     if vs_net {
         // The engine's default net, then the paper-sized distilled one (or just --net).
         let net_player = |name| players::find(name).expect("a registered player");
-        let nets: Vec<(&Player, &str)> = if settings.net.is_some() {
+        let nets: Vec<(&Player, &str)> = if !others.is_empty() {
+            others.iter().map(|&pl| (pl, pl.name)).collect()
+        } else if settings.net.is_some() {
             vec![(net_player("compact"), "net")]
         } else {
-            vec![(net_player("compact"), "compact"), (net_player("distilled"), "distilled")]
+            vec![(net_player("compact"), "compact net"), (net_player("distilled"), "distilled net")]
         };
         // The machine's speed drifts within seconds: rounds of handcrafted then each net, a
         // ratio per round, the median of the rounds.
@@ -125,7 +136,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             r.sort_by(f64::total_cmp);
             let median = (r[(r.len() - 1) / 2] + r[r.len() / 2]) / 2.0;
             eprintln!(
-                "{label} net vs handcrafted, same positions, same run: {:.2}x slower in nodes/s (median of {rounds} interleaved rounds, {:.2}-{:.2})",
+                "{label} vs handcrafted, same positions, same run: {:.2}x slower in nodes/s (median of {rounds} interleaved rounds, {:.2}-{:.2})",
                 median,
                 r[0],
                 r[r.len() - 1]

@@ -37,7 +37,7 @@ A player is a list of KEY=VALUE words after --engine (quote a value that has spa
   name=NAME                 shown in tables and PGN (default: builtin kind or program name)
   cmd=COMMAND               an external UCI engine, e.g. cmd=/usr/games/stockfish
   builtin=KIND              our engine (this program's 'uci') with Eval=KIND:
-                            deepchess | distilled | handcrafted
+                            {KINDS}
   net=FILE                  UCI option EvalFile (the net of a builtin player)
   option.NAME=VALUE         any UCI option, e.g. option.UCI_LimitStrength=true option.UCI_Elo=1400
   tc=SECONDS[+INC]          game clock, e.g. tc=10+0.1 (we measure think time ourselves)
@@ -101,7 +101,9 @@ fn seconds(p: &super::args::Parsed, name: &str, default: f64) -> Result<Duration
 
 /// Parses the command line into a match configuration (no engine is started).
 pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
-    let help = format!("{}\n\n{}", ABOUT, usage("match", "--engine SPEC --engine SPEC [options]", "", FLAGS).trim_start());
+    // The kinds come from the registry, so a new player is listed without an edit here.
+    let about = ABOUT.replace("{KINDS}", &crate::players::offered_names().join(" | "));
+    let help = format!("{}\n\n{}", about, usage("match", "--engine SPEC --engine SPEC [options]", "", FLAGS).trim_start());
     let p = parse("match", &group_specs(args), FLAGS, &help)?;
     if !p.positional.is_empty() {
         return Err(usage_err(format!("unexpected argument '{}'", p.positional[0])));
