@@ -15,7 +15,7 @@ pub const CLIP_CP: i32 = 300;
 /// `EDGES_CP[2]`; negative scores mirror them (classes 2, 1, 0). Symmetric around 0, so a
 /// colour-mirrored position lands in the mirrored class, and set near equal mass on our
 /// labelled positions (docs/results.md shows the counts).
-pub const EDGES_CP: [i32; 3] = [40, 120, 300];
+pub const EDGES_CP: [i32; 3] = [20, 90, 300];
 
 /// Number of quantized classes.
 pub const CLASSES: usize = 7;
