@@ -130,6 +130,26 @@ fn bad_flags_and_files_are_named() {
         let err = String::from_utf8_lossy(&r.stderr);
         assert!(!r.status.success() && err.contains(want), "{args:?}: {err}");
     }
+    // Nets: another system's net, a truncated file and a header whose architecture does not
+    // match the tensors are refused by name.
+    let compact = format!("{}/data/nets/compact.dcw", env!("CARGO_MANIFEST_DIR"));
+    let e = deepchess::dbn::model::Dbn::load(Path::new(&compact)).err().expect("a DeepChess net is not a DBN").to_string();
+    assert!(e.contains("not a DBN net") && e.contains("compact.dcw"), "{e}");
+    let net = deepchess::dbn::model::Dbn::new(
+        deepchess::dbn::model::Arch::parse("772-16-8/regress").unwrap(),
+        &mut deepchess::tensor::Rng::new(1),
+    );
+    let good = dir.join("net.dcw");
+    net.save(&good, &[]).unwrap();
+    let bytes = std::fs::read(&good).unwrap();
+    let cut = dir.join("cut.dcw");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    assert!(deepchess::dbn::model::Dbn::load(&cut).is_err());
+    let mut wf = deepchess::tensor::WeightFile::load(&good).unwrap();
+    wf.meta.iter_mut().filter(|(k, _)| k == "arch").for_each(|(_, v)| *v = "772-16-9/regress".into());
+    wf.save(&good).unwrap();
+    let e = deepchess::dbn::model::Dbn::load(&good).err().expect("arch and tensors disagree").to_string();
+    assert!(e.contains("772-16-9/regress") && e.contains("hidden.1.w"), "{e}");
     let r = train(&["--system", "cnn"]);
     assert!(String::from_utf8_lossy(&r.stderr).contains("unknown --system 'cnn'"));
     // A labels file with a bad row is refused with its line.
