@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train train-dbn test test-full bench bench-perft bench-pgn bench-tensor bench-search perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy clean
+.PHONY: all build train train-dbn test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy clean
 
 all: build
 
@@ -22,7 +22,7 @@ test-full:
 	DEEPCHESS_FUZZ_CASES=5000 $(CARGO) test --all-targets -- --include-ignored
 
 # Every benchmark, each figure beside its anchor as a ratio measured in the same run.
-bench: bench-tensor bench-perft bench-pgn bench-search
+bench: bench-tensor bench-perft bench-pgn bench-search bench-dbn
 
 # Perft speed against Stockfish's `go perft` (when Stockfish is installed; see install-stockfish).
 bench-perft: build
@@ -34,6 +34,12 @@ bench-perft: build
 bench-search: build
 	$(BIN) bench
 	$(BIN) bench --depth 8 --vs-net
+
+# Seed 001's fine-tuning at batch 32 and 256 beside the GEMM's GFLOPS on the same batch, and
+# the DBN evaluators' search speed against the handcrafted one (interleaved rounds).
+bench-dbn: build
+	$(BIN) bench-dbn
+	$(BIN) bench --depth 7 --vs dbn-classify,dbn-regress,dbn-quantized --rounds 3
 
 # PGN ingest (parse + SAN + legality + sampling) against pgn-extract, when installed.
 target/corpus.pgn: data/sf15-selfplay-1.pgn.xz data/sf15-selfplay-2.pgn.xz

@@ -3,6 +3,7 @@
 pub mod args;
 mod accuracy;
 mod bench;
+mod bench_dbn;
 mod bench_perft;
 mod bench_tensor;
 mod bench_pgn;
@@ -22,7 +23,8 @@ use args::CliError;
 
 const TOP_HELP: &str = "\
 deepchess: learned chess systems reproduced on one set of rules, one numeric engine, one
-search and one arena. Today DeepChess: a learned comparator inside alpha-beta.
+search and one arena. DeepChess (a learned comparator inside alpha-beta) and the deep belief
+network evaluators of seed 001.
 
 Usage: deepchess [SUBCOMMAND] [FLAGS]    (no arguments: a UCI engine on stdin/stdout)
 
@@ -32,6 +34,7 @@ Subcommands:
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
   train [--profile quick|paper]        Pos2Vec, DeepChess, distillation (checkpointed)
+  train --system dbn [--profile ...]   seed 001's deep belief networks, nine nets, two protocols
   accuracy --net FILE [--data DIR]     pair accuracy on held-out games
   compare --net FILE FEN_A FEN_B       probability that A is better for White
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
@@ -41,6 +44,7 @@ Subcommands:
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
   bench-tensor [--reps N] [--quick]    GFLOPS of the numeric kernels (vs numpy if present)
+  bench-dbn [--seconds S]              DBN fine-tuning positions/s beside the GEMM's GFLOPS
   help                                 print this help
   version                              print the version
 
@@ -66,6 +70,7 @@ pub fn run(args: &[String]) -> i32 {
     };
     let result = match cmd {
         "bench-tensor" => bench_tensor::run(rest),
+        "bench-dbn" => bench_dbn::run(rest),
 
         "uci" => uci::run(rest),
         "bench" => bench::run(rest),
