@@ -194,3 +194,95 @@ pub fn axpy_with(k: Kernel, dst: &mut [f32], a: f32, src: &[f32]) {
         _ => axpy_generic(dst, a, src),
     }
 }
+
+/// `e^x` for `x` in `[-87, 88]` (clamped to it), within 2 ulp: Cody-Waite reduction
+/// `x = n·ln2 + r`, `|r| ≤ ln2/2`, Cephes' degree-6 polynomial for `e^r`, and `2^n` built in
+/// the exponent bits. Only adds, multiplies, a clamp and conversions, so the loops that call
+/// it vectorise (libm's `expf` is a scalar call); no fused multiply-add, so every flavour
+/// gives the same bits.
+#[inline(always)]
+fn exp_approx(x: f32) -> f32 {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    // Adding then subtracting 1.5·2^23 rounds to the nearest integer (ties to even).
+    const ROUND: f32 = 12_582_912.0;
+    const LN2_HI: f32 = 0.693_359_4;
+    const LN2_LO: f32 = -2.121_944_4e-4;
+    let x = x.clamp(-87.0, 88.0);
+    let t = x * LOG2E + ROUND;
+    let n = t - ROUND;
+    // n as an integer, read from t's mantissa bits (a float-to-int `as` saturates, which
+    // the compiler does one lane at a time).
+    let ni = t.to_bits().wrapping_sub(ROUND.to_bits()) as i32;
+    let r = x - n * LN2_HI - n * LN2_LO;
+    let p = 1.987_569_1e-4;
+    let p = p * r + 1.398_199_9e-3;
+    let p = p * r + 8.333_452e-3;
+    let p = p * r + 4.166_579_6e-2;
+    let p = p * r + 1.666_666_5e-1;
+    let p = p * r + 0.5;
+    let er = p * (r * r) + r + 1.0;
+    er * f32::from_bits(((ni + 127) as u32) << 23)
+}
+
+/// `x = σ(x + bias)` elementwise, `σ(z) = 1 / (1 + e^-z)` with [`exp_approx`]: within a few
+/// ulp of the exact value, in `(0, 1]`, never NaN for finite input.
+#[inline(always)]
+fn sigmoid_bias_generic(x: &mut [f32], bias: &[f32]) {
+    for (v, &b) in x.iter_mut().zip(bias) {
+        *v = 1.0 / (1.0 + exp_approx(-(*v + b)));
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn sigmoid_bias_avx2(x: &mut [f32], bias: &[f32]) {
+    sigmoid_bias_generic(x, bias)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn sigmoid_bias_avx512(x: &mut [f32], bias: &[f32]) {
+    sigmoid_bias_generic(x, bias)
+}
+
+/// `x = σ(x + bias)` elementwise (over the shorter length) with the given kernel flavour.
+#[inline]
+pub fn sigmoid_bias_with(k: Kernel, x: &mut [f32], bias: &[f32]) {
+    match k {
+        // Safety: the flavour was checked available when it was selected.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => unsafe { sigmoid_bias_avx2(x, bias) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => unsafe { sigmoid_bias_avx512(x, bias) },
+        _ => sigmoid_bias_generic(x, bias),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exp_and_sigmoid_match_libm_in_every_flavour() {
+        let xs: Vec<f32> = (-4000..=4000).map(|i| i as f32 * 0.0217).chain([-1e4, -87.5, 0.0, 88.5, 1e4]).collect();
+        for &x in &xs {
+            let (got, want) = (exp_approx(x) as f64, (x.clamp(-87.0, 88.0) as f64).exp());
+            assert!((got - want).abs() <= 3e-7 * want, "exp({x}) = {got}, want {want}");
+        }
+        let zero = vec![0.0f32; xs.len()];
+        let mut first: Option<Vec<f32>> = None;
+        for k in Kernel::available_kernels() {
+            let mut s = xs.clone();
+            sigmoid_bias_with(k, &mut s, &zero);
+            for (&x, &y) in xs.iter().zip(&s) {
+                let want = 1.0 / (1.0 + (-(x as f64)).exp());
+                assert!((y as f64 - want).abs() <= 1e-6 * want + 1e-37, "σ({x}) = {y}, want {want} ({})", k.name());
+                assert!(y > 0.0 && y <= 1.0);
+            }
+            if let Some(f) = &first {
+                assert_eq!(f, &s, "{} differs from the first flavour", k.name());
+            }
+            first = Some(s);
+        }
+    }
+}

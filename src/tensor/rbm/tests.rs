@@ -144,15 +144,19 @@ fn reference_step(rbm: &Rbm, v0: &Matrix, k: usize, lr: f64, rng: &mut Rng) -> (
 #[test]
 fn one_step_is_the_documented_update() {
     let mut rng = Rng::new(21);
-    let mut x = Matrix::zeros(7, 10);
-    x.data_mut().iter_mut().for_each(|v| *v = if rng.below(3) == 0 { 1.0 } else { rng.next_f32() * 0.3 });
-    for (k, density) in [(1, 0.0), (1, 1.0), (2, 1.0), (3, 0.0)] {
+    // Values in [0, 1], and a binary batch (its own sparse path); both sparse and dense.
+    let mut real = Matrix::zeros(7, 10);
+    real.data_mut().iter_mut().for_each(|v| *v = if rng.below(3) == 0 { 1.0 } else { rng.next_f32() * 0.3 });
+    let mut binary = Matrix::zeros(7, 10);
+    binary.data_mut().iter_mut().for_each(|v| *v = (rng.below(3) == 0) as u8 as f32);
+    let cases = [(&real, 1, 0.0), (&real, 1, 1.0), (&real, 2, 1.0), (&real, 3, 0.0), (&binary, 1, 1.0), (&binary, 2, 0.0)];
+    for (x, k, density) in cases {
         let mut rbm = Rbm::new(10, 6, &mut rng);
         rbm.w.data_mut().iter_mut().for_each(|w| *w = rng.normal());
         rbm.hbias.data_mut().iter_mut().for_each(|b| *b = rng.normal());
         rbm.set_sparse_max_density(density);
-        let (w, vb, hb) = reference_step(&rbm, &x, k, 0.5, &mut Rng::new(k as u64));
-        rbm.cd_k(&x, k, 0.5, &mut Rng::new(k as u64)).unwrap();
+        let (w, vb, hb) = reference_step(&rbm, x, k, 0.5, &mut Rng::new(k as u64));
+        rbm.cd_k(x, k, 0.5, &mut Rng::new(k as u64)).unwrap();
         let close = |got: &[f32], want: &[f64]| got.iter().zip(want).all(|(&g, &w)| (g as f64 - w).abs() < 1e-4);
         assert!(close(rbm.w.data(), &w), "k={k}: W");
         assert!(close(rbm.vbias.data(), &vb), "k={k}: visible bias");
