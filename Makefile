@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train train-dbn test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy clean
+.PHONY: all build train train-dbn test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn clean
 
 all: build
 
@@ -156,7 +156,8 @@ gauntlet: build
 install-stockfish:
 	@echo "Installing Stockfish with apt-get (Debian package 'stockfish', into /usr/games)"
 	apt-get update && apt-get install -y stockfish
-# GEMM GFLOPS per kernel on the network shapes (+ numpy/OpenBLAS ratio if numpy is importable).
+# GEMM GFLOPS per kernel on the network shapes (+ numpy/OpenBLAS ratio if numpy is importable),
+# the sparse input layer, and RBM CD-1 training (+ scikit-learn ratio if sklearn is importable).
 bench-tensor: build
 	$(BIN) bench-tensor
 
@@ -164,6 +165,12 @@ bench-tensor: build
 install-numpy:
 	@echo "Installing numpy with pip (only used by 'make bench-tensor' to compare with OpenBLAS)"
 	pip install numpy
+
+# Optional: scikit-learn, only for the BernoulliRBM comparison in bench-tensor (RBM CD-1
+# training speed beside scikit-learn's, same shapes and rows, same run).
+install-sklearn:
+	@echo "Installing scikit-learn with pip (only used by 'make bench-tensor' to compare RBM training with BernoulliRBM)"
+	pip install scikit-learn
 
 perft: build
 	$(BIN) perft 6
