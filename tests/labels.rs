@@ -278,6 +278,16 @@ fn garbage_gets_the_file_line_and_field() {
     assert!(e.contains("not a regular file"), "{e}");
 }
 
+#[test]
+fn the_shipped_set_loads() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/dbn/labels-100k.csv.xz");
+    let set = LabelSet::load(&path).unwrap();
+    assert_eq!(set.items.len(), 100_000);
+    assert_eq!(set.meta("engine"), Some("Stockfish 15.1"));
+    assert!(set.meta("search").is_some_and(|s| s.starts_with("go depth 9,")));
+    assert!(set.wdl_counts().iter().all(|&n| n > 20_000), "{:?}", set.wdl_counts());
+}
+
 fn cli(args: &[&str]) -> (i32, String, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_deepchess")).args(args).output().unwrap();
     (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
