@@ -2,6 +2,7 @@
 //! `Eval` option, `match`'s builtin players and `bench --eval` read it; a new system joins by
 //! adding an entry to [`PLAYERS`], never by a `match` arm elsewhere.
 
+use crate::dbn::model::{Dbn, Head};
 use crate::deepchess::inference::{self, NetOptions};
 use crate::eval::handcrafted;
 use crate::search::{DynSearcher, Searcher};
@@ -90,6 +91,27 @@ pub const PLAYERS: &[Player] = &[
         build: deepchess_net,
     },
     Player {
+        name: "dbn-classify",
+        description: "seed 001's deep belief network, result head: P(win) - P(loss) (772-100-100-100, 3 classes)",
+        default_net: Some("dbn-classify.dcw"),
+        offered: true,
+        build: dbn_classify,
+    },
+    Player {
+        name: "dbn-regress",
+        description: "seed 001's deep belief network, regression of the engine score (772-100-100-100, tanh)",
+        default_net: Some("dbn-regress.dcw"),
+        offered: true,
+        build: dbn_regress,
+    },
+    Player {
+        name: "dbn-quantized",
+        description: "seed 001's deep belief network, 7-class quantized score read as its expected value (772-100-100-100)",
+        default_net: Some("dbn-quantized.dcw"),
+        offered: true,
+        build: dbn_quantized,
+    },
+    Player {
         name: "handcrafted",
         description: "material and tapered piece-square tables (the paper's handcrafted baseline)",
         default_net: None,
@@ -147,6 +169,30 @@ fn deepchess_net(s: &Settings, net: Option<&Path>) -> Result<Built, String> {
     let options = NetOptions { hash_mb: s.hash_mb, cache_mb: s.hash_mb.max(16), kernel: s.kernel, incremental: s.incremental };
     let (searcher, what) = inference::load_searcher(path, &options)?;
     Ok(Built { searcher, loaded: Some(format!("{} ({what})", path.display())) })
+}
+
+fn dbn_net(s: &Settings, net: Option<&Path>, head: Head, name: &'static str) -> Result<Built, String> {
+    let path = net.expect("a DBN player has a default net");
+    let (dbn, _) = Dbn::load(path).map_err(|e| e.to_string())?;
+    if dbn.arch.head != head {
+        return Err(format!("{}: a {} net, not a {} one (player {name})", path.display(), dbn.arch.head.name(), head.name()));
+    }
+    let kernel = s.kernel.unwrap_or_else(Kernel::best);
+    let comparator = crate::dbn::evaluator::comparator(&dbn, name, kernel);
+    let what = format!("{} ({}, {} kernel)", path.display(), dbn.arch.describe(), comparator.eval.kernel().name());
+    Ok(Built { searcher: Box::new(Searcher::new(comparator, s.hash_mb)), loaded: Some(what) })
+}
+
+fn dbn_classify(s: &Settings, net: Option<&Path>) -> Result<Built, String> {
+    dbn_net(s, net, Head::Classify, "dbn-classify")
+}
+
+fn dbn_regress(s: &Settings, net: Option<&Path>) -> Result<Built, String> {
+    dbn_net(s, net, Head::Regress, "dbn-regress")
+}
+
+fn dbn_quantized(s: &Settings, net: Option<&Path>) -> Result<Built, String> {
+    dbn_net(s, net, Head::Quantized, "dbn-quantized")
 }
 
 fn handcrafted_eval(s: &Settings, _: Option<&Path>) -> Result<Built, String> {

@@ -230,6 +230,22 @@ fn selective_search_finds_a_mate_through_sacrifices() {
     assert_eq!((r.best, r.info.score), (Some(uci(&pos, "g5f7")), Score::Mate(4)), "net");
 }
 
+/// `bench --vs` runs any registered players against handcrafted, a ratio line per player.
+#[test]
+fn bench_vs_lists_each_player_against_handcrafted() {
+    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let out = std::process::Command::new(exe).args(["bench", "--depth", "2", "--vs", "dbn-regress,compact", "--rounds", "2"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    for name in ["dbn-regress", "compact"] {
+        let line = err.lines().find(|l| l.starts_with(&format!("{name} vs handcrafted"))).unwrap_or_else(|| panic!("{err}"));
+        assert!(line.contains("median of 2 interleaved rounds"), "{line}");
+    }
+    let out = std::process::Command::new(exe).args(["bench", "--vs", "nobody"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nobody"));
+}
+
 #[test]
 fn bench_vs_net_reports_the_median_of_interleaved_rounds() {
     let exe = env!("CARGO_BIN_EXE_deepchess");

@@ -78,7 +78,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     }
     let vs_net = (p.has("vs-net") || !others.is_empty()) && player.name == "handcrafted";
     if (p.get("rounds").is_some() || !others.is_empty()) && !vs_net {
-        return Err(CliError::Usage("deepchess bench: --rounds and --vs go with --vs-net or --vs and the handcrafted --eval".into()));
+        return Err(CliError::Usage("deepchess bench: --rounds goes with --vs-net or --vs (and --vs with the handcrafted --eval)".into()));
     }
     let kernel = match p.get("kernel") {
         None => None,
