@@ -108,6 +108,13 @@ fn tiny_run_trains_every_head_resumes_and_plays() {
         &mut |_| {},
     );
     assert!(r.best.is_some());
+    // Through the registry: the player takes a file of its own head, and names the other.
+    use deepchess::players::{find, Settings};
+    let mut s = Settings::new(1);
+    s.net = Some(net.clone());
+    assert!(find("dbn-quantized").unwrap().build(&s).is_ok());
+    let e = find("dbn-classify").unwrap().build(&s).err().expect("a quantized net is not a classify one").to_string();
+    assert!(e.contains("a quantized net, not a classify one"), "{e}");
 }
 
 #[test]
