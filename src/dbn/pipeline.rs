@@ -47,7 +47,7 @@ impl Profile {
         Profile {
             name: "quick",
             rbm: RbmCfg { epochs: 2, batch: 32, lr: 0.05, decay: 0.9, k: 1 },
-            fine: FineCfg { epochs: 8, batch: 32, lr: 0.02, decay: 0.85, momentum: 0.9, dropout: 0.5 },
+            fine: FineCfg { epochs: 6, batch: 32, lr: 0.01, decay: 0.85, momentum: 0.9, dropout: 0.5 },
             folds: 1,
         }
     }
