@@ -272,60 +272,91 @@ const RBM_BATCH: usize = 32;
 const RBM_DENSITY: f64 = 0.04;
 const RBM_LR: f32 = 0.01;
 
-/// scikit-learn's `BernoulliRBM.fit` with `n_iter=1` on `rows` random binary rows of the same
-/// density, once per repetition (a fresh estimator each time), rows per second per shape.
-/// `fit` includes its one-off set-up (input checks, drawing the initial weights): under 3 %
-/// of a run here. Data are float32, which `BernoulliRBM` keeps (float64 measured slower).
+/// scikit-learn's side, driven line by line so that its passes and ours alternate (this VM's
+/// speed drifts with other work; alternating keeps both sides under the same conditions).
+/// Each input line `visible hidden rows density lr seed` runs `BernoulliRBM.fit` with
+/// `n_iter=1` and `batch_size=32` on `rows` random binary rows of that density (made once
+/// per shape, float32, which `BernoulliRBM` keeps; float64 measured slower) with a fresh
+/// estimator, and prints rows per second. `fit` includes its one-off set-up (input checks,
+/// drawing the initial weights): under 3 % of a pass here.
 const SKLEARN_SCRIPT: &str = r#"
 import sys, time
 import numpy as np
 from sklearn.neural_network import BernoulliRBM
-reps, rows, density, lr = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-rng = np.random.default_rng(1)
-for shape in sys.argv[5:]:
-    v, h = (int(x) for x in shape.split(','))
-    X = (rng.random((rows, v)) < density).astype(np.float32)
-    rates = []
-    for rep in range(reps + 1):
-        m = BernoulliRBM(n_components=h, batch_size=32, learning_rate=lr, n_iter=1, random_state=rep)
-        t = time.perf_counter()
-        m.fit(X)
-        if rep > 0:  # the first fit warms up
-            rates.append(rows / (time.perf_counter() - t))
-    rates.sort()
-    print(rates[len(rates) // 2], flush=True)
+data = {}
+print('ready', flush=True)
+for line in sys.stdin:
+    v, h, rows, density, lr, seed = line.split()
+    v, h, rows, density, lr, seed = int(v), int(h), int(rows), float(density), float(lr), int(seed)
+    if (v, rows, density) not in data:
+        data[(v, rows, density)] = (np.random.default_rng(1).random((rows, v)) < density).astype(np.float32)
+    X = data[(v, rows, density)]
+    m = BernoulliRBM(n_components=h, batch_size=32, learning_rate=lr, n_iter=1, random_state=seed)
+    t = time.perf_counter()
+    m.fit(X)
+    print(rows / (time.perf_counter() - t), flush=True)
 "#;
 
-/// sklearn rows/s per [`RBM_SHAPES`] entry with BLAS limited to `threads`, or why not.
-fn sklearn_rates(reps: usize, rows: usize, threads: usize) -> Result<Vec<f64>, String> {
-    use std::process::Command;
-    match Command::new("python3").args(["-c", "import sklearn"]).output() {
-        Ok(o) if o.status.success() => {}
-        _ => {
-            return Err("not importable by python3, anchor skipped (run 'make install-sklearn' to compare)".into())
+/// A running scikit-learn benchmark process (see [`SKLEARN_SCRIPT`]).
+struct Sklearn {
+    child: std::process::Child,
+    out: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Sklearn {
+    /// Starts python3 with BLAS limited to `threads`, or says why it cannot.
+    fn start(threads: usize) -> Result<Sklearn, String> {
+        use std::process::{Command, Stdio};
+        match Command::new("python3").args(["-c", "import sklearn"]).output() {
+            Ok(o) if o.status.success() => {}
+            _ => return Err("not importable by python3, anchor skipped (run 'make install-sklearn' to compare)".into()),
+        }
+        let mut cmd = Command::new("python3");
+        cmd.arg("-c").arg(SKLEARN_SCRIPT).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        for var in ["OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"] {
+            cmd.env(var, threads.to_string());
+        }
+        let mut child = cmd.spawn().map_err(|e| format!("cannot run python3: {e}"))?;
+        let out = std::io::BufReader::new(child.stdout.take().ok_or("no stdout from python3")?);
+        let mut sk = Sklearn { child, out };
+        let first = sk.read_line()?;
+        if first != "ready" {
+            return Err(format!("scikit-learn benchmark did not start: '{first}'"));
+        }
+        Ok(sk)
+    }
+
+    fn read_line(&mut self) -> Result<String, String> {
+        use std::io::BufRead;
+        let mut line = String::new();
+        match self.out.read_line(&mut line) {
+            Ok(n) if n > 0 => Ok(line.trim().to_string()),
+            _ => Err("the scikit-learn benchmark stopped (its error is above)".into()),
         }
     }
-    let mut cmd = Command::new("python3");
-    cmd.arg("-c").arg(SKLEARN_SCRIPT);
-    cmd.args([reps.to_string(), rows.to_string(), RBM_DENSITY.to_string(), RBM_LR.to_string()]);
-    cmd.args(RBM_SHAPES.iter().map(|(v, h)| format!("{v},{h}")));
-    for var in ["OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"] {
-        cmd.env(var, threads.to_string());
+
+    /// One `fit` pass; rows per second.
+    fn pass(&mut self, nv: usize, nh: usize, rows: usize, seed: usize) -> Result<f64, String> {
+        use std::io::Write;
+        let stdin = self.child.stdin.as_mut().ok_or("python3 has no stdin")?;
+        writeln!(stdin, "{nv} {nh} {rows} {RBM_DENSITY} {RBM_LR} {seed}").map_err(|e| format!("scikit-learn benchmark: {e}"))?;
+        stdin.flush().map_err(|e| format!("scikit-learn benchmark: {e}"))?;
+        let line = self.read_line()?;
+        line.parse().map_err(|_| format!("scikit-learn benchmark printed '{line}'"))
     }
-    let out = cmd.output().map_err(|e| format!("cannot run python3: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("scikit-learn benchmark failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
+}
+
+impl Drop for Sklearn {
+    fn drop(&mut self) {
+        drop(self.child.stdin.take()); // end of input: the script's loop ends
+        let _ = self.child.wait();
     }
-    let v: Vec<f64> = String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.trim().parse().ok()).collect();
-    if v.len() != RBM_SHAPES.len() {
-        return Err(format!("scikit-learn benchmark printed {} figures for {} shapes", v.len(), RBM_SHAPES.len()));
-    }
-    Ok(v)
 }
 
 /// Restricted Boltzmann machine CD-1 training, positions per second: one pass over `rows`
-/// random binary rows (4 % ones) in batches of 32, per repetition, at 1 thread and at
-/// `nthreads`; scikit-learn's BernoulliRBM on the same shapes and row count, same run.
+/// random binary rows (4 % ones) in batches of 32 per repetition, at 1 thread and at
+/// `nthreads`; scikit-learn's BernoulliRBM on the same shapes and row count (1 BLAS thread),
+/// its passes alternating with our 1-thread ones. Medians; the ratio is our best against it.
 fn rbm_bench(reps: usize, quick: bool, nthreads: usize, with_sklearn: bool, rng: &mut Rng) {
     let rows = if quick { 640 } else { 3200 };
     let thread_counts: Vec<usize> = if nthreads > 1 { vec![1, nthreads] } else { vec![1] };
@@ -333,69 +364,101 @@ fn rbm_bench(reps: usize, quick: bool, nthreads: usize, with_sklearn: bool, rng:
         "RBM CD-1 training, batch {RBM_BATCH}, {} % of inputs set, {rows} rows a pass (positions/s, median of {reps} passes)",
         RBM_DENSITY * 100.0
     );
-    // sklearn at each thread count; its best is the anchor.
-    let mut sk: Vec<Result<Vec<f64>, String>> = Vec::new();
-    if with_sklearn {
-        for &t in &thread_counts {
-            let r = sklearn_rates(reps, rows, t);
-            let skip = r.is_err();
-            sk.push(r);
-            if skip {
-                break;
+    let mut sk_note = if with_sklearn { None } else { Some("anchor skipped (--no-sklearn)".to_string()) };
+    // ours[t][shape], theirs[t][shape]
+    let mut ours = vec![vec![0.0; RBM_SHAPES.len()]; thread_counts.len()];
+    let mut theirs: Vec<Vec<f64>> = Vec::new();
+    let saved = crate::tensor::threads();
+    for (ti, &t) in thread_counts.iter().enumerate() {
+        crate::tensor::set_threads(t);
+        // scikit-learn runs with one BLAS thread, beside our 1-thread round: at batch 32 its
+        // products are too small to split (2 threads measured 4-40× slower on this VM), and
+        // idle OpenBLAS threads spin for a while after each call, which slowed our passes.
+        let mut sk = match &sk_note {
+            None if t == 1 => match Sklearn::start(1) {
+                Ok(sk) => Some(sk),
+                Err(why) => {
+                    sk_note = Some(why);
+                    None
+                }
+            },
+            _ => None,
+        };
+        let mut theirs_t = Vec::new();
+        for (si, &(nv, nh)) in RBM_SHAPES.iter().enumerate() {
+            let batches: Vec<Matrix> = (0..rows / RBM_BATCH)
+                .map(|_| {
+                    let mut m = Matrix::zeros(RBM_BATCH, nv);
+                    m.data_mut().iter_mut().for_each(|x| *x = if rng.next_f64() < RBM_DENSITY { 1.0 } else { 0.0 });
+                    m
+                })
+                .collect();
+            let mut rbm = Rbm::new(nv, nh, rng);
+            let mut r = Rng::new(1);
+            let (mut mine, mut sks) = (Vec::new(), Vec::new());
+            // Pass 0 warms up both sides (caches, buffers, imports) and is not counted.
+            for rep in 0..=reps {
+                if let Some(s) = sk.as_mut() {
+                    match s.pass(nv, nh, rows, rep) {
+                        Ok(v) if rep > 0 => sks.push(v),
+                        Ok(_) => {}
+                        Err(why) => {
+                            sk_note = Some(why);
+                            sk = None;
+                        }
+                    }
+                }
+                let t0 = Instant::now();
+                for b in &batches {
+                    let _ = rbm.cd_k(b, 1, RBM_LR, &mut r);
+                }
+                if rep > 0 {
+                    mine.push(rows as f64 / t0.elapsed().as_secs_f64());
+                }
+            }
+            ours[ti][si] = median(mine);
+            if sk.is_some() {
+                theirs_t.push(median(sks));
             }
         }
-    } else {
-        sk.push(Err("anchor skipped (--no-sklearn)".into()));
+        if sk.is_some() {
+            theirs.push(theirs_t);
+        }
     }
-    if let Some(Err(why)) = sk.first() {
-        println!("scikit-learn: {why}");
-    } else {
-        println!("scikit-learn: BernoulliRBM.fit(n_iter=1), float32 input (PCD-1 with sampled negative visibles; same products per batch)");
+    crate::tensor::set_threads(saved);
+    match &sk_note {
+        Some(why) => println!("scikit-learn: {why}"),
+        None => println!("scikit-learn: BernoulliRBM.fit(n_iter=1), float32 input, 1 BLAS thread, passes alternating with our 1-thread ones"),
     }
-    let sk: Vec<Vec<f64>> = sk.into_iter().filter_map(|r| r.ok()).collect();
+    let theirs: Vec<Vec<f64>> = if sk_note.is_some() { Vec::new() } else { theirs };
     let mut head = format!("{:<12}", "shape");
     for &t in &thread_counts {
         head += &format!(" {:>11}", format!("ours {t}thr"));
     }
-    for &t in thread_counts.iter().take(sk.len()) {
+    for &t in thread_counts.iter().take(theirs.len()) {
         head += &format!(" {:>13}", format!("sklearn {t}thr"));
     }
-    if !sk.is_empty() {
+    if !theirs.is_empty() {
         head += &format!(" {:>17}", "best ours/sklearn");
     }
     println!("{head}");
-    let saved = crate::tensor::threads();
     for (si, &(nv, nh)) in RBM_SHAPES.iter().enumerate() {
-        let batches: Vec<Matrix> = (0..rows / RBM_BATCH)
-            .map(|_| {
-                let mut m = Matrix::zeros(RBM_BATCH, nv);
-                m.data_mut().iter_mut().for_each(|x| *x = if rng.next_f64() < RBM_DENSITY { 1.0 } else { 0.0 });
-                m
-            })
-            .collect();
         let mut line = format!("{:<12}", format!("{nv}→{nh}"));
-        let mut ours: f64 = 0.0;
-        for &t in &thread_counts {
-            crate::tensor::set_threads(t);
-            let mut rbm = Rbm::new(nv, nh, rng);
-            let mut r = Rng::new(1);
-            let v = rate(reps, 0.0, rows as f64, || {
-                for b in &batches {
-                    let _ = rbm.cd_k(b, 1, RBM_LR, &mut r);
-                }
-            });
-            ours = ours.max(v);
-            line += &format!(" {v:>11.0}");
+        for o in &ours {
+            line += &format!(" {:>11.0}", o[si]);
         }
-        let mut theirs: f64 = 0.0;
-        for s in &sk {
-            theirs = theirs.max(s[si]);
-            line += &format!(" {:>13.0}", s[si]);
+        for th in &theirs {
+            line += &format!(" {:>13.0}", th[si]);
         }
-        if !sk.is_empty() {
-            line += &format!(" {:>16.2}×", ours / theirs);
+        if !theirs.is_empty() {
+            let best_ours = ours.iter().map(|o| o[si]).fold(0.0, f64::max);
+            let best_theirs = theirs.iter().map(|o| o[si]).fold(0.0, f64::max);
+            line += &format!(" {:>16.2}×", best_ours / best_theirs);
         }
         println!("{line}");
     }
-    crate::tensor::set_threads(saved);
+    if !theirs.is_empty() {
+        println!("(BernoulliRBM: persistent CD-1, sampled negative visibles, dense products; ours: CD-1 of tensor::rbm, sparse input products)");
+    }
+    println!();
 }
