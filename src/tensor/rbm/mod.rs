@@ -43,10 +43,10 @@ use super::simd::active_kernel;
 use super::vecops::{add_assign_with, axpy_with, gather_add_with, sigmoid_bias_with};
 
 /// Batches with at most this fraction of nonzero visible values take the sparse path for
-/// `v0·W` and `v0ᵀ·h0`. Each nonzero costs one `hidden`-long row operation either way, and
-/// the dense GEMM runs ~10× more flops per second than those row operations, so the sparse
-/// path wins well below 10 % (chess encodings: ~4 %).
-const SPARSE_MAX_DENSITY: f64 = 0.05;
+/// `v0·W` and `v0ᵀ·h0`. Measured on random binary batches at 772 → 100, CPU time of CD-1,
+/// sparse against dense: 0.60× at 4 % ones (a chess encoding), 0.73× at 10 %, 0.87× at 20 %.
+/// A hidden layer's probabilities (the next RBM's input) are never 0 and go dense.
+const SPARSE_MAX_DENSITY: f64 = 0.25;
 
 /// Mean activations are clamped to `[P_MIN, 1 − P_MIN]` before `log(p / (1 − p))`, so a
 /// feature that is never (or always) on gets a large finite bias, not ±∞.
