@@ -135,6 +135,15 @@ impl Split {
     }
 }
 
+/// The order of an epoch: Fisher-Yates with `next_u64() % (i + 1)`. (Not `Rng::shuffle`,
+/// whose multiply-shift draw would change every committed figure's training order.)
+pub fn shuffle(v: &mut [usize], rng: &mut crate::tensor::Rng) {
+    for i in (1..v.len()).rev() {
+        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+        v.swap(i, j);
+    }
+}
+
 /// SplitMix64's finaliser: a well-mixed hash of an index.
 fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);

@@ -2,7 +2,7 @@
 //! then the whole net trained by SGD with dropout 0.5 on every hidden layer, and the
 //! figures each head is judged by.
 
-use super::data::Samples;
+use super::data::{shuffle, Samples};
 use super::model::{Dbn, Head};
 use super::pretrain::Stack;
 use super::targets::CLIP_CP;
@@ -144,11 +144,4 @@ pub fn finetune(ctx: &mut Ctx, net: &mut Dbn, samples: &Samples, train: &[usize]
     });
     net.params = params;
     result
-}
-
-fn shuffle(v: &mut [usize], rng: &mut Rng) {
-    for i in (1..v.len()).rev() {
-        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
-        v.swap(i, j);
-    }
 }

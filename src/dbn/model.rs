@@ -208,24 +208,9 @@ impl Dbn {
         }
         let arch_s = wf.meta("arch").ok_or_else(|| TensorError::format(&origin, "no 'arch' in the header"))?.to_string();
         let arch = Arch::parse(&arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
-        let mut tensors: std::collections::HashMap<String, Matrix> = wf.tensors.into_iter().collect();
-        let mut ordered = Vec::new();
-        for (name, rows, cols) in arch.shapes() {
-            let m = tensors
-                .remove(&name)
-                .ok_or_else(|| TensorError::format(&origin, format!("the header declares {arch_s} but tensor '{name}' is missing")))?;
-            if m.shape() != (rows, cols) {
-                return Err(TensorError::format(
-                    &origin,
-                    format!("the header declares {arch_s}, so tensor '{name}' should be {rows}×{cols}, but it is {}×{}", m.rows(), m.cols()),
-                ));
-            }
-            ordered.push((name, m));
-        }
-        if let Some(extra) = tensors.keys().min() {
-            return Err(TensorError::format(&origin, format!("unexpected tensor '{extra}' for {arch_s}")));
-        }
-        Ok((Dbn::assemble(arch, ordered), wf.meta))
+        let meta = wf.meta.clone();
+        let ordered = wf.into_layout(&arch.shapes(), &arch_s, &origin)?;
+        Ok((Dbn::assemble(arch, ordered), meta))
     }
 }
 

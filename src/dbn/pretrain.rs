@@ -12,7 +12,7 @@
 //! mean F(held-out) − mean F(training sample), which rises when the RBM starts to fit its
 //! training positions rather than positions in general (Hinton's practical guide, §6).
 
-use super::data::Samples;
+use super::data::{shuffle, Samples};
 use crate::tensor::rbm::Rbm;
 use crate::tensor::{Matrix, Params, Rng, WeightFile};
 use crate::train::checkpoint::OptCfg;
@@ -103,13 +103,6 @@ pub fn pretrain(ctx: &mut Ctx, samples: &Samples, train: &[usize], valid: &[usiz
         save_stack(file, &stack, &ctx.meta)?;
     }
     Ok(stack)
-}
-
-fn shuffle(v: &mut [usize], rng: &mut Rng) {
-    for i in (1..v.len()).rev() {
-        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
-        v.swap(i, j);
-    }
 }
 
 fn save_stack(file: &Path, stack: &Stack, meta: &[(String, String)]) -> Result<(), String> {

@@ -96,6 +96,31 @@ impl WeightFile {
         Ok(m)
     }
 
+    /// The tensors `shapes` names (name, rows, columns), in that order, each checked against
+    /// its shape, and no other: how a net file's declared layout (`layout`, from its header) is
+    /// held against the tensors the file really has, before anything is built for it (a header
+    /// may declare layers far larger than the file).
+    pub fn into_layout(self, shapes: &[(String, usize, usize)], layout: &str, origin: &str) -> Result<Vec<(String, Matrix)>> {
+        let mut tensors: std::collections::HashMap<String, Matrix> = self.tensors.into_iter().collect();
+        let mut ordered = Vec::with_capacity(shapes.len());
+        for (name, rows, cols) in shapes {
+            let m = tensors
+                .remove(name)
+                .ok_or_else(|| TensorError::format(origin, format!("the header declares {layout} but tensor '{name}' is missing")))?;
+            if m.shape() != (*rows, *cols) {
+                return Err(TensorError::format(
+                    origin,
+                    format!("the header declares {layout}, so tensor '{name}' should be {rows}×{cols}, but it is {}×{}", m.rows(), m.cols()),
+                ));
+            }
+            ordered.push((name.clone(), m));
+        }
+        if let Some(extra) = tensors.keys().min() {
+            return Err(TensorError::format(origin, format!("unexpected tensor '{extra}' for {layout}")));
+        }
+        Ok(ordered)
+    }
+
     /// A metadata value.
     pub fn meta(&self, key: &str) -> Option<&str> {
         self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
