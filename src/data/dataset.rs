@@ -143,17 +143,26 @@ pub use crate::tensor::weights::{fnv1a64 as fnv1a, write_atomic};
 /// crate builds): a wrong path fails at once instead of filling memory.
 pub const MAX_FILE_BYTES: u64 = 16 << 30;
 
+/// The value of `key` in a file's `key=value` header (datasets, labelled sets).
+pub fn meta_get<'a>(meta: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+}
+
+/// Sets `key` in a file's header, in place if present, else at the end.
+pub fn meta_set(meta: &mut Vec<(String, String)>, key: &str, value: String) {
+    match meta.iter_mut().find(|(k, _)| k == key) {
+        Some(slot) => slot.1 = value,
+        None => meta.push((key.to_string(), value)),
+    }
+}
+
 impl Dataset {
     pub fn meta(&self, key: &str) -> Option<&str> {
-        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        meta_get(&self.meta, key)
     }
 
     pub fn set_meta(&mut self, key: &str, value: impl Into<String>) {
-        let value = value.into();
-        match self.meta.iter_mut().find(|(k, _)| k == key) {
-            Some(slot) => slot.1 = value,
-            None => self.meta.push((key.to_string(), value)),
-        }
+        meta_set(&mut self.meta, key, value.into())
     }
 
     pub fn wins(&self) -> impl Iterator<Item = &Record> {

@@ -208,15 +208,11 @@ pub struct LabelSet {
 
 impl LabelSet {
     pub fn meta(&self, key: &str) -> Option<&str> {
-        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        super::dataset::meta_get(&self.meta, key)
     }
 
     pub fn set_meta(&mut self, key: &str, value: impl Into<String>) {
-        let value = value.into();
-        match self.meta.iter_mut().find(|(k, _)| k == key) {
-            Some(slot) => slot.1 = value,
-            None => self.meta.push((key.to_string(), value)),
-        }
+        super::dataset::meta_set(&mut self.meta, key, value.into())
     }
 
     /// Positions per result: `[losses, draws, wins]` (indexed by `Wdl::index`).
