@@ -1,7 +1,7 @@
 //! Every tape op's gradient against central finite differences, on random shapes; and
 //! the statistics of dropout's mask.
 
-use deepchess::tensor::{Init, Matrix, Params, Rng, SparseBatch, Tape, Var};
+use deepchess::tensor::{Conv2d, Init, Matrix, MaxPool2d, Params, Rng, SparseBatch, Tape, Var};
 use proptest::prelude::*;
 
 type Build = dyn Fn(&mut Tape, &Params, &[Var]) -> Var;
@@ -14,13 +14,17 @@ fn loss_of(build: &Build, inputs: &[Matrix], params: &Params) -> f64 {
 }
 
 /// Compares analytic gradients of all inputs and parameters with central differences.
-fn check(build: &Build, inputs: Vec<Matrix>, mut params: Params) {
+fn check(build: &Build, inputs: Vec<Matrix>, params: Params) {
+    check_h(build, inputs, params, 1e-2)
+}
+
+/// [`check`] with step `h`.
+fn check_h(build: &Build, inputs: Vec<Matrix>, mut params: Params, h: f32) {
     let mut t = Tape::new();
     let vars: Vec<Var> = inputs.iter().map(|m| t.variable(m)).collect();
     let l = build(&mut t, &params, &vars);
     params.zero_grads();
     t.backward(l, &mut params).unwrap();
-    let h = 1e-2f32;
     let close = |a: f64, n: f64, what: &str| {
         let tol = 2e-3 + 3e-2 * a.abs().max(n.abs());
         assert!((a - n).abs() <= tol, "{what}: analytic {a} vs numeric {n}");
@@ -187,6 +191,87 @@ proptest! {
         }
         let build = move |t: &mut Tape, _: &Params, v: &[Var]| t.huber(v[0], v[1], delta).unwrap();
         check(&build, vec![pred, tg], Params::new());
+    }
+
+    #[test]
+    fn conv2d(batch in 1usize..3, in_h in 1usize..6, in_w in 1usize..6, in_c in 1usize..3, out_c in 1usize..4,
+              kh in 1usize..4, kw in 1usize..4, stride in 1usize..3, pad in 0usize..2, seed in any::<u64>()) {
+        // Odd sizes, kernels of 1, strides of 2, padding: kernel sides clipped to the padded input.
+        let s = Conv2d { in_h, in_w, in_c, out_c, kh: kh.min(in_h + 2 * pad), kw: kw.min(in_w + 2 * pad), stride, pad };
+        let mut rng = Rng::new(seed);
+        let mut p = Params::new();
+        let (wr, wc) = s.weight_shape();
+        let w = p.add("w", rand(wr, wc, &mut rng)).unwrap();
+        let bias = p.add("b", rand(1, wc, &mut rng)).unwrap();
+        let target = rand(batch, s.out_len(), &mut rng);
+        let build = move |t: &mut Tape, p: &Params, v: &[Var]| {
+            let y = t.conv2d(p, v[0], w, bias, s).unwrap();
+            let tg = t.input(&target);
+            t.mse(y, tg).unwrap()
+        };
+        check(&build, vec![rand(batch, s.in_len(), &mut rng)], p);
+    }
+
+    #[test]
+    fn max_pool2d(batch in 1usize..3, in_h in 1usize..7, in_w in 1usize..7, c in 1usize..4, k in 1usize..4,
+                  stride in 1usize..4, ceil in any::<bool>(), seed in any::<u64>()) {
+        let s = MaxPool2d { in_h, in_w, c, k: k.min(in_h).min(in_w), stride, ceil };
+        let mut rng = Rng::new(seed);
+        // Distinct values at least 0.05 apart (h = 0.01): no finite difference changes a window's winner.
+        let n = batch * s.in_len();
+        let mut vals: Vec<f32> = (0..n).map(|i| (i as f32 - n as f32 / 2.0) * 0.05).collect();
+        rng.shuffle(&mut vals);
+        let x = Matrix::from_vec(batch, s.in_len(), vals).unwrap();
+        let target = rand(batch, s.out_len(), &mut rng);
+        let build = move |t: &mut Tape, _: &Params, v: &[Var]| {
+            let y = t.max_pool2d(v[0], s).unwrap();
+            let tg = t.input(&target);
+            t.mse(y, tg).unwrap()
+        };
+        check(&build, vec![x], Params::new());
+    }
+
+    #[test]
+    fn conv_pool_conv_chain(seed in any::<u64>()) {
+        // The seed's layer order at a small size: conv, 2×2 ceil-mode pool (5×5 → 3×3), conv,
+        // sigmoid. The pool's inputs are conv outputs, so two values of a window may be
+        // close; a step of h moves any conv output by at most h (every value is within ±1),
+        // so draws where a window's top two are within 4h are skipped: no finite difference
+        // then crosses a max's kink.
+        let h = 5e-4f32;
+        let c1 = Conv2d { in_h: 6, in_w: 6, in_c: 2, out_c: 3, kh: 2, kw: 2, stride: 1, pad: 0 };
+        let pl = MaxPool2d { in_h: 5, in_w: 5, c: 3, k: 2, stride: 2, ceil: true };
+        let c2 = Conv2d { in_h: 3, in_w: 3, in_c: 3, out_c: 2, kh: 2, kw: 2, stride: 1, pad: 0 };
+        assert_eq!((pl.out_h(), pl.out_w()), (3, 3));
+        let mut rng = Rng::new(seed);
+        let mut p = Params::new();
+        let w1 = p.add("w1", rand(8, 3, &mut rng)).unwrap();
+        let b1 = p.add("b1", rand(1, 3, &mut rng)).unwrap();
+        let w2 = p.add("w2", rand(12, 2, &mut rng)).unwrap();
+        let b2 = p.add("b2", rand(1, 2, &mut rng)).unwrap();
+        let target = rand(2, c2.out_len(), &mut rng);
+        let x = rand(2, c1.in_len(), &mut rng);
+        let mut a = Matrix::default();
+        deepchess::tensor::conv::forward(&c1, &x, p.value(w1), p.value(b1), &mut a).unwrap();
+        for n in 0..2 {
+            for (wy, wx, ch) in (0..3).flat_map(|y| (0..3).flat_map(move |x| (0..3).map(move |c| (y, x, c)))) {
+                let mut v: Vec<f32> = (2 * wy..(2 * wy + 2).min(5))
+                    .flat_map(|y| (2 * wx..(2 * wx + 2).min(5)).map(move |x| (y, x)))
+                    .map(|(y, x)| a.get(n, (y * 5 + x) * 3 + ch))
+                    .collect();
+                v.sort_by(|a, b| b.total_cmp(a));
+                prop_assume!(v.len() < 2 || v[0] - v[1] > 4.0 * h);
+            }
+        }
+        let build = move |t: &mut Tape, p: &Params, v: &[Var]| {
+            let a = t.conv2d(p, v[0], w1, b1, c1).unwrap();
+            let m = t.max_pool2d(a, pl).unwrap();
+            let z = t.conv2d(p, m, w2, b2, c2).unwrap();
+            let y = t.sigmoid(z).unwrap();
+            let tg = t.input(&target);
+            t.mse(y, tg).unwrap()
+        };
+        check_h(&build, vec![x], p, h);
     }
 
     #[test]

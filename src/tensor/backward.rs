@@ -6,6 +6,7 @@ use super::layers::add_col_sums;
 use super::matrix::Matrix;
 use super::params::Params;
 use super::sparse;
+use super::{conv, pool};
 use super::tape::{Op, Tape, Var, BCE_EPS};
 
 /// `dst += scale * src` elementwise.
@@ -39,6 +40,7 @@ impl Tape {
         self.nodes[loss.0].grad.set(0, 0, 1.0);
         let nodes = &mut self.nodes;
         let sparse_inputs = &self.sparse;
+        let argmaxes = &self.argmax;
         let scratch = &mut self.scratch;
         for i in (0..=loss.0).rev() {
             let (before, rest) = nodes.split_at_mut(i);
@@ -214,6 +216,36 @@ impl Tape {
                         if before[v.0].needs_grad {
                             acc(&mut before[v.0].grad, scratch, sign * gs);
                         }
+                    }
+                }
+                Op::Conv2d { x, w, b, s } => {
+                    if w == b {
+                        return Err(TensorError::shape("conv2d backward", "weights and bias are the same parameter"));
+                    }
+                    let xn = &mut before[x.0];
+                    let dx = if xn.needs_grad { Some(&mut xn.grad) } else { None };
+                    let (wf, bf) = (params.is_frozen(w), params.is_frozen(b));
+                    let (wv, dw, db) = params.value_and_two_grads(w.0, b.0);
+                    // A frozen weight or bias gets its gradient computed into a spare buffer
+                    // and dropped (rare; the other two gradients still need the pass).
+                    let mut spare = Matrix::default();
+                    let dw = if wf {
+                        spare.resize_zeroed(dw.rows(), dw.cols());
+                        &mut spare
+                    } else {
+                        dw
+                    };
+                    let db = if bf {
+                        scratch.resize_zeroed(1, db.cols());
+                        &mut *scratch
+                    } else {
+                        db
+                    };
+                    conv::backward(&s, &xn.value, wv, g, dw, db, dx)?;
+                }
+                Op::MaxPool2d { x, s, argmax } => {
+                    if before[x.0].needs_grad {
+                        pool::backward(&s, &argmaxes[argmax], g, &mut before[x.0].grad)?;
                     }
                 }
                 Op::Sum(x) | Op::Mean(x) => {

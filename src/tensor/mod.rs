@@ -1,6 +1,7 @@
 //! The numeric engine, on std only: [`Matrix`], the SIMD instruction flavours and half
 //! floats every kernel is written against ([`simd`]), GEMM with run-time dispatched SIMD
-//! kernels, the sparse binary input layer, the dense layer of tape-free inference
+//! kernels, the sparse binary input layer, 2-D convolution and max pooling
+//! over NHWC rows ([`conv`], [`pool`]), the dense layer of tape-free inference
 //! ([`dense`]), threads, an autograd [`Tape`] (with dropout), restricted Boltzmann machines
 //! trained by contrastive divergence ([`rbm`]), optimizers, seedable [`Rng`] and
 //! initialisers, versioned weight files, and the bounded reader of regular files every
@@ -39,6 +40,7 @@
 //! position at a time (a search's evaluator), the padded half-precision [`dense`] layer.
 
 pub mod backward;
+pub mod conv;
 pub mod dense;
 pub mod error;
 pub mod files;
@@ -47,6 +49,7 @@ pub mod layers;
 pub mod matrix;
 pub mod optim;
 pub mod params;
+pub mod pool;
 pub mod rbm;
 pub mod rng;
 pub mod simd;
@@ -56,11 +59,13 @@ pub mod threads;
 pub mod vecops;
 pub mod weights;
 
+pub use conv::Conv2d;
 pub use error::{Result, TensorError};
 pub use gemm::{gemm, gemm_with, Trans};
 pub use matrix::Matrix;
-pub use optim::{Adam, Optimizer, Sgd};
+pub use optim::{Adam, LrPolicy, Optimizer, Sgd};
 pub use params::{ParamId, Params};
+pub use pool::MaxPool2d;
 pub use rng::{Init, Rng};
 pub use simd::{active_kernel, set_kernel, Kernel};
 pub use sparse::SparseBatch;

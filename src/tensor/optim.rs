@@ -1,5 +1,7 @@
 //! Optimizers over a [`Params`] store: SGD with the paper's per-epoch multiplicative
-//! learning-rate decay (`lr · decay^epoch`), SGD with momentum, and Adam / AdamW.
+//! learning-rate decay (`lr · decay^epoch`), SGD with momentum (either form: the learning
+//! rate outside the velocity, or inside it as Caffe and Mocha have it), and Adam / AdamW;
+//! and [`LrPolicy`], per-iteration learning-rate schedules (Caffe's `fixed` and `inv`).
 //! A step skips frozen parameters and **clears** the gradients it consumed.
 
 use super::matrix::Matrix;
@@ -41,8 +43,36 @@ fn state_for(state: &mut Vec<Matrix>, params: &Params) {
     }
 }
 
+/// A learning rate as a function of the iteration (optimizer step) count, as Caffe and
+/// Mocha name them. A training loop calls `opt.set_lr(policy.at(iter))` before each step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LrPolicy {
+    /// The same rate throughout.
+    Fixed(f32),
+    /// `base · (1 + gamma·iter)^(-power)`: Caffe's and Mocha's `inv`.
+    Inv { base: f32, gamma: f32, power: f32 },
+}
+
+impl LrPolicy {
+    /// The rate at iteration `iter` (0 for the first step).
+    pub fn at(&self, iter: u64) -> f32 {
+        match *self {
+            LrPolicy::Fixed(lr) => lr,
+            // In f64: 1 + gamma·iter loses the iteration's low bits in f32 past 2^24 steps.
+            LrPolicy::Inv { base, gamma, power } => (base as f64 * (1.0 + gamma as f64 * iter as f64).powf(-(power as f64))) as f32,
+        }
+    }
+}
+
 /// Stochastic gradient descent, optionally with momentum and L2 weight decay.
 /// The paper: `Sgd::new(0.005).with_decay(0.98)` (Pos2Vec), `Sgd::new(0.01).with_decay(0.99)` (DeepChess).
+///
+/// With momentum μ, the default form keeps the learning rate outside the velocity
+/// (`v ← μ·v + g + λ·w; w ← w − lr·v`); [`Sgd::with_lr_in_velocity`] selects Caffe's and
+/// Mocha's (`v ← μ·v − lr·(g + λ·w); w ← w + v`). The two agree at a constant rate; they
+/// differ when the rate changes ([`LrPolicy::Inv`]): Caffe's velocity keeps the rates it
+/// was built with. Parameters listed by [`Sgd::with_decay_exempt`] get no weight decay
+/// (Mocha regularises weights, not biases).
 #[derive(Clone, Debug)]
 pub struct Sgd {
     pub lr: f32,
@@ -51,12 +81,26 @@ pub struct Sgd {
     pub momentum: f32,
     /// L2 penalty coefficient added to the gradient.
     pub weight_decay: f32,
+    /// Caffe's momentum form (see the type's documentation).
+    pub lr_in_velocity: bool,
+    /// Parameters the weight decay skips.
+    pub decay_exempt: Vec<ParamId>,
     velocity: Vec<Matrix>,
 }
 
 impl Sgd {
     pub fn new(lr: f32) -> Self {
-        Sgd { lr, decay: 1.0, momentum: 0.0, weight_decay: 0.0, velocity: Vec::new() }
+        Sgd { lr, decay: 1.0, momentum: 0.0, weight_decay: 0.0, lr_in_velocity: false, decay_exempt: Vec::new(), velocity: Vec::new() }
+    }
+    /// Caffe's and Mocha's momentum form, `v ← μ·v − lr·(g + λ·w); w ← w + v`, when `on`.
+    pub fn with_lr_in_velocity(mut self, on: bool) -> Self {
+        self.lr_in_velocity = on;
+        self
+    }
+    /// Exempts `ids` from the weight decay (typically the biases).
+    pub fn with_decay_exempt(mut self, ids: Vec<ParamId>) -> Self {
+        self.decay_exempt = ids;
+        self
     }
     pub fn with_decay(mut self, decay: f32) -> Self {
         self.decay = decay;
@@ -77,15 +121,23 @@ impl Optimizer for Sgd {
         if self.momentum != 0.0 {
             state_for(&mut self.velocity, params);
         }
-        let (lr, mu, wd) = (self.lr, self.momentum, self.weight_decay);
+        let (lr, mu) = (self.lr, self.momentum);
         for id in (0..params.len()).map(ParamId) {
             if params.is_frozen(id) {
                 continue;
             }
+            let wd = if self.decay_exempt.contains(&id) { 0.0 } else { self.weight_decay };
             let (w, g) = params.value_and_grad_mut(id);
             if mu == 0.0 {
                 for (x, gv) in w.data_mut().iter_mut().zip(g.data_mut().iter_mut()) {
                     *x -= lr * (*gv + wd * *x);
+                    *gv = 0.0;
+                }
+            } else if self.lr_in_velocity {
+                let v = &mut self.velocity[id.index()];
+                for ((x, gv), vv) in w.data_mut().iter_mut().zip(g.data_mut().iter_mut()).zip(v.data_mut()) {
+                    *vv = mu * *vv - lr * (*gv + wd * *x);
+                    *x += *vv;
                     *gv = 0.0;
                 }
             } else {

@@ -91,6 +91,21 @@ impl Params {
         }
     }
 
+    /// The value of parameter `a` with the gradients of `a` and of another parameter `b`
+    /// (a layer whose backward reads its weights while filling weight and bias gradients).
+    pub(crate) fn value_and_two_grads(&mut self, a: usize, b: usize) -> (&Matrix, &mut Matrix, &mut Matrix) {
+        assert_ne!(a, b, "value_and_two_grads: same parameter twice");
+        let v = &self.values[a];
+        let (ga, gb) = if a < b {
+            let (lo, hi) = self.grads.split_at_mut(b);
+            (&mut lo[a], &mut hi[0])
+        } else {
+            let (lo, hi) = self.grads.split_at_mut(a);
+            (&mut hi[0], &mut lo[b])
+        };
+        (v, ga, gb)
+    }
+
     /// A frozen parameter gets no gradient and is not updated (layer-wise pretraining).
     pub fn set_frozen(&mut self, id: ParamId, frozen: bool) {
         self.frozen[id.0] = frozen;

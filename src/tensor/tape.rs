@@ -12,6 +12,8 @@ use super::layers;
 use super::matrix::Matrix;
 use super::params::{ParamId, Params};
 use super::rng::Rng;
+use super::conv::{self, Conv2d};
+use super::pool::{self, MaxPool2d};
 use super::sparse::{self, SparseBatch};
 
 /// A value on the tape (index of its node).
@@ -50,6 +52,10 @@ pub(crate) enum Op {
     Huber { pred: Var, target: Var, delta: f32 },
     Sum(Var),
     Mean(Var),
+    /// 2-D convolution of NHWC rows (im2col + GEMM, [`conv`]).
+    Conv2d { x: Var, w: ParamId, b: ParamId, s: Conv2d },
+    /// 2-D max pooling of NHWC rows; `argmax` indexes the tape's saved argmax lists.
+    MaxPool2d { x: Var, s: MaxPool2d, argmax: usize },
 }
 
 /// Probability clamp of [`Tape::binary_cross_entropy`] (keeps logs finite).
@@ -72,6 +78,9 @@ pub struct Tape {
     pub(crate) len: usize,
     pub(crate) sparse: Vec<SparseBatch>,
     pub(crate) sparse_len: usize,
+    /// Per max-pooling node, the input index each output took (reused like `sparse`).
+    pub(crate) argmax: Vec<Vec<u32>>,
+    pub(crate) argmax_len: usize,
     /// Throw-away gradient buffer (e.g. the bias gradient of a frozen bias).
     pub(crate) scratch: Matrix,
 }
@@ -85,6 +94,7 @@ impl Tape {
     pub fn reset(&mut self) {
         self.len = 0;
         self.sparse_len = 0;
+        self.argmax_len = 0;
     }
 
     /// Number of nodes recorded since the last reset.
@@ -404,6 +414,42 @@ impl Tape {
         let s = (v.sum() / v.len().max(1) as f64) as f32;
         rest[0].value.resize(1, 1);
         rest[0].value.set(0, 0, s);
+        Ok(Var(i))
+    }
+
+    /// 2-D convolution of `x` (rows NHWC, `s.in_len()` values) with weights `w`
+    /// (`s.weight_shape()`, row `(ky·kw + kx)·in_c + c`) and bias `b` (`1 × out_c`); no
+    /// activation. Rows of the result are NHWC, `s.out_len()` values.
+    pub fn conv2d(&mut self, params: &Params, x: Var, w: ParamId, b: ParamId, s: Conv2d) -> Result<Var> {
+        self.check_var(x, "conv2d")?;
+        let (wv, bv) = (params.value(w), params.value(b));
+        // Checked before the node is pushed, so a bad call leaves the tape as it was.
+        conv::check_operands("conv2d", &s, self.value(x), wv, bv)?;
+        let needs = self.needs(x) || !params.is_frozen(w) || !params.is_frozen(b);
+        let (i, _) = self.push(Op::Conv2d { x, w, b, s }, needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        conv::forward(&s, &before[x.0].value, wv, bv, &mut rest[0].value)?;
+        Ok(Var(i))
+    }
+
+    /// 2-D max pooling of `x` (rows NHWC, `s.in_len()` values); see [`pool`] for ceil mode
+    /// and ties. The gradient goes to the input element each output took.
+    pub fn max_pool2d(&mut self, x: Var, s: MaxPool2d) -> Result<Var> {
+        self.check_var(x, "max_pool2d")?;
+        s.check()?;
+        if self.value(x).cols() != s.in_len() {
+            let c = self.value(x).cols();
+            return Err(TensorError::shape("max_pool2d", format!("input rows have {c} values, {}×{}×{} needs {}", s.in_h, s.in_w, s.c, s.in_len())));
+        }
+        if self.argmax_len == self.argmax.len() {
+            self.argmax.push(Vec::new());
+        }
+        let ai = self.argmax_len;
+        self.argmax_len += 1;
+        let needs = self.needs(x);
+        let (i, _) = self.push(Op::MaxPool2d { x, s, argmax: ai }, needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        pool::forward_argmax(&s, &before[x.0].value, &mut rest[0].value, &mut self.argmax[ai])?;
         Ok(Var(i))
     }
 }
