@@ -1,8 +1,9 @@
 //! `deepchess bench-tensor`: GFLOPS of each GEMM kernel on the networks' real shapes
 //! (and 1024³), side by side with numpy/OpenBLAS single-thread when numpy is
 //! importable, plus the sparse input layer against the dense GEMM doing the same work,
-//! and restricted Boltzmann machine CD-1 training against scikit-learn's `BernoulliRBM`
-//! when scikit-learn is importable.
+//! restricted Boltzmann machine CD-1 training against scikit-learn's `BernoulliRBM`
+//! when scikit-learn is importable, and seed 003's convolution and pooling layers against
+//! PyTorch on one thread when torch is importable ([`super::bench_conv`]).
 
 use super::args::{self, CliError, Flag};
 use crate::tensor::gemm::{gemm_with, Trans};
@@ -17,13 +18,14 @@ const FLAGS: &[Flag] = &[
     Flag { name: "threads", value: Some("T"), help: "threads for the 'threaded' column (default: all cores)" },
     Flag { name: "no-numpy", value: None, help: "skip the numpy/OpenBLAS comparison" },
     Flag { name: "no-sklearn", value: None, help: "skip the scikit-learn BernoulliRBM comparison" },
-    Flag { name: "only", value: Some("PART"), help: "run one part: gemm, sparse or rbm (default: all)" },
+    Flag { name: "no-torch", value: None, help: "skip the PyTorch comparison of the conv part" },
+    Flag { name: "only", value: Some("PART"), help: "run one part: gemm, sparse, rbm or conv (default: all)" },
     Flag { name: "quick", value: None, help: "fewer repetitions and shorter timings (smoke test)" },
 ];
 
 const ABOUT: &str = "Benchmark the numeric kernels: GEMM GFLOPS per kernel on the network shapes, numpy/OpenBLAS\n\
-single-thread ratio, the sparse 773-bit input layer against dense GEMM, and RBM CD-1 training\n\
-against scikit-learn's BernoulliRBM.";
+single-thread ratio, the sparse 773-bit input layer against dense GEMM, RBM CD-1 training\n\
+against scikit-learn's BernoulliRBM, and convolution/pooling against PyTorch (1 thread).";
 
 /// One benchmarked product: `C[m×n] = op(A) · op(B)` with inner size `k`.
 struct Shape {
@@ -61,7 +63,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Median over `reps` of (work units per second), each repetition running `f` for at least `min_s`.
-fn rate(reps: usize, min_s: f64, units_per_call: f64, mut f: impl FnMut()) -> f64 {
+pub(super) fn rate(reps: usize, min_s: f64, units_per_call: f64, mut f: impl FnMut()) -> f64 {
     f(); // warm-up: caches, buffers, page faults
     let mut rates = Vec::with_capacity(reps);
     for _ in 0..reps {
@@ -141,15 +143,15 @@ fn numpy_gflops(shapes: &[Shape], reps: usize, min_s: f64) -> Result<Vec<f64>, S
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let help = args::usage(
         "bench-tensor",
-        "[--reps N] [--threads T] [--no-numpy] [--no-sklearn] [--only gemm|sparse|rbm] [--quick]",
+        "[--reps N] [--threads T] [--no-numpy] [--no-sklearn] [--no-torch] [--only gemm|sparse|rbm|conv] [--quick]",
         ABOUT,
         FLAGS,
     );
     let p = args::parse("bench-tensor", args, FLAGS, &help)?;
     let only = p.get("only");
     if let Some(o) = only {
-        if !["gemm", "sparse", "rbm"].contains(&o) {
-            return Err(CliError::Usage(format!("bench-tensor: --only takes gemm, sparse or rbm, not '{o}'\n\n{help}")));
+        if !["gemm", "sparse", "rbm", "conv"].contains(&o) {
+            return Err(CliError::Usage(format!("bench-tensor: --only takes gemm, sparse, rbm or conv, not '{o}'\n\n{help}")));
         }
     }
     let part = |name: &str| only.is_none_or(|o| o == name);
@@ -168,6 +170,9 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     }
     if part("rbm") {
         rbm_bench(reps, quick, nthreads, !p.has("no-sklearn"), &mut rng);
+    }
+    if part("conv") {
+        super::bench_conv::conv_bench(!p.has("no-torch"), reps, min_s, nthreads, &mut rng);
     }
     Ok(())
 }

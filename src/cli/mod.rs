@@ -5,6 +5,7 @@ mod accuracy;
 mod bench;
 mod bench_dbn;
 mod bench_perft;
+mod bench_conv;
 mod bench_tensor;
 mod bench_pgn;
 mod compare;
@@ -43,7 +44,7 @@ Subcommands:
   gauntlet-fit LEVEL:W-D-L|FILE ...    rating on an opponent's scale from several levels
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
-  bench-tensor [--reps N] [--quick]    numeric kernels, RBM training (vs numpy, sklearn if present)
+  bench-tensor [--reps N] [--quick]    numeric kernels, RBM training, conv (vs numpy, sklearn, torch if present)
   bench-dbn [--seconds S]              DBN fine-tuning positions/s beside the GEMM's GFLOPS
   help                                 print this help
   version                              print the version
