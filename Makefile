@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train train-dbn test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn clean
+.PHONY: all build train train-dbn test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch clean
 
 all: build
 
@@ -157,7 +157,9 @@ install-stockfish:
 	@echo "Installing Stockfish with apt-get (Debian package 'stockfish', into /usr/games)"
 	apt-get update && apt-get install -y stockfish
 # GEMM GFLOPS per kernel on the network shapes (+ numpy/OpenBLAS ratio if numpy is importable),
-# the sparse input layer, and RBM CD-1 training (+ scikit-learn ratio if sklearn is importable).
+# the sparse input layer, RBM CD-1 training (+ scikit-learn ratio if sklearn is importable), and
+# seed 003's convolution and pooling layers (+ PyTorch 1-thread ratio if torch is importable:
+# make install-torch). One part only: $(BIN) bench-tensor --only conv (or gemm, sparse, rbm).
 bench-tensor: build
 	$(BIN) bench-tensor
 
@@ -171,6 +173,12 @@ install-numpy:
 install-sklearn:
 	@echo "Installing scikit-learn with pip (only used by 'make bench-tensor' to compare RBM training with BernoulliRBM)"
 	pip install scikit-learn
+
+# Optional: PyTorch (CPU build), only for the convolution comparison in bench-tensor (seed 003's
+# conv and pool layers beside torch with one thread, same shapes, same run).
+install-torch:
+	@echo "Installing PyTorch, CPU-only build, with pip (only used by 'make bench-tensor' to compare convolution speed)"
+	pip install torch --index-url https://download.pytorch.org/whl/cpu
 
 perft: build
 	$(BIN) perft 6
