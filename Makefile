@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train train-dbn test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch clean
+.PHONY: all build train train-dbn train-cnn cnn-data test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch clean
 
 all: build
 
@@ -69,6 +69,27 @@ train: build dataset
 DBN_PROFILE ?= quick
 train-dbn: build
 	$(BIN) train --system dbn --profile $(DBN_PROFILE) --out runs/dbn-$(DBN_PROFILE) --resume
+
+# Seed 003's convolutional classifier (src/cnn): every position of the decisive Stockfish
+# games (data/*.pgn.xz, data/datagen/sf15-*), split into training and two validation sets
+# (held-out games; held-out positions of trained games); tests on games the training never
+# saw: the later Stockfish file (data/datagen-next/) and 5,000 of our own engine's games.
+# CNN_PROFILE=quick (default, <= 30 min on 2 cores) | paper | tiny. Resumable; the table
+# lands in runs/cnn-CNN_PROFILE/results.md.
+CNN_PROFILE ?= quick
+CNN_CORPUS := data/sf15-selfplay-1.pgn.xz data/sf15-selfplay-2.pgn.xz $(wildcard data/datagen/sf15-*.pgn.xz)
+CNN_ALL := --per-game 0 --skip-plies 0 --keep-captures --valid-per-mille 0 --quiet
+runs/cnn-data/corpus/train.dcds: $(CNN_CORPUS) | build
+	$(BIN) data $(foreach f,$(CNN_CORPUS),--pgn $(f)) $(CNN_ALL) --out runs/cnn-data/corpus
+runs/cnn-data/later/train.dcds: data/datagen-next/sf15-datagen-4.pgn.xz | build
+	$(BIN) data --pgn $< $(CNN_ALL) --out runs/cnn-data/later
+runs/cnn-data/own/train.dcds: data/datagen/own-handcrafted-1.pgn.xz | build
+	$(BIN) data --pgn $< $(CNN_ALL) --max-games 6000 --out runs/cnn-data/own
+cnn-data: runs/cnn-data/corpus/train.dcds runs/cnn-data/later/train.dcds runs/cnn-data/own/train.dcds
+train-cnn: build cnn-data
+	$(BIN) train --system cnn --profile $(CNN_PROFILE) --corpus runs/cnn-data/corpus/train.dcds \
+	  --test later-stockfish=runs/cnn-data/later/train.dcds --test own-engine=runs/cnn-data/own/train.dcds \
+	  --out runs/cnn-$(CNN_PROFILE) --resume
 
 # Grow the corpus with Stockfish self-play (needs Stockfish: make install-stockfish).
 STOCKFISH ?= $(shell command -v stockfish || ls /usr/games/stockfish 2>/dev/null)

@@ -9,7 +9,7 @@
 //!   evaluator: comparators, scalar evaluators, the handcrafted one);
 //! - [`train`] (the shared trainer) and [`search`] (comparison alpha-beta over any
 //!   comparator; it knows no network);
-//! - the systems: [`deepchess`];
+//! - the systems: [`deepchess`], [`dbn`] (seed 001), [`cnn`] (seed 003);
 //! - [`players`]: the one registry of evaluators the engine plays with;
 //! - [`uci`] (the engine) and [`arena`] (matches, Elo, datagen);
 //! - [`cli`]: one file per subcommand.
@@ -17,6 +17,7 @@
 pub mod arena;
 pub mod chess;
 pub mod cli;
+pub mod cnn;
 pub mod data;
 pub mod dbn;
 pub mod deepchess;

@@ -112,6 +112,13 @@ pub const PLAYERS: &[Player] = &[
         build: dbn_quantized,
     },
     Player {
+        name: "cnn",
+        description: "seed 003's convolutional win/loss classifier: the logit of P(White wins) (8x8x7, conv 400@4x4, pool, conv 200@2x2, 70, 1)",
+        default_net: Some("cnn.dcw"),
+        offered: true,
+        build: cnn_net,
+    },
+    Player {
         name: "handcrafted",
         description: "material and tapered piece-square tables (the paper's handcrafted baseline)",
         default_net: None,
@@ -193,6 +200,15 @@ fn dbn_regress(s: &Settings, net: Option<&Path>) -> Result<Built, String> {
 
 fn dbn_quantized(s: &Settings, net: Option<&Path>) -> Result<Built, String> {
     dbn_net(s, net, Head::Quantized, "dbn-quantized")
+}
+
+fn cnn_net(s: &Settings, net: Option<&Path>) -> Result<Built, String> {
+    let path = net.expect("the CNN player has a default net");
+    let (cnn, _) = crate::cnn::model::Cnn::load(path).map_err(|e| e.to_string())?;
+    let what = format!("{} ({}", path.display(), cnn.arch.describe());
+    let comparator = crate::cnn::evaluator::comparator(cnn, s.kernel.unwrap_or_else(Kernel::best));
+    let what = format!("{what}, {} kernel)", comparator.eval.kernel().name());
+    Ok(Built { searcher: Box::new(Searcher::new(comparator, s.hash_mb)), loaded: Some(what) })
 }
 
 fn handcrafted_eval(s: &Settings, _: Option<&Path>) -> Result<Built, String> {

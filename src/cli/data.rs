@@ -1,7 +1,7 @@
 //! `deepchess data`: PGN games → train and validation W/L datasets.
 
 use super::args::{parse, usage, CliError, Flag};
-use crate::data::build::{build, describe_empty, BuildSettings};
+use crate::data::build::{build, describe_empty, BuildSettings, SplitBy};
 use crate::data::dataset::Dataset;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -12,7 +12,10 @@ const FLAGS: &[Flag] = &[
     Flag { name: "per-game", value: Some("N"), help: "positions sampled per game, 0 = all (paper: 10)" },
     Flag { name: "skip-plies", value: Some("N"), help: "plies never sampled at the start (paper: 10 = 5 moves)" },
     Flag { name: "keep-captures", value: None, help: "also sample positions whose played move is a capture" },
-    Flag { name: "valid-per-mille", value: Some("N"), help: "games per 1000 held out for validation (default 50)" },
+    Flag { name: "valid-per-mille", value: Some("N"), help: "games (or positions, with --split positions) per 1000 held out for validation (default 50)" },
+    Flag { name: "split", value: Some("games|positions"), help: "hold out whole games (default) or single positions, their games on both sides" },
+    Flag { name: "mate-only", value: None, help: "keep only games whose last move mates (seed 003's filter)" },
+    Flag { name: "min-elo", value: Some("N"), help: "keep only games with WhiteElo and BlackElo tags both >= N (seed 003: 2000)" },
     Flag { name: "split-salt", value: Some("N"), help: "draws a different game split (default 0)" },
     Flag { name: "seed", value: Some("N"), help: "seed of the position sampling (default 1)" },
     Flag { name: "max-games", value: Some("N"), help: "stop after N games read" },
@@ -25,9 +28,10 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         "data",
         "--pgn FILE [--pgn FILE ...] --out DIR [options]",
         "Samples positions from decisive games (paper's rules by default) into train and\n\
-         validation datasets. Validation holds out whole games, chosen by a hash of their moves.\n\
-         A source without a single readable game is named in a warning; when no source has one,\n\
-         the command fails and writes nothing.",
+         validation datasets. Validation holds out whole games, chosen by a hash of their moves\n\
+         (--split positions: single positions, by a hash of their game and ply; --show names\n\
+         the protocol). A source without a single readable game is named in a warning; when\n\
+         no source has one, the command fails and writes nothing.",
         FLAGS,
     );
     let p = parse("data", args, FLAGS, &help)?;
@@ -35,6 +39,9 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         let d = Dataset::load(&PathBuf::from(path)).map_err(|e| CliError::Failed(e.to_string()))?;
         for (k, v) in &d.meta {
             println!("{k}: {v}");
+        }
+        if d.meta("protocol").is_none() {
+            println!("protocol: games (not recorded: datasets made before the position split existed hold out whole games)");
         }
         println!("records: {} ({} W, {} L)", d.records.len(), d.wins().count(), d.losses().count());
         return Ok(());
@@ -53,6 +60,14 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     s.valid_per_mille = p.get_or("data", "valid-per-mille", s.valid_per_mille)?;
     if s.valid_per_mille > 1000 {
         return Err(CliError::Usage("deepchess data: --valid-per-mille must be at most 1000".into()));
+    }
+    if let Some(v) = p.get("split") {
+        s.split_by = SplitBy::from_name(v)
+            .ok_or_else(|| CliError::Usage(format!("deepchess data: --split must be 'games' or 'positions', not '{v}'")))?;
+    }
+    s.filter.mate_only = p.has("mate-only");
+    if p.get("min-elo").is_some() {
+        s.filter.min_elo = Some(p.get_or("data", "min-elo", 0u32)?);
     }
     s.split_salt = p.get_or("data", "split-salt", s.split_salt)?;
     s.seed = p.get_or("data", "seed", s.seed)?;

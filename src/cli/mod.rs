@@ -16,6 +16,7 @@ mod label;
 mod match_cmd;
 mod perft;
 mod train;
+mod train_cnn;
 mod train_dbn;
 mod uci;
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 const FLAGS: &[Flag] = &[
-    Flag { name: "system", value: Some("NAME"), help: "deepchess (default: this help) | dbn (seed 001's deep belief networks: see --system dbn --help)" },
+    Flag { name: "system", value: Some("NAME"), help: "deepchess (default: this help) | dbn (seed 001's deep belief networks: see --system dbn --help) | cnn (seed 003's convolutional classifier: --system cnn --help)" },
     Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~10-30 min on 2 cores) | paper (the paper's schedule) | curve | tiny (seconds)" },
     Flag { name: "data", value: Some("DIR"), help: "dataset folder with train.dcds and valid.dcds (default runs/dataset)" },
     Flag { name: "out", value: Some("DIR"), help: "run folder: nets, checkpoint, log.csv, curves.svg (default runs/PROFILE)" },
@@ -50,7 +50,7 @@ pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Datase
 }
 
 pub fn run_cli(args: &[String]) -> Result<(), CliError> {
-    // `--system dbn` hands the whole command to the DBN trainer (its own flags).
+    // `--system dbn` / `--system cnn` hand the whole command to that system's trainer (its own flags).
     let system = args.iter().enumerate().find_map(|(i, a)| match a.strip_prefix("--system") {
         Some("") => Some(args.get(i + 1).map(String::as_str).unwrap_or("")),
         Some(v) => v.strip_prefix('='),
@@ -59,7 +59,8 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     match system {
         None | Some("deepchess") => {}
         Some("dbn") => return super::train_dbn::run_cli(args),
-        Some(other) => return Err(CliError::Usage(format!("deepchess train: unknown --system '{other}' (deepchess, dbn)"))),
+        Some("cnn") => return super::train_cnn::run_cli(args),
+        Some(other) => return Err(CliError::Usage(format!("deepchess train: unknown --system '{other}' (deepchess, dbn, cnn)"))),
     }
     let help = usage(
         "train",

@@ -1,16 +1,48 @@
 //! Building train and validation datasets from PGN sources (`deepchess data`).
 
 use super::dataset::Dataset;
-use super::sample::{game_key, is_validation, sample_game, Sampling};
+use super::sample::{game_key, is_validation, is_validation_position, sample_game, GameFilter, Sampling};
 use crate::chess::pgn::{open_pgn, PgnReader};
 use crate::chess::{Color, Outcome};
 use crate::tensor::rng::SplitMix64;
+
+/// What validation holds out: the protocol every accuracy figure must be quoted with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SplitBy {
+    /// Whole games: no validation position shares a game with a training one.
+    #[default]
+    Games,
+    /// Single positions: the other positions of a validation position's game may be in
+    /// training (what "randomly selected positions" gives).
+    Positions,
+}
+
+impl SplitBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            SplitBy::Games => "games",
+            SplitBy::Positions => "positions",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<SplitBy> {
+        match s {
+            "games" => Some(SplitBy::Games),
+            "positions" => Some(SplitBy::Positions),
+            _ => None,
+        }
+    }
+}
 
 /// How datasets are built. `Default` = the paper's sampling, 5 % of games held out.
 #[derive(Clone, Debug)]
 pub struct BuildSettings {
     pub sampling: Sampling,
-    /// Games per thousand held out for validation (whole games).
+    /// Games dropped before sampling (seed 003's checkmate and rating filter).
+    pub filter: GameFilter,
+    /// Whole games or single positions held out.
+    pub split_by: SplitBy,
+    /// Games (or positions, by `split_by`) per thousand held out for validation.
     pub valid_per_mille: u32,
     /// Changes which games are held out, for a different split.
     pub split_salt: u64,
@@ -22,7 +54,7 @@ pub struct BuildSettings {
 
 impl Default for BuildSettings {
     fn default() -> Self {
-        BuildSettings { sampling: Sampling::default(), valid_per_mille: 50, split_salt: 0, seed: 1, max_games: None }
+        BuildSettings { sampling: Sampling::default(), filter: GameFilter::default(), split_by: SplitBy::Games, valid_per_mille: 50, split_salt: 0, seed: 1, max_games: None }
     }
 }
 
@@ -33,6 +65,8 @@ pub struct BuildStats {
     pub skipped: u64,
     pub draws: u64,
     pub unfinished: u64,
+    /// Decisive games the [`GameFilter`] dropped.
+    pub filtered: u64,
     pub decisive: u64,
     pub train_games: u64,
     pub valid_games: u64,
@@ -49,9 +83,11 @@ impl std::fmt::Display for BuildStats {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} games read, {} skipped (bad), {} draws and {} unfinished dropped, {} decisive: \
+            "{} games read, {} skipped (bad), {} draws and {} unfinished dropped, {}{} decisive: \
              train {} games ({} W + {} L positions), validation {} games ({} W + {} L positions)",
-            self.games_read, self.skipped, self.draws, self.unfinished, self.decisive,
+            self.games_read, self.skipped, self.draws, self.unfinished,
+            if self.filtered > 0 { format!("{} decisive dropped by the filter, ", self.filtered) } else { String::new() },
+            self.decisive,
             self.train_games, self.train_w, self.train_l, self.valid_games, self.valid_w, self.valid_l
         )
     }
@@ -105,24 +141,36 @@ pub fn build(
                     continue;
                 }
             };
+            if !s.filter.keeps(&g) {
+                st.filtered += 1;
+                continue;
+            }
             st.decisive += 1;
             let key = game_key(&g.start, &g.moves);
             let mut rng = SplitMix64(s.seed ^ key);
             let recs = sample_game(&g.start, &g.moves, white_won, game_index, &s.sampling, &mut || rng.next_u64());
-            let held_out = is_validation(key, s.valid_per_mille, s.split_salt);
-            let n = recs.len() as u64;
-            let (set, games, w, l) = if held_out {
-                (&mut valid, &mut st.valid_games, &mut st.valid_w, &mut st.valid_l)
-            } else {
-                (&mut train, &mut st.train_games, &mut st.train_w, &mut st.train_l)
-            };
-            *games += 1;
-            if white_won {
-                *w += n;
-            } else {
-                *l += n;
+            let game_held_out = is_validation(key, s.valid_per_mille, s.split_salt);
+            let (mut in_train, mut in_valid) = (false, false);
+            for r in recs {
+                let held_out = match s.split_by {
+                    SplitBy::Games => game_held_out,
+                    SplitBy::Positions => is_validation_position(key, r.ply, s.valid_per_mille, s.split_salt),
+                };
+                let (set, w, l, seen) = if held_out {
+                    (&mut valid, &mut st.valid_w, &mut st.valid_l, &mut in_valid)
+                } else {
+                    (&mut train, &mut st.train_w, &mut st.train_l, &mut in_train)
+                };
+                *if white_won { w } else { l } += 1;
+                *seen = true;
+                set.records.push(r);
             }
-            set.records.extend(recs);
+            // A game with no eligible position still counts on the side its hash gives it.
+            if !in_train && !in_valid {
+                *if game_held_out { &mut in_valid } else { &mut in_train } = true;
+            }
+            st.train_games += in_train as u64;
+            st.valid_games += in_valid as u64;
         }
         if let Some(e) = &reader.summary().io_error {
             return Err(format!("{src}: read error: {e}"));
@@ -140,12 +188,22 @@ pub fn build(
         set.set_meta("set", name);
         set.set_meta("source", sources.join(" "));
         set.set_meta("sampling", s.sampling.describe());
+        if !s.filter.is_none() {
+            set.set_meta("filter", s.filter.describe());
+        }
+        set.set_meta("protocol", s.split_by.name());
         set.set_meta(
             "split",
-            format!(
-                "whole games held out: a game is in validation when mix(fnv1a(start FEN + moves) ^ {}) % 1000 < {}",
-                s.split_salt, s.valid_per_mille
-            ),
+            match s.split_by {
+                SplitBy::Games => format!(
+                    "whole games held out: a game is in validation when mix(fnv1a(start FEN + moves) ^ {}) % 1000 < {}",
+                    s.split_salt, s.valid_per_mille
+                ),
+                SplitBy::Positions => format!(
+                    "single positions held out (games on both sides): a position is in validation when mix(fnv1a(start FEN + moves) ^ ply hash ^ {}) % 1000 < {}",
+                    s.split_salt, s.valid_per_mille
+                ),
+            },
         );
         set.set_meta("seed", s.seed.to_string());
         set.set_meta("stats", st.to_string());

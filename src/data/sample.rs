@@ -5,7 +5,60 @@
 //! games (same start, same moves) always land in the same set.
 
 use super::dataset::{fnv1a, Record};
+use crate::chess::pgn::PgnGame;
 use crate::chess::{Move, Position};
+
+/// Which decisive games a dataset keeps beyond the rules of [`Sampling`]. Seed 003 kept games
+/// that ended in checkmate between players rated above 2000; `Default` keeps every game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameFilter {
+    /// Only games whose last move mates (adjudicated and resigned games are dropped).
+    pub mate_only: bool,
+    /// Only games whose `WhiteElo` and `BlackElo` tags are both at least this (a game
+    /// without both tags is dropped).
+    pub min_elo: Option<u32>,
+}
+
+impl GameFilter {
+    pub fn keeps(&self, g: &PgnGame) -> bool {
+        if let Some(min) = self.min_elo {
+            let rated = |tag| g.tag(tag).and_then(|v| v.trim().parse::<u32>().ok()).is_some_and(|e| e >= min);
+            if !(rated("WhiteElo") && rated("BlackElo")) {
+                return false;
+            }
+        }
+        !self.mate_only || ends_in_mate(&g.start, &g.moves)
+    }
+
+    pub fn is_none(&self) -> bool {
+        *self == GameFilter::default()
+    }
+
+    /// One line for dataset headers.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.mate_only {
+            parts.push("ended by checkmate".to_string());
+        }
+        if let Some(e) = self.min_elo {
+            parts.push(format!("WhiteElo and BlackElo >= {e}"));
+        }
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// Whether the position after the last move is checkmate.
+pub fn ends_in_mate(start: &Position, moves: &[Move]) -> bool {
+    let mut pos = *start;
+    for &m in moves {
+        pos.play(m);
+    }
+    pos.is_checkmate()
+}
 
 /// Sampling rules. `Default` is the paper's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,6 +189,13 @@ pub fn is_validation(key: u64, per_mille: u32, salt: u64) -> bool {
     (z % 1000) < per_mille as u64
 }
 
+/// Whether one position of a game belongs to the validation set under the position split
+/// (seed 003's probable protocol, and the DeepChess paper's): `per_mille` positions in 1000,
+/// by game key and ply, so the other positions of its game may be trained on.
+pub fn is_validation_position(key: u64, ply: u16, per_mille: u32, salt: u64) -> bool {
+    is_validation(key ^ (ply as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15), per_mille, salt)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +269,37 @@ mod tests {
         let again = sample_for_labels(&start, &moves, 0, 3, &mut taken, &mut rand);
         assert_eq!(again.len(), 1);
         assert!(!first.iter().any(|c| c.0 == again[0].0));
+    }
+
+    #[test]
+    fn filter_keeps_mates_and_rated_games() {
+        let (start, moves) = game(&["f3", "e5", "g4", "Qh4#"]);
+        assert!(ends_in_mate(&start, &moves));
+        assert!(!ends_in_mate(&start, &moves[..3]));
+        let mut g = PgnGame::new(start);
+        for &m in &moves {
+            g.push(m, None);
+        }
+        let mates = GameFilter { mate_only: true, min_elo: None };
+        assert!(mates.keeps(&g) && GameFilter::default().keeps(&g));
+        let rated = GameFilter { mate_only: true, min_elo: Some(2000) };
+        assert!(!rated.keeps(&g), "no Elo tags");
+        g.set_tag("WhiteElo", "2100");
+        g.set_tag("BlackElo", "1990");
+        assert!(!rated.keeps(&g));
+        g.set_tag("BlackElo", "2000");
+        assert!(rated.keeps(&g));
+        g.moves.pop();
+        assert!(!rated.keeps(&g), "not mate");
+        assert_eq!(rated.describe(), "ended by checkmate, WhiteElo and BlackElo >= 2000");
+    }
+
+    #[test]
+    fn position_split_puts_one_game_on_both_sides() {
+        let n = (0..200u16).filter(|&p| is_validation_position(77, p, 100, 0)).count();
+        assert!((5..45).contains(&n), "{n}");
+        let all = (0..20_000u64).filter(|&k| is_validation_position(k, 3, 50, 0)).count();
+        assert!((800..1200).contains(&all), "{all}");
     }
 
     #[test]

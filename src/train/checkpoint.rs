@@ -9,6 +9,9 @@ use std::path::Path;
 pub enum OptCfg {
     /// SGD with the paper's per-epoch multiplicative decay, optional momentum.
     Sgd { lr: f32, decay: f32, momentum: f32 },
+    /// SGD as Mocha and Caffe write it (`v ← μ·v − lr·g; w ← w + v`: the rate inside the
+    /// velocity), its rate set by the caller every iteration (seed 003's "inv" policy).
+    SgdMocha { lr: f32, momentum: f32 },
     /// Adam / AdamW (weight decay decoupled), with per-epoch decay.
     Adam { lr: f32, decay: f32, weight_decay: f32 },
 }
@@ -17,6 +20,7 @@ impl OptCfg {
     pub fn build(self) -> Box<dyn Optimizer> {
         match self {
             OptCfg::Sgd { lr, decay, momentum } => Box::new(Sgd::new(lr).with_decay(decay).with_momentum(momentum)),
+            OptCfg::SgdMocha { lr, momentum } => Box::new(Sgd::new(lr).with_momentum(momentum).with_lr_in_velocity(true)),
             OptCfg::Adam { lr, decay, weight_decay } => Box::new(Adam::adamw(lr, weight_decay).with_decay(decay)),
         }
     }
@@ -24,6 +28,7 @@ impl OptCfg {
     pub fn describe(self) -> String {
         match self {
             OptCfg::Sgd { lr, decay, momentum } => format!("SGD lr {lr} x {decay}^epoch momentum {momentum}"),
+            OptCfg::SgdMocha { lr, momentum } => format!("SGD (Mocha's momentum form) lr {lr} momentum {momentum}"),
             OptCfg::Adam { lr, decay, weight_decay } => format!("AdamW lr {lr} x {decay}^epoch wd {weight_decay}"),
         }
     }

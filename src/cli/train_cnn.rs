@@ -1,0 +1,184 @@
+//! `deepchess train --system cnn`: seed 003's convolutional win/loss classifier on a
+//! dataset of every position of decisive games (`deepchess data --per-game 0 …`), judged on
+//! two validation splits and on test datasets, with the calibration buckets.
+
+use super::args::{parse, usage, CliError, Flag};
+use crate::cnn::data::{games, split};
+use crate::cnn::model::ConvAct;
+use crate::cnn::pipeline::{results, run, subsample, Profile};
+use crate::data::dataset::{Dataset, Record};
+use crate::tensor::optim::LrPolicy;
+use crate::train::settings::{Kind, RunSettings};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Where `make train-cnn` builds the corpus.
+pub const DEFAULT_CORPUS: &str = "runs/cnn-data/corpus/train.dcds";
+
+const FLAGS: &[Flag] = &[
+    Flag { name: "system", value: Some("cnn"), help: "the convolutional classifier of seed 003 (this help)" },
+    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~30 min on 2 cores: 400k positions, 2 epochs) | paper (the seed's: every position, 5 epochs) | tiny (seconds)" },
+    Flag { name: "corpus", value: Some("FILE"), help: "dataset of every position of the training games (default runs/cnn-data/corpus/train.dcds, made by make train-cnn)" },
+    Flag { name: "test", value: Some("NAME=FILE"), help: "a test dataset from games the training never saw; repeatable" },
+    Flag { name: "out", value: Some("DIR"), help: "run folder (default runs/cnn-PROFILE)" },
+    Flag { name: "acts", value: Some("LIST"), help: "convolution activations to train, comma list of linear (the seed's), relu (default linear,relu)" },
+    Flag { name: "epochs", value: Some("N"), help: "epochs instead of the profile's" },
+    Flag { name: "max-positions", value: Some("N"), help: "training positions used (a seeded subsample; 0 = all) instead of the profile's" },
+    Flag { name: "lr", value: Some("X"), help: "base learning rate of the inv policy instead of the seed's 0.01" },
+    Flag { name: "valid-per-mille", value: Some("N"), help: "games per 1000 held out, and positions per 1000 of the other games held out (default 80, the seed's 1.5M of 18.5M)" },
+    Flag { name: "seed", value: Some("N"), help: "seed of initialisation, sampling and shuffling (default 1)" },
+    Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
+    Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default: all cores)" },
+];
+
+fn load(path: &Path, what: &str) -> Result<Vec<Record>, CliError> {
+    if !path.is_file() {
+        return Err(CliError::Failed(format!(
+            "{} not found: build the {what} with 'deepchess data --per-game 0 --skip-plies 0 --keep-captures --valid-per-mille 0' (see 'make train-cnn')",
+            path.display()
+        )));
+    }
+    let d = Dataset::load(path).map_err(|e| CliError::Failed(e.to_string()))?;
+    if d.records.is_empty() {
+        return Err(CliError::Failed(format!("{}: no positions", path.display())));
+    }
+    Ok(d.records)
+}
+
+pub fn run_cli(args: &[String]) -> Result<(), CliError> {
+    let help = usage(
+        "train --system cnn",
+        "[--profile quick|paper|tiny] [--corpus FILE] [--test NAME=FILE ...] [--out DIR] [--resume] [options]",
+        "Trains seed 003's network (conv 400@4x4, max pool 2x2/2, conv 200@2x2, ip 70 sigmoid with\n\
+         dropout 0.2, ip 1 sigmoid; SGD momentum 0.9, L2 0.0005, inv lr policy, batch 1024) on\n\
+         every position of the corpus's decisive games, labelled by the winner. Validation is\n\
+         built two ways on the same net: whole held-out games, and held-out positions of trained\n\
+         games. Writes per variant (linear, relu) the net, log.csv and curves.svg, and\n\
+         results.md with accuracy per set and the calibration buckets.",
+        FLAGS,
+    );
+    let p = parse("train", args, FLAGS, &help)?;
+    if let Some(extra) = p.positional.first() {
+        return Err(CliError::Usage(format!("deepchess train: unexpected argument '{extra}'")));
+    }
+    let usage_err = |m: &str| CliError::Usage(format!("deepchess train --system cnn: {m}"));
+    let pname = p.get("profile").unwrap_or("quick");
+    let mut prof = Profile::by_name(pname).ok_or_else(|| usage_err(&format!("unknown profile '{pname}' (quick, paper, tiny)")))?;
+    if p.get("epochs").is_some() {
+        prof.train.epochs = p.get_or("train", "epochs", 1)?;
+        if prof.train.epochs == 0 {
+            return Err(usage_err("--epochs must be at least 1"));
+        }
+    }
+    if p.get("max-positions").is_some() {
+        let n: usize = p.get_or("train", "max-positions", 0)?;
+        prof.max_train = (n > 0).then_some(n);
+    }
+    if p.get("lr").is_some() {
+        let base: f32 = p.get_or("train", "lr", 0.01)?;
+        if !(base > 0.0 && base < 10.0) {
+            return Err(usage_err("--lr must be in (0, 10)"));
+        }
+        if let LrPolicy::Inv { gamma, power, .. } = prof.train.lr {
+            prof.train.lr = LrPolicy::Inv { base, gamma, power };
+        }
+    }
+    let acts = p
+        .get("acts")
+        .unwrap_or("linear,relu")
+        .split(',')
+        .map(|s| ConvAct::parse(s.trim()).ok_or_else(|| usage_err(&format!("bad --acts entry '{s}' (linear, relu)"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let per_mille: u32 = p.get_or("train", "valid-per-mille", 80)?;
+    if !(1..=300).contains(&per_mille) {
+        return Err(usage_err("--valid-per-mille must be 1 to 300"));
+    }
+    let mut tests = Vec::new();
+    for t in p.get_all("test") {
+        let (name, file) = t.split_once('=').ok_or_else(|| usage_err(&format!("--test wants NAME=FILE, not '{t}'")))?;
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return Err(usage_err(&format!("--test name '{name}': use letters, digits, '-' or '_'")));
+        }
+        tests.push((name.to_string(), PathBuf::from(file)));
+    }
+    let threads: usize = p.get_or("train", "threads", 0)?;
+    crate::tensor::set_threads(threads.min(64));
+    let seed: u64 = p.get_or("train", "seed", 1)?;
+    let corpus = PathBuf::from(p.get("corpus").unwrap_or(DEFAULT_CORPUS));
+    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/cnn-{pname}")));
+    let resume = p.has("resume");
+
+    let settings = run_settings(&prof, seed, &corpus, per_mille)?;
+    let recorded = RunSettings::read(&out).map_err(CliError::Failed)?;
+    if !resume && recorded.is_some() {
+        return Err(CliError::Failed(format!("{} already holds a training run: add --resume to continue it, or choose another --out", out.display())));
+    }
+    if let (true, Some(rec)) = (resume, recorded.as_deref()) {
+        settings.check(rec).map_err(|refused| {
+            CliError::Failed(format!("deepchess train --resume: {} was made with other settings; resume with its own, or choose another --out\n{refused}", out.display()))
+        })?;
+    }
+    let t = Instant::now();
+    let records = load(&corpus, "corpus")?;
+    let n_corpus = records.len();
+    let mut sets = split(records, per_mille);
+    if let Some(n) = prof.max_train {
+        subsample(&mut sets.train, n, seed);
+    }
+    if sets.train.is_empty() {
+        return Err(CliError::Failed(format!("{}: no training positions left after the split", corpus.display())));
+    }
+    let mut test_sets = Vec::new();
+    for (name, file) in &tests {
+        test_sets.push((name.clone(), load(file, &format!("test set '{name}'"))?));
+    }
+    eprintln!(
+        "profile {pname}: {} positions in {}: training {} ({} games), validation {} of held-out games ({} games) and {} of trained games ({:.1}s to load)",
+        n_corpus,
+        corpus.display(),
+        sets.train.len(),
+        games(&sets.train),
+        sets.valid_games.len(),
+        games(&sets.valid_games),
+        sets.valid_positions.len(),
+        t.elapsed().as_secs_f64()
+    );
+    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
+    if recorded.is_none() {
+        settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
+    }
+    let meta = vec![("profile".to_string(), pname.to_string()), ("corpus".to_string(), corpus.display().to_string())];
+    let outcomes = run(&out, &prof, &acts, &sets, &test_sets, seed, resume, &meta).map_err(CliError::Failed)?;
+    let test_list: Vec<String> = tests.iter().map(|(n, f)| format!("`{n}` = `{}`", f.display())).collect();
+    let md = format!(
+        "# CNN run `{}`\n\nProfile `{pname}`, seed {seed}: {}; {} training positions (of {} in `{}`).\n\
+         Tests: {}.\nAccuracy: the predicted winner (output above 0.5 = White) is the game's winner.\n\n{}\n\
+         Wall time of this invocation: {:.1} min.\n",
+        out.display(),
+        prof.train.describe(),
+        sets.train.len(),
+        n_corpus,
+        corpus.display(),
+        if test_list.is_empty() { "none".to_string() } else { test_list.join(", ") },
+        results(&outcomes),
+        t.elapsed().as_secs_f64() / 60.0
+    );
+    crate::tensor::weights::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
+    print!("{md}");
+    Ok(())
+}
+
+/// What defines a run (see `train::settings`).
+fn run_settings(prof: &Profile, seed: u64, corpus: &Path, per_mille: u32) -> Result<RunSettings, CliError> {
+    let mut s = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
+    s.add("system", "cnn", "--system", Kind::Defining);
+    s.add("profile", prof.name, "--profile", Kind::Defining);
+    s.add("seed", seed, "--seed", Kind::Defining);
+    let print = if corpus.is_file() { Dataset::fingerprint(corpus).map_err(|e| CliError::Failed(e.to_string()))? } else { "missing".into() };
+    s.add("corpus", print, "--corpus", Kind::Defining);
+    s.add("valid_per_mille", per_mille, "--valid-per-mille", Kind::Defining);
+    s.add("max_positions", prof.max_train.map_or("all".to_string(), |n| n.to_string()), "--max-positions", Kind::FromProfile);
+    s.add("schedule", format!("{:?}", prof.train), "schedule (--profile, --epochs, --lr)", Kind::FromProfile);
+    s.add("arch", prof.arch.describe(), "network (the profile)", Kind::FromProfile);
+    Ok(s)
+}

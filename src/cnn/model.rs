@@ -1,0 +1,232 @@
+//! The seed's network ("Network architecture"), defined once: conv 400@4×4 → max pool 2×2
+//! stride 2 (ceil: 5×5 → 3×3) → conv 200@2×2 → inner product 70, sigmoid, dropout 0.2 →
+//! inner product 1, sigmoid; binary cross-entropy against "White won". Mocha's layers have no
+//! activation unless one is named and the seed names none for the convolutions, so they are
+//! linear ([`ConvAct::Linear`]); [`ConvAct::Relu`] is our variant.
+//!
+//! Parameter names: `conv1.w` ((4·4·7) × 400, rows `(ky·4 + kx)·7 + plane`), `conv1.b`,
+//! `conv2.w`, `conv2.b`, `ip1.w`, `ip1.b`, `out.w`, `out.b`. Initialisation as Mocha's
+//! defaults: weights uniform in ±√(3 / fan_in) (its "Xavier"), biases 0.
+
+use super::features::{INPUTS, PLANES};
+use crate::tensor::{Conv2d, Matrix, MaxPool2d, ParamId, Params, Result, Rng, Tape, TensorError, Var};
+use std::path::Path;
+
+/// What follows each convolution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConvAct {
+    /// The seed's (Mocha's default identity neuron).
+    Linear,
+    /// Our variant.
+    Relu,
+}
+
+impl ConvAct {
+    pub fn name(self) -> &'static str {
+        match self {
+            ConvAct::Linear => "linear",
+            ConvAct::Relu => "relu",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ConvAct> {
+        match s {
+            "linear" => Some(ConvAct::Linear),
+            "relu" => Some(ConvAct::Relu),
+            _ => None,
+        }
+    }
+}
+
+/// Filter counts, hidden width and convolution activation. The kernel sizes, the pooling and
+/// the 8×8×7 input are the seed's and fixed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Arch {
+    pub conv1: usize,
+    pub conv2: usize,
+    pub hidden: usize,
+    pub act: ConvAct,
+}
+
+impl Arch {
+    /// The seed's network.
+    pub const SEED: Arch = Arch { conv1: 400, conv2: 200, hidden: 70, act: ConvAct::Linear };
+
+    pub fn with_act(self, act: ConvAct) -> Arch {
+        Arch { act, ..self }
+    }
+
+    /// First convolution: 8×8×7 → 5×5×conv1.
+    pub fn conv1_shape(&self) -> Conv2d {
+        Conv2d { in_h: 8, in_w: 8, in_c: PLANES, out_c: self.conv1, kh: 4, kw: 4, stride: 1, pad: 0 }
+    }
+
+    /// Max pooling 2×2, stride 2, ceil mode: 5×5 → 3×3.
+    pub fn pool_shape(&self) -> MaxPool2d {
+        MaxPool2d { in_h: 5, in_w: 5, c: self.conv1, k: 2, stride: 2, ceil: true }
+    }
+
+    /// Second convolution: 3×3×conv1 → 2×2×conv2.
+    pub fn conv2_shape(&self) -> Conv2d {
+        Conv2d { in_h: 3, in_w: 3, in_c: self.conv1, out_c: self.conv2, kh: 2, kw: 2, stride: 1, pad: 0 }
+    }
+
+    /// `8x8x7-c400k4-p2s2-c200k2-ip70-1/linear`.
+    pub fn describe(&self) -> String {
+        format!("8x8x7-c{}k4-p2s2-c{}k2-ip{}-1/{}", self.conv1, self.conv2, self.hidden, self.act.name())
+    }
+
+    pub fn parse(s: &str) -> Option<Arch> {
+        let (layers, act) = s.split_once('/')?;
+        let act = ConvAct::parse(act)?;
+        let p: Vec<&str> = layers.split('-').collect();
+        if p.len() != 6 || p[0] != "8x8x7" || p[2] != "p2s2" || p[5] != "1" {
+            return None;
+        }
+        let num = |s: &str, pre: &str, post: &str| s.strip_prefix(pre)?.strip_suffix(post)?.parse::<usize>().ok().filter(|n| (1..=4096).contains(n));
+        Some(Arch { conv1: num(p[1], "c", "k4")?, conv2: num(p[3], "c", "k2")?, hidden: num(p[4], "ip", "")?, act })
+    }
+
+    /// Every parameter as (name, rows, columns), in creation order.
+    pub fn shapes(&self) -> Vec<(String, usize, usize)> {
+        let (c1, c2, p) = (self.conv1_shape(), self.conv2_shape(), self.pool_shape());
+        let (r1, _) = c1.weight_shape();
+        let (r2, _) = c2.weight_shape();
+        debug_assert_eq!(p.out_len(), c2.in_len());
+        vec![
+            ("conv1.w".into(), r1, self.conv1),
+            ("conv1.b".into(), 1, self.conv1),
+            ("conv2.w".into(), r2, self.conv2),
+            ("conv2.b".into(), 1, self.conv2),
+            ("ip1.w".into(), c2.out_len(), self.hidden),
+            ("ip1.b".into(), 1, self.hidden),
+            ("out.w".into(), self.hidden, 1),
+            ("out.b".into(), 1, 1),
+        ]
+    }
+
+    /// Multiply-adds × 2 of one forward pass.
+    pub fn flops(&self) -> f64 {
+        self.conv1_shape().flops() + self.conv2_shape().flops() + 2.0 * (self.conv2_shape().out_len() * self.hidden + self.hidden) as f64
+    }
+}
+
+/// The network: parameters and the ids of its layers.
+pub struct Cnn {
+    pub arch: Arch,
+    pub params: Params,
+    pub conv1: (ParamId, ParamId),
+    pub conv2: (ParamId, ParamId),
+    pub ip1: (ParamId, ParamId),
+    pub out: (ParamId, ParamId),
+}
+
+impl Cnn {
+    /// Mocha's initialisation (see the module documentation).
+    pub fn new(arch: Arch, rng: &mut Rng) -> Cnn {
+        let tensors = arch
+            .shapes()
+            .into_iter()
+            .map(|(name, rows, cols)| {
+                let mut m = Matrix::zeros(rows, cols);
+                if name.ends_with(".w") {
+                    let scale = (3.0 / rows as f32).sqrt();
+                    m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-scale, scale));
+                }
+                (name, m)
+            })
+            .collect();
+        Cnn::assemble(arch, tensors)
+    }
+
+    fn assemble(arch: Arch, tensors: Vec<(String, Matrix)>) -> Cnn {
+        let mut params = Params::new();
+        let ids: Vec<ParamId> = tensors.into_iter().map(|(n, m)| params.add(&n, m).expect("distinct names")).collect();
+        Cnn { arch, params, conv1: (ids[0], ids[1]), conv2: (ids[2], ids[3]), ip1: (ids[4], ids[5]), out: (ids[6], ids[7]) }
+    }
+
+    /// The weights (not the biases): what Mocha's default L2 regularisation applies to.
+    pub fn weights(&self) -> [ParamId; 4] {
+        [self.conv1.0, self.conv2.0, self.ip1.0, self.out.0]
+    }
+
+    /// The output logit (before the last sigmoid) for a batch `x` of encoded positions
+    /// (`batch × 448`), with dropout after the hidden layer when `dropout` is given.
+    pub fn logit_on_tape(&self, tape: &mut Tape, x: Var, dropout: Option<(f32, &mut Rng)>) -> Result<Var> {
+        if tape.value(x).cols() != INPUTS {
+            return Err(TensorError::Argument { what: "CNN input".into(), detail: format!("{} columns, not {INPUTS}", tape.value(x).cols()) });
+        }
+        let a = &self.arch;
+        let mut h = tape.conv2d(&self.params, x, self.conv1.0, self.conv1.1, a.conv1_shape())?;
+        if a.act == ConvAct::Relu {
+            h = tape.relu(h)?;
+        }
+        h = tape.max_pool2d(h, a.pool_shape())?;
+        h = tape.conv2d(&self.params, h, self.conv2.0, self.conv2.1, a.conv2_shape())?;
+        if a.act == ConvAct::Relu {
+            h = tape.relu(h)?;
+        }
+        h = tape.affine(&self.params, h, self.ip1.0, self.ip1.1)?;
+        h = tape.sigmoid(h)?;
+        if let Some((rate, rng)) = dropout {
+            h = tape.dropout(h, rate, rng)?;
+        }
+        tape.affine(&self.params, h, self.out.0, self.out.1)
+    }
+
+    /// P(White wins) and the binary cross-entropy against `labels` (`batch × 1`, 1 = White
+    /// won): `(loss, probabilities)`.
+    pub fn loss_on_tape(&self, tape: &mut Tape, logit: Var, labels: &Matrix) -> Result<(Var, Var)> {
+        let p = tape.sigmoid(logit)?;
+        let t = tape.input(labels);
+        Ok((tape.binary_cross_entropy(p, t)?, p))
+    }
+
+    // --- files -------------------------------------------------------------------------
+
+    /// Saves the net (atomically) with its architecture and `meta` in the header.
+    pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
+        let mut m = vec![("kind".to_string(), "cnn-net".to_string()), ("arch".to_string(), self.arch.describe())];
+        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
+        self.params.save(path, &m)
+    }
+
+    /// Loads a net saved by [`Cnn::save`]; the architecture comes from the header and is
+    /// checked against the tensors before anything is allocated for it.
+    pub fn load(path: &Path) -> Result<(Cnn, Vec<(String, String)>)> {
+        let wf = crate::tensor::WeightFile::load(path)?;
+        let origin = path.display().to_string();
+        if wf.meta("kind") != Some("cnn-net") {
+            let kind = wf.meta("kind").unwrap_or("none");
+            return Err(TensorError::format(&origin, format!("kind '{kind}' in the header: not a CNN net (cnn-net)")));
+        }
+        let arch_s = wf.meta("arch").ok_or_else(|| TensorError::format(&origin, "no 'arch' in the header"))?.to_string();
+        let arch = Arch::parse(&arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
+        let meta = wf.meta.clone();
+        let ordered = wf.into_layout(&arch.shapes(), &arch_s, &origin)?;
+        Ok((Cnn::assemble(arch, ordered), meta))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seed_shapes() {
+        let a = Arch::SEED;
+        assert_eq!((a.conv1_shape().out_h(), a.conv1_shape().out_w()), (5, 5));
+        assert_eq!((a.pool_shape().out_h(), a.pool_shape().out_w()), (3, 3));
+        assert_eq!((a.conv2_shape().out_h(), a.conv2_shape().out_w()), (2, 2));
+        let n: usize = a.shapes().iter().map(|(_, r, c)| r * c).sum();
+        // 112·400+400 + 1600·200+200 + 800·70+70 + 70+1
+        assert_eq!(n, 44_800 + 400 + 320_000 + 200 + 56_000 + 70 + 71);
+        assert_eq!(a.describe(), "8x8x7-c400k4-p2s2-c200k2-ip70-1/linear");
+        for arch in [a, a.with_act(ConvAct::Relu), Arch { conv1: 8, conv2: 4, hidden: 3, act: ConvAct::Linear }] {
+            assert_eq!(Arch::parse(&arch.describe()), Some(arch));
+        }
+        for bad in ["8x8x7-c400k4-p2s2-c200k2-ip70-1", "8x8x7-c0k4-p2s2-c200k2-ip70-1/linear", "8x8x6-c400k4-p2s2-c200k2-ip70-1/relu", "x/linear"] {
+            assert!(Arch::parse(bad).is_none(), "{bad}");
+        }
+    }
+}
