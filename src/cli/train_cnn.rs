@@ -17,7 +17,7 @@ pub const DEFAULT_CORPUS: &str = "runs/cnn-data/corpus/train.dcds";
 
 const FLAGS: &[Flag] = &[
     Flag { name: "system", value: Some("cnn"), help: "the convolutional classifier of seed 003 (this help)" },
-    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~30 min on 2 cores: 400k positions, 2 epochs) | paper (the seed's: every position, 5 epochs) | tiny (seconds)" },
+    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~30 min on 2 cores: 2 epochs) | paper (the seed's: every position, 5 epochs) | tiny (seconds)" },
     Flag { name: "corpus", value: Some("FILE"), help: "dataset of every position of the training games (default runs/cnn-data/corpus/train.dcds, made by make train-cnn)" },
     Flag { name: "test", value: Some("NAME=FILE"), help: "a test dataset from games the training never saw; repeatable" },
     Flag { name: "out", value: Some("DIR"), help: "run folder (default runs/cnn-PROFILE)" },
