@@ -116,20 +116,31 @@ fn threaded_paths_match_the_definition_and_are_deterministic() {
 }
 
 #[test]
-fn batch_one_reuses_its_output_and_gives_the_batch_rows() {
-    // The search's call: one position at a time into the same output matrix, equal to the
-    // corresponding row of a batch call.
-    let s = Conv2d { in_h: 8, in_w: 8, in_c: 7, out_c: 400, kh: 4, kw: 4, stride: 1, pad: 0 };
-    let mut rng = Rng::new(9);
-    let (x, w, b) = (rand(5, s.in_len(), &mut rng), rand(112, 400, &mut rng), rand(1, 400, &mut rng));
-    let mut all = Matrix::default();
-    conv::forward(&s, &x, &w, &b, &mut all).unwrap();
-    let mut y = Matrix::default();
-    for r in 0..5 {
-        let one = Matrix::from_vec(1, s.in_len(), x.row(r).to_vec()).unwrap();
-        conv::forward(&s, &one, &w, &b, &mut y).unwrap();
-        assert_eq!(y.shape(), (1, s.out_len()));
-        assert_eq!(y.row(0), all.row(r), "row {r}");
+fn batch_one_gives_the_batch_rows_bit_for_bit() {
+    // The search's call: one position at a time into the same output matrix (the few-row
+    // product that reads W unpacked), equal to the same row of a batch call (the packed
+    // GEMM), for every flavour; 203 and 405 outputs leave tail columns, 1600 patch values
+    // span several k blocks.
+    let shapes = [
+        Conv2d { in_h: 8, in_w: 8, in_c: 7, out_c: 405, kh: 4, kw: 4, stride: 1, pad: 0 },
+        Conv2d { in_h: 3, in_w: 3, in_c: 400, out_c: 203, kh: 2, kw: 2, stride: 1, pad: 0 },
+    ];
+    for s in shapes {
+        let mut rng = Rng::new(9);
+        let (wr, wc) = s.weight_shape();
+        let (x, w, b) = (rand(9, s.in_len(), &mut rng), rand(wr, wc, &mut rng), rand(1, wc, &mut rng));
+        for k in Kernel::available_kernels() {
+            let mut all = Matrix::default();
+            conv::forward_with(k, 1, &s, &x, &w, &b, &mut all).unwrap();
+            let mut y = Matrix::default();
+            for r in 0..x.rows() {
+                let one = Matrix::from_vec(1, s.in_len(), x.row(r).to_vec()).unwrap();
+                conv::forward_with(k, 1, &s, &one, &w, &b, &mut y).unwrap();
+                assert_eq!(y.shape(), (1, s.out_len()));
+                let same = y.row(0).iter().zip(all.row(r)).all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "{s:?} {k:?} row {r}");
+            }
+        }
     }
 }
 

@@ -23,7 +23,7 @@
 //! search calling at batch 1 stops allocating after its first call.
 
 use super::error::{Result, TensorError};
-use super::gemm::{gemm_slices, Trans};
+use super::gemm::{gemm_slices, gemm_small, Trans};
 use super::matrix::Matrix;
 use super::simd::{active_kernel, Kernel};
 use super::threads::{split_ranges, threads};
@@ -130,6 +130,10 @@ const PAR_MIN_FLOPS: f64 = 24e6;
 /// Patch-matrix rows per GEMM call. Large enough that packing W (once per call) is a few
 /// percent of the call, small enough that the patch buffer stays near L2.
 const CHUNK_ROWS: usize = 512;
+
+/// Up to this many patch rows in a forward call (batch 1 of the seed's layers: 25 and 4),
+/// the product reads W as stored instead of packing it ([`gemm_small`]).
+const SMALL_ROWS: usize = 32;
 
 /// Threads over the batch, and threads inside each GEMM: one of the two is 1.
 fn split_threads(nthreads: usize, batch: usize, flops: f64) -> (usize, usize) {
@@ -287,6 +291,23 @@ pub fn forward_with(k: Kernel, nthreads: usize, s: &Conv2d, x: &Matrix, w: &Matr
     let (batch, n, kk, px) = (x.rows(), s.out_c, s.patch_len(), s.pixels());
     let (in_len, out_len) = (s.in_len(), s.out_len());
     y.resize(batch, out_len);
+    if batch * px <= SMALL_ROWS {
+        // A search's single position: no threads, no packing, buffers from the pool.
+        return with_work(|ws| {
+            for row in y.data_mut().chunks_exact_mut(n) {
+                row.copy_from_slice(b.data());
+            }
+            let p: &[f32] = if s.patches_are_input() {
+                x.data()
+            } else {
+                let p = sized(&mut ws.p, batch * px * kk);
+                im2col(s, x.data(), p);
+                p
+            };
+            gemm_small(k, batch * px, n, kk, p, kk, w.data(), n, y.data_mut(), n);
+            Ok(())
+        });
+    }
     let (outer, inner) = split_threads(nthreads, batch, s.flops() * batch as f64);
     let yp = SendPtr(y.data_mut().as_mut_ptr());
     let per_chunk = (CHUNK_ROWS / px).max(1);

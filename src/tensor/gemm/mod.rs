@@ -8,12 +8,14 @@
 
 mod driver;
 pub(crate) mod kernels;
+mod small;
 
 use super::error::{Result, TensorError};
 use super::matrix::Matrix;
 use super::threads::{parallel_ranges, threads};
 use driver::{gemm_serial, with_workspace, OutView, Spec, View};
 use super::simd::{active_kernel, Kernel};
+pub(crate) use small::gemm_small;
 
 /// Whether an operand is used as stored (`N`) or transposed (`T`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,6 +24,10 @@ pub enum Trans {
     T,
 }
 
+/// Depth of the packed blocks (k steps) of every flavour. Each element of C is summed from
+/// zero over one such block, then added to C; [`gemm_small`] sums in the same blocks.
+pub(crate) const KC: usize = 256;
+
 /// Block sizes and micro-kernels of flavour `k`.
 fn spec(k: Kernel) -> Spec {
     match k {
@@ -29,7 +35,7 @@ fn spec(k: Kernel) -> Spec {
         Kernel::Avx2 if k.available() => Spec {
             mr: kernels::x86::AVX2_MR,
             nr: kernels::x86::AVX2_NR,
-            kc: 256,
+            kc: KC,
             mc: 144,
             nc: 4096,
             kernel: kernels::x86::kernel_avx2,
@@ -39,7 +45,7 @@ fn spec(k: Kernel) -> Spec {
         Kernel::Avx512 if k.available() => Spec {
             mr: kernels::x86::AVX512_MR,
             nr: kernels::x86::AVX512_NR,
-            kc: 256,
+            kc: KC,
             mc: 144,
             nc: 4096,
             kernel: kernels::x86::kernel_avx512,
@@ -49,7 +55,7 @@ fn spec(k: Kernel) -> Spec {
         _ => Spec {
             mr: kernels::SCALAR_MR,
             nr: kernels::SCALAR_NR,
-            kc: 256,
+            kc: KC,
             mc: 128,
             nc: 4096,
             kernel: kernels::kernel_scalar,
