@@ -477,6 +477,7 @@ pub fn forward_reference(s: &Conv2d, x: &Matrix, w: &Matrix, b: &Matrix) -> Matr
 
 /// Backward of [`forward_reference`] in f64 by the definition: `(dW, db, dX)` for `dy`
 /// (fresh, not accumulated).
+#[allow(clippy::needless_range_loop)] // the definition's indices, written as the formula has them
 pub fn backward_reference(s: &Conv2d, x: &Matrix, w: &Matrix, dy: &Matrix) -> (Matrix, Matrix, Matrix) {
     let (oh, ow) = (s.out_h(), s.out_w());
     let (wr, wc) = s.weight_shape();

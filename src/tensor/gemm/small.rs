@@ -81,7 +81,7 @@ unsafe fn tail<const RR: usize, const FUSED: bool>(kd: usize, a: *const f32, lda
                     let (x, y) = (*a.add(r * lda + p), *b.add(p * ldb + j));
                     acc = if FUSED { x.mul_add(y, acc) } else { x * y + acc };
                 }
-                *cp = acc + *cp;
+                *cp += acc;
             }
         }
     }
