@@ -199,7 +199,7 @@ install-sklearn:
 # conv and pool layers beside torch with one thread, same shapes, same run).
 install-torch:
 	@echo "Installing PyTorch, CPU-only build, with pip (only used by 'make bench-tensor' to compare convolution speed)"
-	pip install torch --index-url https://download.pytorch.org/whl/cpu
+	pip install torch --index-url https://download.pytorch.org/whl/cpu || { echo "PyTorch's CPU index unreachable: trying PyPI's torch (larger download)"; pip install torch; }
 
 perft: build
 	$(BIN) perft 6
