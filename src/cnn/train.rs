@@ -133,7 +133,8 @@ pub fn train(ctx: &mut Ctx, net: &mut Cnn, sets: &Sets, cfg: &TrainCfg) -> Resul
             train_acc: right as f64 / seen.max(1) as f64,
             val_acc: games,
             samples: seen,
-            aux: Some(("valid_positions", positions)),
+            aux: None,
+            aux_val: Some(("valid_positions", positions)),
         })
     });
     net.params = params;

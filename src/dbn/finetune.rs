@@ -140,7 +140,7 @@ pub fn finetune(ctx: &mut Ctx, net: &mut Dbn, samples: &Samples, train: &[usize]
         }
         let val = if valid.is_empty() { f64::NAN } else { evaluate(net, samples, valid).accuracy };
         *params = std::mem::take(&mut net.params);
-        Ok(EpochStats { loss: loss / batches.max(1) as f64, train_acc: right as f64 / order.len().max(1) as f64, val_acc: val, samples: order.len(), aux: Some(("clipped", clipped as f64 / batches.max(1) as f64)) })
+        Ok(EpochStats { loss: loss / batches.max(1) as f64, train_acc: right as f64 / order.len().max(1) as f64, val_acc: val, samples: order.len(), aux: Some(("clipped", clipped as f64 / batches.max(1) as f64)), aux_val: None })
     });
     net.params = params;
     result

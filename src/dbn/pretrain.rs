@@ -97,7 +97,7 @@ pub fn pretrain(ctx: &mut Ctx, samples: &Samples, train: &[usize], valid: &[usiz
             *params.value_mut(w) = rbm.w.clone();
             *params.value_mut(vb) = rbm.vbias.clone();
             *params.value_mut(hb) = rbm.hbias.clone();
-            Ok(EpochStats { loss: err / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: order.len(), aux: Some(("fe_gap", gap)) })
+            Ok(EpochStats { loss: err / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: order.len(), aux: Some(("fe_gap", gap)), aux_val: None })
         })?;
         stack.push((params.value(w).clone(), params.value(hb).clone()));
         save_stack(file, &stack, &ctx.meta)?;

@@ -50,7 +50,7 @@ fn position_epoch(
         prog.update((bi + 1) * cfg.batch, loss_sum / (bi + 1) as f64, None, "pos");
     }
     prog.finish();
-    Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: batches * cfg.batch, aux: None })
+    Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: batches * cfg.batch, aux: None, aux_val: None })
 }
 
 /// Trains tower layer `k` of `net` as an autoencoder on the frozen codes of layers `< k`.
@@ -173,7 +173,7 @@ pub fn siamese(
         let val_acc = pair_accuracy(&view, valid, val_pairs, 0x7A11_DA7E);
         *params = view.params;
         let n = batches * cfg.batch;
-        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: right as f64 / n as f64, val_acc, samples: n, aux: None })
+        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: right as f64 / n as f64, val_acc, samples: n, aux: None, aux_val: None })
     })
 }
 

@@ -37,6 +37,10 @@ pub struct EpochStats {
     /// A second figure of the epoch, logged as its own curve (phase `NAME.LABEL`, value in
     /// the loss column): an RBM's free-energy gap beside its reconstruction error.
     pub aux: Option<(&'static str, f64)>,
+    /// A second validation accuracy (another protocol), logged as its own curve (phase
+    /// `NAME.LABEL`, value in the validation column): the CNN's position split beside its
+    /// game split.
+    pub aux_val: Option<(&'static str, f64)>,
 }
 
 /// Epochs and samples per epoch, batch size and optimizer of one stage.
@@ -108,6 +112,12 @@ impl Ctx {
                 eprintln!("[{name}] epoch {} {label} {value:.5}", epoch + 1);
                 self.log
                     .push(Row { phase: format!("{name}.{label}"), epoch: epoch + 1, lr, loss: value, train_acc: f64::NAN, val_acc: f64::NAN, seconds: secs, rate: f64::NAN })
+                    .map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
+            }
+            if let Some((label, value)) = st.aux_val {
+                eprintln!("[{name}] epoch {} {label} {:.2}%", epoch + 1, 100.0 * value);
+                self.log
+                    .push(Row { phase: format!("{name}.{label}"), epoch: epoch + 1, lr, loss: f64::NAN, train_acc: f64::NAN, val_acc: value, seconds: secs, rate: f64::NAN })
                     .map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
             }
             let mut meta = self.meta.clone();
