@@ -18,6 +18,13 @@ pub fn affine(x: &Matrix, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> 
     for r in 0..x.rows() {
         y.row_mut(r).copy_from_slice(b.data());
     }
+    if x.rows() == 1 {
+        // One position (a search's evaluator): read W as stored rather than packing it on
+        // every call; the same per-element sums as the packed kernels.
+        let (n, kd) = (w.cols(), w.rows());
+        super::gemm::gemm_small(super::simd::active_kernel(), 1, n, kd, x.data(), kd, w.data(), n, y.data_mut(), n);
+        return Ok(());
+    }
     gemm(Trans::N, Trans::N, 1.0, x, w, 1.0, y)
 }
 
@@ -83,6 +90,30 @@ pub fn add_col_sums(g: &Matrix, db: &mut Matrix) {
     for r in 0..g.rows() {
         for (x, y) in d.iter_mut().zip(g.row(r)) {
             *x += *y;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::Rng;
+
+    /// One row (the unpacked path) gives exactly the bits that row gets in a batch.
+    #[test]
+    fn affine_of_one_row_equals_its_row_in_a_batch() {
+        let mut rng = Rng::new(3);
+        for (n_in, n_out) in [(1, 1), (7, 3), (800, 70), (70, 1), (33, 129)] {
+            let m = |r, c, rng: &mut Rng| Matrix::from_vec(r, c, (0..r * c).map(|_| rng.uniform(-1.0, 1.0)).collect()).unwrap();
+            let (x, w, b) = (m(5, n_in, &mut rng), m(n_in, n_out, &mut rng), m(1, n_out, &mut rng));
+            let mut all = Matrix::zeros(0, 0);
+            affine(&x, &w, &b, &mut all).unwrap();
+            for r in 0..5 {
+                let one = Matrix::from_vec(1, n_in, x.row(r).to_vec()).unwrap();
+                let mut y = Matrix::zeros(0, 0);
+                affine(&one, &w, &b, &mut y).unwrap();
+                assert_eq!(y.row(0), all.row(r), "{n_in}x{n_out} row {r}");
+            }
         }
     }
 }

@@ -115,9 +115,9 @@ pub fn forward(s: &MaxPool2d, x: &Matrix, y: &mut Matrix) -> Result<()> {
                     let at = (iy * s.in_w + ix) * c;
                     for (m, &v) in out.iter_mut().zip(&xs[at..at + c]) {
                         // Strictly greater: the first maximum stays (as in forward_argmax).
-                        if v > *m {
-                            *m = v;
-                        }
+                        // Written as a select so it vectorises (a search pools one position
+                        // per call).
+                        *m = if v > *m { v } else { *m };
                     }
                 }
             }
