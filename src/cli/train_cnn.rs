@@ -109,15 +109,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     let resume = p.has("resume");
 
     let settings = run_settings(&prof, seed, &corpus, per_mille)?;
-    let recorded = RunSettings::read(&out).map_err(CliError::Failed)?;
-    if !resume && recorded.is_some() {
-        return Err(CliError::Failed(format!("{} already holds a training run: add --resume to continue it, or choose another --out", out.display())));
-    }
-    if let (true, Some(rec)) = (resume, recorded.as_deref()) {
-        settings.check(rec).map_err(|refused| {
-            CliError::Failed(format!("deepchess train --resume: {} was made with other settings; resume with its own, or choose another --out\n{refused}", out.display()))
-        })?;
-    }
+    let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
     let t = Instant::now();
     let records = load(&corpus, "corpus")?;
     let n_corpus = records.len();

@@ -125,15 +125,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     let plan = Plan { configs, heads, splits, side_bit };
 
     let settings = run_settings(&prof, &plan, seed, &labels, max_positions)?;
-    let recorded = RunSettings::read(&out).map_err(CliError::Failed)?;
-    if !resume && recorded.is_some() {
-        return Err(CliError::Failed(format!("{} already holds a training run: add --resume to continue it, or choose another --out", out.display())));
-    }
-    if let (true, Some(rec)) = (resume, recorded.as_deref()) {
-        settings.check(rec).map_err(|refused| {
-            CliError::Failed(format!("deepchess train --resume: {} was made with other settings; resume with its own, or choose another --out\n{refused}", out.display()))
-        })?;
-    }
+    let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
     if !labels.is_file() {
         return Err(CliError::Failed(format!("{} not found: make a labelled set with 'deepchess label' (see 'make labels-dbn')", labels.display())));
     }

@@ -194,13 +194,7 @@ impl Cnn {
     /// Loads a net saved by [`Cnn::save`]; the architecture comes from the header and is
     /// checked against the tensors before anything is allocated for it.
     pub fn load(path: &Path) -> Result<(Cnn, Vec<(String, String)>)> {
-        let wf = crate::tensor::WeightFile::load(path)?;
-        let origin = path.display().to_string();
-        if wf.meta("kind") != Some("cnn-net") {
-            let kind = wf.meta("kind").unwrap_or("none");
-            return Err(TensorError::format(&origin, format!("kind '{kind}' in the header: not a CNN net (cnn-net)")));
-        }
-        let arch_s = wf.meta("arch").ok_or_else(|| TensorError::format(&origin, "no 'arch' in the header"))?.to_string();
+        let (wf, arch_s, origin) = crate::tensor::WeightFile::load_net(path, "cnn-net", "a CNN net")?;
         let arch = Arch::parse(&arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
         let meta = wf.meta.clone();
         let ordered = wf.into_layout(&arch.shapes(), &arch_s, &origin)?;

@@ -72,6 +72,23 @@ impl RunSettings {
         Ok(Some(out))
     }
 
+    /// Whether a run with these settings may start or continue in `dir`: a folder holding a
+    /// run needs `resume`, and a resumed run must match what it recorded (`Err` says which,
+    /// in the words of `deepchess train`). Returns the recorded settings (`None`: a new run,
+    /// whose `run.txt` the caller writes once the inputs are known to load).
+    pub fn admit(&self, dir: &Path, resume: bool) -> Result<Option<Vec<(String, String)>>, String> {
+        let recorded = RunSettings::read(dir)?;
+        if !resume && recorded.is_some() {
+            return Err(format!("{} already holds a training run: add --resume to continue it, or choose another --out", dir.display()));
+        }
+        if let (true, Some(rec)) = (resume, recorded.as_deref()) {
+            self.check(rec).map_err(|refused| {
+                format!("deepchess train --resume: {} was made with other settings; resume with its own, or choose another --out\n{refused}", dir.display())
+            })?;
+        }
+        Ok(recorded)
+    }
+
     /// Compares with `recorded` (keys absent on either side are not compared: a run recorded
     /// by an older or newer build resumes on what both know). `Err` lists every refused
     /// difference, one per line, naming the setting and both values; `Ok` carries the notes.
