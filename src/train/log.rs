@@ -131,13 +131,28 @@ pub fn fmt_secs(s: f64) -> String {
     }
 }
 
+/// Whether `phase` is a second validation accuracy of another phase (`NAME.LABEL` rows with
+/// nothing but a validation figure, `EpochStats::aux_val`): drawn in its parent's panel.
+fn overlay_of<'a>(phase: &'a str, rows: &[Row]) -> Option<&'a str> {
+    let (parent, _) = phase.rsplit_once('.')?;
+    let own = || rows.iter().filter(|r| r.phase == phase);
+    let only_val = own().all(|r| !r.loss.is_finite() && !r.train_acc.is_finite() && r.val_acc.is_finite());
+    (only_val && rows.iter().any(|r| r.phase == parent)).then_some(parent)
+}
+
 /// One panel per phase: loss (blue, own scale) and train/validation accuracy (orange/green,
-/// 50–100 %) against epoch.
+/// 50–100 %) against epoch; a second validation accuracy of a phase (another protocol) in
+/// purple in the same panel, so that where the two part shows.
 pub fn svg(rows: &[Row]) -> String {
     let mut phases: Vec<&str> = Vec::new();
+    let mut overlays: Vec<(&str, &str)> = Vec::new();
     for r in rows {
-        if !phases.contains(&r.phase.as_str()) {
-            phases.push(&r.phase);
+        if phases.contains(&r.phase.as_str()) || overlays.iter().any(|(o, _)| *o == r.phase) {
+            continue;
+        }
+        match overlay_of(&r.phase, rows) {
+            Some(parent) => overlays.push((&r.phase, parent)),
+            None => phases.push(&r.phase),
         }
     }
     let (pw, ph, cols) = (360.0, 220.0, 2usize);
@@ -178,6 +193,14 @@ pub fn svg(rows: &[Row]) -> String {
         let ya = |v: f64| y1 - (y1 - y0) * ((v - 0.5) / 0.5).clamp(0.0, 1.0);
         line(rs.iter().map(|r| (r.epoch, r.train_acc)).collect(), &ya, "#ff7f0e", &mut s);
         line(rs.iter().map(|r| (r.epoch, r.val_acc)).collect(), &ya, "#2ca02c", &mut s);
+        for (k, (name, _)) in overlays.iter().filter(|(_, p)| p == phase).enumerate() {
+            let os: Vec<&Row> = rows.iter().filter(|r| r.phase == *name).collect();
+            line(os.iter().map(|r| (r.epoch, r.val_acc)).collect(), &ya, "#9467bd", &mut s);
+            if let Some(last) = os.last() {
+                let label = name.rsplit_once('.').map_or(*name, |(_, l)| l);
+                let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#9467bd" text-anchor="end">{label} {:.1}%</text>"##, x1 - 3.0, y1 - 18.0 - 13.0 * k as f64, 100.0 * last.val_acc);
+            }
+        }
         if rs.iter().any(|r| r.val_acc.is_finite() || r.train_acc.is_finite()) {
             let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#2ca02c">100%</text>"##, x1 + 3.0, y0 + 8.0);
             let _ = writeln!(s, r##"<text x="{}" y="{}" fill="#2ca02c">50%</text>"##, x1 + 3.0, y1);
@@ -190,4 +213,34 @@ pub fn svg(rows: &[Row]) -> String {
     }
     s.push_str("</svg>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(phase: &str, epoch: usize, loss: f64, train: f64, val: f64) -> Row {
+        Row { phase: phase.into(), epoch, lr: 0.1, loss, train_acc: train, val_acc: val, seconds: 1.0, rate: 1.0 }
+    }
+
+    #[test]
+    fn a_second_validation_curve_shares_its_phase_panel() {
+        let nan = f64::NAN;
+        let rows = vec![
+            row("cnn", 1, 0.6, 0.6, 0.66),
+            row("cnn.valid_positions", 1, nan, nan, 0.67),
+            row("cnn", 2, 0.5, 0.7, 0.70),
+            row("cnn.valid_positions", 2, nan, nan, 0.71),
+            // An auxiliary figure with a value of its own keeps its panel (the RBM's gap).
+            row("rbm.0", 1, 0.02, nan, nan),
+            row("rbm.0.fe_gap", 1, 0.5, nan, nan),
+        ];
+        let s = svg(&rows);
+        let panels: Vec<&str> = s.lines().filter(|l| l.contains(r#"font-weight="bold""#)).collect();
+        assert_eq!(panels.len(), 3, "{panels:?}");
+        assert!(!panels.iter().any(|p| p.contains("valid_positions")));
+        assert!(panels.iter().any(|p| p.contains("rbm.0.fe_gap")));
+        assert_eq!(s.matches("#9467bd\" stroke-width").count(), 1, "one purple curve");
+        assert!(s.contains("valid_positions 71.0%"));
+    }
 }
