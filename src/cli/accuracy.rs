@@ -48,10 +48,16 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let right = all.iter().zip(&probs).filter(|((is_w, _), &p)| (p > 0.5) == *is_w).count();
     println!("net: {net_path} ({})", nets.iter().map(|n| n.arch.describe()).collect::<Vec<_>>().join(", "));
     println!("set: {} — {}", data.join(set).display(), d.meta("split").unwrap_or("split unknown"));
-    println!("pair accuracy{}: {:.2} % over {pairs} random (W, L) pairs (seed {seed})", if nets.len() > 1 { " (ensemble)" } else { "" }, 100.0 * acc);
-    println!("pair accuracy, both orders averaged: {:.2} % (the same pairs)", 100.0 * acc_both);
+    // Every figure names its protocol: held-out games, or held-out positions of trained games.
+    let protocol = match d.meta("protocol") {
+        Some("positions") => "position split",
+        Some("games") | None => "game split",
+        Some(_) => "split unknown",
+    };
+    println!("pair accuracy{} [{protocol}]: {:.2} % over {pairs} random (W, L) pairs (seed {seed})", if nets.len() > 1 { " (ensemble)" } else { "" }, 100.0 * acc);
+    println!("pair accuracy, both orders averaged [{protocol}]: {:.2} % (the same pairs)", 100.0 * acc_both);
     println!(
-        "single-position sign accuracy{}: {:.2} % over {} positions (position vs its colour-mirrored twin)",
+        "single-position sign accuracy{} [{protocol}]: {:.2} % over {} positions (position vs its colour-mirrored twin)",
         if nets.len() > 1 { " (first net)" } else { "" },
         100.0 * right as f64 / all.len().max(1) as f64,
         all.len()
