@@ -5,7 +5,7 @@
 use super::args::{parse, usage, CliError, Flag};
 use crate::cnn::data::{games, split};
 use crate::cnn::model::ConvAct;
-use crate::cnn::pipeline::{results, run, subsample, Profile};
+use crate::cnn::pipeline::{results, run, sample, Profile};
 use crate::data::dataset::{Dataset, Record};
 use crate::tensor::optim::LrPolicy;
 use crate::train::settings::{Kind, RunSettings};
@@ -115,7 +115,9 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     let n_corpus = records.len();
     let mut sets = split(records, per_mille);
     if let Some(n) = prof.max_train {
-        subsample(&mut sets.train, n, seed);
+        if sets.train.len() > n {
+            sets.train = sample(&sets.train, n, seed);
+        }
     }
     if sets.train.is_empty() {
         return Err(CliError::Failed(format!("{}: no training positions left after the split", corpus.display())));

@@ -79,24 +79,24 @@ pub struct Outcome {
     pub sets: Vec<Judged>,
 }
 
-/// Keeps a seeded subsample of `n` records (in their original order).
-pub fn subsample(records: &mut Vec<Record>, n: usize, seed: u64) {
+/// A seeded sample of `n` of `records` (in their original order), or all of them when there
+/// are not more than `n`.
+pub fn sample(records: &[Record], n: usize, seed: u64) -> Vec<Record> {
     if records.len() <= n {
-        return;
+        return records.to_vec();
     }
     let mut idx: Vec<usize> = (0..records.len()).collect();
     Rng::new(seed ^ 0x5AB5).shuffle(&mut idx);
     idx.truncate(n);
     idx.sort_unstable();
-    *records = idx.into_iter().map(|i| records[i]).collect();
+    idx.into_iter().map(|i| records[i]).collect()
 }
 
 /// Trains (or loads) each variant of `acts` on `sets`, then judges it on the training set
 /// (up to 200,000 positions of it), both validation sets and every test set.
 pub fn run(out: &Path, prof: &Profile, acts: &[ConvAct], sets: &Sets, tests: &[(String, Vec<Record>)], seed: u64, resume: bool, meta: &[(String, String)]) -> Result<Vec<Outcome>, String> {
     let mut outcomes = Vec::new();
-    let mut train_sample = sets.train.clone();
-    subsample(&mut train_sample, 200_000, seed ^ 1);
+    let train_sample = sample(&sets.train, 200_000, seed ^ 1);
     for &act in acts {
         let arch = prof.arch.with_act(act);
         let dir = out.join(act.name());
@@ -122,11 +122,10 @@ pub fn run(out: &Path, prof: &Profile, acts: &[ConvAct], sets: &Sets, tests: &[(
         judge("valid-positions", "validation, position split: held-out positions of trained games (the seed's likely protocol)", &sets.valid_positions);
         judge("valid-games", "validation, game split: every position of held-out games", &sets.valid_games);
         for (name, recs) in tests {
-            let mut recs = recs.clone();
-            if let Some(n) = prof.max_test {
-                subsample(&mut recs, n, seed ^ 2);
+            match prof.max_test {
+                Some(n) if recs.len() > n => judge(name, "test: games from a source the training never saw", &sample(recs, n, seed ^ 2)),
+                _ => judge(name, "test: games from a source the training never saw", recs),
             }
-            judge(name, "test: games from a source the training never saw", &recs);
         }
         outcomes.push(Outcome { arch, file, sets: judged });
     }
