@@ -26,7 +26,7 @@ use super::error::{Result, TensorError};
 use super::gemm::{gemm_slices, gemm_small, Trans};
 use super::matrix::Matrix;
 use super::simd::{active_kernel, Kernel};
-use super::threads::{split_ranges, threads};
+use super::threads::{split_ranges, threads, SendPtr};
 use super::vecops::add_assign_with;
 use std::ops::Range;
 use std::sync::Mutex;
@@ -262,18 +262,6 @@ fn col2im_add(k: Kernel, s: &Conv2d, dp: &[f32], dx: &mut [f32]) {
                 }
             }
         }
-    }
-}
-
-/// A raw pointer that may cross into scoped threads (each writes a disjoint part).
-#[derive(Clone, Copy)]
-struct SendPtr(*mut f32);
-unsafe impl Send for SendPtr {}
-unsafe impl Sync for SendPtr {}
-impl SendPtr {
-    /// Through a method, so closures capture the whole (Sync) wrapper, not the raw field.
-    fn ptr(self) -> *mut f32 {
-        self.0
     }
 }
 

@@ -6,7 +6,7 @@
 use super::error::{Result, TensorError};
 use super::matrix::Matrix;
 use super::simd::{active_kernel, Kernel};
-use super::threads::{parallel_ranges, threads};
+use super::threads::{parallel_ranges, threads, SendPtr};
 use super::vecops::{add_assign_with, gather_add_with, GATHER_BLOCK};
 use std::sync::Mutex;
 
@@ -259,15 +259,3 @@ pub fn backward_with(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, d
     Ok(())
 }
 
-/// A raw pointer that may cross into scoped threads (each writes a disjoint part).
-#[derive(Clone, Copy)]
-struct SendPtr(*mut f32);
-unsafe impl Send for SendPtr {}
-unsafe impl Sync for SendPtr {}
-
-impl SendPtr {
-    /// Through a method, so closures capture the whole (Sync) wrapper, not the raw field.
-    fn ptr(self) -> *mut f32 {
-        self.0
-    }
-}

@@ -69,3 +69,17 @@ where
         }
     });
 }
+
+/// A raw pointer that may cross into scoped threads, for kernels whose threads each write
+/// a disjoint part of one output buffer.
+#[derive(Clone, Copy)]
+pub(crate) struct SendPtr(pub(crate) *mut f32);
+unsafe impl Send for SendPtr {}
+unsafe impl Sync for SendPtr {}
+
+impl SendPtr {
+    /// Through a method, so closures capture the whole (Sync) wrapper, not the raw field.
+    pub(crate) fn ptr(self) -> *mut f32 {
+        self.0
+    }
+}
