@@ -145,6 +145,18 @@ proptest! {
     }
 
     #[test]
+    fn pair_halves(n in 1usize..4, c in 1usize..5, seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let target = rand(n, 2 * c, &mut rng);
+        let build = move |t: &mut Tape, _: &Params, v: &[Var]| {
+            let y = t.pair_halves(v[0]).unwrap();
+            let tg = t.input(&target);
+            t.mse(y, tg).unwrap()
+        };
+        check(&build, vec![rand(2 * n, c, &mut rng)], Params::new());
+    }
+
+    #[test]
     fn softmax_cross_entropy(r in 1usize..5, c in 2usize..6, seed in any::<u64>()) {
         let mut rng = Rng::new(seed);
         let build = |t: &mut Tape, _: &Params, v: &[Var]| t.softmax_cross_entropy(v[0], v[1]).unwrap();

@@ -5,7 +5,9 @@ use super::gemm::{gemm, Trans};
 use super::layers::add_col_sums;
 use super::matrix::Matrix;
 use super::params::Params;
+use super::simd::active_kernel;
 use super::sparse;
+use super::vecops;
 use super::{conv, pool};
 use super::tape::{Op, Tape, Var, BCE_EPS};
 
@@ -19,6 +21,21 @@ impl Tape {
     /// (read with [`Tape::grad`]) and parameter gradients are **added** to `params`
     /// (an optimizer step consumes and clears them). Frozen parameters get nothing.
     pub fn backward(&mut self, loss: Var, params: &mut Params) -> Result<()> {
+        let mut grads = std::mem::take(&mut params.grads);
+        let r = self.backward_into(loss, params, &mut grads, 1.0);
+        params.grads = grads;
+        r
+    }
+
+    /// [`Tape::backward`] with the parameter gradients added to `grads` (one matrix per
+    /// parameter of `params`, shaped like its value) instead of `params`' own, and the
+    /// loss's gradient seeded with `seed` instead of 1: what lets several tapes
+    /// backpropagate at once against one set of values, each into its own gradients, each
+    /// weighted by its share of the batch (`tensor::shards`).
+    pub fn backward_into(&mut self, loss: Var, params: &Params, grads: &mut [Matrix], seed: f32) -> Result<()> {
+        if grads.len() != params.len() {
+            return Err(TensorError::shape("backward", format!("{} gradient matrices for {} parameters", grads.len(), params.len())));
+        }
         if loss.0 >= self.len {
             return Err(TensorError::Index { what: "backward".into(), detail: format!("variable {} not on this tape", loss.0) });
         }
@@ -37,7 +54,7 @@ impl Tape {
         if !self.nodes[loss.0].needs_grad {
             return Ok(());
         }
-        self.nodes[loss.0].grad.set(0, 0, 1.0);
+        self.nodes[loss.0].grad.set(0, 0, seed);
         let nodes = &mut self.nodes;
         let sparse_inputs = &self.sparse;
         let argmaxes = &self.argmax;
@@ -54,30 +71,30 @@ impl Tape {
                 Op::Input | Op::Variable => {}
                 Op::Param(id) => {
                     if !params.is_frozen(id) {
-                        acc(params.grad_mut(id), g, 1.0);
+                        acc(&mut grads[id.0], g, 1.0);
                     }
                 }
                 Op::SparseAffine { x, w, b } => {
                     let xs = &sparse_inputs[x];
                     match (params.is_frozen(w), params.is_frozen(b)) {
                         (false, false) => {
-                            let (dw, db) = two_grads(params, w.0, b.0);
+                            let (dw, db) = two_grads(grads, w.0, b.0);
                             sparse::backward(xs, g, dw, db)?;
                         }
                         (false, true) => {
                             scratch.resize_zeroed(1, g.cols());
-                            sparse::backward(xs, g, params.grad_mut(w), scratch)?;
+                            sparse::backward(xs, g, &mut grads[w.0], scratch)?;
                         }
-                        (true, false) => add_col_sums(g, params.grad_mut(b)),
+                        (true, false) => add_col_sums(g, &mut grads[b.0]),
                         (true, true) => {}
                     }
                 }
                 Op::Affine { x, w, b } => {
                     if !params.is_frozen(w) {
-                        gemm(Trans::T, Trans::N, 1.0, &before[x.0].value, g, 1.0, params.grad_mut(w))?;
+                        gemm(Trans::T, Trans::N, 1.0, &before[x.0].value, g, 1.0, &mut grads[w.0])?;
                     }
                     if !params.is_frozen(b) {
-                        add_col_sums(g, params.grad_mut(b));
+                        add_col_sums(g, &mut grads[b.0]);
                     }
                     if before[x.0].needs_grad {
                         gemm(Trans::N, Trans::T, 1.0, g, params.value(w), 1.0, &mut before[x.0].grad)?;
@@ -92,12 +109,7 @@ impl Tape {
                 }
                 Op::Relu(x) => {
                     if before[x.0].needs_grad {
-                        let dx = before[x.0].grad.data_mut();
-                        for ((d, &gv), &yv) in dx.iter_mut().zip(g.data()).zip(y.data()) {
-                            if yv > 0.0 {
-                                *d += gv;
-                            }
-                        }
+                        vecops::relu_backward_with(active_kernel(), before[x.0].grad.data_mut(), g.data(), y.data());
                     }
                 }
                 Op::Sigmoid(x) => {
@@ -136,6 +148,15 @@ impl Tape {
                         }
                     }
                 }
+                Op::PairHalves(x) if before[x.0].needs_grad => {
+                    let d = &mut before[x.0].grad;
+                    let (n, c) = (g.rows(), d.cols());
+                    for r in 0..n {
+                        d.row_mut(r).iter_mut().zip(&g.row(r)[..c]).for_each(|(o, s)| *o += *s);
+                        d.row_mut(n + r).iter_mut().zip(&g.row(r)[c..]).for_each(|(o, s)| *o += *s);
+                    }
+                }
+                Op::PairHalves(_) => {}
                 Op::SoftmaxCrossEntropy { logits, targets } => {
                     let gs = g.get(0, 0) / y_rows(&before[logits.0].value);
                     let p = &node.aux;
@@ -225,7 +246,8 @@ impl Tape {
                     let xn = &mut before[x.0];
                     let dx = if xn.needs_grad { Some(&mut xn.grad) } else { None };
                     let (wf, bf) = (params.is_frozen(w), params.is_frozen(b));
-                    let (wv, dw, db) = params.value_and_two_grads(w.0, b.0);
+                    let wv = params.value(w);
+                    let (dw, db) = two_grads(grads, w.0, b.0);
                     // A frozen weight or bias gets its gradient computed into a spare buffer
                     // and dropped (rare; the other two gradients still need the pass).
                     let mut spare = Matrix::default();
@@ -268,6 +290,14 @@ fn y_rows(m: &Matrix) -> f32 {
 }
 
 /// Mutable gradients of two different parameters at once.
-fn two_grads(params: &mut Params, a: usize, b: usize) -> (&mut Matrix, &mut Matrix) {
-    params.two_grads_mut(a, b)
+/// Gradients of two distinct parameters (by index) at once.
+fn two_grads(grads: &mut [Matrix], a: usize, b: usize) -> (&mut Matrix, &mut Matrix) {
+    assert_ne!(a, b, "two_grads: same parameter twice");
+    if a < b {
+        let (lo, hi) = grads.split_at_mut(b);
+        (&mut lo[a], &mut hi[0])
+    } else {
+        let (lo, hi) = grads.split_at_mut(a);
+        (&mut hi[0], &mut lo[b])
+    }
 }

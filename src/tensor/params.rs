@@ -23,7 +23,7 @@ impl ParamId {
 pub struct Params {
     names: Vec<String>,
     values: Vec<Matrix>,
-    grads: Vec<Matrix>,
+    pub(crate) grads: Vec<Matrix>,
     frozen: Vec<bool>,
 }
 
@@ -77,33 +77,6 @@ impl Params {
     /// Value and gradient together (for optimizers).
     pub fn value_and_grad_mut(&mut self, id: ParamId) -> (&mut Matrix, &mut Matrix) {
         (&mut self.values[id.0], &mut self.grads[id.0])
-    }
-
-    /// Gradients of two distinct parameters (by index) at once.
-    pub(crate) fn two_grads_mut(&mut self, a: usize, b: usize) -> (&mut Matrix, &mut Matrix) {
-        assert_ne!(a, b, "two_grads_mut: same parameter twice");
-        if a < b {
-            let (lo, hi) = self.grads.split_at_mut(b);
-            (&mut lo[a], &mut hi[0])
-        } else {
-            let (lo, hi) = self.grads.split_at_mut(a);
-            (&mut hi[0], &mut lo[b])
-        }
-    }
-
-    /// The value of parameter `a` with the gradients of `a` and of another parameter `b`
-    /// (a layer whose backward reads its weights while filling weight and bias gradients).
-    pub(crate) fn value_and_two_grads(&mut self, a: usize, b: usize) -> (&Matrix, &mut Matrix, &mut Matrix) {
-        assert_ne!(a, b, "value_and_two_grads: same parameter twice");
-        let v = &self.values[a];
-        let (ga, gb) = if a < b {
-            let (lo, hi) = self.grads.split_at_mut(b);
-            (&mut lo[a], &mut hi[0])
-        } else {
-            let (lo, hi) = self.grads.split_at_mut(a);
-            (&mut hi[0], &mut lo[b])
-        };
-        (v, ga, gb)
     }
 
     /// A frozen parameter gets no gradient and is not updated (layer-wise pretraining).

@@ -42,6 +42,7 @@ pub(crate) enum Op {
     Dropout(Var),
     /// Columns of the first then the second.
     Concat(Var, Var),
+    PairHalves(Var),
     /// Mean over rows of `-Σ t·log softmax(z)`; `aux` keeps the probabilities.
     SoftmaxCrossEntropy { logits: Var, targets: Var },
     /// Mean over elements of `-(t·ln p + (1-t)·ln(1-p))`, `p` clamped to `[EPS, 1-EPS]`.
@@ -292,6 +293,30 @@ impl Tape {
         let (i, _) = self.push(Op::Concat(a, b), needs);
         let (before, rest) = self.nodes.split_at_mut(i);
         layers::concat_cols(&before[a.0].value, &before[b.0].value, &mut rest[0].value)?;
+        Ok(Var(i))
+    }
+
+    /// The two halves of `x`'s rows side by side: row `i` of the result is row `i` followed
+    /// by row `n + i` of `x` (`2n × c` → `n × 2c`). A Siamese net runs both towers as one
+    /// batch (one product per layer, twice the rows) and meets its head this way, which is
+    /// `concat` of the two towers' outputs.
+    pub fn pair_halves(&mut self, x: Var) -> Result<Var> {
+        self.check_var(x, "pair_halves")?;
+        let (r, c) = self.value(x).shape();
+        if r % 2 != 0 {
+            return Err(TensorError::shape("pair_halves", format!("{r} rows: not two halves")));
+        }
+        let needs = self.needs(x);
+        let (i, _) = self.push(Op::PairHalves(x), needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        let (xv, out) = (&before[x.0].value, &mut rest[0].value);
+        let n = r / 2;
+        out.resize(n, 2 * c);
+        for row in 0..n {
+            let o = out.row_mut(row);
+            o[..c].copy_from_slice(xv.row(row));
+            o[c..].copy_from_slice(xv.row(n + row));
+        }
         Ok(Var(i))
     }
 

@@ -8,8 +8,31 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 static THREADS: AtomicUsize = AtomicUsize::new(0);
 
-/// Threads the kernels use: [`set_threads`], else `DEEPCHESS_THREADS`, else all cores.
+thread_local! {
+    /// Set on the workers of [`crate::tensor::shards`]: each already has a core of its own,
+    /// so the kernels they call run on the calling thread.
+    static SERIAL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the kernels it calls on this thread only ([`threads`] is 1 inside).
+pub fn serial<R>(f: impl FnOnce() -> R) -> R {
+    let before = SERIAL.with(|s| s.replace(true));
+    let r = f();
+    SERIAL.with(|s| s.set(before));
+    r
+}
+
+/// Threads the kernels use: 1 inside [`serial`], else [`set_threads`], else
+/// `DEEPCHESS_THREADS`, else all cores.
 pub fn threads() -> usize {
+    if SERIAL.with(|s| s.get()) {
+        return 1;
+    }
+    configured_threads()
+}
+
+/// The configured thread count, ignoring [`serial`].
+pub fn configured_threads() -> usize {
     let t = THREADS.load(Ordering::Relaxed);
     if t != 0 {
         return t;

@@ -36,6 +36,41 @@ pub fn add_assign_with(k: Kernel, dst: &mut [f32], src: &[f32]) {
     }
 }
 
+/// `dx += g` where `y > 0`, elementwise: ReLU's backward pass (`y` its output). Written as
+/// a select, not a branch, so that it vectorises (a branch on the sign of activations is
+/// mispredicted half the time).
+#[inline(always)]
+fn relu_backward_generic(dx: &mut [f32], g: &[f32], y: &[f32]) {
+    for ((d, &gv), &yv) in dx.iter_mut().zip(g).zip(y) {
+        *d += if yv > 0.0 { gv } else { 0.0 };
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn relu_backward_avx2(dx: &mut [f32], g: &[f32], y: &[f32]) {
+    relu_backward_generic(dx, g, y)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn relu_backward_avx512(dx: &mut [f32], g: &[f32], y: &[f32]) {
+    relu_backward_generic(dx, g, y)
+}
+
+/// `dx += g · [y > 0]` (over the shortest length) with the given kernel flavour.
+#[inline]
+pub fn relu_backward_with(k: Kernel, dx: &mut [f32], g: &[f32], y: &[f32]) {
+    match k {
+        // Safety: the flavour was checked available when it was selected.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => unsafe { relu_backward_avx2(dx, g, y) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => unsafe { relu_backward_avx512(dx, g, y) },
+        _ => relu_backward_generic(dx, g, y),
+    }
+}
+
 /// Columns summed in registers at once by [`gather_add_with`] (4 AVX-512 / 8 AVX2 registers).
 pub const GATHER_BLOCK: usize = 64;
 

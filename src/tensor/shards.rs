@@ -1,0 +1,226 @@
+//! Data-parallel training steps: a batch is cut into a fixed number of shards, each shard's
+//! forward and backward pass runs on its own tape on its own thread (its kernels on that
+//! thread alone), and the shards' parameter gradients are added up in shard order.
+//!
+//! Why not only parallel kernels: a training step of a small network is dozens of
+//! products of a few hundred rows, each with its own packing, its own barrier and its own
+//! serial tail (bias, activation, loss); splitting each one over the cores leaves a core
+//! idle in every serial part and pays a thread start per product. Splitting the batch
+//! instead keeps every core busy for the whole step, with one start and one join.
+//!
+//! The result does not depend on the thread count: the shards and the order in which their
+//! gradients are summed are fixed, and with one thread the shards simply run one after the
+//! other. (It does depend on the number of shards, as any change of summation order does.)
+
+use super::error::{Result, TensorError};
+use super::matrix::Matrix;
+use super::params::Params;
+use super::tape::{Tape, Var};
+use super::simd::active_kernel;
+use super::threads::{configured_threads, serial};
+use super::vecops::add_assign_with;
+
+/// Tapes and gradient buffers of `n` shards, kept from step to step.
+pub struct Shards {
+    tapes: Vec<Tape>,
+    /// Gradients of shards 1.. (shard 0 adds into the parameters' own).
+    grads: Vec<Vec<Matrix>>,
+}
+
+impl Shards {
+    /// `n` shards (at least one).
+    pub fn new(n: usize) -> Shards {
+        let n = n.max(1);
+        Shards { tapes: (0..n).map(|_| Tape::new()).collect(), grads: (1..n).map(|_| Vec::new()).collect() }
+    }
+
+    pub fn len(&self) -> usize {
+        self.tapes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tapes.is_empty()
+    }
+
+    /// Shard `s`'s tape as the last step left it (its values: logits, activations).
+    pub fn tape(&self, s: usize) -> &Tape {
+        &self.tapes[s]
+    }
+
+    /// One data-parallel forward and backward pass. For each shard `s`, `forward(s, tape,
+    /// params)` records the shard's forward pass on a reset tape and returns its loss (a
+    /// mean over the shard's rows) with anything the caller wants back; the loss is
+    /// backpropagated with weight `weights[s]` (the shard's share of the batch, so that the
+    /// sum is the whole batch's mean), and every shard's parameter gradients are added to
+    /// `params`' gradients, shard 0 first. Returns each shard's loss and value.
+    pub fn forward_backward<T: Send>(
+        &mut self,
+        params: &mut Params,
+        weights: &[f32],
+        forward: impl Fn(usize, &mut Tape, &Params) -> Result<(Var, T)> + Sync,
+    ) -> Result<Vec<(f32, T)>> {
+        self.forward_backward_with(configured_threads(), params, weights, forward)
+    }
+
+    /// [`Shards::forward_backward`] on at most `threads` threads.
+    pub fn forward_backward_with<T: Send>(
+        &mut self,
+        threads: usize,
+        params: &mut Params,
+        weights: &[f32],
+        forward: impl Fn(usize, &mut Tape, &Params) -> Result<(Var, T)> + Sync,
+    ) -> Result<Vec<(f32, T)>> {
+        let n = self.len();
+        if weights.len() != n {
+            return Err(TensorError::shape("shards", format!("{} weights for {n} shards", weights.len())));
+        }
+        for g in &mut self.grads {
+            if g.len() != params.len() {
+                *g = params.ids().map(|id| Matrix::zeros(params.value(id).rows(), params.value(id).cols())).collect();
+            }
+        }
+        let mut own = std::mem::take(&mut params.grads);
+        let vals: &Params = params;
+        let run = |s: usize, tape: &mut Tape, grads: &mut [Matrix], zero: bool| -> Result<(f32, T)> {
+            serial(|| {
+                if zero {
+                    grads.iter_mut().for_each(|g| g.fill(0.0));
+                }
+                tape.reset();
+                let (loss, out) = forward(s, tape, vals)?;
+                tape.backward_into(loss, vals, grads, weights[s])?;
+                Ok((tape.scalar(loss), out))
+            })
+        };
+        // Shard 0 writes into the parameters' gradients; the others into their own.
+        let mut jobs: Vec<(usize, &mut Tape, &mut [Matrix], bool)> = Vec::with_capacity(n);
+        let (t0, rest) = self.tapes.split_first_mut().expect("at least one shard");
+        jobs.push((0, t0, &mut own[..], false));
+        for (i, (t, g)) in rest.iter_mut().zip(self.grads.iter_mut()).enumerate() {
+            jobs.push((i + 1, t, &mut g[..], true));
+        }
+        let workers = threads.clamp(1, n);
+        let mut results: Vec<Option<Result<(f32, T)>>> = (0..n).map(|_| None).collect();
+        if workers == 1 {
+            for (s, t, g, z) in jobs {
+                results[s] = Some(run(s, t, g, z));
+            }
+        } else {
+            // Worker w takes shards w, w + workers, …; the caller is worker 0.
+            let mut per: Vec<Vec<(usize, &mut Tape, &mut [Matrix], bool)>> = (0..workers).map(|_| Vec::new()).collect();
+            for job in jobs {
+                per[job.0 % workers].push(job);
+            }
+            let run = &run;
+            let done: Vec<Vec<(usize, Result<(f32, T)>)>> = std::thread::scope(|scope| {
+                let mut it = per.into_iter();
+                let mine = it.next().unwrap_or_default();
+                let handles: Vec<_> = it
+                    .map(|js| scope.spawn(move || js.into_iter().map(|(s, t, g, z)| (s, run(s, t, g, z))).collect::<Vec<_>>()))
+                    .collect();
+                let mut all = vec![mine.into_iter().map(|(s, t, g, z)| (s, run(s, t, g, z))).collect::<Vec<_>>()];
+                all.extend(handles.into_iter().map(|h| h.join().expect("a shard's thread panicked")));
+                all
+            });
+            for (s, r) in done.into_iter().flatten() {
+                results[s] = Some(r);
+            }
+        }
+        // The sum, in shard order, before any error is returned (the gradients stay whole).
+        let kernel = active_kernel();
+        for g in &self.grads {
+            for (dst, src) in own.iter_mut().zip(g) {
+                add_assign_with(kernel, dst.data_mut(), src.data());
+            }
+        }
+        params.grads = own;
+        results.into_iter().map(|r| r.expect("every shard ran")).collect()
+    }
+}
+
+/// Equal shares of `rows` over `n` shards, as row ranges (the first ones one row longer
+/// when it does not divide), and each range's weight `len / rows`.
+pub fn split_rows(rows: usize, n: usize) -> Vec<(std::ops::Range<usize>, f32)> {
+    let n = n.max(1);
+    let (base, extra) = (rows / n, rows % n);
+    let mut start = 0;
+    (0..n)
+        .map(|s| {
+            let len = base + usize::from(s < extra);
+            let r = start..start + len;
+            start += len;
+            (r, len as f32 / rows.max(1) as f32)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::{Init, Rng};
+
+    /// A two-layer regression on `x`, whole batch on one tape or cut into shards: the
+    /// gradients agree (to rounding), and the sharded ones are the same bits for 1 and 2
+    /// threads.
+    #[test]
+    fn sharded_gradients_equal_the_whole_batch_and_ignore_the_thread_count() {
+        let mut rng = Rng::new(3);
+        let mut params = Params::new();
+        let w1 = params.add("w1", Init::HeNormal.matrix(7, 5, &mut rng)).unwrap();
+        let b1 = params.add("b1", Init::HeNormal.matrix(1, 5, &mut rng)).unwrap();
+        let w2 = params.add("w2", Init::HeNormal.matrix(5, 3, &mut rng)).unwrap();
+        let b2 = params.add("b2", Matrix::zeros(1, 3)).unwrap();
+        let x = Init::HeNormal.matrix(13, 7, &mut rng);
+        let y = Init::HeNormal.matrix(13, 3, &mut rng);
+        let rows = |m: &Matrix, r: std::ops::Range<usize>| {
+            let mut out = Matrix::zeros(r.len(), m.cols());
+            for (i, src) in r.enumerate() {
+                out.row_mut(i).copy_from_slice(m.row(src));
+            }
+            out
+        };
+        let net = |tape: &mut Tape, p: &Params, x: &Matrix, y: &Matrix| -> Result<Var> {
+            let h = tape.input(x);
+            let h = tape.affine(p, h, w1, b1)?;
+            let h = tape.relu(h)?;
+            let z = tape.affine(p, h, w2, b2)?;
+            let t = tape.input(y);
+            tape.mse(z, t)
+        };
+        let mut tape = Tape::new();
+        let l = net(&mut tape, &params, &x, &y).unwrap();
+        tape.backward(l, &mut params).unwrap();
+        let whole: Vec<Matrix> = params.ids().map(|id| params.grad(id).clone()).collect();
+        let mut by_threads = Vec::new();
+        for threads in [1, 2] {
+            params.zero_grads();
+            let parts = split_rows(13, 3);
+            let weights: Vec<f32> = parts.iter().map(|p| p.1).collect();
+            let mut shards = Shards::new(3);
+            let out = shards
+                .forward_backward_with(threads, &mut params, &weights, |s, tape, p| {
+                    let r = parts[s].0.clone();
+                    Ok((net(tape, p, &rows(&x, r.clone()), &rows(&y, r))?, s))
+                })
+                .unwrap();
+            assert_eq!(out.iter().map(|o| o.1).collect::<Vec<_>>(), vec![0, 1, 2]);
+            let got: Vec<Matrix> = params.ids().map(|id| params.grad(id).clone()).collect();
+            for (g, w) in got.iter().zip(&whole) {
+                for (a, b) in g.data().iter().zip(w.data()) {
+                    assert!((a - b).abs() <= 1e-5 * (1.0 + b.abs()), "sharded {a} vs whole {b}");
+                }
+            }
+            by_threads.push(got);
+        }
+        for (a, b) in by_threads[0].iter().zip(&by_threads[1]) {
+            assert_eq!(a.data(), b.data(), "1 and 2 threads give other bits");
+        }
+    }
+
+    #[test]
+    fn rows_are_shared_out_whole_and_weighted_by_their_share() {
+        let parts = split_rows(10, 3);
+        assert_eq!(parts.iter().map(|p| p.0.clone()).collect::<Vec<_>>(), vec![0..4, 4..7, 7..10]);
+        assert!((parts.iter().map(|p| p.1).sum::<f32>() - 1.0).abs() < 1e-6);
+    }
+}
