@@ -7,6 +7,7 @@ mod bench_dbn;
 mod bench_perft;
 mod bench_conv;
 mod bench_tensor;
+mod bench_train;
 mod bench_pgn;
 mod compare;
 mod data;
@@ -47,6 +48,7 @@ Subcommands:
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
   bench-tensor [--reps N] [--quick]    numeric kernels, RBM training, conv (vs numpy, sklearn, torch if present)
   bench-dbn [--seconds S]              DBN fine-tuning positions/s beside the GEMM's GFLOPS
+  bench-train [--rounds N]             DeepChess training pairs/s beside JAX (if present) and the FMA peak
   help                                 print this help
   version                              print the version
 
@@ -73,6 +75,7 @@ pub fn run(args: &[String]) -> i32 {
     let result = match cmd {
         "bench-tensor" => bench_tensor::run(rest),
         "bench-dbn" => bench_dbn::run(rest),
+        "bench-train" => bench_train::run(rest),
 
         "uci" => uci::run(rest),
         "bench" => bench::run(rest),

@@ -128,33 +128,21 @@ impl Net {
 
     /// The first `layers` layers of the tower on a tape.
     pub fn tower_on_tape_to(&self, tape: &mut Tape, x: &SparseBatch, layers: usize) -> Result<Var> {
-        let (w, b) = self.tower[0];
-        let mut h = tape.sparse_affine(&self.params, x, w, b)?;
-        h = tape.relu(h)?;
-        for &(w, b) in &self.tower[1..layers] {
-            h = tape.affine(&self.params, h, w, b)?;
-            h = tape.relu(h)?;
-        }
-        Ok(h)
-    }
-
-    /// The comparison head on two feature batches: logits (ReLU between layers, none on the last).
-    pub fn head_on_tape(&self, tape: &mut Tape, fa: Var, fb: Var) -> Result<Var> {
-        let mut h = tape.concat(fa, fb)?;
-        for (i, &(w, b)) in self.head.iter().enumerate() {
-            h = tape.affine(&self.params, h, w, b)?;
-            if i + 1 < self.head.len() {
-                h = tape.relu(h)?;
-            }
-        }
-        Ok(h)
+        tower(tape, &self.params, &self.tower[..layers.max(1)], x)
     }
 
     /// Logits for pairs (a, b), both towers sharing (tying) the same parameters.
     pub fn pair_logits_on_tape(&self, tape: &mut Tape, xa: &SparseBatch, xb: &SparseBatch) -> Result<Var> {
-        let fa = self.tower_on_tape(tape, xa)?;
-        let fb = self.tower_on_tape(tape, xb)?;
-        self.head_on_tape(tape, fa, fb)
+        let mut both = SparseBatch::new(INPUTS);
+        stack_pairs(xa, xb, 0..xa.rows(), &mut both);
+        self.pair_logits_stacked(tape, &both)
+    }
+
+    /// Logits for the pairs of a stacked batch ([`stack_pairs`]: the first positions, then
+    /// the second ones): both towers run as one batch of twice the rows (tied weights make
+    /// them one tower), and the head reads the two halves side by side.
+    pub fn pair_logits_stacked(&self, tape: &mut Tape, both: &SparseBatch) -> Result<Var> {
+        stacked_logits(tape, &self.params, &self.tower, &self.head, both)
     }
 
     /// P(a better than b for White) for each pair `(a[i], b[i])` of input-bit lists: the
@@ -206,6 +194,43 @@ impl Net {
 /// always computed it, so distillation targets and accuracies keep their exact rounding).
 pub(super) fn prob_first(z: &Matrix, i: usize) -> f32 {
     1.0 / (1.0 + (z.get(i, 1) - z.get(i, 0)).exp())
+}
+
+/// Tower layers `layers` (the first one sparse) on a tape, ReLU after each: a function of
+/// borrowed parameters, so that shards of a batch can run it at once.
+fn tower(tape: &mut Tape, params: &Params, layers: &[(ParamId, ParamId)], x: &SparseBatch) -> Result<Var> {
+    let (w, b) = layers[0];
+    let mut h = tape.sparse_affine(params, x, w, b)?;
+    h = tape.relu(h)?;
+    for &(w, b) in &layers[1..] {
+        h = tape.affine(params, h, w, b)?;
+        h = tape.relu(h)?;
+    }
+    Ok(h)
+}
+
+/// [`Net::pair_logits_stacked`] on borrowed parameters: the tower on the stacked batch, its
+/// two halves side by side, the head (ReLU between layers, none after the last).
+pub(super) fn stacked_logits(tape: &mut Tape, params: &Params, tower_layers: &[(ParamId, ParamId)], head: &[(ParamId, ParamId)], both: &SparseBatch) -> Result<Var> {
+    let f = tower(tape, params, tower_layers, both)?;
+    let mut h = tape.pair_halves(f)?;
+    for (i, &(w, b)) in head.iter().enumerate() {
+        h = tape.affine(params, h, w, b)?;
+        if i + 1 < head.len() {
+            h = tape.relu(h)?;
+        }
+    }
+    Ok(h)
+}
+
+/// Rows `rows` of `xa`, then the same rows of `xb`, into `out`: a stacked pair batch.
+pub fn stack_pairs(xa: &SparseBatch, xb: &SparseBatch, rows: std::ops::Range<usize>, out: &mut SparseBatch) {
+    out.clear();
+    for x in [xa, xb] {
+        for r in rows.clone() {
+            out.push_row(x.row(r)).expect("rows of a batch of the same width");
+        }
+    }
 }
 
 /// A sparse batch from feature lists.

@@ -78,6 +78,17 @@ impl Pools {
     }
 }
 
+/// What a phase is judged on after each epoch: `valid` (valid.dcds, held out by the
+/// protocol its header names) and, from `deepchess data --split both`, `positions`: single
+/// positions of training games held out (the other protocol, on the same run).
+#[derive(Clone, Copy)]
+pub struct Validation<'a> {
+    pub valid: &'a Pools,
+    pub positions: Option<&'a Pools>,
+    /// Random (W, L) pairs drawn from each set (a fixed seed: the same pairs every epoch).
+    pub pairs: usize,
+}
+
 /// Fills a batch of `n` random (W, L) pairs, each ordered at random; label 0 when the first
 /// position is the W one (the paper's output (1, 0)).
 pub fn pair_batch(pools: &Pools, rng: &mut Rng, n: usize, xa: &mut SparseBatch, xb: &mut SparseBatch, labels: &mut Vec<usize>) {

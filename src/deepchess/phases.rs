@@ -8,7 +8,8 @@
 
 use super::features::{Features, INPUTS};
 use super::model::{batch_of, prob_first, Net};
-use super::pairs::{aux_pair_batch, pair_accuracy, pair_batch, AuxPairs, Pools};
+use super::pairs::{aux_pair_batch, pair_accuracy, pair_batch, AuxPairs, Pools, Validation};
+use super::step::{FirstLayerStep, PairStep};
 use crate::tensor::{Init, Matrix, Params, Rng, SparseBatch, Tape};
 use crate::train::log::Progress;
 use crate::train::stage::{Ctx, EpochStats, StageCfg};
@@ -63,20 +64,16 @@ pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: 
     let mut init = Rng::new(ctx.seed ^ 0xAE ^ k as u64);
     let dec_w = ae.add("dec.w", Init::XavierUniform.matrix(n_out, n_in, &mut init)).map_err(te)?;
     let dec_b = ae.add("dec.b", Matrix::zeros(1, n_in)).map_err(te)?;
-    let (mut tape, mut codes_tape) = (Tape::new(), Tape::new());
+    let (mut tape, mut codes_tape, mut first) = (Tape::new(), Tape::new(), FirstLayerStep::new());
     let mut x = SparseBatch::new(INPUTS);
     let frozen: &Net = net;
     ctx.run_stage(name, &mut ae, cfg, |ae, opt, epoch, rng| {
         position_epoch(name, epoch, pools, rng, cfg, &mut x, |x| {
             tape.reset();
-            let loss = if k == 0 {
-                let h = tape.sparse_affine(ae, x, enc_w, enc_b).map_err(te)?;
-                let h = tape.relu(h).map_err(te)?;
-                let y = tape.affine(ae, h, dec_w, dec_b).map_err(te)?;
-                let p = tape.sigmoid(y).map_err(te)?;
-                let target = tape.input(&x.to_dense());
-                tape.binary_cross_entropy(p, target).map_err(te)?
-            } else {
+            if k == 0 {
+                return first.step(ae, [enc_w, enc_b, dec_w, dec_b], x, opt);
+            }
+            let loss = {
                 codes_tape.reset();
                 let c = frozen.tower_on_tape_to(&mut codes_tape, x, k).map_err(te)?;
                 let codes = tape.input(codes_tape.value(c));
@@ -105,12 +102,11 @@ pub fn siamese(
     net: &mut Net,
     teacher: Option<&Net>,
     pools: &Pools,
-    valid: &Pools,
-    val_pairs: usize,
+    val: &Validation,
     cfg: &StageCfg,
     aux: &AuxPairs,
 ) -> Result<(), String> {
-    let (mut tape, mut teacher_tape) = (Tape::new(), Tape::new());
+    let (mut stepper, mut teacher_tape) = (PairStep::new(), Tape::new());
     let (mut xa, mut xb) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
     let mut labels = Vec::new();
     let mut aux_target = Vec::new();
@@ -157,23 +153,18 @@ pub fn siamese(
                     target.set(i, 1, 1.0 - p0);
                 }
             }
-            tape.reset();
-            let logits = view.pair_logits_on_tape(&mut tape, &xa, &xb).map_err(te)?;
-            let t = tape.input(&target);
-            let loss = tape.softmax_cross_entropy(logits, t).map_err(te)?;
-            let z = tape.value(logits);
-            right += labels.iter().enumerate().filter(|&(i, &l)| usize::from(z.get(i, 1) > z.get(i, 0)) == l).count();
-            tape.backward(loss, &mut view.params).map_err(te)?;
-            opt.step(&mut view.params);
-            loss_sum += tape.scalar(loss) as f64;
+            let (loss, r) = stepper.step(&mut view, &xa, &xb, &target, &labels, opt)?;
+            right += r;
+            loss_sum += loss as f64;
             let done = (bi + 1) * cfg.batch;
             prog.update(done, loss_sum / (bi + 1) as f64, Some(right as f64 / done as f64), "pairs");
         }
         prog.finish();
-        let val_acc = pair_accuracy(&view, valid, val_pairs, 0x7A11_DA7E);
+        let val_acc = pair_accuracy(&view, val.valid, val.pairs, 0x7A11_DA7E);
+        let aux_val = val.positions.map(|p| ("valid_positions", pair_accuracy(&view, p, val.pairs, 0x7A11_DA7E)));
         *params = view.params;
         let n = batches * cfg.batch;
-        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: right as f64 / n as f64, val_acc, samples: n, aux: None, aux_val: None })
+        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: right as f64 / n as f64, val_acc, samples: n, aux: None, aux_val })
     })
 }
 

@@ -1,0 +1,369 @@
+//! `deepchess bench-train`: DeepChess training throughput, the step the trainer runs
+//! (`deepchess::step`: `PairStep`, `FirstLayerStep`), beside JAX training the same network
+//! at the same batch on the same CPU, measured in the same run, interleaved round by round
+//! (JAX stays loaded in one Python process that times a phase when asked). Each figure is
+//! also given as a fraction of the machine's FMA peak, measured in the run.
+//!
+//! Phase 2 is the paper's Siamese step: two tied 773-600-400-200-100 towers, 400-200-100-2
+//! head, softmax cross-entropy, SGD. Phase 1 is Pos2Vec's first autoencoder (773-600-773,
+//! sigmoid and binary cross-entropy). JAX computes the first layer densely (its inputs are
+//! dense 0/1 rows); ours reads the ~30 set bits of each position.
+
+use super::args::{self, CliError, Flag};
+use crate::chess::Position;
+use crate::deepchess::features::{Features, INPUTS};
+use crate::deepchess::model::{batch_of, Arch, Net};
+use crate::deepchess::pairs::{pair_batch, Pools};
+use crate::deepchess::step::{FirstLayerStep, PairStep};
+use crate::tensor::peak::fma_peak_gflops;
+use crate::tensor::{Init, Matrix, Optimizer, Params, Rng, Sgd, SparseBatch};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Instant;
+
+const FLAGS: &[Flag] = &[
+    Flag { name: "seconds", value: Some("S"), help: "time per figure per round (default 3)" },
+    Flag { name: "rounds", value: Some("N"), help: "interleaved rounds, ours then JAX; medians are quoted (default 5)" },
+    Flag { name: "batch", value: Some("N"), help: "pairs (phase 2) or positions (phase 1) per step (default 256)" },
+    Flag { name: "threads", value: Some("T"), help: "threads of our numeric kernels (default all cores)" },
+    Flag { name: "phase", value: Some("1|2|both"), help: "which phase to time (default both)" },
+    Flag { name: "no-jax", value: None, help: "skip the JAX anchor" },
+    Flag { name: "breakdown", value: None, help: "also time the parts of our phase-2 step (pair drawing, forward, backward, optimizer)" },
+];
+
+const ABOUT: &str = "Training throughput of DeepChess's two phases (pairs/s, positions/s) beside JAX on the same\n\
+network and batch, as a ratio measured in the same run, and as a fraction of the FMA peak.\n\
+JAX is optional: 'make install-jax' installs it; without it the anchor is skipped with a message.";
+
+/// JAX's side: compiles both phases' steps, prints `ready`, then for each line `p1 S` or
+/// `p2 S` on stdin trains that phase for about S seconds and prints its rate.
+const JAX_SCRIPT: &str = r#"
+import sys, time
+import numpy as np
+import jax, jax.numpy as jnp
+batch = int(sys.argv[1])
+tower = [int(v) for v in sys.argv[2].split('-')]
+head = [2 * tower[-1]] + [int(v) for v in sys.argv[3].split('-')]
+active = int(sys.argv[4])
+def dense(key, sizes):
+    out = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        key, k = jax.random.split(key)
+        out.append((jax.random.normal(k, (a, b)) * np.sqrt(2.0 / a), jnp.zeros(b)))
+    return out
+def tower_f(tw, x):
+    for w, b in tw:
+        x = jax.nn.relu(x @ w + b)
+    return x
+def pair_loss(p, xa, xb, y):
+    tw, hd = p
+    h = jnp.concatenate([tower_f(tw, xa), tower_f(tw, xb)], axis=1)
+    for i, (w, b) in enumerate(hd):
+        h = h @ w + b
+        if i + 1 < len(hd):
+            h = jax.nn.relu(h)
+    return -jnp.mean(jnp.sum(y * jax.nn.log_softmax(h), axis=1))
+def ae_loss(p, x):
+    (w1, b1), (w2, b2) = p
+    z = jax.nn.relu(x @ w1 + b1) @ w2 + b2
+    # Binary cross-entropy of sigmoid(z) against the bits, in the stable form.
+    return jnp.mean(jnp.sum(jnp.maximum(z, 0) - z * x + jnp.log1p(jnp.exp(-jnp.abs(z))), axis=1))
+def sgd(loss):
+    def step(p, *args):
+        l, g = jax.value_and_grad(loss)(p, *args)
+        return jax.tree_util.tree_map(lambda a, b: a - 0.01 * b, p, g), l
+    return jax.jit(step)
+rng = np.random.default_rng(1)
+def bits(n):
+    x = np.zeros((n, tower[0]), np.float32)
+    for i in range(n):
+        x[i, rng.choice(tower[0], active, replace=False)] = 1.0
+    return jnp.asarray(x)
+pairs = [(bits(batch), bits(batch), jnp.asarray(np.eye(2, dtype=np.float32)[rng.integers(0, 2, batch)])) for _ in range(8)]
+positions = [(bits(batch),) for _ in range(8)]
+key = jax.random.PRNGKey(0)
+phases = {
+    'p2': [sgd(pair_loss), (dense(key, tower), dense(key, head)), pairs],
+    'p1': [sgd(ae_loss), dense(key, [tower[0], tower[1], tower[0]]), positions],
+}
+for ph in phases.values():
+    ph[1], l = ph[0](ph[1], *ph[2][0])
+    l.block_until_ready()
+print('ready', jax.__version__, flush=True)
+for line in sys.stdin:
+    name, secs = line.split()
+    step, p, data = phases[name]
+    t = time.perf_counter(); n = 0
+    while n == 0 or time.perf_counter() - t < float(secs):
+        p, l = step(p, *data[n % 8]); n += 1
+    l.block_until_ready()
+    phases[name][1] = p
+    print(batch * n / (time.perf_counter() - t), flush=True)
+"#;
+
+/// The JAX process, loaded and compiled, waiting for `p1 S` / `p2 S`.
+struct Jax {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    version: String,
+}
+
+impl Jax {
+    fn start(batch: usize, arch: &Arch, active: usize) -> Result<Jax, String> {
+        match Command::new("python3").args(["-c", "import jax"]).stderr(Stdio::null()).output() {
+            Ok(o) if o.status.success() => {}
+            _ => return Err("JAX is not importable by python3, anchor skipped (run 'make install-jax' to compare)".into()),
+        }
+        let join = |v: &[usize]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("-");
+        let mut child = Command::new("python3")
+            .arg("-c")
+            .arg(JAX_SCRIPT)
+            .args([batch.to_string(), join(&arch.tower), join(&arch.head), active.to_string()])
+            .env("JAX_PLATFORMS", "cpu")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run python3: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin to the JAX process")?;
+        let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout from the JAX process")?);
+        let mut line = String::new();
+        stdout.read_line(&mut line).map_err(|e| format!("reading the JAX process: {e}"))?;
+        let version = line.trim().strip_prefix("ready ").ok_or("the JAX script failed before it was ready (run it by hand to see why)")?.to_string();
+        Ok(Jax { child, stdin, stdout, version })
+    }
+
+    /// JAX's rate on phase `name` over about `secs` seconds.
+    fn rate(&mut self, name: &str, secs: f64) -> Result<f64, String> {
+        writeln!(self.stdin, "{name} {secs}").map_err(|e| format!("writing to the JAX process: {e}"))?;
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).map_err(|e| format!("reading the JAX process: {e}"))?;
+        line.trim().parse().map_err(|_| format!("the JAX process answered '{}'", line.trim()))
+    }
+}
+
+impl Drop for Jax {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// W and L pools of positions from random games (10 to 90 plies of random legal moves),
+/// so the sparse layer sees real piece counts; labels are random. The same every run.
+fn synthetic_pools(games: usize) -> Pools {
+    let mut rng = Rng::new(29);
+    let mut pools = Pools::default();
+    for g in 0..games {
+        let mut pos = Position::startpos();
+        let plies = 10 + rng.below(80) as usize;
+        for ply in 0..plies {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play(moves.as_slice()[rng.below(moves.len() as u64) as usize]);
+            if ply >= 10 {
+                let f = Features::from_position(&pos);
+                if g % 2 == 0 { pools.w.push(f) } else { pools.l.push(f) }
+            }
+        }
+    }
+    pools
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    if v.is_empty() { f64::NAN } else { v[v.len() / 2] }
+}
+
+/// `median [min, max]`.
+fn spread(v: &[f64], decimals: usize) -> String {
+    let lo = v.iter().cloned().fold(f64::INFINITY, f64::min);
+    let hi = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    format!("{:.decimals$} [{lo:.decimals$}, {hi:.decimals$}]", median(v.to_vec()))
+}
+
+/// Calls `f` (one step of `units` samples) for about `secs` seconds: samples per second.
+fn timed(secs: f64, units: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let t = Instant::now();
+    let mut calls = 0usize;
+    while calls == 0 || t.elapsed().as_secs_f64() < secs {
+        f();
+        calls += 1;
+    }
+    (calls * units) as f64 / t.elapsed().as_secs_f64()
+}
+
+/// Multiply-adds per sample of a phase: (ours, JAX's), forward + backward. Dense layers
+/// cost three products (forward, dW, dX); first layers two (no dX: inputs are data).
+fn macs(arch: &Arch, phase: &str, active: f64) -> (f64, f64) {
+    let t = &arch.tower;
+    let first_dense = (t[0] * t[1]) as f64;
+    let first_sparse = active * t[1] as f64;
+    match phase {
+        "p2" => {
+            let tower: f64 = t[1..].windows(2).map(|w| (w[0] * w[1]) as f64).sum();
+            let mut head = 0.0;
+            let mut n_in = 2 * arch.features();
+            for &n in &arch.head {
+                head += (n_in * n) as f64;
+                n_in = n;
+            }
+            let dense = 3.0 * (2.0 * tower + head);
+            (dense + 2.0 * 2.0 * first_sparse, dense + 2.0 * 2.0 * first_dense)
+        }
+        _ => {
+            // The decoder is dense on both sides; the sigmoid and BCE are not counted.
+            let dec = 3.0 * first_dense;
+            (dec + 2.0 * first_sparse, dec + 2.0 * first_dense)
+        }
+    }
+}
+
+pub fn run(argv: &[String]) -> Result<(), CliError> {
+    let help = args::usage("bench-train", "[--seconds S] [--rounds N] [--batch N] [--threads T] [--phase 1|2|both] [--no-jax] [--breakdown]", ABOUT, FLAGS);
+    let p = args::parse("bench-train", argv, FLAGS, &help)?;
+    let secs: f64 = p.get_or("bench-train", "seconds", 3.0)?;
+    let rounds: usize = p.get_or("bench-train", "rounds", 5)?;
+    let batch: usize = p.get_or("bench-train", "batch", 256)?;
+    let threads: usize = p.get_or("bench-train", "threads", crate::tensor::threads())?;
+    if !(secs > 0.0 && secs.is_finite()) || rounds == 0 || batch == 0 || threads == 0 {
+        return Err(CliError::Usage(format!("bench-train: --seconds, --rounds, --batch and --threads must be positive\n\n{help}")));
+    }
+    let phases: Vec<&str> = match p.get("phase").unwrap_or("both") {
+        "1" => vec!["p1"],
+        "2" => vec!["p2"],
+        "both" => vec!["p2", "p1"],
+        o => return Err(CliError::Usage(format!("bench-train: --phase takes 1, 2 or both, not '{o}'\n\n{help}"))),
+    };
+    crate::tensor::set_threads(threads);
+    let kernel = crate::tensor::active_kernel();
+    let arch = Arch::big();
+    let pools = synthetic_pools(400);
+    let active = pools.w.iter().chain(&pools.l).map(|f| f.as_slice().len()).sum::<usize>() as f64 / pools.len() as f64;
+    let peak = fma_peak_gflops(kernel, threads, 1.0);
+    println!("DeepChess training step, batch {batch}, {threads} thread(s), {} kernel; {active:.1} set bits per position", kernel.name());
+    println!("FMA peak of this machine now, {threads} thread(s): {peak:.0} GFLOPS (a register-only FMA loop)");
+    let mut jax = if p.has("no-jax") { Err("anchor skipped (--no-jax)".to_string()) } else { Jax::start(batch, &arch, active.round() as usize) };
+    match &jax {
+        Ok(j) => println!("JAX {} on CPU (XLA's own threads), same network and batch, dense first layer, SGD", j.version),
+        Err(why) => println!("JAX: {why}"),
+    }
+
+    // Our two steps, each with its own state (the training loop's buffers).
+    let mut rng = Rng::new(5);
+    let mut net = Net::new(arch.clone(), &mut rng);
+    let mut opt2 = Sgd::new(0.01);
+    let (mut stepper, mut xa, mut xb, mut labels) = (PairStep::new(), SparseBatch::new(INPUTS), SparseBatch::new(INPUTS), Vec::new());
+    let mut target = Matrix::zeros(batch, 2);
+    let mut draw = Rng::new(6);
+    let mut step2 = || {
+        pair_batch(&pools, &mut draw, batch, &mut xa, &mut xb, &mut labels);
+        target.resize_zeroed(batch, 2);
+        for (i, &l) in labels.iter().enumerate() {
+            target.set(i, l, 1.0);
+        }
+        stepper.step(&mut net, &xa, &xb, &target, &labels, &mut opt2).expect("shapes are the net's own");
+    };
+    let mut ae = Params::new();
+    let ids = [
+        ae.add("enc.w", Init::HeNormal.matrix(INPUTS, arch.tower[1], &mut rng)).expect("new name"),
+        ae.add("enc.b", Matrix::zeros(1, arch.tower[1])).expect("new name"),
+        ae.add("dec.w", Init::XavierUniform.matrix(arch.tower[1], INPUTS, &mut rng)).expect("new name"),
+        ae.add("dec.b", Matrix::zeros(1, INPUTS)).expect("new name"),
+    ];
+    let mut opt1 = Sgd::new(0.01);
+    let (mut first, mut x1, mut rows) = (FirstLayerStep::new(), SparseBatch::new(INPUTS), Vec::new());
+    let mut draw1 = Rng::new(7);
+    let all: Vec<&Features> = pools.w.iter().chain(&pools.l).collect();
+    let mut step1 = || {
+        rows.clear();
+        rows.extend((0..batch).map(|_| all[draw1.below(all.len() as u64) as usize].as_slice()));
+        batch_of(&rows, &mut x1);
+        first.step(&mut ae, ids, &x1, &mut opt1).expect("shapes are the autoencoder's own");
+    };
+
+    let mut ours: Vec<Vec<f64>> = vec![Vec::new(); 2];
+    let mut theirs: Vec<Vec<f64>> = vec![Vec::new(); 2];
+    let mut peaks = vec![peak];
+    for round in 0..rounds {
+        for (pi, &ph) in phases.iter().enumerate() {
+            let r = if ph == "p2" { timed(secs, batch, &mut step2) } else { timed(secs, batch, &mut step1) };
+            ours[pi].push(r);
+            if let Ok(j) = jax.as_mut() {
+                match j.rate(ph, secs) {
+                    Ok(t) => theirs[pi].push(t),
+                    Err(e) => {
+                        println!("JAX: {e}; anchor dropped");
+                        jax = Err(e);
+                    }
+                }
+            }
+        }
+        eprint!("\rround {}/{rounds}", round + 1);
+    }
+    eprintln!();
+    peaks.push(fma_peak_gflops(kernel, threads, 1.0));
+    let peak = median(peaks.clone());
+    println!("FMA peak again after the rounds: {:.0} GFLOPS; quoted against {peak:.0}", peaks[1]);
+    println!();
+    println!("{:<34} {:>26} {:>26} {:>18} {:>9} {:>9}", "phase (median [min, max] of rounds)", "ours /s", "JAX /s", "ours/JAX", "ours %pk", "JAX %pk");
+    for (pi, &ph) in phases.iter().enumerate() {
+        let (m_ours, m_jax) = macs(&arch, ph, active);
+        let name = if ph == "p2" { "2: DeepChess pairs (Siamese)" } else { "1: Pos2Vec 773-600-773 positions" };
+        let o = median(ours[pi].clone());
+        let pct = |rate: f64, m: f64| 100.0 * rate * 2.0 * m / 1e9 / peak;
+        let (jcol, ratio, jpk) = if theirs[pi].len() == ours[pi].len() {
+            let ratios: Vec<f64> = ours[pi].iter().zip(&theirs[pi]).map(|(a, b)| a / b).collect();
+            (spread(&theirs[pi], 0), format!("{}×", spread(&ratios, 2)), format!("{:.0}%", pct(median(theirs[pi].clone()), m_jax)))
+        } else {
+            ("-".into(), "-".into(), "-".into())
+        };
+        println!("{name:<34} {:>26} {jcol:>26} {ratio:>18} {:>8.0}% {jpk:>9}", spread(&ours[pi], 0), pct(o, m_ours));
+    }
+    println!("(% of peak counts each side's own arithmetic: ours reads the set bits of the first layer, JAX multiplies all 773 inputs)");
+    if p.has("breakdown") && phases.contains(&"p2") {
+        let peak1 = fma_peak_gflops(kernel, 1, 1.0);
+        breakdown(&arch, &pools, batch, secs, threads, peak1, macs(&arch, "p2", active).0);
+    }
+    Ok(())
+}
+
+/// Where a phase-2 step's time goes: pair drawing and the optimizer step timed alone, and
+/// the whole step on one thread and on `threads` (their ratio is what the threads bring).
+fn breakdown(arch: &Arch, pools: &Pools, batch: usize, secs: f64, threads: usize, peak1: f64, m_ours: f64) {
+    let mut rng = Rng::new(5);
+    let mut net = Net::new(arch.clone(), &mut rng);
+    let (mut stepper, mut xa, mut xb, mut labels) = (PairStep::new(), SparseBatch::new(INPUTS), SparseBatch::new(INPUTS), Vec::new());
+    let mut draw = Rng::new(6);
+    let ms = |rate: f64| 1000.0 * batch as f64 / rate;
+    let t_draw = ms(timed(secs, batch, || pair_batch(pools, &mut draw, batch, &mut xa, &mut xb, &mut labels)));
+    let mut target = Matrix::zeros(batch, 2);
+    for (i, &l) in labels.iter().enumerate() {
+        target.set(i, l, 1.0);
+    }
+    let mut opt = Sgd::new(0.0);
+    let t_opt = ms(timed(secs, batch, || opt.step(&mut net.params)));
+    let mut whole = |t: usize| {
+        crate::tensor::set_threads(t);
+        let r = timed(secs, batch, || {
+            stepper.step(&mut net, &xa, &xb, &target, &labels, &mut opt).expect("shapes are the net's own");
+        });
+        crate::tensor::set_threads(threads);
+        r
+    };
+    let (r1, rt) = (whole(1), whole(threads));
+    println!();
+    println!("phase 2, our step's parts (ms per batch of {batch} pairs):");
+    println!("  pair drawing and batch encoding          {t_draw:>7.3}");
+    println!("  optimizer step (SGD, one thread)         {t_opt:>7.3}");
+    println!(
+        "  whole step on 1 thread                   {:>7.3}  ({:.0}% of one core's peak, {peak1:.0} GFLOPS)",
+        ms(r1),
+        100.0 * r1 * 2.0 * m_ours / 1e9 / peak1
+    );
+    println!("  whole step on {threads} threads                  {:>7.3}  ({:.2}× the 1-thread step)", ms(rt), rt / r1);
+}
