@@ -6,7 +6,7 @@ use deepchess::data::build::{build, BuildSettings};
 use deepchess::deepchess::features::{Features, INPUTS};
 use deepchess::deepchess::model::{batch_of, Arch, Net};
 use deepchess::tensor::{Params, Rng, SparseBatch, Tape};
-use deepchess::deepchess::pairs::{AuxPairs, Pools};
+use deepchess::deepchess::pairs::{AuxPairs, Pools, Validation};
 use deepchess::deepchess::phases::{distill_tower, siamese};
 use deepchess::train::checkpoint::OptCfg;
 use deepchess::train::log::Log;
@@ -45,7 +45,7 @@ fn siamese_loss_falls_and_validation_is_reported() {
     let dir = TempDir::new("train-falls");
     let mut c = ctx(&dir, false);
     let mut net = Net::new(tiny_arch(), &mut Rng::new(1));
-    siamese(&mut c, "s", &mut net, None, &train, &valid, 500, &cfg(6), &AuxPairs::NONE).unwrap();
+    siamese(&mut c, "s", &mut net, None, &train, &Validation { valid: &valid, positions: None, pairs: 500 }, &cfg(6), &AuxPairs::NONE).unwrap();
     let rows = &c.log.rows;
     assert_eq!(rows.len(), 6);
     assert!(rows[5].loss < rows[0].loss * 0.8, "{} -> {}", rows[0].loss, rows[5].loss);
@@ -92,16 +92,16 @@ fn resume_reproduces_the_uninterrupted_run() {
     let (whole_dir, part_dir) = (TempDir::new("train-whole"), TempDir::new("train-part"));
     let mut whole = ctx(&whole_dir, false);
     let mut a = Net::new(tiny_arch(), &mut Rng::new(5));
-    siamese(&mut whole, "s", &mut a, None, &train, &valid, 200, &cfg(3), &AuxPairs::NONE).unwrap();
+    siamese(&mut whole, "s", &mut a, None, &train, &Validation { valid: &valid, positions: None, pairs: 200 }, &cfg(3), &AuxPairs::NONE).unwrap();
 
     // "Killed" after epoch 2: a fresh process resumes from the checkpoint with fresh
     // (differently initialised) weights and must end exactly where the whole run ended.
     let mut part = ctx(&part_dir, false);
     let mut b = Net::new(tiny_arch(), &mut Rng::new(5));
-    siamese(&mut part, "s", &mut b, None, &train, &valid, 200, &cfg(2), &AuxPairs::NONE).unwrap();
+    siamese(&mut part, "s", &mut b, None, &train, &Validation { valid: &valid, positions: None, pairs: 200 }, &cfg(2), &AuxPairs::NONE).unwrap();
     let mut resumed = ctx(&part_dir, true);
     let mut c = Net::new(tiny_arch(), &mut Rng::new(999));
-    siamese(&mut resumed, "s", &mut c, None, &train, &valid, 200, &cfg(3), &AuxPairs::NONE).unwrap();
+    siamese(&mut resumed, "s", &mut c, None, &train, &Validation { valid: &valid, positions: None, pairs: 200 }, &cfg(3), &AuxPairs::NONE).unwrap();
     for id in a.params.ids() {
         assert_eq!(a.params.value(id).data(), c.params.value(id).data(), "{}", a.params.name(id));
     }
@@ -116,11 +116,11 @@ fn distilled_net_agrees_with_its_teacher() {
     let dir = TempDir::new("train-distill");
     let mut c = ctx(&dir, false);
     let mut teacher = Net::new(Arch { tower: vec![INPUTS, 48, 16], head: vec![32, 2] }, &mut Rng::new(11));
-    siamese(&mut c, "teacher", &mut teacher, None, &train, &valid, 200, &cfg(6), &AuxPairs::NONE).unwrap();
+    siamese(&mut c, "teacher", &mut teacher, None, &train, &Validation { valid: &valid, positions: None, pairs: 200 }, &cfg(6), &AuxPairs::NONE).unwrap();
     let mut student = Net::new(tiny_arch(), &mut Rng::new(12));
     distill_tower(&mut c, "tower", &mut student, &teacher, &train, &cfg(4)).unwrap();
     assert!(c.log.rows.last().unwrap().loss < c.log.rows.iter().find(|r| r.phase == "tower").unwrap().loss);
-    siamese(&mut c, "full", &mut student, Some(&teacher), &train, &valid, 200, &cfg(25), &AuxPairs::NONE).unwrap();
+    siamese(&mut c, "full", &mut student, Some(&teacher), &train, &Validation { valid: &valid, positions: None, pairs: 200 }, &cfg(25), &AuxPairs::NONE).unwrap();
     // Agreement on random pairs: on the positions distillation saw, and on held-out ones.
     let agreement = |pools: &Pools| {
         let mut rng = Rng::new(1);
@@ -169,7 +169,7 @@ fn material_pairs_teach_the_queens_worth() {
         let dir = TempDir::new(name);
         let mut c = ctx(&dir, false);
         let mut net = Net::new(tiny_arch(), &mut Rng::new(21));
-        siamese(&mut c, "s", &mut net, None, &train, &valid, 200, &cfg(20), &aux).unwrap();
+        siamese(&mut c, "s", &mut net, None, &train, &Validation { valid: &valid, positions: None, pairs: 200 }, &cfg(20), &aux).unwrap();
         net
     };
     let plain = rate(&train_net(AuxPairs::NONE, "train-aux-none"));
@@ -184,17 +184,17 @@ fn corrupt_checkpoint_is_rejected() {
     let dir = TempDir::new("train-corrupt");
     let mut c = ctx(&dir, false);
     let mut net = Net::new(tiny_arch(), &mut Rng::new(5));
-    siamese(&mut c, "s", &mut net, None, &train, &valid, 100, &cfg(1), &AuxPairs::NONE).unwrap();
+    siamese(&mut c, "s", &mut net, None, &train, &Validation { valid: &valid, positions: None, pairs: 100 }, &cfg(1), &AuxPairs::NONE).unwrap();
     let ck: PathBuf = c.dir.join("checkpoint.dcw");
     let mut bytes = std::fs::read(&ck).unwrap();
     let n = bytes.len();
     bytes[n / 2] ^= 0xFF;
     std::fs::write(&ck, &bytes).unwrap();
     let mut r = ctx(&dir, true);
-    let err = siamese(&mut r, "s", &mut net, None, &train, &valid, 100, &cfg(2), &AuxPairs::NONE).unwrap_err();
+    let err = siamese(&mut r, "s", &mut net, None, &train, &Validation { valid: &valid, positions: None, pairs: 100 }, &cfg(2), &AuxPairs::NONE).unwrap_err();
     assert!(err.contains("checkpoint.dcw"), "{err}");
     std::fs::write(&ck, &bytes[..n / 3]).unwrap();
-    let err = siamese(&mut r, "s", &mut net, None, &train, &valid, 100, &cfg(2), &AuxPairs::NONE).unwrap_err();
+    let err = siamese(&mut r, "s", &mut net, None, &train, &Validation { valid: &valid, positions: None, pairs: 100 }, &cfg(2), &AuxPairs::NONE).unwrap_err();
     assert!(err.contains("checkpoint.dcw"), "{err}");
 }
 

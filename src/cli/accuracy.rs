@@ -10,7 +10,7 @@ use std::path::PathBuf;
 const FLAGS: &[Flag] = &[
     Flag { name: "net", value: Some("FILE[,FILE…]"), help: "network file (.dcw); several, comma-separated, are judged as an ensemble (probabilities averaged)" },
     Flag { name: "data", value: Some("DIR"), help: "dataset folder (default runs/dataset)" },
-    Flag { name: "set", value: Some("NAME"), help: "valid (default) or train" },
+    Flag { name: "set", value: Some("NAME"), help: "valid (default), valid-positions (the position split of 'data --split both') or train" },
     Flag { name: "pairs", value: Some("N"), help: "random (W, L) pairs drawn with a fixed seed (default 100000)" },
     Flag { name: "seed", value: Some("N"), help: "seed of the pairs (default 1)" },
 ];
@@ -33,8 +33,9 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
     let set = match p.get("set").unwrap_or("valid") {
         "valid" => "valid.dcds",
+        "valid-positions" => super::data::VALID_POSITIONS,
         "train" => "train.dcds",
-        s => return Err(CliError::Usage(format!("deepchess accuracy: --set is valid or train, not '{s}'"))),
+        s => return Err(CliError::Usage(format!("deepchess accuracy: --set is valid, valid-positions or train, not '{s}'"))),
     };
     let pairs: usize = p.get_or("accuracy", "pairs", 100_000)?;
     let seed: u64 = p.get_or("accuracy", "seed", 1)?;
@@ -49,10 +50,11 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     println!("net: {net_path} ({})", nets.iter().map(|n| n.arch.describe()).collect::<Vec<_>>().join(", "));
     println!("set: {} — {}", data.join(set).display(), d.meta("split").unwrap_or("split unknown"));
     // Every figure names its protocol: held-out games, or held-out positions of trained games.
-    let protocol = match d.meta("protocol") {
-        Some("positions") => "position split",
-        Some("games") | None => "game split",
-        Some(_) => "split unknown",
+    let protocol = match (set, d.meta("protocol")) {
+        ("train.dcds", _) => "training positions",
+        (_, Some("positions")) => "position split",
+        (_, Some("games") | None) => "game split",
+        (_, Some(_)) => "split unknown",
     };
     println!("pair accuracy{} [{protocol}]: {:.2} % over {pairs} random (W, L) pairs (seed {seed})", if nets.len() > 1 { " (ensemble)" } else { "" }, 100.0 * acc);
     println!("pair accuracy, both orders averaged [{protocol}]: {:.2} % (the same pairs)", 100.0 * acc_both);

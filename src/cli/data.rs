@@ -1,7 +1,7 @@
 //! `deepchess data`: PGN games → train and validation W/L datasets.
 
 use super::args::{parse, usage, CliError, Flag};
-use crate::data::build::{build, describe_empty, BuildSettings, SplitBy};
+use crate::data::build::{build_sets, describe_empty, BuildSettings, Built, SplitBy};
 use crate::data::dataset::Dataset;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -13,7 +13,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "skip-plies", value: Some("N"), help: "plies never sampled at the start (paper: 10 = 5 moves)" },
     Flag { name: "keep-captures", value: None, help: "also sample positions whose played move is a capture" },
     Flag { name: "valid-per-mille", value: Some("N"), help: "games (or positions, with --split positions) per 1000 held out for validation (default 50)" },
-    Flag { name: "split", value: Some("games|positions"), help: "hold out whole games (default) or single positions, their games on both sides" },
+    Flag { name: "split", value: Some("games|positions|both"), help: "hold out whole games (default), single positions (their games on both sides), or both: games in valid.dcds and, of the other games, positions in valid-positions.dcds" },
     Flag { name: "mate-only", value: None, help: "keep only games whose last move mates (seed 003's filter)" },
     Flag { name: "min-elo", value: Some("N"), help: "keep only games with WhiteElo and BlackElo tags both >= N (seed 003: 2000)" },
     Flag { name: "split-salt", value: Some("N"), help: "draws a different game split (default 0)" },
@@ -63,7 +63,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     }
     if let Some(v) = p.get("split") {
         s.split_by = SplitBy::from_name(v)
-            .ok_or_else(|| CliError::Usage(format!("deepchess data: --split must be 'games' or 'positions', not '{v}'")))?;
+            .ok_or_else(|| CliError::Usage(format!("deepchess data: --split must be 'games', 'positions' or 'both', not '{v}'")))?;
     }
     s.filter.mate_only = p.has("mate-only");
     if p.get("min-elo").is_some() {
@@ -81,7 +81,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let out = PathBuf::from(out);
     let quiet = p.has("quiet");
     let t = Instant::now();
-    let built = build(
+    let built = build_sets(
         &sources,
         &s,
         |w| {
@@ -96,7 +96,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     );
     eprintln!();
     // Without a single game nothing is written: earlier datasets in DIR stay as they were.
-    let (mut train, mut valid, st) = built.map_err(CliError::Failed)?;
+    let Built { mut train, mut valid, valid_positions, stats: st } = built.map_err(CliError::Failed)?;
     for (src, skipped) in &st.empty_sources {
         eprintln!("warning: no game found in {}", describe_empty(src, *skipped));
     }
@@ -111,15 +111,32 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     valid.set_meta("pair", &pair);
     train.save(&out.join("train.dcds")).map_err(|e| CliError::Failed(e.to_string()))?;
     valid.save(&out.join("valid.dcds")).map_err(|e| CliError::Failed(e.to_string()))?;
+    // The second validation set of --split both carries the same id; a dataset built
+    // without it must not leave an older one beside it (train would read it).
+    let pos_path = out.join(VALID_POSITIONS);
+    match valid_positions {
+        Some(mut vp) => {
+            vp.set_meta("pair", &pair);
+            vp.save(&pos_path).map_err(|e| CliError::Failed(e.to_string()))?;
+        }
+        None if pos_path.exists() => {
+            std::fs::remove_file(&pos_path).map_err(|e| CliError::Failed(format!("cannot remove the older {}: {e}", pos_path.display())))?;
+        }
+        None => {}
+    }
     println!("{st}");
     println!(
-        "wrote {} and {} in {:.1} s",
+        "wrote {} and {}{} in {:.1} s",
         out.join("train.dcds").display(),
         out.join("valid.dcds").display(),
+        if pos_path.exists() { format!(" and {}", pos_path.display()) } else { String::new() },
         t.elapsed().as_secs_f64()
     );
     Ok(())
 }
+
+/// The position split's validation set written by `--split both` beside valid.dcds.
+pub const VALID_POSITIONS: &str = "valid-positions.dcds";
 
 /// The id of a train/validation pair: FNV-1a of both files' bytes (before the id is set).
 fn pair_id(train: &Dataset, valid: &Dataset) -> String {

@@ -1,6 +1,7 @@
 //! `deepchess train`: the paper's three training phases on a dataset folder.
 
 use super::args::{parse, usage, CliError, Flag};
+use super::data::VALID_POSITIONS;
 use crate::data::dataset::Dataset;
 use crate::deepchess::pairs::{AuxPairs, Pools};
 use crate::deepchess::pipeline::{run, Phases, Profile};
@@ -12,7 +13,7 @@ use std::time::Instant;
 
 const FLAGS: &[Flag] = &[
     Flag { name: "system", value: Some("NAME"), help: "deepchess (default: this help) | dbn (seed 001's deep belief networks: see --system dbn --help) | cnn (seed 003's convolutional classifier: --system cnn --help)" },
-    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~10-30 min on 2 cores) | paper (the paper's schedule) | curve | tiny (seconds)" },
+    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~10-30 min on 2 cores) | paper (the paper's schedule) | memorise (the paper's regime on a small corpus: training accuracy past 97 %) | curve | tiny (seconds)" },
     Flag { name: "data", value: Some("DIR"), help: "dataset folder with train.dcds and valid.dcds (default runs/dataset)" },
     Flag { name: "out", value: Some("DIR"), help: "run folder: nets, checkpoint, log.csv, curves.svg (default runs/PROFILE)" },
     Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,compact,scratch (default all)" },
@@ -82,7 +83,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     }
     let pname = p.get("profile").unwrap_or("quick");
     let mut prof = Profile::by_name(pname)
-        .ok_or_else(|| CliError::Usage(format!("deepchess train: unknown profile '{pname}' (quick, paper, curve, tiny)")))?;
+        .ok_or_else(|| CliError::Usage(format!("deepchess train: unknown profile '{pname}' (quick, paper, memorise, curve, tiny)")))?;
     if p.has("no-mirror") {
         prof.mirror = false;
     }
@@ -151,6 +152,22 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
             )));
         }
     }
+    // `deepchess data --split both`: single positions of training games, the other protocol.
+    let positions = if data.join(VALID_POSITIONS).exists() {
+        let (pools, pds) = load_pools(&data, VALID_POSITIONS, false)?;
+        if pds.meta("pair") != tds.meta("pair") {
+            return Err(CliError::Failed(format!(
+                "{}: {VALID_POSITIONS} does not come from the 'deepchess data' run of train.dcds (pair {:?} and {:?}): build them again",
+                data.display(),
+                pds.meta("pair"),
+                tds.meta("pair")
+            )));
+        }
+        eprintln!("second validation set {VALID_POSITIONS}: {} W + {} L held-out positions of training games", pools.w.len(), pools.l.len());
+        Some(pools)
+    } else {
+        None
+    };
     let split = vds.meta("split").unwrap_or("unknown split").to_string();
     eprintln!(
         "profile {pname}: {} W + {} L training positions{}, {} W + {} L validation positions (held-out games)",
@@ -177,11 +194,11 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     }
     let mut ctx = Ctx { dir: out.clone(), seed, resume, log: Log::open(&out).map_err(CliError::Failed)?, meta };
     let t = Instant::now();
-    let summary = run(&mut ctx, &prof, phases, &train, &valid).map_err(CliError::Failed)?;
+    let summary = run(&mut ctx, &prof, phases, &train, &valid, positions.as_ref()).map_err(CliError::Failed)?;
     let mut md = format!(
         "# Training run `{}`\n\nProfile `{pname}`, seed {seed}, data `{}` ({} W + {} L training positions{}).\n\
          Accuracy = fraction of random (W, L) pairs of the **validation set** ordered correctly;\n\
-         validation = {split}; {} W + {} L validation positions.\n\n| network | layers | validation pair accuracy |\n|---|---|---|\n",
+         validation = {split}; {} W + {} L validation positions.\n\n",
         out.display(),
         data.display(),
         train.w.len(),
@@ -190,8 +207,20 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         valid.w.len(),
         valid.l.len()
     );
-    for (name, arch, acc) in &summary.rows {
-        md.push_str(&format!("| {name} | {arch} | {:.2} % |\n", 100.0 * acc));
+    // Every accuracy column names its protocol.
+    let protocol = match vds.meta("protocol") {
+        Some("positions") => "position split",
+        _ => "game split",
+    };
+    let pct = |x: f64| format!("{:.2} %", 100.0 * x);
+    if positions.is_some() {
+        md.push_str(&format!("| network | layers | validation [{protocol}] | validation [position split] ({VALID_POSITIONS}) | training positions |\n|---|---|---|---|---|\n"));
+    } else {
+        md.push_str(&format!("| network | layers | validation pair accuracy [{protocol}] | training positions |\n|---|---|---|---|\n"));
+    }
+    for r in &summary.rows {
+        let pos = r.positions.map_or(String::new(), |p| format!(" {} |", pct(p)));
+        md.push_str(&format!("| {} | {} | {} |{pos} {} |\n", r.name, r.arch, pct(r.valid), pct(r.train)));
     }
     md.push_str(&format!("\nWall time of this invocation: {:.1} min.\n", t.elapsed().as_secs_f64() / 60.0));
     crate::data::dataset::write_atomic(&out.join("results.md"), md.as_bytes())
@@ -211,6 +240,10 @@ fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<us
     for file in ["train.dcds", "valid.dcds"] {
         let print = Dataset::fingerprint(&dataset_file(data, file)?).map_err(|e| CliError::Failed(e.to_string()))?;
         s.add(&format!("data.{file}"), print, &format!("--data ({file})"), Kind::Defining);
+    }
+    if data.join(VALID_POSITIONS).exists() {
+        let print = Dataset::fingerprint(&data.join(VALID_POSITIONS)).map_err(|e| CliError::Failed(e.to_string()))?;
+        s.add(&format!("data.{VALID_POSITIONS}"), print, &format!("--data ({VALID_POSITIONS})"), Kind::Defining);
     }
     // A moved or differently spelled folder holding the same files is the same data.
     let path = std::fs::canonicalize(data).unwrap_or_else(|_| data.to_path_buf());

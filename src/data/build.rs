@@ -15,6 +15,9 @@ pub enum SplitBy {
     /// Single positions: the other positions of a validation position's game may be in
     /// training (what "randomly selected positions" gives).
     Positions,
+    /// Both protocols on one training set: whole games held out (the validation set), and
+    /// single positions of the other games held out (a second validation set).
+    Both,
 }
 
 impl SplitBy {
@@ -22,6 +25,7 @@ impl SplitBy {
         match self {
             SplitBy::Games => "games",
             SplitBy::Positions => "positions",
+            SplitBy::Both => "both",
         }
     }
 
@@ -29,6 +33,7 @@ impl SplitBy {
         match s {
             "games" => Some(SplitBy::Games),
             "positions" => Some(SplitBy::Positions),
+            "both" => Some(SplitBy::Both),
             _ => None,
         }
     }
@@ -74,6 +79,10 @@ pub struct BuildStats {
     pub train_l: u64,
     pub valid_w: u64,
     pub valid_l: u64,
+    /// With [`SplitBy::Both`]: the position split's games and positions.
+    pub valid_pos_games: u64,
+    pub valid_pos_w: u64,
+    pub valid_pos_l: u64,
     /// Sources read to their end without a single readable game, with how many entries of
     /// each were skipped as unreadable.
     pub empty_sources: Vec<(String, u64)>,
@@ -89,22 +98,51 @@ impl std::fmt::Display for BuildStats {
             if self.filtered > 0 { format!("{} decisive dropped by the filter, ", self.filtered) } else { String::new() },
             self.decisive,
             self.train_games, self.train_w, self.train_l, self.valid_games, self.valid_w, self.valid_l
-        )
+        )?;
+        if self.valid_pos_games > 0 {
+            write!(f, ", position validation {} positions of {} trained games ({} W + {} L)", self.valid_pos_w + self.valid_pos_l, self.valid_pos_games, self.valid_pos_w, self.valid_pos_l)?;
+        }
+        Ok(())
     }
+}
+
+/// What [`build_sets`] makes.
+pub struct Built {
+    pub train: Dataset,
+    /// Held out by `split_by` (by game with [`SplitBy::Both`]).
+    pub valid: Dataset,
+    /// With [`SplitBy::Both`]: single positions of training games held out.
+    pub valid_positions: Option<Dataset>,
+    pub stats: BuildStats,
+}
+
+/// Salt of the position split under [`SplitBy::Both`], so it is drawn independently of
+/// the game split.
+const BOTH_POSITION_SALT: u64 = 0xB07A;
+
+/// [`build_sets`] without the second validation set of [`SplitBy::Both`].
+pub fn build(
+    sources: &[String],
+    s: &BuildSettings,
+    warn: impl FnMut(&str),
+    progress: impl FnMut(&BuildStats),
+) -> Result<(Dataset, Dataset, BuildStats), String> {
+    build_sets(sources, s, warn, progress).map(|b| (b.train, b.valid, b.stats))
 }
 
 /// Reads every source (path or `-`), samples decisive games, splits by game.
 /// `warn` receives each skipped game's message; `progress` is called every 1000 games.
 /// A source without a readable game (empty, binary, UTF-16, not PGN) is listed in the stats'
 /// `empty_sources`; when no source holds one, the build fails naming them all.
-pub fn build(
+pub fn build_sets(
     sources: &[String],
     s: &BuildSettings,
     mut warn: impl FnMut(&str),
     mut progress: impl FnMut(&BuildStats),
-) -> Result<(Dataset, Dataset, BuildStats), String> {
+) -> Result<Built, String> {
     let mut train = Dataset::default();
     let mut valid = Dataset::default();
+    let mut valid_pos = Dataset::default();
     let mut st = BuildStats::default();
     let mut game_index: u32 = 0;
     'sources: for src in sources {
@@ -150,14 +188,17 @@ pub fn build(
             let mut rng = SplitMix64(s.seed ^ key);
             let recs = sample_game(&g.start, &g.moves, white_won, game_index, &s.sampling, &mut || rng.next_u64());
             let game_held_out = is_validation(key, s.valid_per_mille, s.split_salt);
-            let (mut in_train, mut in_valid) = (false, false);
+            let (mut in_train, mut in_valid, mut in_pos) = (false, false, false);
             for r in recs {
-                let held_out = match s.split_by {
-                    SplitBy::Games => game_held_out,
-                    SplitBy::Positions => is_validation_position(key, r.ply, s.valid_per_mille, s.split_salt),
+                let (held_out, pos_held_out) = match s.split_by {
+                    SplitBy::Games => (game_held_out, false),
+                    SplitBy::Positions => (is_validation_position(key, r.ply, s.valid_per_mille, s.split_salt), false),
+                    SplitBy::Both => (game_held_out, !game_held_out && is_validation_position(key, r.ply, s.valid_per_mille, s.split_salt ^ BOTH_POSITION_SALT)),
                 };
                 let (set, w, l, seen) = if held_out {
                     (&mut valid, &mut st.valid_w, &mut st.valid_l, &mut in_valid)
+                } else if pos_held_out {
+                    (&mut valid_pos, &mut st.valid_pos_w, &mut st.valid_pos_l, &mut in_pos)
                 } else {
                     (&mut train, &mut st.train_w, &mut st.train_l, &mut in_train)
                 };
@@ -171,6 +212,7 @@ pub fn build(
             }
             st.train_games += in_train as u64;
             st.valid_games += in_valid as u64;
+            st.valid_pos_games += in_pos as u64;
         }
         if let Some(e) = &reader.summary().io_error {
             return Err(format!("{src}: read error: {e}"));
@@ -184,17 +226,29 @@ pub fn build(
         let which = if which.is_empty() { sources.join(", ") } else { which.join("; ") };
         return Err(format!("no game found in {which}: nothing written"));
     }
-    for (set, name) in [(&mut train, "train"), (&mut valid, "validation")] {
+    let both = s.split_by == SplitBy::Both;
+    for (set, name) in [(&mut train, "train"), (&mut valid, "validation"), (&mut valid_pos, "validation-positions")] {
         set.set_meta("set", name);
         set.set_meta("source", sources.join(" "));
         set.set_meta("sampling", s.sampling.describe());
         if !s.filter.is_none() {
             set.set_meta("filter", s.filter.describe());
         }
-        set.set_meta("protocol", s.split_by.name());
+        // Each validation set names its own protocol; a training set made for both names both.
+        let protocol = match (s.split_by, name) {
+            (SplitBy::Both, "validation") => "games",
+            (SplitBy::Both, "validation-positions") => "positions",
+            (by, _) => by.name(),
+        };
+        set.set_meta("protocol", protocol);
         set.set_meta(
             "split",
             match s.split_by {
+                SplitBy::Both => format!(
+                    "whole games held out as validation: a game is in validation when mix(fnv1a(start FEN + moves) ^ {}) % 1000 < {}; \
+                     of the other games, single positions held out as validation-positions when mix(fnv1a(start FEN + moves) ^ ply hash ^ {}) % 1000 < {}",
+                    s.split_salt, s.valid_per_mille, s.split_salt ^ BOTH_POSITION_SALT, s.valid_per_mille
+                ),
                 SplitBy::Games => format!(
                     "whole games held out: a game is in validation when mix(fnv1a(start FEN + moves) ^ {}) % 1000 < {}",
                     s.split_salt, s.valid_per_mille
@@ -209,7 +263,7 @@ pub fn build(
         set.set_meta("stats", st.to_string());
     }
     progress(&st);
-    Ok((train, valid, st))
+    Ok(Built { train, valid, valid_positions: both.then_some(valid_pos), stats: st })
 }
 
 /// `FILE (empty, or not PGN text)` / `FILE (3 entries skipped as unreadable)`.
