@@ -35,6 +35,55 @@ fn indexed(state: &[(String, Matrix)], prefix: &str) -> Vec<Matrix> {
     (0..).map_while(|i| find(state, &format!("{prefix}.{i}")).cloned()).collect()
 }
 
+/// One parameter as an elementwise update sees it: value, gradient and up to two state
+/// tensors (empty slices when the optimizer keeps none).
+struct Slot<'a> {
+    id: ParamId,
+    w: &'a mut [f32],
+    g: &'a mut [f32],
+    s1: &'a mut [f32],
+    s2: &'a mut [f32],
+}
+
+/// Elements below which an update stays on one thread (a thread start costs more).
+const PAR_MIN_ELEMENTS: usize = 1 << 17;
+
+/// Runs `update` on every parameter that is not frozen. When the whole is large, the
+/// parameters are shared out over two threads (each to the lighter side, in order); every
+/// update is elementwise, so the result is the same bits either way.
+fn for_each_slot(params: &mut Params, s1: &mut [Matrix], s2: &mut [Matrix], update: impl Fn(&mut Slot) + Sync) {
+    let (values, grads, frozen) = params.parts_mut();
+    let mut s1 = s1.iter_mut().map(|m| m.data_mut());
+    let mut s2 = s2.iter_mut().map(|m| m.data_mut());
+    let mut slots: Vec<Slot> = Vec::with_capacity(values.len());
+    for (i, (w, g)) in values.iter_mut().zip(grads.iter_mut()).enumerate() {
+        let (a, b) = (s1.next().unwrap_or_default(), s2.next().unwrap_or_default());
+        if !frozen[i] {
+            slots.push(Slot { id: ParamId(i), w: w.data_mut(), g: g.data_mut(), s1: a, s2: b });
+        }
+    }
+    let total: usize = slots.iter().map(|s| s.w.len()).sum();
+    if total < PAR_MIN_ELEMENTS || super::threads::threads() < 2 {
+        slots.iter_mut().for_each(&update);
+        return;
+    }
+    let (mut left, mut right, mut nl, mut nr) = (Vec::new(), Vec::new(), 0, 0);
+    for s in slots {
+        if nl <= nr {
+            nl += s.w.len();
+            left.push(s);
+        } else {
+            nr += s.w.len();
+            right.push(s);
+        }
+    }
+    let update = &update;
+    std::thread::scope(|scope| {
+        scope.spawn(move || right.iter_mut().for_each(update));
+        left.iter_mut().for_each(update);
+    });
+}
+
 /// Lazily sized per-parameter state (momentum, Adam moments).
 fn state_for(state: &mut Vec<Matrix>, params: &Params) {
     while state.len() < params.len() {
@@ -121,34 +170,29 @@ impl Optimizer for Sgd {
         if self.momentum != 0.0 {
             state_for(&mut self.velocity, params);
         }
-        let (lr, mu) = (self.lr, self.momentum);
-        for id in (0..params.len()).map(ParamId) {
-            if params.is_frozen(id) {
-                continue;
-            }
-            let wd = if self.decay_exempt.contains(&id) { 0.0 } else { self.weight_decay };
-            let (w, g) = params.value_and_grad_mut(id);
+        let (lr, mu, lr_in_velocity) = (self.lr, self.momentum, self.lr_in_velocity);
+        let (exempt, weight_decay) = (&self.decay_exempt, self.weight_decay);
+        for_each_slot(params, &mut self.velocity, &mut [], |s| {
+            let wd = if exempt.contains(&s.id) { 0.0 } else { weight_decay };
             if mu == 0.0 {
-                for (x, gv) in w.data_mut().iter_mut().zip(g.data_mut().iter_mut()) {
+                for (x, gv) in s.w.iter_mut().zip(s.g.iter_mut()) {
                     *x -= lr * (*gv + wd * *x);
                     *gv = 0.0;
                 }
-            } else if self.lr_in_velocity {
-                let v = &mut self.velocity[id.index()];
-                for ((x, gv), vv) in w.data_mut().iter_mut().zip(g.data_mut().iter_mut()).zip(v.data_mut()) {
+            } else if lr_in_velocity {
+                for ((x, gv), vv) in s.w.iter_mut().zip(s.g.iter_mut()).zip(s.s1.iter_mut()) {
                     *vv = mu * *vv - lr * (*gv + wd * *x);
                     *x += *vv;
                     *gv = 0.0;
                 }
             } else {
-                let v = &mut self.velocity[id.index()];
-                for ((x, gv), vv) in w.data_mut().iter_mut().zip(g.data_mut().iter_mut()).zip(v.data_mut()) {
+                for ((x, gv), vv) in s.w.iter_mut().zip(s.g.iter_mut()).zip(s.s1.iter_mut()) {
                     *vv = mu * *vv + *gv + wd * *x;
                     *x -= lr * *vv;
                     *gv = 0.0;
                 }
             }
-        }
+        });
     }
     fn lr(&self) -> f32 {
         self.lr
@@ -215,19 +259,14 @@ impl Optimizer for Adam {
         let step = self.lr * c2.sqrt() / c1;
         let eps = self.eps * c2.sqrt();
         let wd = self.lr * self.weight_decay;
-        for id in (0..params.len()).map(ParamId) {
-            if params.is_frozen(id) {
-                continue;
-            }
-            let (w, g) = params.value_and_grad_mut(id);
-            let (m, v) = (&mut self.m[id.index()], &mut self.v[id.index()]);
-            for (((x, gv), mv), vv) in w.data_mut().iter_mut().zip(g.data_mut().iter_mut()).zip(m.data_mut()).zip(v.data_mut()) {
+        for_each_slot(params, &mut self.m, &mut self.v, |s| {
+            for (((x, gv), mv), vv) in s.w.iter_mut().zip(s.g.iter_mut()).zip(s.s1.iter_mut()).zip(s.s2.iter_mut()) {
                 *mv = b1 * *mv + (1.0 - b1) * *gv;
                 *vv = b2 * *vv + (1.0 - b2) * *gv * *gv;
                 *x -= wd * *x + step * *mv / (vv.sqrt() + eps);
                 *gv = 0.0;
             }
-        }
+        });
     }
     fn lr(&self) -> f32 {
         self.lr
@@ -257,5 +296,43 @@ impl Optimizer for Adam {
         }
         self.m = indexed(state, "m");
         self.v = indexed(state, "v");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::threads::serial;
+    use crate::tensor::{Init, Rng};
+
+    /// Large enough to be shared out over two threads; the bits must not change.
+    #[test]
+    fn threaded_updates_give_the_serial_bits() {
+        let mut rng = Rng::new(4);
+        let mut a = Params::new();
+        for (i, (r, c)) in [(400, 400), (1, 400), (300, 200), (7, 3)].into_iter().enumerate() {
+            a.add(&format!("p{i}"), Init::HeNormal.matrix(r, c, &mut rng)).unwrap();
+        }
+        a.set_frozen(ParamId(3), true);
+        let fill = |p: &mut Params, seed: u64| {
+            let mut rng = Rng::new(seed);
+            for id in p.ids().collect::<Vec<_>>() {
+                p.grad_mut(id).data_mut().iter_mut().for_each(|g| *g = rng.uniform(-1.0, 1.0));
+            }
+        };
+        let mut b = a.clone();
+        let opts = || -> Vec<Box<dyn Optimizer>> { vec![Box::new(Adam::adamw(1e-3, 0.01)), Box::new(Sgd::new(0.1).with_momentum(0.9).with_weight_decay(1e-3)), Box::new(Sgd::new(0.1))] };
+        for (mut oa, mut ob) in opts().into_iter().zip(opts()) {
+            for step in 0..3 {
+                fill(&mut a, step);
+                fill(&mut b, step);
+                oa.step(&mut a);
+                serial(|| ob.step(&mut b));
+            }
+        }
+        for id in a.ids() {
+            assert_eq!(a.value(id).data(), b.value(id).data(), "{}", a.name(id));
+            assert!(a.grad(id).data().iter().all(|&g| g == 0.0) || a.is_frozen(id));
+        }
     }
 }

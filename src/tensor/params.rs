@@ -79,6 +79,12 @@ impl Params {
         (&mut self.values[id.0], &mut self.grads[id.0])
     }
 
+    /// Values, gradients and frozen flags of every parameter at once (optimizers that
+    /// update several parameters on several threads).
+    pub(crate) fn parts_mut(&mut self) -> (&mut [Matrix], &mut [Matrix], &[bool]) {
+        (&mut self.values, &mut self.grads, &self.frozen)
+    }
+
     /// A frozen parameter gets no gradient and is not updated (layer-wise pretraining).
     pub fn set_frozen(&mut self, id: ParamId, frozen: bool) {
         self.frozen[id.0] = frozen;

@@ -126,12 +126,35 @@ impl Shards {
                 results[s] = Some(r);
             }
         }
-        // The sum, in shard order, before any error is returned (the gradients stay whole).
+        // The sum, in shard order, before any error is returned (the gradients stay whole);
+        // parameters shared out over two threads when there are many (same bits: each
+        // element is summed in shard order either way).
         let kernel = active_kernel();
-        for g in &self.grads {
-            for (dst, src) in own.iter_mut().zip(g) {
-                add_assign_with(kernel, dst.data_mut(), src.data());
+        let others = &self.grads;
+        let sum = |i: usize, dst: &mut Matrix| {
+            for g in others {
+                add_assign_with(kernel, dst.data_mut(), g[i].data());
             }
+        };
+        let total: usize = own.iter().map(|m| m.len()).sum();
+        if workers < 2 || others.is_empty() || total < 1 << 17 {
+            own.iter_mut().enumerate().for_each(|(i, d)| sum(i, d));
+        } else {
+            let (mut left, mut right, mut nl, mut nr) = (Vec::new(), Vec::new(), 0, 0);
+            for (i, d) in own.iter_mut().enumerate() {
+                if nl <= nr {
+                    nl += d.len();
+                    left.push((i, d));
+                } else {
+                    nr += d.len();
+                    right.push((i, d));
+                }
+            }
+            let sum = &sum;
+            std::thread::scope(|scope| {
+                scope.spawn(move || right.into_iter().for_each(|(i, d)| sum(i, d)));
+                left.into_iter().for_each(|(i, d)| sum(i, d));
+            });
         }
         params.grads = own;
         results.into_iter().map(|r| r.expect("every shard ran")).collect()
