@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train train-dbn train-cnn cnn-data test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch clean
+.PHONY: all build train train-dbn train-cnn cnn-data test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
 
 all: build
 
@@ -22,7 +22,7 @@ test-full:
 	DEEPCHESS_FUZZ_CASES=5000 $(CARGO) test --all-targets -- --include-ignored
 
 # Every benchmark, each figure beside its anchor as a ratio measured in the same run.
-bench: bench-tensor bench-perft bench-pgn bench-search bench-dbn
+bench: bench-tensor bench-perft bench-pgn bench-search bench-dbn bench-train
 
 # Perft speed against Stockfish's `go perft` (when Stockfish is installed; see install-stockfish).
 bench-perft: build
@@ -40,6 +40,13 @@ bench-search: build
 bench-dbn: build
 	$(BIN) bench-dbn
 	$(BIN) bench --depth 7 --vs dbn-classify,dbn-regress,dbn-quantized --rounds 3
+
+# DeepChess training steps (phase 2: Siamese pairs; phase 1: the first Pos2Vec autoencoder) at
+# batch 256 beside JAX training the same network (make install-jax; skipped with a message when
+# absent), interleaved rounds, ratios and fractions of the FMA peak measured in the same run;
+# then where our phase-2 step's time goes.
+bench-train: build
+	$(BIN) bench-train --rounds 5 --breakdown
 
 # PGN ingest (parse + SAN + legality + sampling) against pgn-extract, when installed.
 target/corpus.pgn: data/sf15-selfplay-1.pgn.xz data/sf15-selfplay-2.pgn.xz
@@ -200,6 +207,28 @@ install-sklearn:
 install-torch:
 	@echo "Installing PyTorch, CPU-only build, with pip (only used by 'make bench-tensor' to compare convolution speed)"
 	pip install torch --index-url https://download.pytorch.org/whl/cpu || { echo "PyTorch's CPU index unreachable: trying PyPI's torch (larger download)"; pip install torch; }
+
+# Optional: JAX (CPU), only for the training-speed comparison in bench-train (the same
+# DeepChess network, batch and loss, trained by JAX beside ours in the same run).
+install-jax:
+	@echo "Installing JAX (CPU) with pip (only used by 'make bench-train' to compare training speed)"
+	pip install jax
+
+# The fidelity experiment (docs/results.md, "The paper's 98 %"): DeepChess and its distilled
+# net trained past 97 % training accuracy on 2k, 8k and 32k decisive games of our own engine,
+# judged on held-out games and on held-out positions of trained games, every epoch. About an
+# hour on 2 cores. Resumable: rerunning continues or prints the results.
+FIDELITY_DIR ?= runs/fidelity
+FIDELITY_SIZES ?= 2400:2k:20 9600:8k:30 38400:32k:50
+fidelity: build
+	@set -e; for spec in $(FIDELITY_SIZES); do \
+	  IFS=: read games name epochs <<< "$$spec"; \
+	  [ -f $(FIDELITY_DIR)/data-$$name/valid-positions.dcds ] || $(BIN) data --pgn data/datagen/own-handcrafted-1.pgn.xz \
+	    --out $(FIDELITY_DIR)/data-$$name --split both --valid-per-mille 100 --max-games $$games --quiet; \
+	  resume=; [ -f $(FIDELITY_DIR)/run-$$name/run.txt ] && resume=--resume; \
+	  $(BIN) train --profile memorise --data $(FIDELITY_DIR)/data-$$name --out $(FIDELITY_DIR)/run-$$name \
+	    --phases pos2vec,siamese,distill --siamese-epochs $$epochs --distill-epochs 20 $$resume; \
+	done
 
 perft: build
 	$(BIN) perft 6
