@@ -105,3 +105,19 @@ fn the_data_parallel_step_matches_the_plain_tape() {
         }
     }
 }
+
+/// `bench-train` runs both phases and prints its table; without JAX (or with --no-jax) the
+/// anchor is skipped with a message, never an error. Bad flags are named.
+#[test]
+fn bench_train_prints_its_table_and_names_bad_flags() {
+    let r = deepchess(&["bench-train", "--seconds", "0.05", "--rounds", "1", "--no-jax", "--batch", "32", "--breakdown"]);
+    let (so, se) = (String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
+    assert!(r.status.success(), "{so}{se}");
+    for want in ["FMA peak", "JAX: anchor skipped (--no-jax)", "2: DeepChess pairs", "1: Pos2Vec", "whole step on 1 thread", "sparse layer 773-600"] {
+        assert!(so.contains(want), "no '{want}' in:\n{so}");
+    }
+    for bad in [["--phase", "3"], ["--rounds", "0"], ["--seconds", "x"]] {
+        let r = deepchess(&["bench-train", bad[0], bad[1], "--no-jax"]);
+        assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains(bad[0]), "{bad:?}: {}", String::from_utf8_lossy(&r.stderr));
+    }
+}

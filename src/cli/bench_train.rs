@@ -14,7 +14,7 @@ use crate::chess::Position;
 use crate::deepchess::features::{Features, INPUTS};
 use crate::deepchess::model::{batch_of, Arch, Net};
 use crate::deepchess::pairs::{pair_batch, Pools};
-use crate::deepchess::step::{FirstLayerStep, PairStep};
+use crate::deepchess::step::{FirstLayerStep, PairStep, SHARDS};
 use crate::tensor::peak::fma_peak_gflops;
 use crate::tensor::{Init, Matrix, Optimizer, Params, Rng, Sgd, SparseBatch};
 use std::io::{BufRead, BufReader, Write};
@@ -356,6 +356,7 @@ fn breakdown(arch: &Arch, pools: &Pools, batch: usize, secs: f64, threads: usize
         r
     };
     let (r1, rt) = (whole(1), whole(threads));
+    let parts = parts_on_one_thread(arch, pools, batch, secs);
     println!();
     println!("phase 2, our step's parts (ms per batch of {batch} pairs):");
     println!("  pair drawing and batch encoding          {t_draw:>7.3}");
@@ -366,4 +367,56 @@ fn breakdown(arch: &Arch, pools: &Pools, batch: usize, secs: f64, threads: usize
         100.0 * r1 * 2.0 * m_ours / 1e9 / peak1
     );
     println!("  whole step on {threads} threads                  {:>7.3}  ({:.2}× the 1-thread step)", ms(rt), rt / r1);
+    println!("the same step's products timed alone on one thread, at its shapes ({} shards of {} pairs; ms per batch):", SHARDS, batch.div_ceil(SHARDS));
+    let mut sum = 0.0;
+    for (name, t, gflops) in &parts {
+        println!("  {name:<40} {t:>7.3}  ({gflops:.0} GFLOPS)");
+        sum += t;
+    }
+    println!("  rest of the 1-thread step (activations, loss, copies, zeroing, sums, optimizer) {:>7.3}", ms(r1) - sum);
+}
+
+/// The products of a phase-2 step, each timed alone on one thread at the shapes one shard
+/// runs (both towers stacked), times the shards: (what, ms per batch, GFLOPS).
+fn parts_on_one_thread(arch: &Arch, pools: &Pools, batch: usize, secs: f64) -> Vec<(String, f64, f64)> {
+    use crate::tensor::gemm::{gemm_with, Trans};
+    let kernel = crate::tensor::active_kernel();
+    let pairs = batch.div_ceil(SHARDS);
+    let mut rng = Rng::new(8);
+    let mut x = SparseBatch::new(INPUTS);
+    let rows: Vec<&[u16]> = pools.w.iter().chain(&pools.l).take(2 * pairs).map(|f| f.as_slice()).collect();
+    batch_of(&rows, &mut x);
+    let t = &arch.tower;
+    let w1 = Init::HeNormal.matrix(t[0], t[1], &mut rng);
+    let b1 = Matrix::zeros(1, t[1]);
+    let (mut y1, mut dw1, mut db1) = (Matrix::default(), Matrix::zeros(t[0], t[1]), Matrix::zeros(1, t[1]));
+    let dy1 = Init::HeNormal.matrix(2 * pairs, t[1], &mut rng);
+    let per_call = |f: &mut dyn FnMut()| 1000.0 * SHARDS as f64 / timed(secs / 4.0, 1, f);
+    let mut out = Vec::new();
+    let sparse_fwd = per_call(&mut || crate::tensor::sparse::forward_with(kernel, 1, &x, &w1, &b1, &mut y1).expect("shapes"));
+    let sparse_bwd = per_call(&mut || crate::tensor::sparse::backward_with(kernel, 1, &x, &dy1, &mut dw1, &mut db1).expect("shapes"));
+    let active = x.nnz() as f64 * t[1] as f64 * 2.0 * 2.0 * SHARDS as f64 / 1e9;
+    out.push((format!("sparse layer {}-{}, forward + dW", t[0], t[1]), sparse_fwd + sparse_bwd, active / ((sparse_fwd + sparse_bwd) / 1000.0)));
+    // Dense layers: (part, rows, in, out). Every one needs dX: the first head layer's feeds
+    // the towers, the first dense tower layer's the sparse layer's dW.
+    let mut layers: Vec<(&str, usize, usize, usize)> = t[1..].windows(2).map(|w| ("tower", 2 * pairs, w[0], w[1])).collect();
+    let mut n_in = 2 * arch.features();
+    for &n in &arch.head {
+        layers.push(("head", pairs, n_in, n));
+        n_in = n;
+    }
+    for (part, m, k, n) in layers {
+        let a = Init::HeNormal.matrix(m, k, &mut rng);
+        let w = Init::HeNormal.matrix(k, n, &mut rng);
+        let g = Init::HeNormal.matrix(m, n, &mut rng);
+        let (mut y, mut dw, mut da) = (Matrix::zeros(m, n), Matrix::zeros(k, n), Matrix::zeros(m, k));
+        let ms = per_call(&mut || {
+            gemm_with(kernel, 1, Trans::N, Trans::N, 1.0, &a, &w, 0.0, &mut y).expect("shapes");
+            gemm_with(kernel, 1, Trans::T, Trans::N, 1.0, &a, &g, 1.0, &mut dw).expect("shapes");
+            gemm_with(kernel, 1, Trans::N, Trans::T, 1.0, &g, &w, 1.0, &mut da).expect("shapes");
+        });
+        let gflop = 2.0 * (m * k * n) as f64 * 3.0 * SHARDS as f64 / 1e9;
+        out.push((format!("{part} {k}-{n} ({m} rows): X·W, Xᵀ·G, G·Wᵀ"), ms, gflop / (ms / 1000.0)));
+    }
+    out
 }
