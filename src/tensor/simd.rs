@@ -43,6 +43,11 @@ pub(crate) trait Flavour {
     unsafe fn nonzero(v: Self::V) -> u64;
     /// The sum of the lanes.
     unsafe fn sum(v: Self::V) -> f32;
+    /// Asks for the cache line holding `p` ahead of its use (no-op where there is no hint).
+    #[inline(always)]
+    unsafe fn prefetch(p: *const f32) {
+        let _ = p;
+    }
 }
 
 /// Portable flavour: plain f32 arithmetic (the compiler may still use SSE2).
@@ -149,6 +154,10 @@ mod x86 {
             let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
             _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
         }
+        #[inline(always)]
+        unsafe fn prefetch(p: *const f32) {
+            _mm_prefetch::<_MM_HINT_T0>(p as *const i8)
+        }
     }
 
     /// AVX-512F: 16 lanes.
@@ -196,6 +205,10 @@ mod x86 {
         #[inline(always)]
         unsafe fn sum(v: __m512) -> f32 {
             _mm512_reduce_add_ps(v)
+        }
+        #[inline(always)]
+        unsafe fn prefetch(p: *const f32) {
+            _mm_prefetch::<_MM_HINT_T0>(p as *const i8)
         }
     }
 }

@@ -24,6 +24,14 @@ unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const MA: usize, c
     ldc: usize,
     overwrite: bool,
 ) {
+    // C is read only after the whole k loop: ask for its lines now, so that a tile of a
+    // large C (a weight gradient accumulated in place) does not wait on memory then.
+    if !overwrite {
+        for i in 0..MR {
+            F::prefetch(c.add(i * ldc));
+            F::prefetch(c.add(i * ldc + NV * F::LANES - 1));
+        }
+    }
     let mut acc = [[F::zero(); NV]; MR];
     for _ in 0..kc {
         let mut bv = [F::zero(); NV];
