@@ -13,7 +13,7 @@ import csv, math, os, sys
 
 SIZES = ["2k", "8k", "32k"]
 COLOURS = {"2k": "#1f77b4", "8k": "#2ca02c", "32k": "#d62728"}
-W, H, LEFT, RIGHT, TOP, BOTTOM = 920, 490, 60, 20, 40, 80
+W, H, LEFT, RIGHT, TOP, BOTTOM = 980, 490, 60, 20, 40, 80
 LO, HI = 0.70, 1.00
 
 

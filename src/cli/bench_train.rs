@@ -291,9 +291,13 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let mut peaks = vec![peak];
     for round in 0..rounds {
         for (pi, &ph) in phases.iter().enumerate() {
+            // A pause before each figure: the other side's threads may still be spinning
+            // down (XLA's pool waits actively for a while after its work).
+            std::thread::sleep(std::time::Duration::from_millis(300));
             let r = if ph == "p2" { timed(secs, batch, &mut step2) } else { timed(secs, batch, &mut step1) };
             ours[pi].push(r);
             if let Ok(j) = jax.as_mut() {
+                std::thread::sleep(std::time::Duration::from_millis(300));
                 match j.rate(ph, secs) {
                     Ok(t) => theirs[pi].push(t),
                     Err(e) => {
