@@ -438,3 +438,39 @@ fn shape_errors_are_reported() {
     assert!(t.backward(a, &mut p).is_err(), "a 2×3 node is not a loss");
     t.backward(l, &mut p).unwrap();
 }
+
+/// The fused ops compute what their two-op forms compute, values and gradients alike.
+#[test]
+fn fused_affine_relu_equals_affine_then_relu() {
+    let mut rng = Rng::new(21);
+    let mut p = Params::new();
+    let w = p.add("w", rand(9, 7, &mut rng)).unwrap();
+    let b = p.add("b", rand(1, 7, &mut rng)).unwrap();
+    let w2 = p.add("w2", rand(7, 3, &mut rng)).unwrap();
+    let b2 = p.add("b2", rand(1, 3, &mut rng)).unwrap();
+    let x = rand(5, 9, &mut rng);
+    let rows: Vec<Vec<u32>> = (0..5).map(|_| (0..9u32).filter(|_| rng.below(2) == 1).collect()).collect();
+    let xs = SparseBatch::from_rows(9, &rows).unwrap();
+    let target = rand(5, 3, &mut rng);
+    for sparse in [false, true] {
+        let mut results = Vec::new();
+        for fused in [false, true] {
+            let mut q = p.clone();
+            let mut t = Tape::new();
+            let xv = t.input(&x);
+            let h = match (sparse, fused) {
+                (false, false) => { let a = t.affine(&q, xv, w, b).unwrap(); t.relu(a).unwrap() }
+                (false, true) => t.affine_relu(&q, xv, w, b).unwrap(),
+                (true, false) => { let a = t.sparse_affine(&q, &xs, w, b).unwrap(); t.relu(a).unwrap() }
+                (true, true) => t.sparse_affine_relu(&q, &xs, w, b).unwrap(),
+            };
+            let y = t.affine_relu(&q, h, w2, b2).unwrap();
+            let tg = t.input(&target);
+            let l = t.mse(y, tg).unwrap();
+            t.backward(l, &mut q).unwrap();
+            let grads: Vec<Vec<f32>> = q.ids().map(|id| q.grad(id).data().to_vec()).collect();
+            results.push((t.value(h).data().to_vec(), grads));
+        }
+        assert_eq!(results[0], results[1], "sparse {sparse}: fused and two-op forms differ");
+    }
+}

@@ -200,11 +200,9 @@ pub(super) fn prob_first(z: &Matrix, i: usize) -> f32 {
 /// borrowed parameters, so that shards of a batch can run it at once.
 fn tower(tape: &mut Tape, params: &Params, layers: &[(ParamId, ParamId)], x: &SparseBatch) -> Result<Var> {
     let (w, b) = layers[0];
-    let mut h = tape.sparse_affine(params, x, w, b)?;
-    h = tape.relu(h)?;
+    let mut h = tape.sparse_affine_relu(params, x, w, b)?;
     for &(w, b) in &layers[1..] {
-        h = tape.affine(params, h, w, b)?;
-        h = tape.relu(h)?;
+        h = tape.affine_relu(params, h, w, b)?;
     }
     Ok(h)
 }
@@ -215,10 +213,7 @@ pub(super) fn stacked_logits(tape: &mut Tape, params: &Params, tower_layers: &[(
     let f = tower(tape, params, tower_layers, both)?;
     let mut h = tape.pair_halves(f)?;
     for (i, &(w, b)) in head.iter().enumerate() {
-        h = tape.affine(params, h, w, b)?;
-        if i + 1 < head.len() {
-            h = tape.relu(h)?;
-        }
+        h = if i + 1 < head.len() { tape.affine_relu(params, h, w, b)? } else { tape.affine(params, h, w, b)? };
     }
     Ok(h)
 }

@@ -123,8 +123,7 @@ impl FirstLayerStep {
         let out = self
             .shards
             .forward_backward(ae, &weights, |s, tape, ae| {
-                let h = tape.sparse_affine(ae, &parts[s].0, enc_w, enc_b)?;
-                let h = tape.relu(h)?;
+                let h = tape.sparse_affine_relu(ae, &parts[s].0, enc_w, enc_b)?;
                 let y = tape.affine(ae, h, dec_w, dec_b)?;
                 let p = tape.sigmoid(y)?;
                 let target = tape.input(&parts[s].1);

@@ -61,10 +61,16 @@ impl Tape {
         let scratch = &mut self.scratch;
         for i in (0..=loss.0).rev() {
             let (before, rest) = nodes.split_at_mut(i);
-            let node = &rest[0];
-            if !node.needs_grad {
+            if !rest[0].needs_grad {
                 continue;
             }
+            // A fused ReLU: the gradient through it is the node's own, masked where the
+            // output is zero (this node's gradient is read by nothing else).
+            if let Op::Affine { relu: true, .. } | Op::SparseAffine { relu: true, .. } = rest[0].op {
+                let n = &mut rest[0];
+                vecops::relu_mask_with(active_kernel(), n.grad.data_mut(), n.value.data());
+            }
+            let node = &rest[0];
             let g = &node.grad;
             let y = &node.value;
             match node.op {
@@ -74,7 +80,7 @@ impl Tape {
                         acc(&mut grads[id.0], g, 1.0);
                     }
                 }
-                Op::SparseAffine { x, w, b } => {
+                Op::SparseAffine { x, w, b, .. } => {
                     let xs = &sparse_inputs[x];
                     match (params.is_frozen(w), params.is_frozen(b)) {
                         (false, false) => {
@@ -89,7 +95,7 @@ impl Tape {
                         (true, true) => {}
                     }
                 }
-                Op::Affine { x, w, b } => {
+                Op::Affine { x, w, b, .. } => {
                     if !params.is_frozen(w) {
                         gemm(Trans::T, Trans::N, 1.0, &before[x.0].value, g, 1.0, &mut grads[w.0])?;
                     }

@@ -30,9 +30,10 @@ pub(crate) enum Op {
     /// A copy of a parameter's value; its gradient goes to the parameter.
     Param(ParamId),
     /// `X·W + b` with binary sparse `X` (index into the tape's sparse inputs).
-    SparseAffine { x: usize, w: ParamId, b: ParamId },
+    /// With `relu`, the output is `max(·, 0)` (one node instead of two: no copy, no mask pass).
+    SparseAffine { x: usize, w: ParamId, b: ParamId, relu: bool },
     /// `x·W + b`.
-    Affine { x: Var, w: ParamId, b: ParamId },
+    Affine { x: Var, w: ParamId, b: ParamId, relu: bool },
     Add(Var, Var),
     Relu(Var),
     Sigmoid(Var),
@@ -188,6 +189,16 @@ impl Tape {
     /// `X·W + b` for a batch of binary sparse inputs: the sum of the W rows of each
     /// row's set bits (the 773-bit input layer). Gradients reach only those rows.
     pub fn sparse_affine(&mut self, params: &Params, x: &SparseBatch, w: ParamId, b: ParamId) -> Result<Var> {
+        self.sparse_affine_act(params, x, w, b, false)
+    }
+
+    /// `max(sparse_affine, 0)` as one op: what `relu(sparse_affine(…))` computes, bit for
+    /// bit, without the second node's copy and passes.
+    pub fn sparse_affine_relu(&mut self, params: &Params, x: &SparseBatch, w: ParamId, b: ParamId) -> Result<Var> {
+        self.sparse_affine_act(params, x, w, b, true)
+    }
+
+    fn sparse_affine_act(&mut self, params: &Params, x: &SparseBatch, w: ParamId, b: ParamId, relu: bool) -> Result<Var> {
         if self.sparse_len == self.sparse.len() {
             self.sparse.push(SparseBatch::new(0));
         }
@@ -195,19 +206,35 @@ impl Tape {
         self.sparse[xi].copy_from(x);
         self.sparse_len += 1;
         let needs = !params.is_frozen(w) || !params.is_frozen(b);
-        let (i, _) = self.push(Op::SparseAffine { x: xi, w, b }, needs);
+        let (i, _) = self.push(Op::SparseAffine { x: xi, w, b, relu }, needs);
         let node = &mut self.nodes[i];
         sparse::forward(&self.sparse[xi], params.value(w), params.value(b), &mut node.value)?;
+        if relu {
+            layers::relu_inplace(&mut node.value);
+        }
         Ok(Var(i))
     }
 
     /// `x·W + b` (dense affine; `W` is `in × out`, `b` is `1 × out`).
     pub fn affine(&mut self, params: &Params, x: Var, w: ParamId, b: ParamId) -> Result<Var> {
+        self.affine_act(params, x, w, b, false)
+    }
+
+    /// `max(x·W + b, 0)` as one op: what `relu(affine(…))` computes, bit for bit, without
+    /// the second node's copy and passes.
+    pub fn affine_relu(&mut self, params: &Params, x: Var, w: ParamId, b: ParamId) -> Result<Var> {
+        self.affine_act(params, x, w, b, true)
+    }
+
+    fn affine_act(&mut self, params: &Params, x: Var, w: ParamId, b: ParamId, relu: bool) -> Result<Var> {
         self.check_var(x, "affine")?;
         let needs = self.needs(x) || !params.is_frozen(w) || !params.is_frozen(b);
-        let (i, _) = self.push(Op::Affine { x, w, b }, needs);
+        let (i, _) = self.push(Op::Affine { x, w, b, relu }, needs);
         let (before, rest) = self.nodes.split_at_mut(i);
         layers::affine(&before[x.0].value, params.value(w), params.value(b), &mut rest[0].value)?;
+        if relu {
+            layers::relu_inplace(&mut rest[0].value);
+        }
         Ok(Var(i))
     }
 

@@ -71,6 +71,39 @@ pub fn relu_backward_with(k: Kernel, dx: &mut [f32], g: &[f32], y: &[f32]) {
     }
 }
 
+/// `g = 0` where `y <= 0`, elementwise: a fused ReLU's backward on its own gradient.
+#[inline(always)]
+fn relu_mask_generic(g: &mut [f32], y: &[f32]) {
+    for (gv, &yv) in g.iter_mut().zip(y) {
+        *gv = if yv > 0.0 { *gv } else { 0.0 };
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn relu_mask_avx2(g: &mut [f32], y: &[f32]) {
+    relu_mask_generic(g, y)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn relu_mask_avx512(g: &mut [f32], y: &[f32]) {
+    relu_mask_generic(g, y)
+}
+
+/// `g ← g · [y > 0]` (over the shorter length) with the given kernel flavour.
+#[inline]
+pub fn relu_mask_with(k: Kernel, g: &mut [f32], y: &[f32]) {
+    match k {
+        // Safety: the flavour was checked available when it was selected.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => unsafe { relu_mask_avx2(g, y) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => unsafe { relu_mask_avx512(g, y) },
+        _ => relu_mask_generic(g, y),
+    }
+}
+
 /// Columns summed in registers at once by [`gather_add_with`] (4 AVX-512 / 8 AVX2 registers).
 pub const GATHER_BLOCK: usize = 64;
 
