@@ -183,25 +183,24 @@ unsafe fn pack_b(kc: usize, nc: usize, nr: usize, b: View, dst: *mut f32) {
     }
 }
 
-/// `dst[c·ld_dst + r] = src[r·ld_src + c]` for an 8×8 block (unaligned loads and stores).
+/// Eight rows of eight floats transposed in registers: `out[c]` holds column `c`.
 ///
-/// Safety: AVX is available, and both blocks are valid for 8 rows of 8 floats.
+/// Safety: AVX is available.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn transpose8x8_avx(src: *const f32, ld_src: usize, dst: *mut f32, ld_dst: usize) {
+#[inline]
+unsafe fn transpose8(r: [std::arch::x86_64::__m256; 8]) -> [std::arch::x86_64::__m256; 8] {
     use std::arch::x86_64::*;
-    let r = |i: usize| _mm256_loadu_ps(src.add(i * ld_src));
-    let (r0, r1, r2, r3, r4, r5, r6, r7) = (r(0), r(1), r(2), r(3), r(4), r(5), r(6), r(7));
     // Pairs of rows interleaved, then pairs of pairs, then the 128-bit halves swapped.
-    let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
-    let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
-    let (t4, t5) = (_mm256_unpacklo_ps(r4, r5), _mm256_unpackhi_ps(r4, r5));
-    let (t6, t7) = (_mm256_unpacklo_ps(r6, r7), _mm256_unpackhi_ps(r6, r7));
+    let (t0, t1) = (_mm256_unpacklo_ps(r[0], r[1]), _mm256_unpackhi_ps(r[0], r[1]));
+    let (t2, t3) = (_mm256_unpacklo_ps(r[2], r[3]), _mm256_unpackhi_ps(r[2], r[3]));
+    let (t4, t5) = (_mm256_unpacklo_ps(r[4], r[5]), _mm256_unpackhi_ps(r[4], r[5]));
+    let (t6, t7) = (_mm256_unpacklo_ps(r[6], r[7]), _mm256_unpackhi_ps(r[6], r[7]));
     let (s0, s1) = (_mm256_shuffle_ps::<0x44>(t0, t2), _mm256_shuffle_ps::<0xEE>(t0, t2));
     let (s2, s3) = (_mm256_shuffle_ps::<0x44>(t1, t3), _mm256_shuffle_ps::<0xEE>(t1, t3));
     let (s4, s5) = (_mm256_shuffle_ps::<0x44>(t4, t6), _mm256_shuffle_ps::<0xEE>(t4, t6));
     let (s6, s7) = (_mm256_shuffle_ps::<0x44>(t5, t7), _mm256_shuffle_ps::<0xEE>(t5, t7));
-    let out = [
+    [
         _mm256_permute2f128_ps::<0x20>(s0, s4),
         _mm256_permute2f128_ps::<0x20>(s1, s5),
         _mm256_permute2f128_ps::<0x20>(s2, s6),
@@ -210,8 +209,22 @@ unsafe fn transpose8x8_avx(src: *const f32, ld_src: usize, dst: *mut f32, ld_dst
         _mm256_permute2f128_ps::<0x31>(s1, s5),
         _mm256_permute2f128_ps::<0x31>(s2, s6),
         _mm256_permute2f128_ps::<0x31>(s3, s7),
+    ]
+}
+
+/// `dst[c·ld_dst + r] = src[r·ld_src + c]` for an 8×8 block (unaligned loads and stores).
+///
+/// Safety: AVX is available, and both blocks are valid for 8 rows of 8 floats.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn transpose8x8_avx(src: *const f32, ld_src: usize, dst: *mut f32, ld_dst: usize) {
+    use std::arch::x86_64::*;
+    let r = |i: usize| src.add(i * ld_src);
+    let rows = [
+        _mm256_loadu_ps(r(0)), _mm256_loadu_ps(r(1)), _mm256_loadu_ps(r(2)), _mm256_loadu_ps(r(3)),
+        _mm256_loadu_ps(r(4)), _mm256_loadu_ps(r(5)), _mm256_loadu_ps(r(6)), _mm256_loadu_ps(r(7)),
     ];
-    for (c, v) in out.into_iter().enumerate() {
+    for (c, v) in transpose8(rows).into_iter().enumerate() {
         _mm256_storeu_ps(dst.add(c * ld_dst), v);
     }
 }
@@ -226,28 +239,13 @@ unsafe fn transpose8x8_avx(src: *const f32, ld_src: usize, dst: *mut f32, ld_dst
 #[target_feature(enable = "avx")]
 unsafe fn transpose6x8_avx(src: *const f32, ld_src: usize, dst: *mut f32) {
     use std::arch::x86_64::*;
-    let r = |i: usize| _mm256_loadu_ps(src.add(i * ld_src));
-    let (r0, r1, r2, r3, r4, r5) = (r(0), r(1), r(2), r(3), r(4), r(5));
+    let r = |i: usize| src.add(i * ld_src);
     let z = _mm256_setzero_ps();
-    let (t0, t1) = (_mm256_unpacklo_ps(r0, r1), _mm256_unpackhi_ps(r0, r1));
-    let (t2, t3) = (_mm256_unpacklo_ps(r2, r3), _mm256_unpackhi_ps(r2, r3));
-    let (t4, t5) = (_mm256_unpacklo_ps(r4, r5), _mm256_unpackhi_ps(r4, r5));
-    let (t6, t7) = (z, z);
-    let (s0, s1) = (_mm256_shuffle_ps::<0x44>(t0, t2), _mm256_shuffle_ps::<0xEE>(t0, t2));
-    let (s2, s3) = (_mm256_shuffle_ps::<0x44>(t1, t3), _mm256_shuffle_ps::<0xEE>(t1, t3));
-    let (s4, s5) = (_mm256_shuffle_ps::<0x44>(t4, t6), _mm256_shuffle_ps::<0xEE>(t4, t6));
-    let (s6, s7) = (_mm256_shuffle_ps::<0x44>(t5, t7), _mm256_shuffle_ps::<0xEE>(t5, t7));
-    let out = [
-        _mm256_permute2f128_ps::<0x20>(s0, s4),
-        _mm256_permute2f128_ps::<0x20>(s1, s5),
-        _mm256_permute2f128_ps::<0x20>(s2, s6),
-        _mm256_permute2f128_ps::<0x20>(s3, s7),
-        _mm256_permute2f128_ps::<0x31>(s0, s4),
-        _mm256_permute2f128_ps::<0x31>(s1, s5),
-        _mm256_permute2f128_ps::<0x31>(s2, s6),
-        _mm256_permute2f128_ps::<0x31>(s3, s7),
+    let rows = [
+        _mm256_loadu_ps(r(0)), _mm256_loadu_ps(r(1)), _mm256_loadu_ps(r(2)), _mm256_loadu_ps(r(3)),
+        _mm256_loadu_ps(r(4)), _mm256_loadu_ps(r(5)), z, z,
     ];
-    for (c, v) in out.into_iter().enumerate() {
+    for (c, v) in transpose8(rows).into_iter().enumerate() {
         _mm256_storeu_ps(dst.add(c * 6), v);
     }
 }
