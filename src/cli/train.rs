@@ -154,7 +154,8 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     }
     // `deepchess data --split both`: single positions of training games, the other protocol.
     let positions = if data.join(VALID_POSITIONS).exists() {
-        let (pools, pds) = load_pools(&data, VALID_POSITIONS, false)?;
+        let pds = Dataset::load(&data.join(VALID_POSITIONS)).map_err(|e| CliError::Failed(e.to_string()))?;
+        let pools = Pools::from_dataset(&pds, false);
         if pds.meta("pair") != tds.meta("pair") {
             return Err(CliError::Failed(format!(
                 "{}: {VALID_POSITIONS} does not come from the 'deepchess data' run of train.dcds (pair {:?} and {:?}): build them again",
@@ -163,8 +164,14 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
                 tds.meta("pair")
             )));
         }
-        eprintln!("second validation set {VALID_POSITIONS}: {} W + {} L held-out positions of training games", pools.w.len(), pools.l.len());
-        Some(pools)
+        if pools.is_empty() {
+            // Few games can leave one class without a held-out position: judge on valid.dcds alone.
+            eprintln!("warning: {VALID_POSITIONS} has {} W and {} L positions (both are needed): judged on valid.dcds only", pools.w.len(), pools.l.len());
+            None
+        } else {
+            eprintln!("second validation set {VALID_POSITIONS}: {} W + {} L held-out positions of training games", pools.w.len(), pools.l.len());
+            Some(pools)
+        }
     } else {
         None
     };
