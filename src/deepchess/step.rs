@@ -50,7 +50,7 @@ impl PairStep {
         if xb.rows() != n || target.rows() != n || labels.len() != n {
             return Err(format!("pair step: {n} first positions, {} second, {} targets, {} labels", xb.rows(), target.rows(), labels.len()));
         }
-        // Fewer shards than pairs would leave a shard empty (a mean over no rows).
+        // More shards than pairs would leave a shard empty (a mean over no rows).
         let split = split_rows(n, SHARDS.min(n).max(1));
         for ((rows, _), (both, t)) in split.iter().zip(self.parts.iter_mut()) {
             stack_pairs(xa, xb, rows.clone(), both);
