@@ -157,6 +157,17 @@ proptest! {
     }
 
     #[test]
+    fn bce_with_logits(r in 1usize..4, c in 1usize..5, seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let mut z = rand(r, c, &mut rng);
+        z.data_mut().iter_mut().for_each(|x| *x *= 4.0);
+        let mut tg = Matrix::zeros(r, c);
+        tg.data_mut().iter_mut().for_each(|x| *x = rng.uniform(0.0, 1.0));
+        let build = |t: &mut Tape, _: &Params, v: &[Var]| t.bce_with_logits(v[0], v[1]).unwrap();
+        check(&build, vec![z, tg], Params::new());
+    }
+
+    #[test]
     fn softmax_cross_entropy(r in 1usize..5, c in 2usize..6, seed in any::<u64>()) {
         let mut rng = Rng::new(seed);
         let build = |t: &mut Tape, _: &Params, v: &[Var]| t.softmax_cross_entropy(v[0], v[1]).unwrap();
@@ -473,4 +484,20 @@ fn fused_affine_relu_equals_affine_then_relu() {
         }
         assert_eq!(results[0], results[1], "sparse {sparse}: fused and two-op forms differ");
     }
+}
+
+/// The fused loss on logits equals the two-op form where the latter's clamp is inactive.
+#[test]
+fn bce_with_logits_equals_sigmoid_then_bce() {
+    let mut rng = Rng::new(5);
+    let z = rand(6, 11, &mut rng);
+    let mut tg = Matrix::zeros(6, 11);
+    tg.data_mut().iter_mut().for_each(|x| *x = if rng.below(2) == 1 { 1.0 } else { 0.0 });
+    let mut t = Tape::new();
+    let (zv, tv) = (t.input(&z), t.input(&tg));
+    let fused = t.bce_with_logits(zv, tv).unwrap();
+    let p = t.sigmoid(zv).unwrap();
+    let two = t.binary_cross_entropy(p, tv).unwrap();
+    let (a, b) = (t.scalar(fused), t.scalar(two));
+    assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} vs {b}");
 }

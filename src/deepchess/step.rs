@@ -85,7 +85,8 @@ impl PairStep {
 }
 
 /// Pos2Vec's first autoencoder step (sparse 773 → 600 ReLU → 773 sigmoid, binary
-/// cross-entropy against the input bits): buffers kept between steps.
+/// cross-entropy against the input bits, as one stable op on the logits): buffers kept
+/// between steps.
 pub struct FirstLayerStep {
     shards: Shards,
     /// Per shard: its positions and their bits as dense targets.
@@ -125,9 +126,8 @@ impl FirstLayerStep {
             .forward_backward(ae, &weights, |s, tape, ae| {
                 let h = tape.sparse_affine_relu(ae, &parts[s].0, enc_w, enc_b)?;
                 let y = tape.affine(ae, h, dec_w, dec_b)?;
-                let p = tape.sigmoid(y)?;
                 let target = tape.input(&parts[s].1);
-                Ok((tape.binary_cross_entropy(p, target)?, ()))
+                Ok((tape.bce_with_logits(y, target)?, ()))
             })
             .map_err(te)?;
         opt.step(ae);

@@ -197,6 +197,21 @@ impl Tape {
                         }
                     }
                 }
+                Op::BceWithLogits { logits, targets } => {
+                    let gs = g.get(0, 0) / before[logits.0].value.len().max(1) as f32;
+                    if before[logits.0].needs_grad {
+                        let tv = &before[targets.0].value;
+                        scratch.resize(tv.rows(), tv.cols());
+                        for ((o, &p), &t) in scratch.data_mut().iter_mut().zip(node.aux.data()).zip(tv.data()) {
+                            *o = p - t;
+                        }
+                        acc(&mut before[logits.0].grad, scratch, gs);
+                    }
+                    if before[targets.0].needs_grad {
+                        scratch.copy_from(&before[logits.0].value);
+                        acc(&mut before[targets.0].grad, scratch, -gs);
+                    }
+                }
                 Op::BinaryCrossEntropy { p, targets } => {
                     let gs = g.get(0, 0) / before[p.0].value.len().max(1) as f32;
                     for (v, wrt_p) in [(p, true), (targets, false)] {

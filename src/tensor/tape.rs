@@ -14,7 +14,9 @@ use super::params::{ParamId, Params};
 use super::rng::Rng;
 use super::conv::{self, Conv2d};
 use super::pool::{self, MaxPool2d};
+use super::simd::active_kernel;
 use super::sparse::{self, SparseBatch};
+use super::vecops;
 
 /// A value on the tape (index of its node).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +50,8 @@ pub(crate) enum Op {
     SoftmaxCrossEntropy { logits: Var, targets: Var },
     /// Mean over elements of `-(t·ln p + (1-t)·ln(1-p))`, `p` clamped to `[EPS, 1-EPS]`.
     BinaryCrossEntropy { p: Var, targets: Var },
+    /// Binary cross-entropy of `σ(logits)`; `aux` keeps `σ(logits)`.
+    BceWithLogits { logits: Var, targets: Var },
     /// Mean over elements of `(y - t)²`.
     Mse { pred: Var, target: Var },
     /// Mean over elements of Huber(`y - t`): quadratic within `delta`, linear outside.
@@ -400,6 +404,30 @@ impl Tape {
         }
         rest[0].value.resize(1, 1);
         rest[0].value.set(0, 0, (loss / pv.len().max(1) as f64) as f32);
+        Ok(Var(i))
+    }
+
+    /// `binary_cross_entropy(sigmoid(logits), targets)` as one op, in the stable form
+    /// `max(z, 0) − z·t + ln(1 + e^−|z|)` averaged over all elements, with the gradient
+    /// `(σ(z) − t) / n`: no clamp, no division by `p(1 − p)`, and the exponentials
+    /// vectorised (the two-op form spends most of an autoencoder's output layer in scalar
+    /// `exp` and `ln`). A `1×1` loss.
+    pub fn bce_with_logits(&mut self, logits: Var, targets: Var) -> Result<Var> {
+        self.same_shape(logits, targets, "bce_with_logits")?;
+        let needs = self.needs(logits) || self.needs(targets);
+        let (i, _) = self.push(Op::BceWithLogits { logits, targets }, needs);
+        let (before, rest) = self.nodes.split_at_mut(i);
+        let (z, t) = (&before[logits.0].value, &before[targets.0].value);
+        let node = &mut rest[0];
+        node.aux.resize(z.rows(), z.cols());
+        self.scratch.resize(z.rows(), z.cols());
+        vecops::sigmoid_and_exp_with(active_kernel(), z.data(), node.aux.data_mut(), self.scratch.data_mut());
+        let mut loss = 0.0f64;
+        for ((&zv, &tv), &e) in z.data().iter().zip(t.data()).zip(self.scratch.data()) {
+            loss += (zv.max(0.0) - zv * tv) as f64 + (e as f64).ln_1p();
+        }
+        node.value.resize(1, 1);
+        node.value.set(0, 0, (loss / z.len().max(1) as f64) as f32);
         Ok(Var(i))
     }
 

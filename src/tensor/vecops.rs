@@ -326,6 +326,45 @@ pub fn sigmoid_bias_with(k: Kernel, x: &mut [f32], bias: &[f32]) {
     }
 }
 
+/// `p = σ(z)` and each element's `softplus(−|z|) = ln(1 + e^−|z|)`'s argument `e^−|z|`
+/// into `e`: the vectorisable half of a cross-entropy on logits (the logarithm is left to
+/// the caller, which sums it in double precision).
+#[inline(always)]
+fn sigmoid_and_exp_generic(z: &[f32], p: &mut [f32], e: &mut [f32]) {
+    for ((&zv, pv), ev) in z.iter().zip(p.iter_mut()).zip(e.iter_mut()) {
+        let x = exp_approx(-zv.abs());
+        *ev = x;
+        // σ(z) = 1/(1+e^−z) for z ≥ 0, e^z/(1+e^z) otherwise: both from e^−|z|, no overflow.
+        *pv = if zv >= 0.0 { 1.0 / (1.0 + x) } else { x / (1.0 + x) };
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn sigmoid_and_exp_avx2(z: &[f32], p: &mut [f32], e: &mut [f32]) {
+    sigmoid_and_exp_generic(z, p, e)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn sigmoid_and_exp_avx512(z: &[f32], p: &mut [f32], e: &mut [f32]) {
+    sigmoid_and_exp_generic(z, p, e)
+}
+
+/// `p = σ(z)` and `e = e^−|z|` elementwise (over the shortest length) with the given
+/// kernel flavour; the same bits on every flavour (no fused multiply-add).
+#[inline]
+pub fn sigmoid_and_exp_with(k: Kernel, z: &[f32], p: &mut [f32], e: &mut [f32]) {
+    match k {
+        // Safety: the flavour was checked available when it was selected.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => unsafe { sigmoid_and_exp_avx2(z, p, e) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => unsafe { sigmoid_and_exp_avx512(z, p, e) },
+        _ => sigmoid_and_exp_generic(z, p, e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
