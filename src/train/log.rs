@@ -63,7 +63,15 @@ impl Log {
 
     /// Records an epoch (replacing a row of the same phase and epoch from an interrupted
     /// run), rewrites the CSV and the SVG atomically.
-    pub fn push(&mut self, row: Row) -> std::io::Result<()> {
+    pub fn push(&mut self, mut row: Row) -> std::io::Result<()> {
+        // Kept as the CSV holds it: a resumed run reads earlier rows back from the CSV, and
+        // its curves.svg must be the uninterrupted run's to the byte.
+        let rounded = |v: f64, decimals: usize| format!("{v:.decimals$}").parse().unwrap_or(v);
+        row.loss = rounded(row.loss, 6);
+        row.train_acc = rounded(row.train_acc, 5);
+        row.val_acc = rounded(row.val_acc, 5);
+        row.seconds = rounded(row.seconds, 2);
+        row.rate = rounded(row.rate, 1);
         self.rows.retain(|r| !(r.phase == row.phase && r.epoch == row.epoch));
         self.rows.push(row);
         let mut csv = String::from(HEADER);
@@ -221,6 +229,22 @@ mod tests {
 
     fn row(phase: &str, epoch: usize, loss: f64, train: f64, val: f64) -> Row {
         Row { phase: phase.into(), epoch, lr: 0.1, loss, train_acc: train, val_acc: val, seconds: 1.0, rate: 1.0 }
+    }
+
+    /// A resumed run reads earlier rows back from log.csv; the curves it draws must be the
+    /// uninterrupted run's, whatever digits the CSV dropped.
+    #[test]
+    fn curves_drawn_from_memory_equal_curves_drawn_from_the_csv() {
+        let dir = std::env::temp_dir().join(format!("deepchess-log-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut log = Log::open(&dir).unwrap();
+        for (e, loss) in [(1, 0.185_141_234_5), (2, 0.004_703_999_9), (3, 0.000_065_5)] {
+            log.push(Row { phase: "p".into(), epoch: e, lr: 0.001, loss, train_acc: 0.917_414_9, val_acc: 1.0 / 3.0, seconds: 1.234_5, rate: 1234.56 }).unwrap();
+        }
+        let reread = Log::open(&dir).unwrap();
+        assert_eq!(log.rows, reread.rows);
+        assert_eq!(svg(&log.rows), svg(&reread.rows));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
