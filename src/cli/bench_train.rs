@@ -173,16 +173,16 @@ fn synthetic_pools(games: usize) -> Pools {
     pools
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    if v.is_empty() { f64::NAN } else { v[v.len() / 2] }
+/// The median of a copy of `v` (the figures keep their round order).
+fn median(v: &[f64]) -> f64 {
+    args::median(&mut v.to_vec())
 }
 
 /// `median [min, max]`.
 fn spread(v: &[f64], decimals: usize) -> String {
     let lo = v.iter().cloned().fold(f64::INFINITY, f64::min);
     let hi = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    format!("{:.decimals$} [{lo:.decimals$}, {hi:.decimals$}]", median(v.to_vec()))
+    format!("{:.decimals$} [{lo:.decimals$}, {hi:.decimals$}]", median(v))
 }
 
 /// Calls `f` (one step of `units` samples) for about `secs` seconds: samples per second.
@@ -311,18 +311,18 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     }
     eprintln!();
     peaks.push(fma_peak_gflops(kernel, threads, 1.0));
-    let peak = median(peaks.clone());
+    let peak = median(&peaks);
     println!("FMA peak again after the rounds: {:.0} GFLOPS; quoted against {peak:.0}", peaks[1]);
     println!();
     println!("{:<34} {:>26} {:>26} {:>18} {:>9} {:>9}", "phase (median [min, max] of rounds)", "ours /s", "JAX /s", "ours/JAX", "ours %pk", "JAX %pk");
     for (pi, &ph) in phases.iter().enumerate() {
         let (m_ours, m_jax) = macs(&arch, ph, active);
         let name = if ph == "p2" { "2: DeepChess pairs (Siamese)" } else { "1: Pos2Vec 773-600-773 positions" };
-        let o = median(ours[pi].clone());
+        let o = median(&ours[pi]);
         let pct = |rate: f64, m: f64| 100.0 * rate * 2.0 * m / 1e9 / peak;
         let (jcol, ratio, jpk) = if theirs[pi].len() == ours[pi].len() {
             let ratios: Vec<f64> = ours[pi].iter().zip(&theirs[pi]).map(|(a, b)| a / b).collect();
-            (spread(&theirs[pi], 0), format!("{}×", spread(&ratios, 2)), format!("{:.0}%", pct(median(theirs[pi].clone()), m_jax)))
+            (spread(&theirs[pi], 0), format!("{}×", spread(&ratios, 2)), format!("{:.0}%", pct(median(&theirs[pi]), m_jax)))
         } else {
             ("-".into(), "-".into(), "-".into())
         };

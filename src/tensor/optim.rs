@@ -62,26 +62,7 @@ fn for_each_slot(params: &mut Params, s1: &mut [Matrix], s2: &mut [Matrix], upda
             slots.push(Slot { id: ParamId(i), w: w.data_mut(), g: g.data_mut(), s1: a, s2: b });
         }
     }
-    let total: usize = slots.iter().map(|s| s.w.len()).sum();
-    if total < PAR_MIN_ELEMENTS || super::threads::threads() < 2 {
-        slots.iter_mut().for_each(&update);
-        return;
-    }
-    let (mut left, mut right, mut nl, mut nr) = (Vec::new(), Vec::new(), 0, 0);
-    for s in slots {
-        if nl <= nr {
-            nl += s.w.len();
-            left.push(s);
-        } else {
-            nr += s.w.len();
-            right.push(s);
-        }
-    }
-    let update = &update;
-    std::thread::scope(|scope| {
-        scope.spawn(move || right.iter_mut().for_each(update));
-        left.iter_mut().for_each(update);
-    });
+    super::threads::for_each_in_two(slots, |s| s.w.len(), PAR_MIN_ELEMENTS, |mut s| update(&mut s));
 }
 
 /// Lazily sized per-parameter state (momentum, Adam moments).

@@ -17,7 +17,7 @@ use super::matrix::Matrix;
 use super::params::Params;
 use super::tape::{Tape, Var};
 use super::simd::active_kernel;
-use super::threads::{configured_threads, serial};
+use super::threads::{configured_threads, for_each_in_two, serial};
 use super::vecops::add_assign_with;
 
 /// Tapes and gradient buffers of `n` shards, kept from step to step.
@@ -136,25 +136,9 @@ impl Shards {
                 add_assign_with(kernel, dst.data_mut(), g[i].data());
             }
         };
-        let total: usize = own.iter().map(|m| m.len()).sum();
-        if workers < 2 || others.is_empty() || total < 1 << 17 {
-            own.iter_mut().enumerate().for_each(|(i, d)| sum(i, d));
-        } else {
-            let (mut left, mut right, mut nl, mut nr) = (Vec::new(), Vec::new(), 0, 0);
-            for (i, d) in own.iter_mut().enumerate() {
-                if nl <= nr {
-                    nl += d.len();
-                    left.push((i, d));
-                } else {
-                    nr += d.len();
-                    right.push((i, d));
-                }
-            }
-            let sum = &sum;
-            std::thread::scope(|scope| {
-                scope.spawn(move || right.into_iter().for_each(|(i, d)| sum(i, d)));
-                left.into_iter().for_each(|(i, d)| sum(i, d));
-            });
+        if !others.is_empty() {
+            let items: Vec<(usize, &mut Matrix)> = own.iter_mut().enumerate().collect();
+            for_each_in_two(items, |(_, d)| d.len(), if workers < 2 { usize::MAX } else { 1 << 17 }, |(i, d)| sum(i, d));
         }
         params.grads = own;
         results.into_iter().map(|r| r.expect("every shard ran")).collect()

@@ -93,6 +93,33 @@ where
     });
 }
 
+/// Runs `f` on every item, sharing the items out over two threads (each to the side with
+/// less `size` so far, in order) when there are at least two [`threads`] and their sizes add
+/// up to `min_total`; otherwise on the calling thread. For elementwise work on whole
+/// parameters (optimizer steps, gradient sums): the result does not depend on the split.
+pub(crate) fn for_each_in_two<T: Send>(items: Vec<T>, size: impl Fn(&T) -> usize, min_total: usize, f: impl Fn(T) + Sync) {
+    let total: usize = items.iter().map(&size).sum();
+    if total < min_total || threads() < 2 {
+        items.into_iter().for_each(f);
+        return;
+    }
+    let (mut left, mut right, mut nl, mut nr) = (Vec::new(), Vec::new(), 0, 0);
+    for it in items {
+        if nl <= nr {
+            nl += size(&it);
+            left.push(it);
+        } else {
+            nr += size(&it);
+            right.push(it);
+        }
+    }
+    let f = &f;
+    std::thread::scope(|scope| {
+        scope.spawn(move || right.into_iter().for_each(f));
+        left.into_iter().for_each(f);
+    });
+}
+
 /// A raw pointer that may cross into scoped threads, for kernels whose threads each write
 /// a disjoint part of one output buffer.
 #[derive(Clone, Copy)]
