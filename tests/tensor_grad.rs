@@ -501,3 +501,70 @@ fn bce_with_logits_equals_sigmoid_then_bce() {
     let (a, b) = (t.scalar(fused), t.scalar(two));
     assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{a} vs {b}");
 }
+
+/// `backward_set` over garbage (NaN) gives, bit for bit, what `backward_into` adds to zeroed
+/// gradients: tied sparse weights (features no row has included), layers whose weight
+/// product writes the gradient first, a parameter read as a value, a frozen one (left as
+/// it was), and a leaf's gradient through a layer whose dX product writes it first.
+#[test]
+fn backward_set_over_garbage_equals_adding_to_zeros() {
+    let mut rng = Rng::new(29);
+    let mut p = Params::new();
+    let w1 = p.add("w1", rand(12, 6, &mut rng)).unwrap();
+    let b1 = p.add("b1", rand(1, 6, &mut rng)).unwrap();
+    let w2 = p.add("w2", rand(12, 4, &mut rng)).unwrap();
+    let b2 = p.add("b2", rand(1, 4, &mut rng)).unwrap();
+    let w3 = p.add("w3", rand(4, 2, &mut rng)).unwrap();
+    let b3 = p.add("b3", rand(1, 2, &mut rng)).unwrap();
+    let shift = p.add("shift", rand(2, 2, &mut rng)).unwrap();
+    let frozen = p.add("frozen", rand(5, 4, &mut rng)).unwrap();
+    let fb = p.add("frozen.b", rand(1, 4, &mut rng)).unwrap();
+    p.set_frozen(frozen, true);
+    // Features 8..12 are set in no row: their gradient rows must come out zero.
+    let xa = SparseBatch::from_rows(12, &[vec![0u32, 3, 7], vec![1, 2]]).unwrap();
+    let xb = SparseBatch::from_rows(12, &[vec![3u32, 4], vec![6, 2, 5]]).unwrap();
+    let side = rand(2, 5, &mut rng);
+    let target = rand(2, 2, &mut rng);
+    let run = |set: bool| {
+        let mut grads: Vec<Matrix> = p.ids().map(|id| {
+            let (r, c) = p.value(id).shape();
+            Matrix::filled(r, c, if set { f32::NAN } else { 0.0 })
+        }).collect();
+        let mut t = Tape::new();
+        let fa = t.sparse_affine_relu(&p, &xa, w1, b1).unwrap();
+        let fb2 = t.sparse_affine_relu(&p, &xb, w1, b1).unwrap();
+        let h = t.concat(fa, fb2).unwrap();
+        let h = t.affine_relu(&p, h, w2, b2).unwrap();
+        let v = t.variable(&side);
+        let s = t.affine(&p, v, frozen, fb).unwrap();
+        let h3 = t.concat(h, s).unwrap();
+        let _ = h3;
+        let z = t.affine(&p, h, w3, b3).unwrap();
+        let sv = t.affine(&p, s, w3, b3).unwrap();
+        let z = t.add(z, sv).unwrap();
+        let sh = t.param(&p, shift);
+        let z = t.add(z, sh).unwrap();
+        let tg = t.input(&target);
+        let l = t.mse(z, tg).unwrap();
+        if set {
+            t.backward_set(l, &p, &mut grads, 0.5).unwrap();
+        } else {
+            t.backward_into(l, &p, &mut grads, 0.5).unwrap();
+        }
+        (grads, t.grad(v).clone())
+    };
+    let (added, leaf_added) = run(false);
+    let (set, leaf_set) = run(true);
+    for (i, id) in p.ids().enumerate() {
+        let (a, s) = (added[i].data(), set[i].data());
+        if p.is_frozen(id) {
+            assert!(s.iter().all(|v| v.is_nan()), "a frozen parameter's gradient was written");
+        } else {
+            let bits = |m: &[f32]| m.iter().map(|v| v.to_bits() & 0x7fff_ffff).collect::<Vec<_>>();
+            assert_eq!(bits(a), bits(s), "parameter {} differs", p.name(id));
+        }
+    }
+    assert!(set[p.ids().position(|id| id == w1).unwrap()].row(10).iter().all(|&v| v == 0.0), "an unset feature's row kept its garbage");
+    assert_eq!(leaf_added, leaf_set);
+    assert!(leaf_set.data().iter().all(|v| v.is_finite()) && leaf_set.data().iter().any(|&v| v != 0.0));
+}

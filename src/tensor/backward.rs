@@ -33,6 +33,80 @@ impl Tape {
     /// backpropagate at once against one set of values, each into its own gradients, each
     /// weighted by its share of the batch (`tensor::shards`).
     pub fn backward_into(&mut self, loss: Var, params: &Params, grads: &mut [Matrix], seed: f32) -> Result<()> {
+        self.backward_impl(loss, params, grads, seed, false)
+    }
+
+
+    /// [`Tape::backward_into`] with the gradients **set**, not added: whatever `grads`
+    /// held, each trainable parameter's matrix ends as this tape's gradient (zero where
+    /// none flowed); frozen parameters' matrices are left alone. A weight whose last use
+    /// on the tape is a layer gets its gradient written by that layer's product directly,
+    /// with no zeroing pass before it (`tensor::shards`' per-shard buffers).
+    pub fn backward_set(&mut self, loss: Var, params: &Params, grads: &mut [Matrix], seed: f32) -> Result<()> {
+        self.backward_impl(loss, params, grads, seed, true)
+    }
+
+    /// Which gradients the backward pass need not zero first: a node whose last reader is
+    /// an `Affine` (that reader's `G·Wᵀ` is the first write, with β = 0), and with `set`,
+    /// a weight whose last user is an `Affine` or `SparseAffine` (likewise). The others are
+    /// zeroed here. The first write of a fresh gradient overwrites it: the same bits as
+    /// adding to zero, without a pass over memory that is about to be written anyway.
+    fn plan_gradients(&mut self, loss: usize, params: &Params, grads: &mut [Matrix], set: bool) {
+        let len = loss + 1;
+        let nodes = &mut self.nodes[..len];
+        let last = &mut self.last_reader;
+        last.clear();
+        last.resize(len, usize::MAX);
+        for (i, n) in nodes.iter().enumerate() {
+            for v in n.op.inputs().into_iter().flatten() {
+                last[v.0] = i;
+            }
+        }
+        let fresh = &mut self.node_fresh;
+        fresh.clear();
+        fresh.extend((0..len).map(|i| {
+            i != loss && nodes[i].needs_grad && last[i] != usize::MAX && matches!(nodes[last[i]].op, Op::Affine { x, .. } if x.0 == i)
+        }));
+        for (n, &f) in nodes.iter_mut().zip(fresh.iter()) {
+            let (r, c) = n.value.shape();
+            match (n.needs_grad, f) {
+                (false, _) => n.grad.resize(0, 0),
+                (true, true) => n.grad.resize(r, c),
+                (true, false) => n.grad.resize_zeroed(r, c),
+            }
+        }
+        let pf = &mut self.param_fresh;
+        pf.clear();
+        pf.resize(params.len(), false);
+        if !set {
+            return;
+        }
+        // The last user of each parameter's gradient, in node order.
+        let mut last_user: Vec<(usize, bool)> = vec![(usize::MAX, false); params.len()];
+        for (i, n) in nodes.iter().enumerate() {
+            match n.op {
+                Op::Param(id) => last_user[id.0] = (i, false),
+                Op::Affine { w, b, .. } | Op::SparseAffine { w, b, .. } | Op::Conv2d { w, b, .. } => {
+                    last_user[w.0] = (i, !matches!(n.op, Op::Conv2d { .. }));
+                    last_user[b.0] = (i, false);
+                }
+                _ => {}
+            }
+        }
+        for (id, g) in grads.iter_mut().enumerate() {
+            if params.is_frozen(super::params::ParamId(id)) {
+                continue;
+            }
+            // Written first by a layer's weight product: that product overwrites it.
+            if last_user[id].0 != usize::MAX && last_user[id].1 && nodes[last_user[id].0].needs_grad {
+                pf[id] = true;
+            } else {
+                g.fill(0.0);
+            }
+        }
+    }
+
+    fn backward_impl(&mut self, loss: Var, params: &Params, grads: &mut [Matrix], seed: f32, set: bool) -> Result<()> {
         if grads.len() != params.len() {
             return Err(TensorError::shape("backward", format!("{} gradient matrices for {} parameters", grads.len(), params.len())));
         }
@@ -43,15 +117,14 @@ impl Tape {
             let (r, c) = self.nodes[loss.0].value.shape();
             return Err(TensorError::shape("backward", format!("loss must be 1×1, got {r}×{c}")));
         }
-        for n in &mut self.nodes[..=loss.0] {
-            if n.needs_grad {
-                let (r, c) = n.value.shape();
-                n.grad.resize_zeroed(r, c);
-            } else {
-                n.grad.resize(0, 0);
-            }
-        }
+        self.plan_gradients(loss.0, params, grads, set);
         if !self.nodes[loss.0].needs_grad {
+            // Nothing flows: what `set` promises is zero for every trainable parameter.
+            for (id, g) in grads.iter_mut().enumerate() {
+                if self.param_fresh[id] {
+                    g.fill(0.0);
+                }
+            }
             return Ok(());
         }
         self.nodes[loss.0].grad.set(0, 0, seed);
@@ -59,6 +132,10 @@ impl Tape {
         let sparse_inputs = &self.sparse;
         let argmaxes = &self.argmax;
         let scratch = &mut self.scratch;
+        let (node_fresh, param_fresh) = (&mut self.node_fresh, &mut self.param_fresh);
+        // β of a product into a gradient: 0 for its first write when planned so (and then
+        // no longer fresh), 1 otherwise.
+        let beta = |fresh: &mut bool| if std::mem::take(fresh) { 0.0 } else { 1.0 };
         for i in (0..=loss.0).rev() {
             let (before, rest) = nodes.split_at_mut(i);
             if !rest[0].needs_grad {
@@ -82,14 +159,17 @@ impl Tape {
                 }
                 Op::SparseAffine { x, w, b, .. } => {
                     let xs = &sparse_inputs[x];
+                    let ow = beta(&mut param_fresh[w.0]) == 0.0;
+                    let back = if ow { sparse::backward_overwrite_with } else { sparse::backward_with };
+                    let (kern, nt) = (active_kernel(), super::threads::threads());
                     match (params.is_frozen(w), params.is_frozen(b)) {
                         (false, false) => {
                             let (dw, db) = two_grads(grads, w.0, b.0);
-                            sparse::backward(xs, g, dw, db)?;
+                            back(kern, nt, xs, g, dw, db)?;
                         }
                         (false, true) => {
                             scratch.resize_zeroed(1, g.cols());
-                            sparse::backward(xs, g, &mut grads[w.0], scratch)?;
+                            back(kern, nt, xs, g, &mut grads[w.0], scratch)?;
                         }
                         (true, false) => add_col_sums(g, &mut grads[b.0]),
                         (true, true) => {}
@@ -97,13 +177,15 @@ impl Tape {
                 }
                 Op::Affine { x, w, b, .. } => {
                     if !params.is_frozen(w) {
-                        gemm(Trans::T, Trans::N, 1.0, &before[x.0].value, g, 1.0, &mut grads[w.0])?;
+                        let bw = beta(&mut param_fresh[w.0]);
+                        gemm(Trans::T, Trans::N, 1.0, &before[x.0].value, g, bw, &mut grads[w.0])?;
                     }
                     if !params.is_frozen(b) {
                         add_col_sums(g, &mut grads[b.0]);
                     }
                     if before[x.0].needs_grad {
-                        gemm(Trans::N, Trans::T, 1.0, g, params.value(w), 1.0, &mut before[x.0].grad)?;
+                        let bx = beta(&mut node_fresh[x.0]);
+                        gemm(Trans::N, Trans::T, 1.0, g, params.value(w), bx, &mut before[x.0].grad)?;
                     }
                 }
                 Op::Add(a, b) => {

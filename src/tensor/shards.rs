@@ -2,6 +2,10 @@
 //! forward and backward pass runs on its own tape on its own thread (its kernels on that
 //! thread alone), and the shards' parameter gradients are added up in shard order.
 //!
+//! Each shard's backward pass sets its gradients rather than adding to zeroed ones
+//! ([`Tape::backward_set`]): a layer's weight product writes its gradient directly, so no
+//! pass over the parameters zeroes them first.
+//!
 //! Why not only parallel kernels: a training step of a small network is dozens of
 //! products of a few hundred rows, each with its own packing, its own barrier and its own
 //! serial tail (bias, activation, loss); splitting each one over the cores leaves a core
@@ -14,7 +18,7 @@
 
 use super::error::{Result, TensorError};
 use super::matrix::Matrix;
-use super::params::Params;
+use super::params::{ParamId, Params};
 use super::tape::{Tape, Var};
 use super::simd::active_kernel;
 use super::threads::{configured_threads, for_each_in_two, serial};
@@ -23,7 +27,7 @@ use super::vecops::add_assign_with;
 /// Tapes and gradient buffers of `n` shards, kept from step to step.
 pub struct Shards {
     tapes: Vec<Tape>,
-    /// Gradients of shards 1.. (shard 0 adds into the parameters' own).
+    /// Gradients of shards 1.. (shard 0 writes the parameters' own).
     grads: Vec<Vec<Matrix>>,
 }
 
@@ -51,8 +55,9 @@ impl Shards {
     /// params)` records the shard's forward pass on a reset tape and returns its loss (a
     /// mean over the shard's rows) with anything the caller wants back; the loss is
     /// backpropagated with weight `weights[s]` (the shard's share of the batch, so that the
-    /// sum is the whole batch's mean), and every shard's parameter gradients are added to
-    /// `params`' gradients, shard 0 first. Returns each shard's loss and value.
+    /// sum is the whole batch's mean), and `params`' gradients are **set** to the sum of
+    /// the shards' gradients, in shard order (what they held before is dropped; frozen
+    /// parameters' are left alone). Returns each shard's loss and value.
     pub fn forward_backward<T: Send>(
         &mut self,
         params: &mut Params,
@@ -81,44 +86,44 @@ impl Shards {
         }
         let mut own = std::mem::take(&mut params.grads);
         let vals: &Params = params;
-        let run = |s: usize, tape: &mut Tape, grads: &mut [Matrix], zero: bool| -> Result<(f32, T)> {
+        let run = |s: usize, tape: &mut Tape, grads: &mut [Matrix]| -> Result<(f32, T)> {
             serial(|| {
-                if zero {
-                    grads.iter_mut().for_each(|g| g.fill(0.0));
-                }
                 tape.reset();
                 let (loss, out) = forward(s, tape, vals)?;
-                tape.backward_into(loss, vals, grads, weights[s])?;
+                tape.backward_set(loss, vals, grads, weights[s])?;
                 Ok((tape.scalar(loss), out))
             })
         };
-        // Shard 0 writes into the parameters' gradients; the others into their own.
-        let mut jobs: Vec<(usize, &mut Tape, &mut [Matrix], bool)> = Vec::with_capacity(n);
+        // Shard 0 writes the parameters' gradients; the others their own.
+        let mut jobs: Vec<(usize, &mut Tape, &mut [Matrix])> = Vec::with_capacity(n);
         let (t0, rest) = self.tapes.split_first_mut().expect("at least one shard");
-        jobs.push((0, t0, &mut own[..], false));
+        jobs.push((0, t0, &mut own[..]));
         for (i, (t, g)) in rest.iter_mut().zip(self.grads.iter_mut()).enumerate() {
-            jobs.push((i + 1, t, &mut g[..], true));
+            jobs.push((i + 1, t, &mut g[..]));
         }
         let workers = threads.clamp(1, n);
         let mut results: Vec<Option<Result<(f32, T)>>> = (0..n).map(|_| None).collect();
         if workers == 1 {
-            for (s, t, g, z) in jobs {
-                results[s] = Some(run(s, t, g, z));
+            for (s, t, g) in jobs {
+                results[s] = Some(run(s, t, g));
             }
         } else {
-            // Worker w takes shards w, w + workers, …; the caller is worker 0.
-            let mut per: Vec<Vec<(usize, &mut Tape, &mut [Matrix], bool)>> = (0..workers).map(|_| Vec::new()).collect();
-            for job in jobs {
-                per[job.0 % workers].push(job);
-            }
-            let run = &run;
+            // Workers take the next shard as they come free (the caller is one of them): on
+            // a shared machine a core that is preempted then does fewer shards instead of
+            // holding up the step. Which worker runs a shard changes no bits.
+            let queue = std::sync::Mutex::new(jobs.into_iter());
+            let work = || {
+                let mut out = Vec::new();
+                loop {
+                    let job = queue.lock().map(|mut q| q.next()).unwrap_or(None);
+                    let Some((s, t, g)) = job else { break };
+                    out.push((s, run(s, t, g)));
+                }
+                out
+            };
             let done: Vec<Vec<(usize, Result<(f32, T)>)>> = std::thread::scope(|scope| {
-                let mut it = per.into_iter();
-                let mine = it.next().unwrap_or_default();
-                let handles: Vec<_> = it
-                    .map(|js| scope.spawn(move || js.into_iter().map(|(s, t, g, z)| (s, run(s, t, g, z))).collect::<Vec<_>>()))
-                    .collect();
-                let mut all = vec![mine.into_iter().map(|(s, t, g, z)| (s, run(s, t, g, z))).collect::<Vec<_>>()];
+                let handles: Vec<_> = (1..workers).map(|_| scope.spawn(work)).collect();
+                let mut all = vec![work()];
                 all.extend(handles.into_iter().map(|h| h.join().expect("a shard's thread panicked")));
                 all
             });
@@ -137,7 +142,7 @@ impl Shards {
             }
         };
         if !others.is_empty() {
-            let items: Vec<(usize, &mut Matrix)> = own.iter_mut().enumerate().collect();
+            let items: Vec<(usize, &mut Matrix)> = own.iter_mut().enumerate().filter(|(i, _)| !params.is_frozen(ParamId(*i))).collect();
             for_each_in_two(items, |(_, d)| d.len(), if workers < 2 { usize::MAX } else { 1 << 17 }, |(i, d)| sum(i, d));
         }
         params.grads = own;

@@ -179,6 +179,16 @@ pub fn forward(x: &SparseBatch, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Resul
 /// Each output sums its W rows in the order the position lists them, so the search
 /// (batch 1) and training (batch 256) get the same values.
 pub fn forward_with(k: Kernel, nthreads: usize, x: &SparseBatch, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> {
+    forward_impl(k, nthreads, x, w, b, y, false)
+}
+
+/// `max(forward, 0)`: the ReLU applied to each block of a row while it is still in L1
+/// (the same bits as a separate pass over the output, without that pass).
+pub(crate) fn forward_relu(x: &SparseBatch, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> {
+    forward_impl(active_kernel(), threads(), x, w, b, y, true)
+}
+
+fn forward_impl(k: Kernel, nthreads: usize, x: &SparseBatch, w: &Matrix, b: &Matrix, y: &mut Matrix, relu: bool) -> Result<()> {
     check("sparse_affine forward", x, w, b)?;
     let n = w.cols();
     y.resize(x.rows(), n);
@@ -192,6 +202,9 @@ pub fn forward_with(k: Kernel, nthreads: usize, x: &SparseBatch, w: &Matrix, b: 
                 let yr = unsafe { std::slice::from_raw_parts_mut(yp.ptr().add(r * n + c0), c1 - c0) };
                 yr.copy_from_slice(&b.data()[c0..c1]);
                 gather_add_with(k, yr, w.data(), n, c0, x.row(r));
+                if relu {
+                    yr.iter_mut().for_each(|v| *v = v.max(0.0));
+                }
             }
         }
     });
@@ -210,6 +223,17 @@ pub fn backward(x: &SparseBatch, dy: &Matrix, dw: &mut Matrix, db: &mut Matrix) 
 /// Threads own disjoint feature ranges (balanced by set bits), so no locking is needed
 /// and the summation order (rows in increasing order) never changes.
 pub fn backward_with(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, dw: &mut Matrix, db: &mut Matrix) -> Result<()> {
+    backward_impl(k, nthreads, x, dy, dw, db, false)
+}
+
+/// [`backward_with`] with `dW` overwritten instead of added to: each row becomes the sum
+/// of its dY rows (zero for features no row has), the same bits as accumulating into a
+/// zeroed `dW`, without the zeroing pass over the whole matrix. `db` still accumulates.
+pub(crate) fn backward_overwrite_with(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, dw: &mut Matrix, db: &mut Matrix) -> Result<()> {
+    backward_impl(k, nthreads, x, dy, dw, db, true)
+}
+
+fn backward_impl(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, dw: &mut Matrix, db: &mut Matrix, overwrite: bool) -> Result<()> {
     let n = dw.cols();
     check("sparse_affine backward", x, dw, db)?;
     if dy.shape() != (x.rows(), n) {
@@ -230,11 +254,14 @@ pub fn backward_with(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, d
                 let c1 = (c0 + COL_BLOCK).min(n);
                 for f in fs.clone() {
                     let rows = t.rows_of(f);
-                    if rows.is_empty() {
+                    if rows.is_empty() && !overwrite {
                         continue;
                     }
                     // Safety: each thread owns the dW rows of its feature range.
                     let d = unsafe { std::slice::from_raw_parts_mut(dwp.ptr().add(f * n + c0), c1 - c0) };
+                    if overwrite {
+                        d.fill(0.0);
+                    }
                     gather_add_with(k, d, dy.data(), n, c0, rows);
                 }
             }

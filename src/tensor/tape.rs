@@ -64,6 +64,32 @@ pub(crate) enum Op {
     MaxPool2d { x: Var, s: MaxPool2d, argmax: usize },
 }
 
+impl Op {
+    /// The tape values this op reads (at most two). Exhaustive on purpose: the backward
+    /// pass's plan of which gradients need zeroing trusts this list, so a new op must say.
+    pub(crate) fn inputs(&self) -> [Option<Var>; 2] {
+        match *self {
+            Op::Input | Op::Variable | Op::Param(_) | Op::SparseAffine { .. } => [None, None],
+            Op::Affine { x, .. }
+            | Op::Relu(x)
+            | Op::Sigmoid(x)
+            | Op::Tanh(x)
+            | Op::Dropout(x)
+            | Op::PairHalves(x)
+            | Op::Sum(x)
+            | Op::Mean(x)
+            | Op::Conv2d { x, .. }
+            | Op::MaxPool2d { x, .. } => [Some(x), None],
+            Op::Add(a, b) | Op::Concat(a, b) => [Some(a), Some(b)],
+            Op::SoftmaxCrossEntropy { logits: a, targets: b }
+            | Op::BinaryCrossEntropy { p: a, targets: b }
+            | Op::BceWithLogits { logits: a, targets: b }
+            | Op::Mse { pred: a, target: b }
+            | Op::Huber { pred: a, target: b, .. } => [Some(a), Some(b)],
+        }
+    }
+}
+
 /// Probability clamp of [`Tape::binary_cross_entropy`] (keeps logs finite).
 pub const BCE_EPS: f32 = 1e-7;
 
@@ -89,6 +115,12 @@ pub struct Tape {
     pub(crate) argmax_len: usize,
     /// Throw-away gradient buffer (e.g. the bias gradient of a frozen bias).
     pub(crate) scratch: Matrix,
+    /// The backward pass's plan (kept to reuse their buffers): per node, the last node
+    /// that reads it; per node and per parameter, whether the first write of its gradient
+    /// overwrites it (so it was not zeroed).
+    pub(crate) last_reader: Vec<usize>,
+    pub(crate) node_fresh: Vec<bool>,
+    pub(crate) param_fresh: Vec<bool>,
 }
 
 impl Tape {
@@ -212,9 +244,10 @@ impl Tape {
         let needs = !params.is_frozen(w) || !params.is_frozen(b);
         let (i, _) = self.push(Op::SparseAffine { x: xi, w, b, relu }, needs);
         let node = &mut self.nodes[i];
-        sparse::forward(&self.sparse[xi], params.value(w), params.value(b), &mut node.value)?;
         if relu {
-            layers::relu_inplace(&mut node.value);
+            sparse::forward_relu(&self.sparse[xi], params.value(w), params.value(b), &mut node.value)?;
+        } else {
+            sparse::forward(&self.sparse[xi], params.value(w), params.value(b), &mut node.value)?;
         }
         Ok(Var(i))
     }
