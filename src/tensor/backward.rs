@@ -36,7 +36,6 @@ impl Tape {
         self.backward_impl(loss, params, grads, seed, false)
     }
 
-
     /// [`Tape::backward_into`] with the gradients **set**, not added: whatever `grads`
     /// held, each trainable parameter's matrix ends as this tape's gradient (zero where
     /// none flowed); frozen parameters' matrices are left alone. A weight whose last use
