@@ -81,7 +81,9 @@ impl Tape {
             return;
         }
         // The last user of each parameter's gradient, in node order.
-        let mut last_user: Vec<(usize, bool)> = vec![(usize::MAX, false); params.len()];
+        let last_user = &mut self.last_user;
+        last_user.clear();
+        last_user.resize(params.len(), (usize::MAX, false));
         for (i, n) in nodes.iter().enumerate() {
             match n.op {
                 Op::Param(id) => last_user[id.0] = (i, false),

@@ -103,33 +103,28 @@ impl Shards {
         }
         let workers = threads.clamp(1, n);
         let mut results: Vec<Option<Result<(f32, T)>>> = (0..n).map(|_| None).collect();
-        if workers == 1 {
-            for (s, t, g) in jobs {
-                results[s] = Some(run(s, t, g));
+        // Workers take the next shard as they come free (the caller is one of them; with one
+        // worker it runs them all, in order): on a shared machine a core that is preempted
+        // then does fewer shards instead of holding up the step. Which worker runs a shard
+        // changes no bits.
+        let queue = std::sync::Mutex::new(jobs.into_iter());
+        let work = || {
+            let mut out = Vec::new();
+            loop {
+                let job = queue.lock().map(|mut q| q.next()).unwrap_or(None);
+                let Some((s, t, g)) = job else { break };
+                out.push((s, run(s, t, g)));
             }
-        } else {
-            // Workers take the next shard as they come free (the caller is one of them): on
-            // a shared machine a core that is preempted then does fewer shards instead of
-            // holding up the step. Which worker runs a shard changes no bits.
-            let queue = std::sync::Mutex::new(jobs.into_iter());
-            let work = || {
-                let mut out = Vec::new();
-                loop {
-                    let job = queue.lock().map(|mut q| q.next()).unwrap_or(None);
-                    let Some((s, t, g)) = job else { break };
-                    out.push((s, run(s, t, g)));
-                }
-                out
-            };
-            let done: Vec<Vec<(usize, Result<(f32, T)>)>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = (1..workers).map(|_| scope.spawn(work)).collect();
-                let mut all = vec![work()];
-                all.extend(handles.into_iter().map(|h| h.join().expect("a shard's thread panicked")));
-                all
-            });
-            for (s, r) in done.into_iter().flatten() {
-                results[s] = Some(r);
-            }
+            out
+        };
+        let done: Vec<Vec<(usize, Result<(f32, T)>)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (1..workers).map(|_| scope.spawn(work)).collect();
+            let mut all = vec![work()];
+            all.extend(handles.into_iter().map(|h| h.join().expect("a shard's thread panicked")));
+            all
+        });
+        for (s, r) in done.into_iter().flatten() {
+            results[s] = Some(r);
         }
         // The sum, in shard order, before any error is returned (the gradients stay whole);
         // parameters shared out over two threads when there are many (same bits: each

@@ -121,6 +121,9 @@ pub struct Tape {
     pub(crate) last_reader: Vec<usize>,
     pub(crate) node_fresh: Vec<bool>,
     pub(crate) param_fresh: Vec<bool>,
+    /// Per parameter: the last node that writes its gradient, and whether that is a layer's
+    /// weight product.
+    pub(crate) last_user: Vec<(usize, bool)>,
 }
 
 impl Tape {
