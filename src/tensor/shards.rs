@@ -12,17 +12,25 @@
 //! idle in every serial part and pays a thread start per product. Splitting the batch
 //! instead keeps every core busy for the whole step, with one start and one join.
 //!
+//! A worker that runs out of shards does not wait at the step's end: it takes row blocks
+//! of the products the other shards are still running ([`super::gemm::Board`]), so a core
+//! the host slows down holds up the step only for the parts of a shard that are not
+//! products.
+//!
 //! The result does not depend on the thread count: the shards and the order in which their
 //! gradients are summed are fixed, and with one thread the shards simply run one after the
-//! other. (It does depend on the number of shards, as any change of summation order does.)
+//! other; a helped product computes each tile exactly as its owner would. (It does depend
+//! on the number of shards, as any change of summation order does.)
 
 use super::error::{Result, TensorError};
+use super::gemm::{with_board, Board};
 use super::matrix::Matrix;
 use super::params::{ParamId, Params};
 use super::tape::{Tape, Var};
 use super::simd::active_kernel;
 use super::threads::{configured_threads, for_each_in_two, serial};
 use super::vecops::add_assign_with;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Tapes and gradient buffers of `n` shards, kept from step to step.
 pub struct Shards {
@@ -86,13 +94,28 @@ impl Shards {
         }
         let mut own = std::mem::take(&mut params.grads);
         let vals: &Params = params;
+        let workers = threads.clamp(1, n);
+        // With more than one worker, a worker out of shards helps with the others' products.
+        let board = Board::new();
+        let left = AtomicUsize::new(n);
         let run = |s: usize, tape: &mut Tape, grads: &mut [Matrix]| -> Result<(f32, T)> {
-            serial(|| {
-                tape.reset();
-                let (loss, out) = forward(s, tape, vals)?;
-                tape.backward_set(loss, vals, grads, weights[s])?;
-                Ok((tape.scalar(loss), out))
-            })
+            let mut shard = || {
+                serial(|| {
+                    tape.reset();
+                    let (loss, out) = forward(s, tape, vals)?;
+                    tape.backward_set(loss, vals, grads, weights[s])?;
+                    Ok((tape.scalar(loss), out))
+                })
+            };
+            // Counted as done however it ends (a panic too), so no helper waits forever.
+            struct Done<'a>(&'a AtomicUsize);
+            impl Drop for Done<'_> {
+                fn drop(&mut self) {
+                    self.0.fetch_sub(1, Ordering::AcqRel);
+                }
+            }
+            let _done = Done(&left);
+            if workers > 1 { with_board(&board, shard) } else { shard() }
         };
         // Shard 0 writes the parameters' gradients; the others their own.
         let mut jobs: Vec<(usize, &mut Tape, &mut [Matrix])> = Vec::with_capacity(n);
@@ -101,7 +124,6 @@ impl Shards {
         for (i, (t, g)) in rest.iter_mut().zip(self.grads.iter_mut()).enumerate() {
             jobs.push((i + 1, t, &mut g[..]));
         }
-        let workers = threads.clamp(1, n);
         let mut results: Vec<Option<Result<(f32, T)>>> = (0..n).map(|_| None).collect();
         // Workers take the next shard as they come free (the caller is one of them; with one
         // worker it runs them all, in order): on a shared machine a core that is preempted
@@ -114,6 +136,11 @@ impl Shards {
                 let job = queue.lock().map(|mut q| q.next()).unwrap_or(None);
                 let Some((s, t, g)) = job else { break };
                 out.push((s, run(s, t, g)));
+            }
+            while left.load(Ordering::Acquire) > 0 {
+                if !board.help() {
+                    std::hint::spin_loop();
+                }
             }
             out
         };

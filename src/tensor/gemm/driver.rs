@@ -44,7 +44,7 @@ unsafe impl Sync for OutView {}
 /// Packing buffers, pooled so that steady-state training allocates nothing.
 #[derive(Default)]
 pub(crate) struct Workspace {
-    a: Vec<f32>,
+    pub(super) a: Vec<f32>,
     b: Vec<f32>,
 }
 
@@ -61,7 +61,7 @@ pub(crate) fn with_workspace<R>(f: impl FnOnce(&mut Workspace) -> R) -> R {
 }
 
 /// A 64-byte aligned pointer into `v` with room for `len` floats.
-fn aligned(v: &mut Vec<f32>, len: usize) -> *mut f32 {
+pub(super) fn aligned(v: &mut Vec<f32>, len: usize) -> *mut f32 {
     // 15 floats for the alignment, and at least 16 after the block (a packing store may
     // spill two past it: `transpose6x8_avx`).
     if v.len() < len + 32 {
@@ -251,10 +251,18 @@ unsafe fn transpose6x8_avx(src: *const f32, ld_src: usize, dst: *mut f32) {
 }
 
 #[repr(C, align(64))]
-struct Tile([f32; 512]);
+pub(super) struct Tile([f32; 512]);
+
+impl Tile {
+    pub(super) fn new() -> Tile {
+        Tile([0.0; 512])
+    }
+}
 
 /// `C[m×n] += alpha · op(A)[m×k] · op(B)[k×n]` on one thread; with `overwrite`,
-/// `C = alpha · op(A) · op(B)` and C is never read (beta = 0).
+/// `C = alpha · op(A) · op(B)` and C is never read (beta = 0). Inside a shard whose step
+/// has a [`Board`], the row blocks of each packed B panel are offered to threads that have
+/// finished their own shards.
 ///
 /// Safety: the views are valid for the given sizes (checked by the caller).
 #[allow(clippy::too_many_arguments)]
@@ -270,63 +278,114 @@ pub(crate) unsafe fn gemm_serial(
     overwrite: bool,
     ws: &mut Workspace,
 ) {
-    let (mr, nr) = (spec.mr, spec.nr);
-    debug_assert!(mr * nr <= 512);
+    let nr = spec.nr;
+    debug_assert!(spec.mr * nr <= 512);
+    let board = super::help::current();
+    // Offered blocks are smaller, so that a helper arriving late still finds some.
+    let mc = if board.is_some() { super::help::MC.min(spec.mc) } else { spec.mc };
     let kc_max = spec.kc.min(k);
     let nc_max = spec.nc.min(n).div_ceil(nr) * nr;
-    let mc_max = spec.mc.min(m).div_ceil(mr) * mr;
+    let mc_max = mc.min(m).div_ceil(spec.mr) * spec.mr;
     let bp = aligned(&mut ws.b, kc_max * nc_max);
     let ap = aligned(&mut ws.a, kc_max * mc_max);
-    let mut tile = Tile([0.0; 512]);
+    let mut tile = Tile::new();
     // 5th loop (jc): panels of nc columns of B and C.
     for jc in (0..n).step_by(spec.nc) {
         let ncb = spec.nc.min(n - jc);
         // 4th loop (pc): blocks of kc along the shared dimension; B panel packed once.
         for pc in (0..k).step_by(spec.kc) {
             let kcb = spec.kc.min(k - pc);
-            let ow = overwrite && pc == 0;
             let bv = View { ptr: b.ptr.add(pc * b.rs + jc * b.cs), ..b };
             pack_b(kcb, ncb, nr, bv, bp);
-            // 3rd loop (ic): blocks of mc rows of A, packed into L2-sized blocks.
-            for ic in (0..m).step_by(spec.mc) {
-                let mcb = spec.mc.min(m - ic);
-                let av = View { ptr: a.ptr.add(ic * a.rs + pc * a.cs), ..a };
-                pack_a(mcb, kcb, mr, av, ap);
-                // 2nd loop (jr): one B micro-panel stays in L1 ...
-                for jr in (0..ncb).step_by(nr) {
-                    let nrb = nr.min(ncb - jr);
-                    let bmp = bp.add(jr * kcb);
-                    // ... 1st loop (ir): while the A micro-panels stream past it.
-                    for ir in (0..mcb).step_by(mr) {
-                        let mrb = mr.min(mcb - ir);
-                        let amp = ap.add(ir * kcb);
-                        let cp = c.ptr.add((ic + ir) * c.ld + jc + jr);
-                        if mrb == mr && nrb == nr {
-                            (spec.kernel)(kcb, alpha, amp, bmp, cp, c.ld, ow);
-                        } else {
-                            // Edge tile: go through a full-size copy of C so the arithmetic
-                            // (and so the result) is the same as for an interior tile.
-                            let t = tile.0.as_mut_ptr();
-                            if !ow {
-                                for i in 0..mr {
-                                    for j in 0..nr {
-                                        *t.add(i * nr + j) =
-                                            if i < mrb && j < nrb { *cp.add(i * c.ld + j) } else { 0.0 };
-                                    }
-                                }
+            let panel = Panel {
+                spec: *spec,
+                m,
+                mc,
+                kcb,
+                ncb,
+                alpha,
+                a: View { ptr: a.ptr.add(pc * a.cs), ..a },
+                bp,
+                c: OutView { ptr: c.ptr.add(jc), ..c },
+                overwrite: overwrite && pc == 0,
+            };
+            match board {
+                Some(board) => board.share(&panel, ap, &mut tile),
+                // 3rd loop (ic): blocks of mc rows of A, packed into L2-sized blocks.
+                None => (0..panel.blocks()).for_each(|i| panel.block(i, ap, &mut tile)),
+            }
+        }
+    }
+}
+
+/// One packed `kc × nc` panel of B and what its row blocks need: the 3rd loop's work.
+#[derive(Clone, Copy)]
+pub(super) struct Panel {
+    pub spec: Spec,
+    pub m: usize,
+    /// Rows per block (a multiple of `mr`).
+    pub mc: usize,
+    pub kcb: usize,
+    pub ncb: usize,
+    pub alpha: f32,
+    /// A at this panel's first k step.
+    pub a: View,
+    /// The packed panel.
+    pub bp: *const f32,
+    /// C at this panel's first column.
+    pub c: OutView,
+    pub overwrite: bool,
+}
+unsafe impl Send for Panel {}
+unsafe impl Sync for Panel {}
+
+impl Panel {
+    pub(super) fn blocks(&self) -> usize {
+        self.m.div_ceil(self.mc)
+    }
+
+    /// Row block `i`: packs its A block into `ap` (room for `mc × kcb`) and runs the 2nd
+    /// and 1st loops. Every tile is computed the same way whichever thread runs the block
+    /// and however the rows are blocked (`mc` is a multiple of `mr`), so help changes no bits.
+    ///
+    /// Safety: the panel's views are valid, `ap` is 64-byte aligned with room to spare.
+    pub(super) unsafe fn block(&self, i: usize, ap: *mut f32, tile: &mut Tile) {
+        let (spec, kcb, ncb, c) = (&self.spec, self.kcb, self.ncb, self.c);
+        let (mr, nr) = (spec.mr, spec.nr);
+        let ic = i * self.mc;
+        let mcb = self.mc.min(self.m - ic);
+        let av = View { ptr: self.a.ptr.add(ic * self.a.rs), ..self.a };
+        pack_a(mcb, kcb, mr, av, ap);
+        let ow = self.overwrite;
+        let alpha = self.alpha;
+        // 2nd loop (jr): one B micro-panel stays in L1 ...
+        for jr in (0..ncb).step_by(nr) {
+            let nrb = nr.min(ncb - jr);
+            let bmp = self.bp.add(jr * kcb);
+            // ... 1st loop (ir): while the A micro-panels stream past it.
+            for ir in (0..mcb).step_by(mr) {
+                let mrb = mr.min(mcb - ir);
+                let amp = ap.add(ir * kcb);
+                let cp = c.ptr.add((ic + ir) * c.ld + jr);
+                if mrb == mr && nrb == nr {
+                    (spec.kernel)(kcb, alpha, amp, bmp, cp, c.ld, ow);
+                } else {
+                    // Edge tile: go through a full-size copy of C so the arithmetic
+                    // (and so the result) is the same as for an interior tile.
+                    let t = tile.0.as_mut_ptr();
+                    if !ow {
+                        for i in 0..mr {
+                            for j in 0..nr {
+                                *t.add(i * nr + j) = if i < mrb && j < nrb { *cp.add(i * c.ld + j) } else { 0.0 };
                             }
-                            // A mostly empty tile only needs its top-left part computed.
-                            let kern = spec
-                                .edges
-                                .iter()
-                                .find(|e| e.rows >= mrb && e.cols >= nrb)
-                                .map_or(spec.kernel, |e| e.kernel);
-                            kern(kcb, alpha, amp, bmp, t, nr, ow);
-                            for i in 0..mrb {
-                                for j in 0..nrb {
-                                    *cp.add(i * c.ld + j) = *t.add(i * nr + j);
-                                }
-                            }
+                        }
+                    }
+                    // A mostly empty tile only needs its top-left part computed.
+                    let kern = spec.edges.iter().find(|e| e.rows >= mrb && e.cols >= nrb).map_or(spec.kernel, |e| e.kernel);
+                    kern(kcb, alpha, amp, bmp, t, nr, ow);
+                    for i in 0..mrb {
+                        for j in 0..nrb {
+                            *cp.add(i * c.ld + j) = *t.add(i * nr + j);
                         }
                     }
                 }
