@@ -45,6 +45,7 @@ pub mod dense;
 pub mod error;
 pub mod files;
 pub mod gemm;
+pub mod help;
 pub mod layers;
 pub mod matrix;
 pub mod optim;

@@ -13,7 +13,7 @@
 //! instead keeps every core busy for the whole step, with one start and one join.
 //!
 //! A worker that runs out of shards does not wait at the step's end: it takes row blocks
-//! of the products the other shards are still running ([`super::gemm::Board`]), so a core
+//! of the products the other shards are still running ([`super::help`]), so a core
 //! the host slows down holds up the step only for the parts of a shard that are not
 //! products.
 //!
@@ -23,7 +23,7 @@
 //! on the number of shards, as any change of summation order does.)
 
 use super::error::{Result, TensorError};
-use super::gemm::{with_board, Board};
+use super::help::{with_board, Board};
 use super::matrix::Matrix;
 use super::params::{ParamId, Params};
 use super::tape::{Tape, Var};

@@ -6,6 +6,7 @@
 use super::error::{Result, TensorError};
 use super::matrix::Matrix;
 use super::simd::{active_kernel, Kernel};
+use super::help::{on_board, share};
 use super::threads::{parallel_ranges, threads, SendPtr};
 use super::vecops::{add_assign_with, gather_add_with, GATHER_BLOCK};
 use std::sync::Mutex;
@@ -194,7 +195,7 @@ fn forward_impl(k: Kernel, nthreads: usize, x: &SparseBatch, w: &Matrix, b: &Mat
     y.resize(x.rows(), n);
     let nt = if x.nnz() * n < PAR_MIN_WORK { 1 } else { nthreads };
     let yp = SendPtr(y.data_mut().as_mut_ptr());
-    parallel_ranges(n, nt, GATHER_BLOCK, |cols| {
+    let columns = |cols: std::ops::Range<usize>| {
         for c0 in cols.clone().step_by(COL_BLOCK) {
             let c1 = (c0 + COL_BLOCK).min(cols.end);
             for r in 0..x.rows() {
@@ -207,7 +208,13 @@ fn forward_impl(k: Kernel, nthreads: usize, x: &SparseBatch, w: &Matrix, b: &Mat
                 }
             }
         }
-    });
+    };
+    if nt == 1 && on_board() {
+        // A shard's layer: its column blocks shared with threads that are out of shards.
+        share(n.div_ceil(COL_BLOCK), &|i| columns(i * COL_BLOCK..(n.min((i + 1) * COL_BLOCK))));
+    } else {
+        parallel_ranges(n, nt, GATHER_BLOCK, columns);
+    }
     Ok(())
 }
 
@@ -248,9 +255,9 @@ fn backward_impl(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, dw: &
     let nt = if x.nnz() * n < PAR_MIN_WORK { 1 } else { nthreads.max(1) };
     let dwp = SendPtr(dw.data_mut().as_mut_ptr());
     with_by_feature(x, |t| {
-        let work = |fs: std::ops::Range<usize>| {
+        let work = |fs: std::ops::Range<usize>, cols: std::ops::Range<usize>| {
             // Column blocks outermost so the dY block (256 × 128 floats) stays in L2.
-            for c0 in (0..n).step_by(COL_BLOCK) {
+            for c0 in cols.step_by(COL_BLOCK) {
                 let c1 = (c0 + COL_BLOCK).min(n);
                 for f in fs.clone() {
                     let rows = t.rows_of(f);
@@ -266,6 +273,13 @@ fn backward_impl(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, dw: &
                 }
             }
         };
+        if nt == 1 && on_board() {
+            // A shard's layer: its column blocks shared with threads that are out of shards
+            // (each element summed in the same order whoever runs its block).
+            let all = 0..x.features();
+            share(n.div_ceil(COL_BLOCK), &|i| work(all.clone(), i * COL_BLOCK..n.min((i + 1) * COL_BLOCK)));
+            return;
+        }
         // Feature boundaries that split the set bits evenly.
         let total = x.nnz();
         let mut bounds = vec![0usize];
@@ -278,9 +292,9 @@ fn backward_impl(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, dw: &
         std::thread::scope(|s| {
             for w in bounds.windows(2).skip(1) {
                 let r = w[0]..w[1];
-                s.spawn(move || work(r));
+                s.spawn(move || work(r, 0..n));
             }
-            work(bounds[0]..bounds[1]);
+            work(bounds[0]..bounds[1], 0..n);
         });
     });
     Ok(())

@@ -3,6 +3,7 @@
 //! (`A(i,p) = a[i*rsa + p*csa]`), so transposed operands cost nothing extra.
 
 use super::kernels::{Edge, MicroKernel};
+use crate::tensor::help::{on_board, share};
 use std::sync::Mutex;
 
 /// Block sizes and micro-kernel of one instruction flavour.
@@ -41,10 +42,14 @@ pub(crate) struct OutView {
 unsafe impl Send for OutView {}
 unsafe impl Sync for OutView {}
 
+/// Rows per block of a product whose blocks are shared with helpers: a multiple of every
+/// flavour's `mr` (6, 8, 4…), small enough that a 256-row product has several blocks.
+const SHARED_MC: usize = 48;
+
 /// Packing buffers, pooled so that steady-state training allocates nothing.
 #[derive(Default)]
 pub(crate) struct Workspace {
-    pub(super) a: Vec<f32>,
+    a: Vec<f32>,
     b: Vec<f32>,
 }
 
@@ -61,7 +66,7 @@ pub(crate) fn with_workspace<R>(f: impl FnOnce(&mut Workspace) -> R) -> R {
 }
 
 /// A 64-byte aligned pointer into `v` with room for `len` floats.
-pub(super) fn aligned(v: &mut Vec<f32>, len: usize) -> *mut f32 {
+fn aligned(v: &mut Vec<f32>, len: usize) -> *mut f32 {
     // 15 floats for the alignment, and at least 16 after the block (a packing store may
     // spill two past it: `transpose6x8_avx`).
     if v.len() < len + 32 {
@@ -251,10 +256,10 @@ unsafe fn transpose6x8_avx(src: *const f32, ld_src: usize, dst: *mut f32) {
 }
 
 #[repr(C, align(64))]
-pub(super) struct Tile([f32; 512]);
+struct Tile([f32; 512]);
 
 impl Tile {
-    pub(super) fn new() -> Tile {
+    fn new() -> Tile {
         Tile([0.0; 512])
     }
 }
@@ -262,7 +267,7 @@ impl Tile {
 /// `C[m×n] += alpha · op(A)[m×k] · op(B)[k×n]` on one thread; with `overwrite`,
 /// `C = alpha · op(A) · op(B)` and C is never read (beta = 0). Inside a shard whose step
 /// has a [`Board`], the row blocks of each packed B panel are offered to threads that have
-/// finished their own shards.
+/// finished their own shards ([`crate::tensor::help`]).
 ///
 /// Safety: the views are valid for the given sizes (checked by the caller).
 #[allow(clippy::too_many_arguments)]
@@ -280,9 +285,9 @@ pub(crate) unsafe fn gemm_serial(
 ) {
     let nr = spec.nr;
     debug_assert!(spec.mr * nr <= 512);
-    let board = super::help::current();
-    // Offered blocks are smaller, so that a helper arriving late still finds some.
-    let mc = if board.is_some() { super::help::MC.min(spec.mc) } else { spec.mc };
+    let shared = on_board();
+    // Shared blocks are smaller, so that a helper arriving late still finds some.
+    let mc = if shared { SHARED_MC.min(spec.mc) } else { spec.mc };
     let kc_max = spec.kc.min(k);
     let nc_max = spec.nc.min(n).div_ceil(nr) * nr;
     let mc_max = mc.min(m).div_ceil(spec.mr) * spec.mr;
@@ -309,10 +314,18 @@ pub(crate) unsafe fn gemm_serial(
                 c: OutView { ptr: c.ptr.add(jc), ..c },
                 overwrite: overwrite && pc == 0,
             };
-            match board {
-                Some(board) => board.share(&panel, ap, &mut tile),
-                // 3rd loop (ic): blocks of mc rows of A, packed into L2-sized blocks.
-                None => (0..panel.blocks()).for_each(|i| panel.block(i, ap, &mut tile)),
+            // 3rd loop (ic): blocks of mc rows of A, packed into L2-sized blocks.
+            if shared {
+                // Whoever runs a block packs its A into a workspace of its own.
+                share(panel.blocks(), &|i| {
+                    with_workspace(|w| {
+                        let ap = aligned(&mut w.a, panel.mc * panel.kcb);
+                        // Safety: as this function's; blocks write disjoint rows of C.
+                        unsafe { panel.block(i, ap, &mut Tile::new()) }
+                    })
+                });
+            } else {
+                (0..panel.blocks()).for_each(|i| panel.block(i, ap, &mut tile));
             }
         }
     }
@@ -320,27 +333,28 @@ pub(crate) unsafe fn gemm_serial(
 
 /// One packed `kc × nc` panel of B and what its row blocks need: the 3rd loop's work.
 #[derive(Clone, Copy)]
-pub(super) struct Panel {
-    pub spec: Spec,
-    pub m: usize,
+struct Panel {
+    spec: Spec,
+    m: usize,
     /// Rows per block (a multiple of `mr`).
-    pub mc: usize,
-    pub kcb: usize,
-    pub ncb: usize,
-    pub alpha: f32,
+    mc: usize,
+    kcb: usize,
+    ncb: usize,
+    alpha: f32,
     /// A at this panel's first k step.
-    pub a: View,
+    a: View,
     /// The packed panel.
-    pub bp: *const f32,
+    bp: *const f32,
     /// C at this panel's first column.
-    pub c: OutView,
-    pub overwrite: bool,
+    c: OutView,
+    overwrite: bool,
 }
+// Safety: the views are only read (A, the packed panel) or written in disjoint blocks (C).
 unsafe impl Send for Panel {}
 unsafe impl Sync for Panel {}
 
 impl Panel {
-    pub(super) fn blocks(&self) -> usize {
+    fn blocks(&self) -> usize {
         self.m.div_ceil(self.mc)
     }
 
@@ -349,7 +363,7 @@ impl Panel {
     /// and however the rows are blocked (`mc` is a multiple of `mr`), so help changes no bits.
     ///
     /// Safety: the panel's views are valid, `ap` is 64-byte aligned with room to spare.
-    pub(super) unsafe fn block(&self, i: usize, ap: *mut f32, tile: &mut Tile) {
+    unsafe fn block(&self, i: usize, ap: *mut f32, tile: &mut Tile) {
         let (spec, kcb, ncb, c) = (&self.spec, self.kcb, self.ncb, self.c);
         let (mr, nr) = (spec.mr, spec.nr);
         let ic = i * self.mc;

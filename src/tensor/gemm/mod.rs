@@ -7,7 +7,6 @@
 //! `op(X)` is `X` or `Xᵀ` ([`Trans`]); transposes are strides, never materialised.
 
 mod driver;
-mod help;
 pub(crate) mod kernels;
 mod small;
 
@@ -17,7 +16,6 @@ use super::threads::{parallel_ranges, threads};
 use driver::{gemm_serial, with_workspace, OutView, Spec, View};
 use super::simd::{active_kernel, Kernel};
 pub(crate) use small::gemm_small;
-pub(crate) use help::{with_board, Board};
 
 /// Whether an operand is used as stored (`N`) or transposed (`T`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
