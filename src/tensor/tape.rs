@@ -445,9 +445,9 @@ impl Tape {
 
     /// `binary_cross_entropy(sigmoid(logits), targets)` as one op, in the stable form
     /// `max(z, 0) − z·t + ln(1 + e^−|z|)` averaged over all elements, with the gradient
-    /// `(σ(z) − t) / n`: no clamp, no division by `p(1 − p)`, and the exponentials
-    /// vectorised (the two-op form spends most of an autoencoder's output layer in scalar
-    /// `exp` and `ln`). A `1×1` loss.
+    /// `(σ(z) − t) / n`: no clamp, no division by `p(1 − p)`, and the exponentials and
+    /// logarithms vectorised (the two-op form spends most of an autoencoder's output layer
+    /// in scalar `exp` and `ln`). A `1×1` loss.
     pub fn bce_with_logits(&mut self, logits: Var, targets: Var) -> Result<Var> {
         self.same_shape(logits, targets, "bce_with_logits")?;
         let needs = self.needs(logits) || self.needs(targets);
@@ -457,10 +457,10 @@ impl Tape {
         let node = &mut rest[0];
         node.aux.resize(z.rows(), z.cols());
         self.scratch.resize(z.rows(), z.cols());
-        vecops::sigmoid_and_exp_with(active_kernel(), z.data(), node.aux.data_mut(), self.scratch.data_mut());
+        vecops::sigmoid_and_softplus_with(active_kernel(), z.data(), node.aux.data_mut(), self.scratch.data_mut());
         let mut loss = 0.0f64;
-        for ((&zv, &tv), &e) in z.data().iter().zip(t.data()).zip(self.scratch.data()) {
-            loss += (zv.max(0.0) - zv * tv) as f64 + (e as f64).ln_1p();
+        for ((&zv, &tv), &sp) in z.data().iter().zip(t.data()).zip(self.scratch.data()) {
+            loss += (zv.max(0.0) - zv * tv) as f64 + sp as f64;
         }
         node.value.resize(1, 1);
         node.value.set(0, 0, (loss / z.len().max(1) as f64) as f32);
