@@ -80,6 +80,17 @@ pub(crate) fn share(blocks: usize, run: &(dyn Fn(usize) + Sync)) {
     unsafe { &*p }.share(blocks, run);
 }
 
+/// One round of a wait: a spin at first, then a yield, so that a waiting thread gives its
+/// core to the one it waits for when the two share a core (more threads than cores).
+pub(crate) fn pause(rounds: &mut u32) {
+    if *rounds < 64 {
+        *rounds += 1;
+        std::hint::spin_loop();
+    } else {
+        std::thread::yield_now();
+    }
+}
+
 fn lock(m: &Mutex<()>) -> std::sync::MutexGuard<'_, ()> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -112,8 +123,9 @@ impl Board {
                 }
                 // No helper can join now; wait for those still on a block (their writes
                 // are published by their Release in `help`).
+                let mut rounds = 0;
                 while self.1.load(Ordering::Acquire) > 0 {
-                    std::hint::spin_loop();
+                    pause(&mut rounds);
                 }
             }
         }

@@ -23,7 +23,7 @@
 //! on the number of shards, as any change of summation order does.)
 
 use super::error::{Result, TensorError};
-use super::help::{with_board, Board};
+use super::help::{pause, with_board, Board};
 use super::matrix::Matrix;
 use super::params::{ParamId, Params};
 use super::tape::{Tape, Var};
@@ -137,9 +137,12 @@ impl Shards {
                 let Some((s, t, g)) = job else { break };
                 out.push((s, run(s, t, g)));
             }
+            let mut rounds = 0;
             while left.load(Ordering::Acquire) > 0 {
-                if !board.help() {
-                    std::hint::spin_loop();
+                if board.help() {
+                    rounds = 0;
+                } else {
+                    pause(&mut rounds);
                 }
             }
             out
