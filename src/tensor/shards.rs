@@ -12,14 +12,14 @@
 //! idle in every serial part and pays a thread start per product. Splitting the batch
 //! instead keeps every core busy for the whole step, with one start and one join.
 //!
-//! A worker that runs out of shards does not wait at the step's end: it takes row blocks
-//! of the products the other shards are still running ([`super::help`]), so a core
-//! the host slows down holds up the step only for the parts of a shard that are not
-//! products.
+//! A worker that runs out of shards does not wait at the step's end: it takes blocks of
+//! the products and sparse layers the other shards are still running ([`super::help`]),
+//! so a core the host slows down holds up the step only for the rest of a shard
+//! (activations, loss, the head's small products).
 //!
 //! The result does not depend on the thread count: the shards and the order in which their
 //! gradients are summed are fixed, and with one thread the shards simply run one after the
-//! other; a helped product computes each tile exactly as its owner would. (It does depend
+//! other; a helped kernel computes each block exactly as its owner would. (It does depend
 //! on the number of shards, as any change of summation order does.)
 
 use super::error::{Result, TensorError};
@@ -95,7 +95,7 @@ impl Shards {
         let mut own = std::mem::take(&mut params.grads);
         let vals: &Params = params;
         let workers = threads.clamp(1, n);
-        // With more than one worker, a worker out of shards helps with the others' products.
+        // With more than one worker, a worker out of shards helps with the others' kernels.
         let board = Board::new();
         let left = AtomicUsize::new(n);
         let run = |s: usize, tape: &mut Tape, grads: &mut [Matrix]| -> Result<(f32, T)> {

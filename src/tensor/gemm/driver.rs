@@ -265,9 +265,9 @@ impl Tile {
 }
 
 /// `C[m×n] += alpha · op(A)[m×k] · op(B)[k×n]` on one thread; with `overwrite`,
-/// `C = alpha · op(A) · op(B)` and C is never read (beta = 0). Inside a shard whose step
-/// has a [`Board`], the row blocks of each packed B panel are offered to threads that have
-/// finished their own shards ([`crate::tensor::help`]).
+/// `C = alpha · op(A) · op(B)` and C is never read (beta = 0). Inside a shard of a step
+/// with a board ([`crate::tensor::help`]), the row blocks of each packed B panel are
+/// shared with threads that have finished their own shards.
 ///
 /// Safety: the views are valid for the given sizes (checked by the caller).
 #[allow(clippy::too_many_arguments)]
@@ -292,7 +292,8 @@ pub(crate) unsafe fn gemm_serial(
     let nc_max = spec.nc.min(n).div_ceil(nr) * nr;
     let mc_max = mc.min(m).div_ceil(spec.mr) * spec.mr;
     let bp = aligned(&mut ws.b, kc_max * nc_max);
-    let ap = aligned(&mut ws.a, kc_max * mc_max);
+    // Shared blocks pack their A into the workspace of whoever runs them (below).
+    let ap = if shared { std::ptr::null_mut() } else { aligned(&mut ws.a, kc_max * mc_max) };
     let mut tile = Tile::new();
     // 5th loop (jc): panels of nc columns of B and C.
     for jc in (0..n).step_by(spec.nc) {
