@@ -96,6 +96,13 @@ unsafe fn pack_a(mc: usize, kc: usize, mr: usize, a: View, dst: *mut f32) {
         let src = a.ptr.add(i0 * a.rs);
         if a.rs == 1 {
             // op(A) = Aᵀ of a row-major matrix: the mr values of a k step are contiguous.
+            #[cfg(target_arch = "x86_64")]
+            if mr == 6 && h == 6 && std::arch::is_x86_feature_detected!("avx") {
+                // Four and two floats per k step in two moves (the element loop below was
+                // a third of the packing of a weight gradient's `Xᵀ·G`).
+                copy6_avx(src, a.cs, d, kc);
+                continue;
+            }
             for p in 0..kc {
                 let s = src.add(p * a.cs);
                 let dp = d.add(p * mr);
@@ -141,48 +148,55 @@ unsafe fn pack_a(mc: usize, kc: usize, mr: usize, a: View, dst: *mut f32) {
 /// Packs the `kc × nc` panel of B into micro-panels of `nr` columns: within a panel,
 /// the `nr` values of one k step are adjacent. Short panels are zero-padded.
 unsafe fn pack_b(kc: usize, nc: usize, nr: usize, b: View, dst: *mut f32) {
-    for j0 in (0..nc).step_by(nr) {
-        let w = nr.min(nc - j0);
-        let d = dst.add(j0 * kc);
-        let src = b.ptr.add(j0 * b.cs);
-        if b.cs == 1 {
-            for p in 0..kc {
-                let dp = d.add(p * nr);
-                copy_short(src.add(p * b.rs), dp, w);
+    if b.cs == 1 {
+        // Row-major B, read row by row (one sequential stream, which the prefetcher
+        // follows) and dealt out to the micro-panels: panel by panel, each k step would
+        // touch a new line of a matrix that is usually out of L2 by now.
+        for p in 0..kc {
+            let src = b.ptr.add(p * b.rs);
+            for j0 in (0..nc).step_by(nr) {
+                let w = nr.min(nc - j0);
+                let dp = dst.add(j0 * kc + p * nr);
+                copy_short(src.add(j0), dp, w);
                 for j in w..nr {
                     *dp.add(j) = 0.0;
                 }
             }
-        } else {
-            // op(B) = Bᵀ of a row-major matrix: read each stored row contiguously.
-            #[cfg(target_arch = "x86_64")]
-            if b.rs == 1 && w == nr && nr.is_multiple_of(8) && kc >= 8 && std::arch::is_x86_feature_detected!("avx") {
-                // Whole 8×8 blocks in registers (a third of a batch-32 `h·Wᵀ` went to the
-                // element-by-element loop below); the last `kc % 8` steps go through it.
-                let k8 = kc - kc % 8;
-                for jb in (0..nr).step_by(8) {
-                    for p in (0..k8).step_by(8) {
-                        transpose8x8_avx(src.add(jb * b.cs + p), b.cs, d.add(p * nr + jb), nr);
-                    }
+        }
+        return;
+    }
+    for j0 in (0..nc).step_by(nr) {
+        let w = nr.min(nc - j0);
+        let d = dst.add(j0 * kc);
+        let src = b.ptr.add(j0 * b.cs);
+        // op(B) = Bᵀ of a row-major matrix: read each stored row contiguously.
+        #[cfg(target_arch = "x86_64")]
+        if b.rs == 1 && w == nr && nr.is_multiple_of(8) && kc >= 8 && std::arch::is_x86_feature_detected!("avx") {
+            // Whole 8×8 blocks in registers (a third of a batch-32 `h·Wᵀ` went to the
+            // element-by-element loop below); the last `kc % 8` steps go through it.
+            let k8 = kc - kc % 8;
+            for jb in (0..nr).step_by(8) {
+                for p in (0..k8).step_by(8) {
+                    transpose8x8_avx(src.add(jb * b.cs + p), b.cs, d.add(p * nr + jb), nr);
                 }
-                for j in 0..w {
-                    let s = src.add(j * b.cs);
-                    for p in k8..kc {
-                        *d.add(p * nr + j) = *s.add(p);
-                    }
-                }
-                continue;
             }
             for j in 0..w {
                 let s = src.add(j * b.cs);
-                for p in 0..kc {
-                    *d.add(p * nr + j) = *s.add(p * b.rs);
+                for p in k8..kc {
+                    *d.add(p * nr + j) = *s.add(p);
                 }
             }
-            for j in w..nr {
-                for p in 0..kc {
-                    *d.add(p * nr + j) = 0.0;
-                }
+            continue;
+        }
+        for j in 0..w {
+            let s = src.add(j * b.cs);
+            for p in 0..kc {
+                *d.add(p * nr + j) = *s.add(p * b.rs);
+            }
+        }
+        for j in w..nr {
+            for p in 0..kc {
+                *d.add(p * nr + j) = 0.0;
             }
         }
     }
@@ -252,6 +266,22 @@ unsafe fn transpose6x8_avx(src: *const f32, ld_src: usize, dst: *mut f32) {
     ];
     for (c, v) in transpose8(rows).into_iter().enumerate() {
         _mm256_storeu_ps(dst.add(c * 6), v);
+    }
+}
+
+/// `dst[p·6 .. p·6+6] = src[p·ld .. p·ld+6]` for `p < kc`: six floats a step as a 4-float
+/// and a 2-float move, reading nothing past the six.
+///
+/// Safety: AVX is available, each source run is valid for six floats, `dst` for `6·kc`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn copy6_avx(src: *const f32, ld: usize, dst: *mut f32, kc: usize) {
+    use std::arch::x86_64::*;
+    for p in 0..kc {
+        let s = src.add(p * ld);
+        let d = dst.add(p * 6);
+        _mm_storeu_ps(d, _mm_loadu_ps(s));
+        _mm_store_sd(d.add(4) as *mut f64, _mm_load_sd(s.add(4) as *const f64));
     }
 }
 
