@@ -130,17 +130,24 @@ unsafe fn pack_a(mc: usize, kc: usize, mr: usize, a: View, dst: *mut f32) {
                 continue;
             }
             // Row-major A: read each row contiguously, scatter with stride mr.
-            for i in 0..h {
-                let s = src.add(i * a.rs);
-                for p in 0..kc {
-                    *d.add(p * mr + i) = *s.add(p * a.cs);
-                }
-            }
-            for i in h..mr {
-                for p in 0..kc {
-                    *d.add(p * mr + i) = 0.0;
-                }
-            }
+            scatter(h, mr, kc, src, a.rs, a.cs, d);
+        }
+    }
+}
+
+/// One micro-panel `width` wide packed element by element: run `i < h` of the source
+/// (starting `i·between` floats after `src`, one value every `step`) read in order and
+/// scattered with stride `width` (`d[p·width + i]`); the lanes from `h` to `width` zeroed.
+unsafe fn scatter(h: usize, width: usize, kc: usize, src: *const f32, between: usize, step: usize, d: *mut f32) {
+    for i in 0..h {
+        let s = src.add(i * between);
+        for p in 0..kc {
+            *d.add(p * width + i) = *s.add(p * step);
+        }
+    }
+    for i in h..width {
+        for p in 0..kc {
+            *d.add(p * width + i) = 0.0;
         }
     }
 }
@@ -188,17 +195,7 @@ unsafe fn pack_b(kc: usize, nc: usize, nr: usize, b: View, dst: *mut f32) {
             }
             continue;
         }
-        for j in 0..w {
-            let s = src.add(j * b.cs);
-            for p in 0..kc {
-                *d.add(p * nr + j) = *s.add(p * b.rs);
-            }
-        }
-        for j in w..nr {
-            for p in 0..kc {
-                *d.add(p * nr + j) = 0.0;
-            }
-        }
+        scatter(w, nr, kc, src, b.cs, b.rs, d);
     }
 }
 
