@@ -176,22 +176,18 @@ fn sized(buf: &mut Vec<f32>, len: usize) -> &mut [f32] {
 }
 
 /// Runs `f(part, range)` over [`split_ranges`]`(len, parts, 1)`: part 0 on the calling
-/// thread, the others on scoped threads (none spawned for one part). Results in part order.
+/// thread, the others on [`super::crew`]'s kept threads. Results in part order.
 fn run_parts<T: Send>(len: usize, parts: usize, f: impl Fn(usize, Range<usize>) -> T + Sync) -> Vec<T> {
     let ranges = split_ranges(len, parts, 1);
     if ranges.len() <= 1 {
         return ranges.into_iter().map(|r| f(0, r)).collect();
     }
-    std::thread::scope(|sc| {
-        let f = &f;
-        let handles: Vec<_> = ranges.iter().enumerate().skip(1).map(|(i, r)| {
-            let r = r.clone();
-            sc.spawn(move || f(i, r))
-        }).collect();
-        let mut out = vec![f(0, ranges[0].clone())];
-        out.extend(handles.into_iter().map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))));
-        out
-    })
+    let out: Vec<std::sync::Mutex<Option<T>>> = ranges.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    super::crew::run(ranges.len(), &|i| {
+        let r = f(i, ranges[i].clone());
+        *out[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+    });
+    out.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()).expect("every part ran")).collect()
 }
 
 /// The sample ranges of one thread's chunks.

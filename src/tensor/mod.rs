@@ -41,6 +41,7 @@
 
 pub mod backward;
 pub mod conv;
+pub(crate) mod crew;
 pub mod dense;
 pub mod error;
 pub mod files;

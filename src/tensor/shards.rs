@@ -147,13 +147,12 @@ impl Shards {
             }
             out
         };
-        let done: Vec<Vec<(usize, Result<(f32, T)>)>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = (1..workers).map(|_| scope.spawn(work)).collect();
-            let mut all = vec![work()];
-            all.extend(handles.into_iter().map(|h| h.join().expect("a shard's thread panicked")));
-            all
+        let done = std::sync::Mutex::new(Vec::with_capacity(n));
+        super::crew::run(workers, &|_| {
+            let out = work();
+            done.lock().unwrap_or_else(|e| e.into_inner()).extend(out);
         });
-        for (s, r) in done.into_iter().flatten() {
+        for (s, r) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
             results[s] = Some(r);
         }
         // The sum, in shard order, before any error is returned (the gradients stay whole);

@@ -289,14 +289,9 @@ fn backward_impl(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, dw: &
             bounds.push(f.max(*bounds.last().unwrap_or(&0)));
         }
         bounds.push(x.features());
-        std::thread::scope(|s| {
-            for w in bounds.windows(2).skip(1) {
-                let r = w[0]..w[1];
-                s.spawn(move || work(r, 0..n));
-            }
-            work(bounds[0]..bounds[1], 0..n);
-        });
+        super::crew::run(bounds.len() - 1, &|i| work(bounds[i]..bounds[i + 1], 0..n));
     });
     Ok(())
 }
+
 

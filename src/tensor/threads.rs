@@ -1,5 +1,5 @@
 //! Thread count for the numeric kernels, and a deterministic split of work over
-//! `std::thread::scope` threads (the machine has 2 cores; no pool is kept).
+//! threads ([`super::crew`]'s kept ones).
 //!
 //! Every parallel kernel in this module gives each output element to exactly one
 //! thread and computes it in a fixed order, so results do not depend on timing.
@@ -68,7 +68,7 @@ pub fn split_ranges(len: usize, parts: usize, align: usize) -> Vec<std::ops::Ran
 }
 
 /// Runs `f(range)` for each range of [`split_ranges`]; the first range runs on the
-/// calling thread, the others on scoped threads.
+/// calling thread, the others on the kept threads of [`super::crew`].
 pub fn parallel_ranges<F>(len: usize, parts: usize, align: usize, f: F)
 where
     F: Fn(std::ops::Range<usize>) + Sync,
@@ -80,17 +80,7 @@ where
         }
         return;
     }
-    std::thread::scope(|s| {
-        let f = &f;
-        let mut it = ranges.into_iter();
-        let first = it.next();
-        for r in it {
-            s.spawn(move || f(r));
-        }
-        if let Some(r) = first {
-            f(r);
-        }
-    });
+    super::crew::run(ranges.len(), &|i| f(ranges[i].clone()));
 }
 
 /// Runs `f` on every item, sharing the items out over two threads (each to the side with
@@ -113,10 +103,10 @@ pub(crate) fn for_each_in_two<T: Send>(items: Vec<T>, size: impl Fn(&T) -> usize
             right.push(it);
         }
     }
-    let f = &f;
-    std::thread::scope(|scope| {
-        scope.spawn(move || right.into_iter().for_each(f));
-        left.into_iter().for_each(f);
+    let sides = [std::sync::Mutex::new(left), std::sync::Mutex::new(right)];
+    super::crew::run(2, &|i| {
+        let items = std::mem::take(&mut *sides[i].lock().unwrap_or_else(|e| e.into_inner()));
+        items.into_iter().for_each(&f);
     });
 }
 
