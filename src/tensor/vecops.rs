@@ -111,13 +111,17 @@ pub const GATHER_BLOCK: usize = 64;
 /// of the sparse layer: blocks of [`GATHER_BLOCK`] columns are accumulated in registers,
 /// so `dst` is read and written once and only the `w` rows stream through. Each element
 /// sums in the order `dst, w[rows[0]], w[rows[1]], …` whatever the block size.
+/// With `SET`, `dst = Σ_r …` instead: the sums start from zero and `dst` is not read (the
+/// same bits as zeroing `dst` first, without that pass).
 #[inline(always)]
-fn gather_add_generic(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
+fn gather_add_generic<const SET: bool>(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
     let len = dst.len();
     let mut c = 0;
     while c + GATHER_BLOCK <= len {
         let mut acc = [0f32; GATHER_BLOCK];
-        acc.copy_from_slice(&dst[c..c + GATHER_BLOCK]);
+        if !SET {
+            acc.copy_from_slice(&dst[c..c + GATHER_BLOCK]);
+        }
         for &r in rows {
             let s = &w[r as usize * ld + col0 + c..][..GATHER_BLOCK];
             for (a, x) in acc.iter_mut().zip(s) {
@@ -129,6 +133,9 @@ fn gather_add_generic(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: 
     }
     if c < len {
         let tail = &mut dst[c..];
+        if SET {
+            tail.fill(0.0);
+        }
         for &r in rows {
             let s = &w[r as usize * ld + col0 + c..][..tail.len()];
             for (d, x) in tail.iter_mut().zip(s) {
@@ -140,26 +147,38 @@ fn gather_add_generic(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: 
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn gather_add_avx2(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
-    gather_add_generic(dst, w, ld, col0, rows)
+unsafe fn gather_add_avx2<const SET: bool>(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
+    gather_add_generic::<SET>(dst, w, ld, col0, rows)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn gather_add_avx512(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
-    gather_add_generic(dst, w, ld, col0, rows)
+unsafe fn gather_add_avx512<const SET: bool>(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
+    gather_add_generic::<SET>(dst, w, ld, col0, rows)
+}
+
+#[inline]
+fn gather_with<const SET: bool>(k: Kernel, dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
+    match k {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => unsafe { gather_add_avx2::<SET>(dst, w, ld, col0, rows) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => unsafe { gather_add_avx512::<SET>(dst, w, ld, col0, rows) },
+        _ => gather_add_generic::<SET>(dst, w, ld, col0, rows),
+    }
 }
 
 /// `dst += Σ_r w[r, col0 .. col0+dst.len()]` for each `r` in `rows` (indices already checked).
 #[inline]
 pub fn gather_add_with(k: Kernel, dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
-    match k {
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 if k.available() => unsafe { gather_add_avx2(dst, w, ld, col0, rows) },
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if k.available() => unsafe { gather_add_avx512(dst, w, ld, col0, rows) },
-        _ => gather_add_generic(dst, w, ld, col0, rows),
-    }
+    gather_with::<false>(k, dst, w, ld, col0, rows)
+}
+
+/// `dst = Σ_r w[r, col0 .. col0+dst.len()]` (zero for no rows): [`gather_add_with`] into a
+/// zeroed `dst`, bit for bit, without reading it.
+#[inline]
+pub fn gather_set_with(k: Kernel, dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
+    gather_with::<true>(k, dst, w, ld, col0, rows)
 }
 
 /// `dst = src + Σ_{r ∈ added} w[r] − Σ_{r ∈ removed} w[r]` (rows of length `dst.len()`,
