@@ -118,31 +118,45 @@ fn gather_add_generic<const SET: bool>(dst: &mut [f32], w: &[f32], ld: usize, co
     let len = dst.len();
     let mut c = 0;
     while c + GATHER_BLOCK <= len {
-        let mut acc = [0f32; GATHER_BLOCK];
-        if !SET {
-            acc.copy_from_slice(&dst[c..c + GATHER_BLOCK]);
-        }
+        gather_block::<GATHER_BLOCK, SET>(&mut dst[c..c + GATHER_BLOCK], w, ld, col0 + c, rows);
+        c += GATHER_BLOCK;
+    }
+    // The last columns a register at a time, then what is left of one (a library memset
+    // or a loop through memory per row cost more than the sums at these lengths).
+    while c + 8 <= len {
+        gather_block::<8, SET>(&mut dst[c..c + 8], w, ld, col0 + c, rows);
+        c += 8;
+    }
+    if c < len {
+        gather_block::<8, SET>(&mut dst[c..], w, ld, col0 + c, rows);
+    }
+}
+
+/// `dst (+)= Σ_r w[r, col0 .. col0+dst.len()]` for `dst.len() <= B`, summed in a `B`-float
+/// accumulator.
+#[inline(always)]
+fn gather_block<const B: usize, const SET: bool>(dst: &mut [f32], w: &[f32], ld: usize, col0: usize, rows: &[u32]) {
+    let len = dst.len();
+    let mut acc = [0f32; B];
+    if !SET {
+        acc[..len].copy_from_slice(dst);
+    }
+    if len == B {
         for &r in rows {
-            let s = &w[r as usize * ld + col0 + c..][..GATHER_BLOCK];
+            let s = &w[r as usize * ld + col0..][..B];
             for (a, x) in acc.iter_mut().zip(s) {
                 *a += *x;
             }
         }
-        dst[c..c + GATHER_BLOCK].copy_from_slice(&acc);
-        c += GATHER_BLOCK;
-    }
-    if c < len {
-        let tail = &mut dst[c..];
-        if SET {
-            tail.fill(0.0);
-        }
+    } else {
         for &r in rows {
-            let s = &w[r as usize * ld + col0 + c..][..tail.len()];
-            for (d, x) in tail.iter_mut().zip(s) {
-                *d += *x;
+            let s = &w[r as usize * ld + col0..][..len];
+            for (a, x) in acc.iter_mut().zip(s) {
+                *a += *x;
             }
         }
     }
+    dst.copy_from_slice(&acc[..len]);
 }
 
 #[cfg(target_arch = "x86_64")]
