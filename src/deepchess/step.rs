@@ -65,7 +65,7 @@ impl PairStep {
         }
         let (tower, head) = (&net.tower, &net.head);
         let parts = &self.parts;
-        let out = self.shards.forward_backward(&mut net.params, &weights, |s, tape, params| {
+        let out = self.shards.train_step(&mut net.params, &weights, opt, |s, tape, params| {
             let logits = stacked_logits(tape, params, tower, head, &parts[s].0)?;
             let t = tape.input(&parts[s].1);
             let loss = tape.softmax_cross_entropy(logits, t)?;
@@ -79,7 +79,6 @@ impl PairStep {
             let z = self.shards.tape(s).value(*logits);
             right += rows.clone().enumerate().filter(|&(i, r)| usize::from(z.get(i, 1) > z.get(i, 0)) == labels[r]).count();
         }
-        opt.step(&mut net.params);
         Ok((loss, right))
     }
 }
@@ -123,14 +122,13 @@ impl FirstLayerStep {
         let parts = &self.parts;
         let out = self
             .shards
-            .forward_backward(ae, &weights, |s, tape, ae| {
+            .train_step(ae, &weights, opt, |s, tape, ae| {
                 let h = tape.sparse_affine_relu(ae, &parts[s].0, enc_w, enc_b)?;
                 let y = tape.affine(ae, h, dec_w, dec_b)?;
                 let target = tape.input(&parts[s].1);
                 Ok((tape.bce_with_logits(y, target)?, ()))
             })
             .map_err(te)?;
-        opt.step(ae);
         Ok(split.iter().zip(&out).map(|((_, w), (l, _))| w * l).sum())
     }
 }

@@ -6,11 +6,21 @@
 
 use super::matrix::Matrix;
 use super::params::{ParamId, Params};
+use super::simd::active_kernel;
+use super::vecops::add_assign_with;
 
 /// What every optimizer offers to a training loop.
 pub trait Optimizer {
     /// Updates every trainable parameter from its gradient, then zeroes the gradients.
     fn step(&mut self, params: &mut Params);
+    /// [`Optimizer::step`] with each parameter's gradient taken as `params.grads` plus, in
+    /// order, `others[0]`, `others[1]`… (the other shards' gradients of a data-parallel step,
+    /// one matrix per parameter), the same bits as summing them into `params.grads` first.
+    /// The default does exactly that; an optimizer may read the sum as it goes instead.
+    fn step_sharded(&mut self, params: &mut Params, others: &[Vec<Matrix>]) {
+        sum_grads(params, others);
+        self.step(params);
+    }
     /// Current learning rate.
     fn lr(&self) -> f32;
     fn set_lr(&mut self, lr: f32);
@@ -43,6 +53,28 @@ struct Slot<'a> {
     g: &'a mut [f32],
     s1: &'a mut [f32],
     s2: &'a mut [f32],
+    /// Gradients still to be added to `g` (other shards'), in order.
+    others: Vec<&'a [f32]>,
+}
+
+impl Slot<'_> {
+    /// Adds the other shards' gradients into `g`, in order.
+    fn fold_others(&mut self) {
+        let k = active_kernel();
+        for o in &self.others {
+            add_assign_with(k, self.g, o);
+        }
+    }
+}
+
+/// Adds `others[s][i]` into parameter `i`'s gradient for each `s` in order, for every
+/// parameter that is not frozen (theirs are left alone); shared out over two threads when
+/// large (each element is summed in the same order either way).
+pub(crate) fn sum_grads(params: &mut Params, others: &[Vec<Matrix>]) {
+    if others.is_empty() {
+        return;
+    }
+    for_each_slot(params, &mut [], &mut [], others, |s| s.fold_others());
 }
 
 /// Elements below which an update stays on one thread (a thread start costs more).
@@ -51,7 +83,8 @@ const PAR_MIN_ELEMENTS: usize = 1 << 17;
 /// Runs `update` on every parameter that is not frozen. When the whole is large, the
 /// parameters are shared out over two threads (each to the lighter side, in order); every
 /// update is elementwise, so the result is the same bits either way.
-fn for_each_slot(params: &mut Params, s1: &mut [Matrix], s2: &mut [Matrix], update: impl Fn(&mut Slot) + Sync) {
+/// `others` are gradients still to be added ([`Slot::fold_others`]), one list per shard.
+fn for_each_slot(params: &mut Params, s1: &mut [Matrix], s2: &mut [Matrix], others: &[Vec<Matrix>], update: impl Fn(&mut Slot) + Sync) {
     let (values, grads, frozen) = params.parts_mut();
     let mut s1 = s1.iter_mut().map(|m| m.data_mut());
     let mut s2 = s2.iter_mut().map(|m| m.data_mut());
@@ -59,7 +92,8 @@ fn for_each_slot(params: &mut Params, s1: &mut [Matrix], s2: &mut [Matrix], upda
     for (i, (w, g)) in values.iter_mut().zip(grads.iter_mut()).enumerate() {
         let (a, b) = (s1.next().unwrap_or_default(), s2.next().unwrap_or_default());
         if !frozen[i] {
-            slots.push(Slot { id: ParamId(i), w: w.data_mut(), g: g.data_mut(), s1: a, s2: b });
+            let others = others.iter().map(|o| o[i].data()).collect();
+            slots.push(Slot { id: ParamId(i), w: w.data_mut(), g: g.data_mut(), s1: a, s2: b, others });
         }
     }
     super::threads::for_each_in_two(slots, |s| s.w.len(), PAR_MIN_ELEMENTS, |mut s| update(&mut s));
@@ -146,15 +180,24 @@ impl Sgd {
     }
 }
 
-impl Optimizer for Sgd {
-    fn step(&mut self, params: &mut Params) {
+impl Sgd {
+    fn update(&mut self, params: &mut Params, others: &[Vec<Matrix>]) {
         if self.momentum != 0.0 {
             state_for(&mut self.velocity, params);
         }
         let (lr, mu, lr_in_velocity) = (self.lr, self.momentum, self.lr_in_velocity);
         let (exempt, weight_decay) = (&self.decay_exempt, self.weight_decay);
-        for_each_slot(params, &mut self.velocity, &mut [], |s| {
+        for_each_slot(params, &mut self.velocity, &mut [], others, |s| {
             let wd = if exempt.contains(&s.id) { 0.0 } else { weight_decay };
+            if mu == 0.0 && s.others.len() == 1 {
+                // Two shards' gradients summed as they are read: one pass instead of two.
+                for ((x, gv), ov) in s.w.iter_mut().zip(s.g.iter_mut()).zip(s.others[0]) {
+                    *x -= lr * ((*gv + *ov) + wd * *x);
+                    *gv = 0.0;
+                }
+                return;
+            }
+            s.fold_others();
             if mu == 0.0 {
                 for (x, gv) in s.w.iter_mut().zip(s.g.iter_mut()) {
                     *x -= lr * (*gv + wd * *x);
@@ -174,6 +217,15 @@ impl Optimizer for Sgd {
                 }
             }
         });
+    }
+}
+
+impl Optimizer for Sgd {
+    fn step(&mut self, params: &mut Params) {
+        self.update(params, &[]);
+    }
+    fn step_sharded(&mut self, params: &mut Params, others: &[Vec<Matrix>]) {
+        self.update(params, others);
     }
     fn lr(&self) -> f32 {
         self.lr
@@ -228,8 +280,8 @@ impl Adam {
     }
 }
 
-impl Optimizer for Adam {
-    fn step(&mut self, params: &mut Params) {
+impl Adam {
+    fn update(&mut self, params: &mut Params, others: &[Vec<Matrix>]) {
         state_for(&mut self.m, params);
         state_for(&mut self.v, params);
         self.t = self.t.saturating_add(1);
@@ -240,7 +292,8 @@ impl Optimizer for Adam {
         let step = self.lr * c2.sqrt() / c1;
         let eps = self.eps * c2.sqrt();
         let wd = self.lr * self.weight_decay;
-        for_each_slot(params, &mut self.m, &mut self.v, |s| {
+        for_each_slot(params, &mut self.m, &mut self.v, others, |s| {
+            s.fold_others();
             for (((x, gv), mv), vv) in s.w.iter_mut().zip(s.g.iter_mut()).zip(s.s1.iter_mut()).zip(s.s2.iter_mut()) {
                 *mv = b1 * *mv + (1.0 - b1) * *gv;
                 *vv = b2 * *vv + (1.0 - b2) * *gv * *gv;
@@ -248,6 +301,15 @@ impl Optimizer for Adam {
                 *gv = 0.0;
             }
         });
+    }
+}
+
+impl Optimizer for Adam {
+    fn step(&mut self, params: &mut Params) {
+        self.update(params, &[]);
+    }
+    fn step_sharded(&mut self, params: &mut Params, others: &[Vec<Matrix>]) {
+        self.update(params, others);
     }
     fn lr(&self) -> f32 {
         self.lr

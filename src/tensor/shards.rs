@@ -25,11 +25,10 @@
 use super::error::{Result, TensorError};
 use super::help::{pause, with_board, Board};
 use super::matrix::Matrix;
-use super::params::{ParamId, Params};
+use super::params::Params;
 use super::tape::{Tape, Var};
-use super::simd::active_kernel;
-use super::threads::{configured_threads, for_each_in_two, serial};
-use super::vecops::add_assign_with;
+use super::optim::{sum_grads, Optimizer};
+use super::threads::{configured_threads, serial};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Tapes and gradient buffers of `n` shards, kept from step to step.
@@ -83,10 +82,30 @@ impl Shards {
         weights: &[f32],
         forward: impl Fn(usize, &mut Tape, &Params) -> Result<(Var, T)> + Sync,
     ) -> Result<Vec<(f32, T)>> {
-        let n = self.len();
-        if weights.len() != n {
-            return Err(TensorError::shape("shards", format!("{} weights for {n} shards", weights.len())));
+        self.check(weights)?;
+        let out = self.run(threads, params, weights, forward);
+        // The sum, in shard order, before any error is returned (the gradients stay whole).
+        sum_grads(params, &self.grads);
+        out.into_iter().collect()
+    }
+
+    fn check(&self, weights: &[f32]) -> Result<()> {
+        if weights.len() != self.len() {
+            return Err(TensorError::shape("shards", format!("{} weights for {} shards", weights.len(), self.len())));
         }
+        Ok(())
+    }
+
+    /// The shards' passes (`weights` checked): each shard's result, `params`' gradients set to shard 0's and
+    /// the others' in `self.grads` (not yet summed).
+    fn run<T: Send>(
+        &mut self,
+        threads: usize,
+        params: &mut Params,
+        weights: &[f32],
+        forward: impl Fn(usize, &mut Tape, &Params) -> Result<(Var, T)> + Sync,
+    ) -> Vec<Result<(f32, T)>> {
+        let n = self.len();
         for g in &mut self.grads {
             if g.len() != params.len() {
                 *g = params.ids().map(|id| Matrix::zeros(params.value(id).rows(), params.value(id).cols())).collect();
@@ -155,22 +174,34 @@ impl Shards {
         for (s, r) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
             results[s] = Some(r);
         }
-        // The sum, in shard order, before any error is returned (the gradients stay whole);
-        // parameters shared out over two threads when there are many (same bits: each
-        // element is summed in shard order either way).
-        let kernel = active_kernel();
-        let others = &self.grads;
-        let sum = |i: usize, dst: &mut Matrix| {
-            for g in others {
-                add_assign_with(kernel, dst.data_mut(), g[i].data());
-            }
-        };
-        if !others.is_empty() {
-            let items: Vec<(usize, &mut Matrix)> = own.iter_mut().enumerate().filter(|(i, _)| !params.is_frozen(ParamId(*i))).collect();
-            for_each_in_two(items, |(_, d)| d.len(), if workers < 2 { usize::MAX } else { 1 << 17 }, |(i, d)| sum(i, d));
-        }
         params.grads = own;
         results.into_iter().map(|r| r.expect("every shard ran")).collect()
+    }
+
+    /// One data-parallel optimizer step: [`Shards::forward_backward`], then `opt` updates
+    /// the parameters from the shards' summed gradients ([`Optimizer::step_sharded`]: an
+    /// optimizer may sum them as it reads them, in the same order and so to the same bits,
+    /// instead of in a pass of their own). When a shard fails, the gradients are summed,
+    /// nothing is updated and the error is returned.
+    pub fn train_step<T: Send>(
+        &mut self,
+        params: &mut Params,
+        weights: &[f32],
+        opt: &mut dyn Optimizer,
+        forward: impl Fn(usize, &mut Tape, &Params) -> Result<(Var, T)> + Sync,
+    ) -> Result<Vec<(f32, T)>> {
+        self.check(weights)?;
+        let out = self.run(configured_threads(), params, weights, forward);
+        match out.into_iter().collect::<Result<Vec<_>>>() {
+            Ok(v) => {
+                opt.step_sharded(params, &self.grads);
+                Ok(v)
+            }
+            Err(e) => {
+                sum_grads(params, &self.grads);
+                Err(e)
+            }
+        }
     }
 }
 
@@ -250,6 +281,50 @@ mod tests {
         }
         for (a, b) in by_threads[0].iter().zip(&by_threads[1]) {
             assert_eq!(a.data(), b.data(), "1 and 2 threads give other bits");
+        }
+    }
+
+    /// A step through `train_step` (the optimizer summing the shards' gradients as it reads
+    /// them) gives the bits of `forward_backward` then `step`, for SGD with and without
+    /// momentum and for Adam, with a frozen parameter left as it was.
+    #[test]
+    fn train_step_equals_summing_then_stepping() {
+        use crate::tensor::{Adam, Optimizer, Sgd};
+        let mut rng = Rng::new(8);
+        let mut p0 = Params::new();
+        let w1 = p0.add("w1", Init::HeNormal.matrix(6, 9, &mut rng)).unwrap();
+        let b1 = p0.add("b1", Init::HeNormal.matrix(1, 9, &mut rng)).unwrap();
+        let w2 = p0.add("w2", Init::HeNormal.matrix(9, 2, &mut rng)).unwrap();
+        let b2 = p0.add("b2", Init::HeNormal.matrix(1, 2, &mut rng)).unwrap();
+        p0.set_frozen(b1, true);
+        let x = Init::HeNormal.matrix(11, 6, &mut rng);
+        let y = Init::HeNormal.matrix(11, 2, &mut rng);
+        let parts = split_rows(11, 2);
+        let weights: Vec<f32> = parts.iter().map(|p| p.1).collect();
+        let rows = |m: &Matrix, r: std::ops::Range<usize>| Matrix::from_vec(r.len(), m.cols(), m.data()[r.start * m.cols()..r.end * m.cols()].to_vec()).unwrap();
+        let forward = |s: usize, tape: &mut Tape, p: &Params| -> Result<(Var, ())> {
+            let r = parts[s].0.clone();
+            let h = tape.input(&rows(&x, r.clone()));
+            let h = tape.affine(p, h, w1, b1)?;
+            let h = tape.relu(h)?;
+            let z = tape.affine(p, h, w2, b2)?;
+            let t = tape.input(&rows(&y, r));
+            Ok((tape.mse(z, t)?, ()))
+        };
+        let opts = || -> Vec<Box<dyn Optimizer>> { vec![Box::new(Sgd::new(0.1)), Box::new(Sgd::new(0.1).with_momentum(0.9)), Box::new(Adam::new(0.01))] };
+        for (mut oa, mut ob) in opts().into_iter().zip(opts()) {
+            let (mut pa, mut pb) = (p0.clone(), p0.clone());
+            let (mut sa, mut sb) = (Shards::new(2), Shards::new(2));
+            for _ in 0..3 {
+                sa.train_step(&mut pa, &weights, oa.as_mut(), forward).unwrap();
+                sb.forward_backward(&mut pb, &weights, forward).unwrap();
+                ob.step(&mut pb);
+            }
+            for id in pa.ids() {
+                assert_eq!(pa.value(id).data(), pb.value(id).data(), "{}", pa.name(id));
+            }
+            assert_ne!(pa.value(w1).data(), p0.value(w1).data(), "nothing was trained");
+            assert_eq!(pa.value(b1).data(), p0.value(b1).data(), "a frozen parameter moved");
         }
     }
 
