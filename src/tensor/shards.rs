@@ -96,8 +96,8 @@ impl Shards {
         Ok(())
     }
 
-    /// The shards' passes (`weights` checked): each shard's result, `params`' gradients set to shard 0's and
-    /// the others' in `self.grads` (not yet summed).
+    /// The shards' passes (`weights` checked): each shard's result, with `params`'
+    /// gradients set to shard 0's and the others' left in `self.grads` (not yet summed).
     fn run<T: Send>(
         &mut self,
         threads: usize,
@@ -226,36 +226,45 @@ mod tests {
     use super::*;
     use crate::tensor::{Init, Rng};
 
-    /// A two-layer regression on `x`, whole batch on one tape or cut into shards: the
-    /// gradients agree (to rounding), and the sharded ones are the same bits for 1 and 2
-    /// threads.
-    #[test]
-    fn sharded_gradients_equal_the_whole_batch_and_ignore_the_thread_count() {
-        let mut rng = Rng::new(3);
-        let mut params = Params::new();
-        let w1 = params.add("w1", Init::HeNormal.matrix(7, 5, &mut rng)).unwrap();
-        let b1 = params.add("b1", Init::HeNormal.matrix(1, 5, &mut rng)).unwrap();
-        let w2 = params.add("w2", Init::HeNormal.matrix(5, 3, &mut rng)).unwrap();
-        let b2 = params.add("b2", Matrix::zeros(1, 3)).unwrap();
-        let x = Init::HeNormal.matrix(13, 7, &mut rng);
-        let y = Init::HeNormal.matrix(13, 3, &mut rng);
-        let rows = |m: &Matrix, r: std::ops::Range<usize>| {
-            let mut out = Matrix::zeros(r.len(), m.cols());
-            for (i, src) in r.enumerate() {
-                out.row_mut(i).copy_from_slice(m.row(src));
-            }
-            out
-        };
-        let net = |tape: &mut Tape, p: &Params, x: &Matrix, y: &Matrix| -> Result<Var> {
-            let h = tape.input(x);
+    /// A two-layer ReLU regression of `y` on `x` (`w1`, `b1`, `w2`, `b2`).
+    struct Regression {
+        params: Params,
+        ids: [crate::tensor::ParamId; 4],
+        x: Matrix,
+        y: Matrix,
+    }
+
+    impl Regression {
+        fn new(seed: u64, rows: usize, inputs: usize, hidden: usize, outputs: usize) -> Regression {
+            let mut rng = Rng::new(seed);
+            let mut params = Params::new();
+            let mut add = |name: &str, r, c| params.add(name, Init::HeNormal.matrix(r, c, &mut rng)).unwrap();
+            let ids = [add("w1", inputs, hidden), add("b1", 1, hidden), add("w2", hidden, outputs), add("b2", 1, outputs)];
+            let (x, y) = (Init::HeNormal.matrix(rows, inputs, &mut rng), Init::HeNormal.matrix(rows, outputs, &mut rng));
+            Regression { params, ids, x, y }
+        }
+
+        /// The mean squared error of rows `r` under `p`, recorded on `tape`.
+        fn loss(&self, tape: &mut Tape, p: &Params, r: std::ops::Range<usize>) -> Result<Var> {
+            let rows = |m: &Matrix| Matrix::from_vec(r.len(), m.cols(), m.data()[r.start * m.cols()..r.end * m.cols()].to_vec());
+            let [w1, b1, w2, b2] = self.ids;
+            let h = tape.input(&rows(&self.x)?);
             let h = tape.affine(p, h, w1, b1)?;
             let h = tape.relu(h)?;
             let z = tape.affine(p, h, w2, b2)?;
-            let t = tape.input(y);
+            let t = tape.input(&rows(&self.y)?);
             tape.mse(z, t)
-        };
+        }
+    }
+
+    /// The whole batch on one tape or cut into shards: the gradients agree (to rounding),
+    /// and the sharded ones are the same bits for 1 and 2 threads.
+    #[test]
+    fn sharded_gradients_equal_the_whole_batch_and_ignore_the_thread_count() {
+        let net = Regression::new(3, 13, 7, 5, 3);
+        let mut params = net.params.clone();
         let mut tape = Tape::new();
-        let l = net(&mut tape, &params, &x, &y).unwrap();
+        let l = net.loss(&mut tape, &params, 0..13).unwrap();
         tape.backward(l, &mut params).unwrap();
         let whole: Vec<Matrix> = params.ids().map(|id| params.grad(id).clone()).collect();
         let mut by_threads = Vec::new();
@@ -265,10 +274,7 @@ mod tests {
             let weights: Vec<f32> = parts.iter().map(|p| p.1).collect();
             let mut shards = Shards::new(3);
             let out = shards
-                .forward_backward_with(threads, &mut params, &weights, |s, tape, p| {
-                    let r = parts[s].0.clone();
-                    Ok((net(tape, p, &rows(&x, r.clone()), &rows(&y, r))?, s))
-                })
+                .forward_backward_with(threads, &mut params, &weights, |s, tape, p| Ok((net.loss(tape, p, parts[s].0.clone())?, s)))
                 .unwrap();
             assert_eq!(out.iter().map(|o| o.1).collect::<Vec<_>>(), vec![0, 1, 2]);
             let got: Vec<Matrix> = params.ids().map(|id| params.grad(id).clone()).collect();
@@ -290,27 +296,13 @@ mod tests {
     #[test]
     fn train_step_equals_summing_then_stepping() {
         use crate::tensor::{Adam, Optimizer, Sgd};
-        let mut rng = Rng::new(8);
-        let mut p0 = Params::new();
-        let w1 = p0.add("w1", Init::HeNormal.matrix(6, 9, &mut rng)).unwrap();
-        let b1 = p0.add("b1", Init::HeNormal.matrix(1, 9, &mut rng)).unwrap();
-        let w2 = p0.add("w2", Init::HeNormal.matrix(9, 2, &mut rng)).unwrap();
-        let b2 = p0.add("b2", Init::HeNormal.matrix(1, 2, &mut rng)).unwrap();
-        p0.set_frozen(b1, true);
-        let x = Init::HeNormal.matrix(11, 6, &mut rng);
-        let y = Init::HeNormal.matrix(11, 2, &mut rng);
+        let mut net = Regression::new(8, 11, 6, 9, 2);
+        let [w1, b1, ..] = net.ids;
+        net.params.set_frozen(b1, true);
+        let p0 = &net.params;
         let parts = split_rows(11, 2);
         let weights: Vec<f32> = parts.iter().map(|p| p.1).collect();
-        let rows = |m: &Matrix, r: std::ops::Range<usize>| Matrix::from_vec(r.len(), m.cols(), m.data()[r.start * m.cols()..r.end * m.cols()].to_vec()).unwrap();
-        let forward = |s: usize, tape: &mut Tape, p: &Params| -> Result<(Var, ())> {
-            let r = parts[s].0.clone();
-            let h = tape.input(&rows(&x, r.clone()));
-            let h = tape.affine(p, h, w1, b1)?;
-            let h = tape.relu(h)?;
-            let z = tape.affine(p, h, w2, b2)?;
-            let t = tape.input(&rows(&y, r));
-            Ok((tape.mse(z, t)?, ()))
-        };
+        let forward = |s: usize, tape: &mut Tape, p: &Params| -> Result<(Var, ())> { Ok((net.loss(tape, p, parts[s].0.clone())?, ())) };
         let opts = || -> Vec<Box<dyn Optimizer>> { vec![Box::new(Sgd::new(0.1)), Box::new(Sgd::new(0.1).with_momentum(0.9)), Box::new(Adam::new(0.01))] };
         for (mut oa, mut ob) in opts().into_iter().zip(opts()) {
             let (mut pa, mut pb) = (p0.clone(), p0.clone());
