@@ -1,7 +1,7 @@
 //! Every GEMM kernel against the f64 reference (and so against each other) on random
 //! shapes, including odd sizes and every transposition variant.
 
-use deepchess::tensor::gemm::{gemm_reference, gemm_slices, gemm_with, Trans};
+use deepchess::tensor::gemm::{gemm_fused_with, gemm_reference, gemm_slices, gemm_with, Fuse, Trans};
 use deepchess::tensor::Kernel;
 use deepchess::tensor::{Init, Matrix, Rng};
 use proptest::prelude::*;
@@ -92,6 +92,82 @@ fn bad_shapes_are_errors_not_panics() {
     assert!(gemm_slices(Kernel::Scalar, 1, Trans::N, Trans::N, 2, 2, 2, 1.0, &[0.0; 3], 2, &[0.0; 4], 2, 0.0, &mut out, 2).is_err());
 }
 
+fn bits(m: &Matrix) -> Vec<u32> {
+    m.data().iter().map(|x| x.to_bits()).collect()
+}
+
+/// `v` where `mask > 0`, zero elsewhere: a ReLU's backward, as the pass the fused mask replaces.
+fn masked(mut v: Matrix, mask: &Matrix) -> Matrix {
+    v.data_mut().iter_mut().zip(mask.data()).for_each(|(x, &y)| *x = if y > 0.0 { *x } else { 0.0 });
+    v
+}
+
+/// A layer's bias and ReLU, and a ReLU's backward, done in the product's stores give the bits
+/// of the product followed by the passes they replace (the bias: C holding it, then β = 1),
+/// for every kernel and thread count, on `m × k × n`.
+fn check_fused(ta: Trans, tb: Trans, m: usize, k: usize, n: usize, seed: u64) {
+    let (a, b, c0) = operands(ta, tb, m, k, n, seed);
+    let mut rng = Rng::new(seed ^ 0x5eed);
+    let bias = Init::XavierUniform.matrix(1, n, &mut rng);
+    // About half the mask's values are positive; a ReLU output also holds exact zeros.
+    let mut mask = Init::XavierUniform.matrix(m, n, &mut rng);
+    mask.data_mut().iter_mut().step_by(7).for_each(|x| *x = 0.0);
+    for kern in Kernel::available_kernels() {
+        for threads in [1, 2] {
+            let at = format!("{kern:?} {threads}t {ta:?}{tb:?} {m}×{k}×{n}");
+            for relu in [false, true] {
+                let mut want = Matrix::zeros(m, n);
+                (0..m).for_each(|r| want.row_mut(r).copy_from_slice(bias.data()));
+                gemm_with(kern, threads, ta, tb, 1.0, &a, &b, 1.0, &mut want).unwrap();
+                if relu {
+                    deepchess::tensor::layers::relu_inplace(&mut want);
+                }
+                // C's old values must not be read: NaN there would show.
+                let mut got = Matrix::filled(m, n, f32::NAN);
+                let fuse = Fuse { bias: Some(bias.data()), relu, mask: None };
+                gemm_fused_with(kern, threads, ta, tb, &a, &b, 0.0, &mut got, &fuse).unwrap();
+                assert_eq!(bits(&got), bits(&want), "bias, relu {relu}: {at}");
+            }
+            for beta in [0.0, 1.0] {
+                let mut want = c0.clone();
+                gemm_with(kern, threads, ta, tb, 1.0, &a, &b, beta, &mut want).unwrap();
+                let want = masked(want, &mask);
+                let mut got = c0.clone();
+                let fuse = Fuse { mask: Some(mask.data()), ..Fuse::default() };
+                gemm_fused_with(kern, threads, ta, tb, &a, &b, beta, &mut got, &fuse).unwrap();
+                assert_eq!(bits(&got), bits(&want), "mask, beta {beta}: {at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn fused_epilogues_equal_the_passes_they_replace() {
+    // Edge tiles in both directions, several k blocks (the bias where the sums start, the
+    // ReLU and mask where they end), large enough to be split over two threads both ways,
+    // a single row and column, and nothing to sum.
+    for &(m, k, n) in &[(1, 1, 1), (7, 5, 3), (13, 300, 37), (256, 600, 40), (300, 300, 140), (20, 513, 600), (4, 0, 9)] {
+        for (t, &(ta, tb)) in TRANS.iter().enumerate() {
+            check_fused(ta, tb, m, k, n, (m * 31 + k * 7 + n + t) as u64);
+        }
+    }
+}
+
+#[test]
+fn fused_products_refuse_what_they_cannot_do() {
+    let (a, b, _) = operands(Trans::N, Trans::N, 3, 4, 2, 1);
+    let mut c = Matrix::zeros(3, 2);
+    let k = Kernel::Scalar;
+    let run = |c: &mut Matrix, beta: f32, fuse: Fuse| gemm_fused_with(k, 1, Trans::N, Trans::N, &a, &b, beta, c, &fuse).unwrap_err().to_string();
+    let short = [0.0f32; 1];
+    assert!(run(&mut c, 0.0, Fuse { bias: Some(&short), ..Fuse::default() }).contains("bias of 1"));
+    assert!(run(&mut c, 0.0, Fuse { mask: Some(&short), ..Fuse::default() }).contains("mask of 1"));
+    let two = [0.0f32; 2];
+    assert!(run(&mut c, 1.0, Fuse { bias: Some(&two), ..Fuse::default() }).contains("β must be 0"));
+    let mut wrong = Matrix::zeros(2, 2);
+    assert!(run(&mut wrong, 0.0, Fuse::default()).contains("into C 2×2"));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
@@ -99,6 +175,12 @@ proptest! {
                                alpha in -2.0f32..2.0, beta in prop::sample::select(vec![0.0f32, 1.0, -0.5]), seed in any::<u64>()) {
         let (ta, tb) = TRANS[t];
         check_all(ta, tb, m, k, n, alpha, beta, seed);
+    }
+
+    #[test]
+    fn fused_epilogues_match_on_odd_shapes(m in 1usize..40, k in 0usize..300, n in 1usize..40, t in 0usize..4, seed in any::<u64>()) {
+        let (ta, tb) = TRANS[t];
+        check_fused(ta, tb, m, k, n, seed);
     }
 }
 

@@ -1,7 +1,7 @@
 //! [`Tape::backward`]: reverse pass, one `match` arm per op.
 
 use super::error::{Result, TensorError};
-use super::gemm::{gemm, Trans};
+use super::gemm::{gemm, gemm_fused, Fuse, Trans};
 use super::layers::add_col_sums;
 use super::matrix::Matrix;
 use super::params::Params;
@@ -61,10 +61,25 @@ impl Tape {
                 last[v.0] = i;
             }
         }
+        let readers = &mut self.readers;
+        readers.clear();
+        readers.resize(len, 0);
+        for n in nodes.iter() {
+            for v in n.op.inputs().into_iter().flatten() {
+                readers[v.0] += 1;
+            }
+        }
         let fresh = &mut self.node_fresh;
         fresh.clear();
         fresh.extend((0..len).map(|i| {
             i != loss && nodes[i].needs_grad && last[i] != usize::MAX && matches!(nodes[last[i]].op, Op::Affine { x, .. } if x.0 == i)
+        }));
+        // A fused ReLU read by one layer only: that layer's `G·Wᵀ` writes the node's whole
+        // gradient, so it can mask it as it stores it.
+        let masked = &mut self.node_masked;
+        masked.clear();
+        masked.extend((0..len).map(|i| {
+            fresh[i] && readers[i] == 1 && matches!(nodes[i].op, Op::Affine { relu: true, .. } | Op::SparseAffine { relu: true, .. })
         }));
         for (n, &f) in nodes.iter_mut().zip(fresh.iter()) {
             let (r, c) = n.value.shape();
@@ -134,6 +149,7 @@ impl Tape {
         let argmaxes = &self.argmax;
         let scratch = &mut self.scratch;
         let (node_fresh, param_fresh) = (&mut self.node_fresh, &mut self.param_fresh);
+        let node_masked = &self.node_masked;
         // β of a product into a gradient: 0 for its first write when planned so (and then
         // no longer fresh), 1 otherwise.
         let beta = |fresh: &mut bool| if std::mem::take(fresh) { 0.0 } else { 1.0 };
@@ -145,8 +161,10 @@ impl Tape {
             // A fused ReLU: the gradient through it is the node's own, masked where the
             // output is zero (this node's gradient is read by nothing else).
             if let Op::Affine { relu: true, .. } | Op::SparseAffine { relu: true, .. } = rest[0].op {
-                let n = &mut rest[0];
-                vecops::relu_mask_with(active_kernel(), n.grad.data_mut(), n.value.data());
+                if !node_masked[i] {
+                    let n = &mut rest[0];
+                    vecops::relu_mask_with(active_kernel(), n.grad.data_mut(), n.value.data());
+                }
             }
             let node = &rest[0];
             let g = &node.grad;
@@ -186,7 +204,13 @@ impl Tape {
                     }
                     if before[x.0].needs_grad {
                         let bx = beta(&mut node_fresh[x.0]);
-                        gemm(Trans::N, Trans::T, 1.0, g, params.value(w), bx, &mut before[x.0].grad)?;
+                        let xn = &mut before[x.0];
+                        if node_masked[x.0] {
+                            let fuse = Fuse { mask: Some(xn.value.data()), ..Fuse::default() };
+                            gemm_fused(Trans::N, Trans::T, g, params.value(w), bx, &mut xn.grad, &fuse)?;
+                        } else {
+                            gemm(Trans::N, Trans::T, 1.0, g, params.value(w), bx, &mut xn.grad)?;
+                        }
                     }
                 }
                 Op::Add(a, b) => {

@@ -2,18 +2,13 @@
 //! inference without a tape (the search's fast path), so both compute identical values.
 
 use super::error::{Result, TensorError};
-use super::gemm::{gemm, Trans};
+use super::gemm::{gemm, gemm_fused, Fuse, Trans};
 use super::matrix::Matrix;
 
 /// `y = x·W + b` (dense affine; `W` is `in × out`, one row per input feature; `b` is `1 × out`).
 /// `y` is resized to `x.rows × out`.
 pub fn affine(x: &Matrix, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> {
-    if x.cols() != w.rows() || b.shape() != (1, w.cols()) {
-        return Err(TensorError::shape(
-            "affine",
-            format!("x {}×{}, W {}×{}, b {}×{}", x.rows(), x.cols(), w.rows(), w.cols(), b.rows(), b.cols()),
-        ));
-    }
+    check_affine(x, w, b)?;
     y.resize(x.rows(), w.cols());
     for r in 0..x.rows() {
         y.row_mut(r).copy_from_slice(b.data());
@@ -28,9 +23,36 @@ pub fn affine(x: &Matrix, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> 
     gemm(Trans::N, Trans::N, 1.0, x, w, 1.0, y)
 }
 
+/// `y = max(x·W + b, 0)` (with `relu`) or `y = x·W + b`: [`affine`] then [`relu_inplace`],
+/// the same bits, with the bias and the ReLU done in the product's stores for a batch
+/// (one pass over `y` instead of three).
+pub fn affine_act(x: &Matrix, w: &Matrix, b: &Matrix, relu: bool, y: &mut Matrix) -> Result<()> {
+    if x.rows() <= 1 {
+        affine(x, w, b, y)?;
+        if relu {
+            relu_inplace(y);
+        }
+        return Ok(());
+    }
+    check_affine(x, w, b)?;
+    y.resize(x.rows(), w.cols());
+    gemm_fused(Trans::N, Trans::N, x, w, 0.0, y, &Fuse { bias: Some(b.data()), relu, mask: None })
+}
+
+fn check_affine(x: &Matrix, w: &Matrix, b: &Matrix) -> Result<()> {
+    if x.cols() != w.rows() || b.shape() != (1, w.cols()) {
+        return Err(TensorError::shape(
+            "affine",
+            format!("x {}×{}, W {}×{}, b {}×{}", x.rows(), x.cols(), w.rows(), w.cols(), b.rows(), b.cols()),
+        ));
+    }
+    Ok(())
+}
+
 /// `max(x, 0)` in place.
 pub fn relu_inplace(x: &mut Matrix) {
-    x.data_mut().iter_mut().for_each(|v| *v = v.max(0.0));
+    // +0 for -0 and NaN, as the kernels' fused ReLU (`maxps(v, 0)`) stores them.
+    x.data_mut().iter_mut().for_each(|v| *v = if *v > 0.0 { *v } else { 0.0 });
 }
 
 /// Logistic sigmoid of one value, stable for large |x|.

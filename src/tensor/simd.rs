@@ -39,6 +39,8 @@ pub(crate) trait Flavour {
     unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
     /// `max(v, 0)` per lane (ReLU).
     unsafe fn max0(v: Self::V) -> Self::V;
+    /// `v` where `m > 0`, zero elsewhere, per lane (a ReLU's backward: `m` is its output).
+    unsafe fn gate(v: Self::V, m: Self::V) -> Self::V;
     /// Bit j set when lane j is not zero.
     unsafe fn nonzero(v: Self::V) -> u64;
     /// The sum of the lanes.
@@ -86,7 +88,12 @@ impl Flavour for Scalar {
     }
     #[inline(always)]
     unsafe fn max0(v: f32) -> f32 {
-        v.max(0.0)
+        // As `maxps(v, 0)` does it: +0 for -0 and NaN too, so every flavour stores the same.
+        if v > 0.0 { v } else { 0.0 }
+    }
+    #[inline(always)]
+    unsafe fn gate(v: f32, m: f32) -> f32 {
+        if m > 0.0 { v } else { 0.0 }
     }
     #[inline(always)]
     unsafe fn nonzero(v: f32) -> u64 {
@@ -145,6 +152,10 @@ mod x86 {
             _mm256_max_ps(v, _mm256_setzero_ps())
         }
         #[inline(always)]
+        unsafe fn gate(v: __m256, m: __m256) -> __m256 {
+            _mm256_and_ps(v, _mm256_cmp_ps::<_CMP_GT_OQ>(m, _mm256_setzero_ps()))
+        }
+        #[inline(always)]
         unsafe fn nonzero(v: __m256) -> u64 {
             _mm256_movemask_ps(_mm256_cmp_ps::<_CMP_NEQ_UQ>(v, _mm256_setzero_ps())) as u32 as u64
         }
@@ -197,6 +208,10 @@ mod x86 {
         #[inline(always)]
         unsafe fn max0(v: __m512) -> __m512 {
             _mm512_max_ps(v, _mm512_setzero_ps())
+        }
+        #[inline(always)]
+        unsafe fn gate(v: __m512, m: __m512) -> __m512 {
+            _mm512_maskz_mov_ps(_mm512_cmp_ps_mask::<_CMP_GT_OQ>(m, _mm512_setzero_ps()), v)
         }
         #[inline(always)]
         unsafe fn nonzero(v: __m512) -> u64 {

@@ -120,6 +120,10 @@ pub struct Tape {
     /// overwrites it (so it was not zeroed).
     pub(crate) last_reader: Vec<usize>,
     pub(crate) node_fresh: Vec<bool>,
+    /// Per node: how many inputs of later nodes it is; whether its fused ReLU's backward
+    /// is done by the product of its one reader (and so not again on its own).
+    pub(crate) readers: Vec<u32>,
+    pub(crate) node_masked: Vec<bool>,
     pub(crate) param_fresh: Vec<bool>,
     /// Per parameter: the last node that writes its gradient, and whether that is a layer's
     /// weight product.
@@ -271,10 +275,7 @@ impl Tape {
         let needs = self.needs(x) || !params.is_frozen(w) || !params.is_frozen(b);
         let (i, _) = self.push(Op::Affine { x, w, b, relu }, needs);
         let (before, rest) = self.nodes.split_at_mut(i);
-        layers::affine(&before[x.0].value, params.value(w), params.value(b), &mut rest[0].value)?;
-        if relu {
-            layers::relu_inplace(&mut rest[0].value);
-        }
+        layers::affine_act(&before[x.0].value, params.value(w), params.value(b), relu, &mut rest[0].value)?;
         Ok(Var(i))
     }
 

@@ -2,7 +2,7 @@
 //! micro-panels, and the five loops jc / pc / ic / jr / ir. Works on strided views
 //! (`A(i,p) = a[i*rsa + p*csa]`), so transposed operands cost nothing extra.
 
-use super::kernels::{Edge, MicroKernel};
+use super::kernels::{Edge, MicroKernel, Store};
 use crate::tensor::help::{on_board, share};
 use std::sync::Mutex;
 
@@ -156,21 +156,13 @@ unsafe fn scatter(h: usize, width: usize, kc: usize, src: *const f32, between: u
 /// the `nr` values of one k step are adjacent. Short panels are zero-padded.
 unsafe fn pack_b(kc: usize, nc: usize, nr: usize, b: View, dst: *mut f32) {
     if b.cs == 1 {
-        // Row-major B, read row by row (one sequential stream, which the prefetcher
-        // follows) and dealt out to the micro-panels: panel by panel, each k step would
-        // touch a new line of a matrix that is usually out of L2 by now.
-        for p in 0..kc {
-            let src = b.ptr.add(p * b.rs);
-            for j0 in (0..nc).step_by(nr) {
-                let w = nr.min(nc - j0);
-                let dp = dst.add(j0 * kc + p * nr);
-                copy_short(src.add(j0), dp, w);
-                for j in w..nr {
-                    *dp.add(j) = 0.0;
-                }
-            }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            // Whole 256-bit moves (the portable loop below compiles to 128-bit ones, and its
+            // stores were most of the packing of `X·W`).
+            return deal_rows_avx(kc, nc, nr, b, dst);
         }
-        return;
+        return deal_rows(kc, nc, nr, b, dst);
     }
     for j0 in (0..nc).step_by(nr) {
         let w = nr.min(nc - j0);
@@ -196,6 +188,54 @@ unsafe fn pack_b(kc: usize, nc: usize, nr: usize, b: View, dst: *mut f32) {
             continue;
         }
         scatter(w, nr, kc, src, b.cs, b.rs, d);
+    }
+}
+
+/// Row-major B read row by row (one sequential stream, which the prefetcher follows) and
+/// dealt out to the micro-panels: panel by panel, each k step would touch a new line of a
+/// matrix that is usually out of L2 by now.
+#[inline(always)]
+unsafe fn deal_rows(kc: usize, nc: usize, nr: usize, b: View, dst: *mut f32) {
+    for p in 0..kc {
+        let src = b.ptr.add(p * b.rs);
+        for j0 in (0..nc).step_by(nr) {
+            let w = nr.min(nc - j0);
+            let dp = dst.add(j0 * kc + p * nr);
+            copy_short(src.add(j0), dp, w);
+            for j in w..nr {
+                *dp.add(j) = 0.0;
+            }
+        }
+    }
+}
+
+/// [`deal_rows`] with whole panels moved eight floats at a time.
+///
+/// Safety: as [`deal_rows`]'s, and AVX is available.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn deal_rows_avx(kc: usize, nc: usize, nr: usize, b: View, dst: *mut f32) {
+    use std::arch::x86_64::{_mm256_loadu_ps, _mm256_storeu_ps};
+    if !nr.is_multiple_of(8) {
+        return deal_rows(kc, nc, nr, b, dst);
+    }
+    let whole = nc - nc % nr;
+    for p in 0..kc {
+        let src = b.ptr.add(p * b.rs);
+        for j0 in (0..whole).step_by(nr) {
+            let dp = dst.add(j0 * kc + p * nr);
+            for j in (0..nr).step_by(8) {
+                _mm256_storeu_ps(dp.add(j), _mm256_loadu_ps(src.add(j0 + j)));
+            }
+        }
+        if whole < nc {
+            let w = nc - whole;
+            let dp = dst.add(whole * kc + p * nr);
+            copy_short(src.add(whole), dp, w);
+            for j in w..nr {
+                *dp.add(j) = 0.0;
+            }
+        }
     }
 }
 
@@ -291,8 +331,39 @@ impl Tile {
     }
 }
 
+/// What a product does besides `alpha·op(A)·op(B) (+ C)`, fused into its stores: the sums
+/// start from a row (a bias) instead of zero when C is overwritten; the finished values go
+/// through a ReLU and then a mask (positions as C's).
+#[derive(Clone, Copy)]
+pub(crate) struct Epilogue {
+    /// Null for none; else C's columns' values (overwrite only).
+    pub bias: *const f32,
+    pub relu: bool,
+    /// Null for none; else a matrix laid out as C with row stride `mask_ld`.
+    pub mask: *const f32,
+    pub mask_ld: usize,
+}
+unsafe impl Send for Epilogue {}
+unsafe impl Sync for Epilogue {}
+
+impl Epilogue {
+    pub(crate) const NONE: Epilogue = Epilogue { bias: std::ptr::null(), relu: false, mask: std::ptr::null(), mask_ld: 0 };
+
+    /// The epilogue of the part of C from row `r`, column `c` on.
+    ///
+    /// Safety: the part lies within the matrices the pointers cover.
+    pub(crate) unsafe fn at(&self, r: usize, c: usize) -> Epilogue {
+        Epilogue {
+            bias: if self.bias.is_null() { self.bias } else { self.bias.add(c) },
+            mask: if self.mask.is_null() { self.mask } else { self.mask.add(r * self.mask_ld + c) },
+            ..*self
+        }
+    }
+}
+
 /// `C[m×n] += alpha · op(A)[m×k] · op(B)[k×n]` on one thread; with `overwrite`,
-/// `C = alpha · op(A) · op(B)` and C is never read (beta = 0). Inside a shard of a step
+/// `C = alpha · op(A) · op(B)` and C is never read (beta = 0); `ep` as [`Epilogue`] says
+/// (applied where each element's last k block is stored). Inside a shard of a step
 /// with a board ([`crate::tensor::help`]), the row blocks of each packed B panel are
 /// shared with threads that have finished their own shards.
 ///
@@ -308,6 +379,7 @@ pub(crate) unsafe fn gemm_serial(
     b: View,
     c: OutView,
     overwrite: bool,
+    ep: &Epilogue,
     ws: &mut Workspace,
 ) {
     let nr = spec.nr;
@@ -340,7 +412,9 @@ pub(crate) unsafe fn gemm_serial(
                 a: View { ptr: a.ptr.add(pc * a.cs), ..a },
                 bp,
                 c: OutView { ptr: c.ptr.add(jc), ..c },
-                overwrite: overwrite && pc == 0,
+                // The bias where the sums start, the ReLU and mask where they end.
+                first: Store { overwrite: overwrite && pc == 0, init: if pc == 0 && overwrite { ep.at(0, jc).bias } else { std::ptr::null() }, ..Store::plain(false) },
+                last: if pc + kcb >= k { ep.at(0, jc) } else { Epilogue::NONE },
             };
             // 3rd loop (ic): blocks of mc rows of A, packed into L2-sized blocks.
             if shared {
@@ -375,7 +449,10 @@ struct Panel {
     bp: *const f32,
     /// C at this panel's first column.
     c: OutView,
-    overwrite: bool,
+    /// Where the sums start (C's values, zero or the bias at this panel's first column).
+    first: Store,
+    /// What is done to them when this is their last k block (at this panel's columns).
+    last: Epilogue,
 }
 // Safety: the views are only read (A, the packed panel) or written in disjoint blocks (C).
 unsafe impl Send for Panel {}
@@ -398,7 +475,7 @@ impl Panel {
         let mcb = self.mc.min(self.m - ic);
         let av = View { ptr: self.a.ptr.add(ic * self.a.rs), ..self.a };
         pack_a(mcb, kcb, mr, av, ap);
-        let ow = self.overwrite;
+        let (first, last) = (self.first, self.last);
         let alpha = self.alpha;
         // 2nd loop (jr): one B micro-panel stays in L1 ...
         for jr in (0..ncb).step_by(nr) {
@@ -409,25 +486,42 @@ impl Panel {
                 let mrb = mr.min(mcb - ir);
                 let amp = ap.add(ir * kcb);
                 let cp = c.ptr.add((ic + ir) * c.ld + jr);
+                let ep = last.at(ic + ir, jr);
                 if mrb == mr && nrb == nr {
-                    (spec.kernel)(kcb, alpha, amp, bmp, cp, c.ld, ow);
+                    let init = if first.init.is_null() { first.init } else { first.init.add(jr) };
+                    let st = Store { init, relu: ep.relu, mask: ep.mask, mask_ld: ep.mask_ld, ..first };
+                    (spec.kernel)(kcb, alpha, amp, bmp, cp, c.ld, &st);
                 } else {
                     // Edge tile: go through a full-size copy of C so the arithmetic
-                    // (and so the result) is the same as for an interior tile.
+                    // (and so the result) is the same as for an interior tile; the bias
+                    // goes into the copy and the ReLU and mask on the way back, as the
+                    // kernel would read past the matrices' edges.
                     let t = tile.0.as_mut_ptr();
-                    if !ow {
+                    let bias = if first.overwrite { first.init } else { std::ptr::null() };
+                    if !first.overwrite || !bias.is_null() {
                         for i in 0..mr {
                             for j in 0..nr {
-                                *t.add(i * nr + j) = if i < mrb && j < nrb { *cp.add(i * c.ld + j) } else { 0.0 };
+                                *t.add(i * nr + j) = match (i < mrb && j < nrb, bias.is_null()) {
+                                    (false, _) => 0.0,
+                                    (true, true) => *cp.add(i * c.ld + j),
+                                    (true, false) => *bias.add(jr + j),
+                                };
                             }
                         }
                     }
                     // A mostly empty tile only needs its top-left part computed.
                     let kern = spec.edges.iter().find(|e| e.rows >= mrb && e.cols >= nrb).map_or(spec.kernel, |e| e.kernel);
-                    kern(kcb, alpha, amp, bmp, t, nr, ow);
+                    kern(kcb, alpha, amp, bmp, t, nr, &Store::plain(first.overwrite && bias.is_null()));
                     for i in 0..mrb {
                         for j in 0..nrb {
-                            *cp.add(i * c.ld + j) = *t.add(i * nr + j);
+                            let mut y = *t.add(i * nr + j);
+                            if ep.relu {
+                                y = if y > 0.0 { y } else { 0.0 };
+                            }
+                            if !ep.mask.is_null() {
+                                y = if *ep.mask.add(i * ep.mask_ld + j) > 0.0 { y } else { 0.0 };
+                            }
+                            *cp.add(i * c.ld + j) = y;
                         }
                     }
                 }

@@ -10,10 +10,10 @@ use crate::tensor::simd::{Flavour, Scalar};
 /// are the packed panels' strides (floats per k step of A and B): a smaller kernel
 /// (`MR < MA` or `NV*LANES < NB`) runs on the top-left part of the panels, which saves
 /// work on mostly empty edge tiles.
-/// With `overwrite`, C is not read (`C = alpha·AB`: the first k block when beta = 0).
+/// How the sums meet C is `st`'s ([`Store`]).
 ///
-/// Safety: `a` holds `kc*MA` floats, `b` holds `kc*NB`, and `c` is valid for
-/// `MR` rows of `NV*LANES` floats with row stride `ldc`.
+/// Safety: `a` holds `kc*MA` floats, `b` holds `kc*NB`, `c` is valid for `MR` rows of
+/// `NV*LANES` floats with row stride `ldc`, and `st`'s row and mask for as many.
 #[inline(always)]
 unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const MA: usize, const NB: usize>(
     kc: usize,
@@ -22,14 +22,20 @@ unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const MA: usize, c
     mut b: *const f32,
     c: *mut f32,
     ldc: usize,
-    overwrite: bool,
+    st: &Store,
 ) {
-    // C is read only after the whole k loop: ask for its lines now, so that a tile of a
-    // large C (a weight gradient accumulated in place) does not wait on memory then.
-    if !overwrite {
+    // C (or the mask) is read only after the whole k loop: ask for its lines now, so that
+    // a tile of a large C (a weight gradient accumulated in place) does not wait on memory.
+    if !st.overwrite {
         for i in 0..MR {
             F::prefetch(c.add(i * ldc));
             F::prefetch(c.add(i * ldc + NV * F::LANES - 1));
+        }
+    }
+    if !st.mask.is_null() {
+        for i in 0..MR {
+            F::prefetch(st.mask.add(i * st.mask_ld));
+            F::prefetch(st.mask.add(i * st.mask_ld + NV * F::LANES - 1));
         }
     }
     let mut acc = [[F::zero(); NV]; MR];
@@ -51,16 +57,53 @@ unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const MA: usize, c
     for (i, row) in acc.iter().enumerate() {
         for (v, x) in row.iter().enumerate() {
             let p = c.add(i * ldc + v * F::LANES);
-            // fma(alpha, acc, 0) rounds like alpha·acc: same bits either way.
-            let old = if overwrite { F::zero() } else { F::load(p) };
-            F::store(p, F::fmadd(al, *x, old));
+            // fma(alpha, acc, 0) rounds like alpha·acc: same bits either way; and starting
+            // from a row is what adding the sums to C holding that row does.
+            let old = match (st.overwrite, st.init.is_null()) {
+                (false, _) => F::load(p),
+                (true, true) => F::zero(),
+                (true, false) => F::load(st.init.add(v * F::LANES)),
+            };
+            let mut y = F::fmadd(al, *x, old);
+            if st.relu {
+                y = F::max0(y);
+            }
+            if !st.mask.is_null() {
+                y = F::gate(y, F::load(st.mask.add(i * st.mask_ld + v * F::LANES)));
+            }
+            F::store(p, y);
         }
+    }
+}
+
+/// How a micro-kernel's sums meet C: where they start (C's values, zero or a row) and what
+/// is done to them before they are stored (a ReLU, a mask): a layer's bias and activation,
+/// or an activation's backward, done on the tile while it is in registers instead of in
+/// passes over C of their own.
+#[derive(Clone, Copy)]
+pub(crate) struct Store {
+    /// C is not read: the sums start from `init` when it is not null (one row of the tile's
+    /// width, the same for every row: a layer's bias), from zero otherwise.
+    pub overwrite: bool,
+    pub init: *const f32,
+    /// `max(y, 0)` on what is stored.
+    pub relu: bool,
+    /// When not null, what is stored is kept only where this matrix (row stride `mask_ld`,
+    /// the tile's shape) is positive: zero elsewhere.
+    pub mask: *const f32,
+    pub mask_ld: usize,
+}
+
+impl Store {
+    /// C read and added to (or overwritten), nothing fused.
+    pub(crate) const fn plain(overwrite: bool) -> Store {
+        Store { overwrite, init: std::ptr::null(), relu: false, mask: std::ptr::null(), mask_ld: 0 }
     }
 }
 
 /// Signature shared by all micro-kernels (see [`micro`] for the contract).
 pub(crate) type MicroKernel =
-    unsafe fn(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, overwrite: bool);
+    unsafe fn(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, st: &Store);
 
 /// One micro-kernel and the (top-left) part of a packed tile it computes.
 #[derive(Clone, Copy)]
@@ -73,17 +116,17 @@ pub(crate) struct Edge {
 /// Scalar tile: 4 × 8 (32 accumulators; small enough for 16 registers after SLP).
 pub(crate) const SCALAR_MR: usize = 4;
 pub(crate) const SCALAR_NR: usize = 8;
-pub(crate) unsafe fn kernel_scalar(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
-    micro::<Scalar, 4, 8, 4, 8>(kc, alpha, a, b, c, ldc, ow)
+pub(crate) unsafe fn kernel_scalar(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, st: &Store) {
+    micro::<Scalar, 4, 8, 4, 8>(kc, alpha, a, b, c, ldc, st)
 }
-unsafe fn scalar_4x4(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
-    micro::<Scalar, 4, 4, 4, 8>(kc, alpha, a, b, c, ldc, ow)
+unsafe fn scalar_4x4(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, st: &Store) {
+    micro::<Scalar, 4, 4, 4, 8>(kc, alpha, a, b, c, ldc, st)
 }
-unsafe fn scalar_2x8(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
-    micro::<Scalar, 2, 8, 4, 8>(kc, alpha, a, b, c, ldc, ow)
+unsafe fn scalar_2x8(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, st: &Store) {
+    micro::<Scalar, 2, 8, 4, 8>(kc, alpha, a, b, c, ldc, st)
 }
-unsafe fn scalar_2x4(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
-    micro::<Scalar, 2, 4, 4, 8>(kc, alpha, a, b, c, ldc, ow)
+unsafe fn scalar_2x4(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, st: &Store) {
+    micro::<Scalar, 2, 4, 4, 8>(kc, alpha, a, b, c, ldc, st)
 }
 /// Smaller scalar kernels for edge tiles.
 pub(crate) const SCALAR_EDGES: &[Edge] = &[
@@ -94,15 +137,15 @@ pub(crate) const SCALAR_EDGES: &[Edge] = &[
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
-    use super::{micro, Edge};
+    use super::{micro, Edge, Store};
     use crate::tensor::simd::{Avx2, Avx512};
 
     /// Thin `#[target_feature]` wrapper around [`micro`] for one flavour and tile.
     macro_rules! wrapper {
         ($name:ident, $feat:literal, $fl:ty, $mr:literal, $nv:literal, $ma:expr, $nb:expr) => {
             #[target_feature(enable = $feat)]
-            pub(crate) unsafe fn $name(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, ow: bool) {
-                micro::<$fl, $mr, $nv, $ma, $nb>(kc, alpha, a, b, c, ldc, ow)
+            pub(crate) unsafe fn $name(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, st: &Store) {
+                micro::<$fl, $mr, $nv, $ma, $nb>(kc, alpha, a, b, c, ldc, st)
             }
         };
     }

@@ -5,6 +5,8 @@
 //! [`Kernel::Scalar`], [`Kernel::Avx2`] and [`Kernel::Avx512`]. [`gemm`] runs the flavour
 //! [`active_kernel`] chose at run time; [`gemm_with`] takes it explicitly (tests, benchmarks).
 //! `op(X)` is `X` or `Xᵀ` ([`Trans`]); transposes are strides, never materialised.
+//! [`gemm_fused`] also does a layer's bias and ReLU, or a ReLU's backward, in the kernels'
+//! stores (each element's last k block), so that the tape makes no passes over C for them.
 
 mod driver;
 pub(crate) mod kernels;
@@ -13,7 +15,7 @@ mod small;
 use super::error::{Result, TensorError};
 use super::matrix::Matrix;
 use super::threads::{parallel_ranges, threads};
-use driver::{gemm_serial, with_workspace, OutView, Spec, View};
+use driver::{gemm_serial, with_workspace, Epilogue, OutView, Spec, View};
 use super::simd::{active_kernel, Kernel};
 pub(crate) use small::gemm_small;
 
@@ -102,6 +104,85 @@ pub fn gemm_with(
     gemm_slices(kernel, nthreads, ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data_mut(), ldc)
 }
 
+/// What a layer fuses into its product ([`gemm_fused`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fuse<'a> {
+    /// A row added to every row of the product (C's old values are not read: β = 0).
+    pub bias: Option<&'a [f32]>,
+    /// `max(·, 0)` on the result.
+    pub relu: bool,
+    /// The result kept only where this matrix (C's shape and row stride) is positive: an
+    /// activation's backward, `mask` being its output.
+    pub mask: Option<&'a [f32]>,
+}
+
+/// `C = mask ⊙ act(op(A)·op(B) + bias)` (with a bias, `beta` must be 0), or without one
+/// `C = mask ⊙ act(op(A)·op(B) + beta·C)`: a layer's bias and ReLU, or a ReLU's backward, done
+/// in the product's stores instead of passes over C. The same bits as the product followed
+/// by those passes (for the bias: C holding it, then β = 1).
+pub fn gemm_fused(ta: Trans, tb: Trans, a: &Matrix, b: &Matrix, beta: f32, c: &mut Matrix, fuse: &Fuse) -> Result<()> {
+    gemm_fused_with(active_kernel(), threads(), ta, tb, a, b, beta, c, fuse)
+}
+
+/// [`gemm_fused`] with an explicit kernel and thread count.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_fused_with(
+    kernel: Kernel,
+    nthreads: usize,
+    ta: Trans,
+    tb: Trans,
+    a: &Matrix,
+    b: &Matrix,
+    beta: f32,
+    c: &mut Matrix,
+    fuse: &Fuse,
+) -> Result<()> {
+    if !kernel.available() {
+        return Err(TensorError::Unavailable(format!("kernel '{}' is not supported by this CPU", kernel.name())));
+    }
+    let (m, k) = if ta == Trans::N { a.shape() } else { (a.cols(), a.rows()) };
+    let (kb, n) = if tb == Trans::N { b.shape() } else { (b.cols(), b.rows()) };
+    if k != kb || c.shape() != (m, n) || fuse.bias.is_some_and(|r| r.len() != n) || fuse.mask.is_some_and(|x| x.len() != m * n) {
+        return Err(TensorError::shape(
+            "gemm",
+            format!(
+                "op(A) {m}×{k} · op(B) {kb}×{n} into C {}×{} with a bias of {} and a mask of {} values",
+                c.rows(), c.cols(), fuse.bias.map_or(0, |r| r.len()), fuse.mask.map_or(0, |x| x.len())
+            ),
+        ));
+    }
+    if fuse.bias.is_some() && beta != 0.0 {
+        return Err(TensorError::shape("gemm", format!("a fused bias replaces C's values: β must be 0, not {beta}")));
+    }
+    if k == 0 {
+        // Nothing to sum: the bias (or β·C), then the activation and mask, elementwise.
+        for (i, y) in c.data_mut().iter_mut().enumerate() {
+            let mut v = match fuse.bias {
+                Some(r) => r[i % n],
+                None if beta == 0.0 => 0.0,
+                None => beta * *y,
+            };
+            if fuse.relu {
+                v = if v > 0.0 { v } else { 0.0 };
+            }
+            if let Some(x) = fuse.mask {
+                v = if x[i] > 0.0 { v } else { 0.0 };
+            }
+            *y = v;
+        }
+        return Ok(());
+    }
+    let (lda, ldb) = (a.cols(), b.cols());
+    let ep = Epilogue {
+        bias: fuse.bias.map_or(std::ptr::null(), |r| r.as_ptr()),
+        relu: fuse.relu,
+        mask: fuse.mask.map_or(std::ptr::null(), |x| x.as_ptr()),
+        mask_ld: n,
+    };
+    // Safety: the bias holds n values and the mask m×n with row stride n (checked above).
+    unsafe { gemm_impl(kernel, nthreads, ta, tb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, beta, c.data_mut(), n, &ep) }
+}
+
 /// GEMM on row-major slices with leading dimensions (BLAS-like). `A` is stored
 /// `m×k` (`ta = N`) or `k×m` (`ta = T`) with row stride `lda`; likewise `B`; `C` is
 /// `m×n` with row stride `ldc`. Slice lengths and strides are checked.
@@ -122,6 +203,32 @@ pub fn gemm_slices(
     beta: f32,
     c: &mut [f32],
     ldc: usize,
+) -> Result<()> {
+    // Safety: no epilogue pointers to cover.
+    unsafe { gemm_impl(kernel, nthreads, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &Epilogue::NONE) }
+}
+
+/// [`gemm_slices`] with an epilogue.
+///
+/// Safety: `ep`'s bias covers C's `n` columns and its mask C's `m × n` (with its stride).
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_impl(
+    kernel: Kernel,
+    nthreads: usize,
+    ta: Trans,
+    tb: Trans,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    ldb: usize,
+    beta: f32,
+    c: &mut [f32],
+    ldc: usize,
+    ep: &Epilogue,
 ) -> Result<()> {
     if !kernel.available() {
         return Err(TensorError::Unavailable(format!("kernel '{}' is not supported by this CPU", kernel.name())));
@@ -186,14 +293,16 @@ pub fn gemm_slices(
             let (av, cv) = (av, cv); // capture whole (Sync) views, not their raw fields
             let a = View { ptr: av.ptr.add(r.start * av.rs), ..av };
             let c = OutView { ptr: cv.ptr.add(r.start * cv.ld), ..cv };
-            with_workspace(|ws| gemm_serial(&spec, r.len(), n, k, alpha, a, bv, c, overwrite, ws));
+            let ep = ep.at(r.start, 0);
+            with_workspace(|ws| gemm_serial(&spec, r.len(), n, k, alpha, a, bv, c, overwrite, &ep, ws));
         });
     } else {
         parallel_ranges(n, nt, spec.nr / 2, |r| unsafe {
             let (bv, cv) = (bv, cv);
             let b = View { ptr: bv.ptr.add(r.start * bv.cs), ..bv };
             let c = OutView { ptr: cv.ptr.add(r.start), ..cv };
-            with_workspace(|ws| gemm_serial(&spec, m, r.len(), k, alpha, av, b, c, overwrite, ws));
+            let ep = ep.at(0, r.start);
+            with_workspace(|ws| gemm_serial(&spec, m, r.len(), k, alpha, av, b, c, overwrite, &ep, ws));
         });
     }
     Ok(())
