@@ -108,3 +108,22 @@ proptest! {
         }
     }
 }
+
+/// The dense targets a training step rebuilds in its own buffer every step are the batch's
+/// 0/1 rows whatever the buffer held before (its shape, NaN).
+#[test]
+fn dense_targets_rebuilt_in_place_are_the_batch() {
+    let mut rng = Rng::new(31);
+    let mut buf = Matrix::filled(7, 3, f32::NAN);
+    for (rows, features) in [(5, 11), (9, 773), (1, 2)] {
+        let x = random_batch(rows, features, 4, &mut rng);
+        x.to_dense_into(&mut buf);
+        assert_eq!(buf.shape(), (rows, features));
+        for r in 0..rows {
+            for f in 0..features {
+                let set = x.row(r).contains(&(f as u32));
+                assert_eq!(buf.get(r, f), if set { 1.0 } else { 0.0 }, "row {r}, feature {f}");
+            }
+        }
+    }
+}

@@ -113,7 +113,7 @@ impl FirstLayerStep {
             for r in rows.clone() {
                 part.push_row(x.row(r)).map_err(te)?;
             }
-            *dense = part.to_dense();
+            part.to_dense_into(dense);
         }
         if self.shards.len() != split.len() {
             self.shards = Shards::new(split.len());

@@ -93,14 +93,20 @@ impl SparseBatch {
 
     /// The dense 0/1 matrix (rows × features), for tests and comparisons.
     pub fn to_dense(&self) -> Matrix {
-        let mut m = Matrix::zeros(self.rows(), self.features);
+        let mut m = Matrix::default();
+        self.to_dense_into(&mut m);
+        m
+    }
+
+    /// [`SparseBatch::to_dense`] into `out`, reusing its buffer (a training step's targets).
+    pub fn to_dense_into(&self, out: &mut Matrix) {
+        out.resize_zeroed(self.rows(), self.features);
         for r in 0..self.rows() {
             for &i in self.row(r) {
-                let v = m.get(r, i as usize);
-                m.set(r, i as usize, v + 1.0);
+                let v = out.get(r, i as usize);
+                out.set(r, i as usize, v + 1.0);
             }
         }
-        m
     }
 }
 
