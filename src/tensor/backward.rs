@@ -53,19 +53,14 @@ impl Tape {
     fn plan_gradients(&mut self, loss: usize, params: &Params, grads: &mut [Matrix], set: bool) {
         let len = loss + 1;
         let nodes = &mut self.nodes[..len];
-        let last = &mut self.last_reader;
+        let (last, readers) = (&mut self.last_reader, &mut self.readers);
         last.clear();
         last.resize(len, usize::MAX);
+        readers.clear();
+        readers.resize(len, 0);
         for (i, n) in nodes.iter().enumerate() {
             for v in n.op.inputs().into_iter().flatten() {
                 last[v.0] = i;
-            }
-        }
-        let readers = &mut self.readers;
-        readers.clear();
-        readers.resize(len, 0);
-        for n in nodes.iter() {
-            for v in n.op.inputs().into_iter().flatten() {
                 readers[v.0] += 1;
             }
         }

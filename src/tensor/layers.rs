@@ -51,8 +51,7 @@ fn check_affine(x: &Matrix, w: &Matrix, b: &Matrix) -> Result<()> {
 
 /// `max(x, 0)` in place.
 pub fn relu_inplace(x: &mut Matrix) {
-    // +0 for -0 and NaN, as the kernels' fused ReLU (`maxps(v, 0)`) stores them.
-    x.data_mut().iter_mut().for_each(|v| *v = if *v > 0.0 { *v } else { 0.0 });
+    x.data_mut().iter_mut().for_each(|v| *v = super::simd::relu(*v));
 }
 
 /// Logistic sigmoid of one value, stable for large |x|.

@@ -52,6 +52,20 @@ pub(crate) trait Flavour {
     }
 }
 
+/// `max(v, 0)` as `maxps(v, 0)` does it: +0 for −0 and NaN too, so that every flavour, and
+/// every scalar pass beside the kernels, stores the same bits.
+#[inline(always)]
+pub(crate) fn relu(v: f32) -> f32 {
+    if v > 0.0 { v } else { 0.0 }
+}
+
+/// `v` where `m > 0`, zero elsewhere (a ReLU's backward, `m` its output), as every
+/// flavour's [`Flavour::gate`] does it.
+#[inline(always)]
+pub(crate) fn gate(v: f32, m: f32) -> f32 {
+    if m > 0.0 { v } else { 0.0 }
+}
+
 /// Portable flavour: plain f32 arithmetic (the compiler may still use SSE2).
 pub(crate) struct Scalar;
 impl Flavour for Scalar {
@@ -88,12 +102,11 @@ impl Flavour for Scalar {
     }
     #[inline(always)]
     unsafe fn max0(v: f32) -> f32 {
-        // As `maxps(v, 0)` does it: +0 for -0 and NaN too, so every flavour stores the same.
-        if v > 0.0 { v } else { 0.0 }
+        relu(v)
     }
     #[inline(always)]
     unsafe fn gate(v: f32, m: f32) -> f32 {
-        if m > 0.0 { v } else { 0.0 }
+        gate(v, m)
     }
     #[inline(always)]
     unsafe fn nonzero(v: f32) -> u64 {

@@ -75,7 +75,7 @@ pub fn relu_backward_with(k: Kernel, dx: &mut [f32], g: &[f32], y: &[f32]) {
 #[inline(always)]
 fn relu_mask_generic(g: &mut [f32], y: &[f32]) {
     for (gv, &yv) in g.iter_mut().zip(y) {
-        *gv = if yv > 0.0 { *gv } else { 0.0 };
+        *gv = super::simd::gate(*gv, yv);
     }
 }
 

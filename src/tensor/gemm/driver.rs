@@ -4,6 +4,7 @@
 
 use super::kernels::{Edge, MicroKernel, Store};
 use crate::tensor::help::{on_board, share};
+use crate::tensor::simd::{gate, relu};
 use std::sync::Mutex;
 
 /// Block sizes and micro-kernel of one instruction flavour.
@@ -516,10 +517,10 @@ impl Panel {
                         for j in 0..nrb {
                             let mut y = *t.add(i * nr + j);
                             if ep.relu {
-                                y = if y > 0.0 { y } else { 0.0 };
+                                y = relu(y);
                             }
                             if !ep.mask.is_null() {
-                                y = if *ep.mask.add(i * ep.mask_ld + j) > 0.0 { y } else { 0.0 };
+                                y = gate(y, *ep.mask.add(i * ep.mask_ld + j));
                             }
                             *cp.add(i * c.ld + j) = y;
                         }

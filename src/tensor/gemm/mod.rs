@@ -163,10 +163,10 @@ pub fn gemm_fused_with(
                 None => beta * *y,
             };
             if fuse.relu {
-                v = if v > 0.0 { v } else { 0.0 };
+                v = super::simd::relu(v);
             }
             if let Some(x) = fuse.mask {
-                v = if x[i] > 0.0 { v } else { 0.0 };
+                v = super::simd::gate(v, x[i]);
             }
             *y = v;
         }
