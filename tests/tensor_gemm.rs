@@ -153,6 +153,44 @@ fn fused_epilogues_equal_the_passes_they_replace() {
     }
 }
 
+/// A tile at the matrix's edge (any rows and columns short of a full tile, stored through a
+/// copy or by an edge kernel of its exact shape) gets the bits an interior tile would: the
+/// top-left `m × n` of a product is the `m × n` product of its rows and columns.
+#[test]
+fn edge_tiles_give_the_bits_of_interior_ones() {
+    let (k, big_m, big_n) = (300, 25, 49);
+    let (a, b, c0) = operands(Trans::N, Trans::N, big_m, k, big_n, 77);
+    let mut rng = Rng::new(78);
+    let bias = Init::XavierUniform.matrix(1, big_n, &mut rng);
+    let sub = |x: &Matrix, r: usize, c: usize| {
+        let mut out = Matrix::zeros(r, c);
+        (0..r).for_each(|i| out.row_mut(i).copy_from_slice(&x.row(i)[..c]));
+        out
+    };
+    for kern in Kernel::available_kernels() {
+        for beta in [0.0, 1.0] {
+            let mut whole = c0.clone();
+            gemm_with(kern, 1, Trans::N, Trans::N, 1.0, &a, &b, beta, &mut whole).unwrap();
+            let mut whole_fused = Matrix::zeros(big_m, big_n);
+            let fuse = Fuse { bias: Some(bias.data()), relu: true, mask: None };
+            gemm_fused_with(kern, 1, Trans::N, Trans::N, &a, &b, 0.0, &mut whole_fused, &fuse).unwrap();
+            for m in 1..=big_m {
+                for n in 1..=big_n {
+                    let at = format!("{kern:?} beta {beta} {m}×{k}×{n}");
+                    let (sa, sb) = (sub(&a, m, k), sub(&b, k, n));
+                    let mut c = sub(&c0, m, n);
+                    gemm_with(kern, 1, Trans::N, Trans::N, 1.0, &sa, &sb, beta, &mut c).unwrap();
+                    assert_eq!(bits(&c), bits(&sub(&whole, m, n)), "{at}");
+                    let mut f = Matrix::filled(m, n, f32::NAN);
+                    let fuse = Fuse { bias: Some(&bias.data()[..n]), relu: true, mask: None };
+                    gemm_fused_with(kern, 1, Trans::N, Trans::N, &sa, &sb, 0.0, &mut f, &fuse).unwrap();
+                    assert_eq!(bits(&f), bits(&sub(&whole_fused, m, n)), "fused: {at}");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn fused_products_refuse_what_they_cannot_do() {
     let (a, b, _) = operands(Trans::N, Trans::N, 3, 4, 2, 1);

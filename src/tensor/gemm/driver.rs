@@ -488,10 +488,17 @@ impl Panel {
                 let amp = ap.add(ir * kcb);
                 let cp = c.ptr.add((ic + ir) * c.ld + jr);
                 let ep = last.at(ic + ir, jr);
-                if mrb == mr && nrb == nr {
+                // A kernel that covers the tile exactly stores into C itself: the full one,
+                // or an edge kernel of the tile's shape (a 256-row product's last 4 rows).
+                let exact = if mrb == mr && nrb == nr {
+                    Some(spec.kernel)
+                } else {
+                    spec.edges.iter().find(|e| e.rows == mrb && e.cols == nrb).map(|e| e.kernel)
+                };
+                if let Some(kern) = exact {
                     let init = if first.init.is_null() { first.init } else { first.init.add(jr) };
                     let st = Store { init, relu: ep.relu, mask: ep.mask, mask_ld: ep.mask_ld, ..first };
-                    (spec.kernel)(kcb, alpha, amp, bmp, cp, c.ld, &st);
+                    kern(kcb, alpha, amp, bmp, cp, c.ld, &st);
                 } else {
                     // Edge tile: go through a full-size copy of C so the arithmetic
                     // (and so the result) is the same as for an interior tile; the bias

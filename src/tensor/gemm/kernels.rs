@@ -157,10 +157,20 @@ pub(crate) mod x86 {
     wrapper!(avx2_6x8, "avx2,fma", Avx2, 6, 1, AVX2_MR, AVX2_NR);
     wrapper!(avx2_3x16, "avx2,fma", Avx2, 3, 2, AVX2_MR, AVX2_NR);
     wrapper!(avx2_3x8, "avx2,fma", Avx2, 3, 1, AVX2_MR, AVX2_NR);
+    wrapper!(avx2_4x16, "avx2,fma", Avx2, 4, 2, AVX2_MR, AVX2_NR);
+    wrapper!(avx2_4x8, "avx2,fma", Avx2, 4, 1, AVX2_MR, AVX2_NR);
+    wrapper!(avx2_2x16, "avx2,fma", Avx2, 2, 2, AVX2_MR, AVX2_NR);
+    wrapper!(avx2_2x8, "avx2,fma", Avx2, 2, 1, AVX2_MR, AVX2_NR);
+    /// Smallest first: the copy path takes the first that covers a tile. The 4- and 2-row
+    /// ones fit the last tiles of 256-, 128- and 200-row products exactly.
     pub(crate) const AVX2_EDGES: &[Edge] = &[
+        Edge { rows: 2, cols: 8, kernel: avx2_2x8 },
         Edge { rows: 3, cols: 8, kernel: avx2_3x8 },
+        Edge { rows: 2, cols: 16, kernel: avx2_2x16 },
+        Edge { rows: 4, cols: 8, kernel: avx2_4x8 },
         Edge { rows: 6, cols: 8, kernel: avx2_6x8 },
         Edge { rows: 3, cols: 16, kernel: avx2_3x16 },
+        Edge { rows: 4, cols: 16, kernel: avx2_4x16 },
     ];
 
     /// AVX-512 tile: 12 × 32 = 24 zmm accumulators + 2 for B + 1 broadcast (of 32).
