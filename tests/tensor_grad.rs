@@ -167,6 +167,16 @@ proptest! {
         check(&build, vec![z, tg], Params::new());
     }
 
+    /// One value as both the logits and the targets (both gradients land on it), and
+    /// sizes past the loss's eight running sums.
+    #[test]
+    fn bce_with_logits_against_itself(r in 1usize..4, c in 1usize..12, seed in any::<u64>()) {
+        let mut rng = Rng::new(seed);
+        let z = rand(r, c, &mut rng);
+        let build = |t: &mut Tape, _: &Params, v: &[Var]| t.bce_with_logits(v[0], v[0]).unwrap();
+        check(&build, vec![z], Params::new());
+    }
+
     #[test]
     fn softmax_cross_entropy(r in 1usize..5, c in 2usize..6, seed in any::<u64>()) {
         let mut rng = Rng::new(seed);

@@ -11,6 +11,12 @@ use super::vecops;
 use super::{conv, pool};
 use super::tape::{Op, Tape, Var, BCE_EPS};
 
+/// `scratch` made a copy of `m` (to read beside a mutable borrow of `m`'s node).
+fn scratch_copy<'a>(scratch: &'a mut Matrix, m: &Matrix) -> &'a Matrix {
+    scratch.copy_from(m);
+    scratch
+}
+
 /// `dst += scale * src` elementwise.
 fn acc(dst: &mut Matrix, src: &Matrix, scale: f32) {
     dst.data_mut().iter_mut().zip(src.data()).for_each(|(d, s)| *d += scale * *s);
@@ -302,12 +308,21 @@ impl Tape {
                 Op::BceWithLogits { logits, targets } => {
                     let gs = g.get(0, 0) / before[logits.0].value.len().max(1) as f32;
                     if before[logits.0].needs_grad {
-                        let tv = &before[targets.0].value;
-                        scratch.resize(tv.rows(), tv.cols());
-                        for ((o, &p), &t) in scratch.data_mut().iter_mut().zip(node.aux.data()).zip(tv.data()) {
-                            *o = p - t;
+                        // One pass: what `acc` of a scratch holding σ − t gives, bit for bit.
+                        let (l, t) = (logits.0, targets.0);
+                        let (lg, tv) = if l == t {
+                            let n = &mut before[l];
+                            (&mut n.grad, &*scratch_copy(scratch, &n.value))
+                        } else if l < t {
+                            let (lo, hi) = before.split_at_mut(t);
+                            (&mut lo[l].grad, &hi[0].value)
+                        } else {
+                            let (lo, hi) = before.split_at_mut(l);
+                            (&mut hi[0].grad, &lo[t].value)
+                        };
+                        for ((d, &p), &t) in lg.data_mut().iter_mut().zip(node.aux.data()).zip(tv.data()) {
+                            *d += gs * (p - t);
                         }
-                        acc(&mut before[logits.0].grad, scratch, gs);
                     }
                     if before[targets.0].needs_grad {
                         scratch.copy_from(&before[logits.0].value);
