@@ -459,7 +459,7 @@ impl Tape {
         node.aux.resize(z.rows(), z.cols());
         self.scratch.resize(z.rows(), z.cols());
         vecops::sigmoid_and_softplus_with(active_kernel(), z.data(), node.aux.data_mut(), self.scratch.data_mut());
-        // Eight running sums: one f64 sum of 773 terms a row was a chain of dependent adds
+        // Eight running sums: one f64 sum over every output was a chain of dependent adds
         // (4 cycles each). Only the reported loss comes from it; the gradient does not.
         let term = |zv: f32, tv: f32, sp: f32| (zv.max(0.0) - zv * tv) as f64 + sp as f64;
         let (zs, ts, sps) = (z.data(), t.data(), self.scratch.data());
