@@ -113,7 +113,7 @@ fn bench_train_prints_its_table_and_names_bad_flags() {
     let r = deepchess(&["bench-train", "--seconds", "0.05", "--rounds", "1", "--no-jax", "--batch", "32", "--breakdown"]);
     let (so, se) = (String::from_utf8_lossy(&r.stdout), String::from_utf8_lossy(&r.stderr));
     assert!(r.status.success(), "{so}{se}");
-    for want in ["FMA peak", "JAX: anchor skipped (--no-jax)", "2: DeepChess pairs", "1: Pos2Vec", "whole step on 1 thread", "sparse layer 773-600"] {
+    for want in ["FMA peak", "JAX: anchor skipped (--no-jax)", "2: DeepChess pairs", "1: Pos2Vec", "quiet stretches", "whole step on 1 thread", "sparse layer 773-600"] {
         assert!(so.contains(want), "no '{want}' in:\n{so}");
     }
     for bad in [["--phase", "3"], ["--rounds", "0"], ["--seconds", "x"]] {

@@ -2,7 +2,9 @@
 //! (`deepchess::step`: `PairStep`, `FirstLayerStep`), beside JAX training the same network
 //! at the same batch on the same CPU, measured in the same run, interleaved round by round
 //! (JAX stays loaded in one Python process that times a phase when asked). Each figure is
-//! also given as a fraction of the machine's FMA peak, measured in the run.
+//! also given as a fraction of the machine's FMA peak, measured in the run. Both sides
+//! also time each chunk of 8 steps, so that a second table compares them on the stretches
+//! the host's other work left alone (its figures move by ±20 % between runs).
 //!
 //! Phase 2 is the paper's Siamese step: two tied 773-600-400-200-100 towers, 400-200-100-2
 //! head, softmax cross-entropy, SGD. Phase 1 is Pos2Vec's first autoencoder (773-600-773,
@@ -45,6 +47,7 @@ batch = int(sys.argv[1])
 tower = [int(v) for v in sys.argv[2].split('-')]
 head = [2 * tower[-1]] + [int(v) for v in sys.argv[3].split('-')]
 active = int(sys.argv[4])
+CHUNK = int(sys.argv[5])
 def dense(key, sizes):
     out = []
     for a, b in zip(sizes[:-1], sizes[1:]):
@@ -93,12 +96,16 @@ print('ready', jax.__version__, flush=True)
 for line in sys.stdin:
     name, secs = line.split()
     step, p, data = phases[name]
-    t = time.perf_counter(); n = 0
+    # Chunks of CHUNK steps, each waited for: the rate of each chunk as well as the whole.
+    t = time.perf_counter(); n = 0; chunks = []
     while n == 0 or time.perf_counter() - t < float(secs):
-        p, l = step(p, *data[n % 8]); n += 1
-    l.block_until_ready()
+        c = time.perf_counter()
+        for _ in range(CHUNK):
+            p, l = step(p, *data[n % 8]); n += 1
+        l.block_until_ready()
+        chunks.append(batch * CHUNK / (time.perf_counter() - c))
     phases[name][1] = p
-    print(batch * n / (time.perf_counter() - t), flush=True)
+    print(batch * n / (time.perf_counter() - t), *chunks, flush=True)
 "#;
 
 /// The JAX process, loaded and compiled, waiting for `p1 S` / `p2 S`.
@@ -119,7 +126,7 @@ impl Jax {
         let mut child = Command::new("python3")
             .arg("-c")
             .arg(JAX_SCRIPT)
-            .args([batch.to_string(), join(&arch.tower), join(&arch.head), active.to_string()])
+            .args([batch.to_string(), join(&arch.tower), join(&arch.head), active.to_string(), CHUNK.to_string()])
             .env("JAX_PLATFORMS", "cpu")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -134,12 +141,18 @@ impl Jax {
         Ok(Jax { child, stdin, stdout, version })
     }
 
-    /// JAX's rate on phase `name` over about `secs` seconds.
-    fn rate(&mut self, name: &str, secs: f64) -> Result<f64, String> {
+    /// JAX's rate on phase `name` over about `secs` seconds, and its rate on quiet
+    /// stretches ([`quiet`] of its chunks' rates).
+    fn rate(&mut self, name: &str, secs: f64) -> Result<Rate, String> {
         writeln!(self.stdin, "{name} {secs}").map_err(|e| format!("writing to the JAX process: {e}"))?;
         let mut line = String::new();
         self.stdout.read_line(&mut line).map_err(|e| format!("reading the JAX process: {e}"))?;
-        line.trim().parse().map_err(|_| format!("the JAX process answered '{}'", line.trim()))
+        let bad = || format!("the JAX process answered '{}'", line.trim());
+        let v: Vec<f64> = line.split_whitespace().map(|x| x.parse().map_err(|_| bad())).collect::<Result<_, _>>()?;
+        match v.split_first() {
+            Some((&whole, chunks)) if !chunks.is_empty() => Ok(Rate { whole, quiet: quiet(chunks) }),
+            _ => Err(bad()),
+        }
     }
 }
 
@@ -183,6 +196,41 @@ fn spread(v: &[f64], decimals: usize) -> String {
     let lo = v.iter().cloned().fold(f64::INFINITY, f64::min);
     let hi = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     format!("{:.decimals$} [{lo:.decimals$}, {hi:.decimals$}]", median(v))
+}
+
+/// Steps per chunk in [`timed_chunks`] and in the JAX script: each chunk's rate is taken
+/// too, so the figures can also be compared on the stretches the host left alone.
+const CHUNK: usize = 8;
+
+/// A side's figure for one round: samples per second over the whole round, and on its
+/// quiet stretches.
+#[derive(Clone, Copy)]
+struct Rate {
+    whole: f64,
+    quiet: f64,
+}
+
+/// The rate of the quiet stretches: the 90th percentile of the chunks' rates (the host's
+/// other work slows some chunks down; none can run faster than the code does alone).
+fn quiet(chunks: &[f64]) -> f64 {
+    let mut v = chunks.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[(v.len() - 1) * 9 / 10]
+}
+
+/// [`timed`] in chunks of [`CHUNK`] steps, each chunk's rate taken as well.
+fn timed_chunks(secs: f64, units: usize, mut f: impl FnMut()) -> Rate {
+    f();
+    let t = Instant::now();
+    let mut chunks = Vec::new();
+    while chunks.is_empty() || t.elapsed().as_secs_f64() < secs {
+        let c = Instant::now();
+        for _ in 0..CHUNK {
+            f();
+        }
+        chunks.push((CHUNK * units) as f64 / c.elapsed().as_secs_f64());
+    }
+    Rate { whole: (chunks.len() * CHUNK * units) as f64 / t.elapsed().as_secs_f64(), quiet: quiet(&chunks) }
 }
 
 /// Calls `f` (one step of `units` samples) for about `secs` seconds: samples per second.
@@ -286,15 +334,15 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         first.step(&mut ae, ids, &x1, &mut opt1).expect("shapes are the autoencoder's own");
     };
 
-    let mut ours: Vec<Vec<f64>> = vec![Vec::new(); 2];
-    let mut theirs: Vec<Vec<f64>> = vec![Vec::new(); 2];
+    let mut ours: Vec<Vec<Rate>> = vec![Vec::new(); 2];
+    let mut theirs: Vec<Vec<Rate>> = vec![Vec::new(); 2];
     let mut peaks = vec![peak];
     for round in 0..rounds {
         for (pi, &ph) in phases.iter().enumerate() {
             // A pause before each figure: the other side's threads may still be spinning
             // down (XLA's pool waits actively for a while after its work).
             std::thread::sleep(std::time::Duration::from_millis(300));
-            let r = if ph == "p2" { timed(secs, batch, &mut step2) } else { timed(secs, batch, &mut step1) };
+            let r = if ph == "p2" { timed_chunks(secs, batch, &mut step2) } else { timed_chunks(secs, batch, &mut step1) };
             ours[pi].push(r);
             if let Ok(j) = jax.as_mut() {
                 std::thread::sleep(std::time::Duration::from_millis(300));
@@ -314,21 +362,28 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let peak = median(&peaks);
     println!("FMA peak again after the rounds: {:.0} GFLOPS; quoted against {peak:.0}", peaks[1]);
     println!();
-    println!("{:<34} {:>26} {:>26} {:>18} {:>9} {:>9}", "phase (median [min, max] of rounds)", "ours /s", "JAX /s", "ours/JAX", "ours %pk", "JAX %pk");
-    for (pi, &ph) in phases.iter().enumerate() {
-        let (m_ours, m_jax) = macs(&arch, ph, active);
-        let name = if ph == "p2" { "2: DeepChess pairs (Siamese)" } else { "1: Pos2Vec 773-600-773 positions" };
-        let o = median(&ours[pi]);
-        let pct = |rate: f64, m: f64| 100.0 * rate * 2.0 * m / 1e9 / peak;
-        let (jcol, ratio, jpk) = if theirs[pi].len() == ours[pi].len() {
-            let ratios: Vec<f64> = ours[pi].iter().zip(&theirs[pi]).map(|(a, b)| a / b).collect();
-            (spread(&theirs[pi], 0), format!("{}×", spread(&ratios, 2)), format!("{:.0}%", pct(median(&theirs[pi]), m_jax)))
-        } else {
-            ("-".into(), "-".into(), "-".into())
-        };
-        println!("{name:<34} {:>26} {jcol:>26} {ratio:>18} {:>8.0}% {jpk:>9}", spread(&ours[pi], 0), pct(o, m_ours));
+    // The whole rounds (the figure quoted), then their quiet stretches.
+    for (i, (title, pick)) in [("phase (median [min, max] of rounds)", (|r: &Rate| r.whole) as fn(&Rate) -> f64), ("quiet stretches (90th pct of chunks)", |r: &Rate| r.quiet)].into_iter().enumerate() {
+        if i > 0 {
+            println!();
+        }
+        println!("{title:<36} {:>26} {:>26} {:>18} {:>9} {:>9}", "ours /s", "JAX /s", "ours/JAX", "ours %pk", "JAX %pk");
+        for (pi, &ph) in phases.iter().enumerate() {
+            let (m_ours, m_jax) = macs(&arch, ph, active);
+            let name = if ph == "p2" { "2: DeepChess pairs (Siamese)" } else { "1: Pos2Vec 773-600-773 positions" };
+            let (o, t): (Vec<f64>, Vec<f64>) = (ours[pi].iter().map(pick).collect(), theirs[pi].iter().map(pick).collect());
+            let pct = |rate: f64, m: f64| 100.0 * rate * 2.0 * m / 1e9 / peak;
+            let (jcol, ratio, jpk) = if t.len() == o.len() {
+                let ratios: Vec<f64> = o.iter().zip(&t).map(|(a, b)| a / b).collect();
+                (spread(&t, 0), format!("{}×", spread(&ratios, 2)), format!("{:.0}%", pct(median(&t), m_jax)))
+            } else {
+                ("-".into(), "-".into(), "-".into())
+            };
+            println!("{name:<36} {:>26} {jcol:>26} {ratio:>18} {:>8.0}% {jpk:>9}", spread(&o, 0), pct(median(&o), m_ours));
+        }
     }
-    println!("(% of peak counts each side's own arithmetic: ours reads the set bits of the first layer, JAX multiplies all 773 inputs)");
+    println!("(% of peak counts each side's own arithmetic: ours reads the set bits of the first layer, JAX multiplies all 773 inputs;");
+    println!(" a quiet stretch is a chunk of {CHUNK} steps, waited for on both sides, at the 90th percentile of a round's chunk rates)");
     if p.has("breakdown") && phases.contains(&"p2") {
         let peak1 = fma_peak_gflops(kernel, 1, 1.0);
         breakdown(&arch, &pools, batch, secs, threads, peak1, macs(&arch, "p2", active).0);
@@ -423,4 +478,19 @@ fn parts_on_one_thread(arch: &Arch, pools: &Pools, batch: usize, secs: f64) -> V
         out.push((format!("{part} {k}-{n} ({m} rows): X·W, Xᵀ·G, G·Wᵀ"), ms, gflop / (ms / 1000.0)));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::quiet;
+
+    #[test]
+    fn quiet_is_the_90th_percentile_of_the_chunks_whatever_their_order() {
+        let v: Vec<f64> = (1..=10).rev().map(f64::from).collect();
+        assert_eq!(quiet(&v), 9.0);
+        assert_eq!(quiet(&[3.0]), 3.0);
+        assert_eq!(quiet(&[2.0, 1.0]), 1.0);
+        let many: Vec<f64> = (0..21).map(|i| f64::from((i * 5) % 21)).collect();
+        assert_eq!(quiet(&many), 18.0);
+    }
 }
