@@ -218,7 +218,9 @@ fn quiet(chunks: &[f64]) -> f64 {
     v[(v.len() - 1) * 9 / 10]
 }
 
-/// [`timed`] in chunks of [`CHUNK`] steps, each chunk's rate taken as well.
+/// Calls `f` (one step of `units` samples) in chunks of [`CHUNK`] steps for about `secs`
+/// seconds (after one call to warm up): samples per second over all of them, and on the
+/// quiet stretches.
 fn timed_chunks(secs: f64, units: usize, mut f: impl FnMut()) -> Rate {
     f();
     let t = Instant::now();
@@ -233,16 +235,9 @@ fn timed_chunks(secs: f64, units: usize, mut f: impl FnMut()) -> Rate {
     Rate { whole: (chunks.len() * CHUNK * units) as f64 / t.elapsed().as_secs_f64(), quiet: quiet(&chunks) }
 }
 
-/// Calls `f` (one step of `units` samples) for about `secs` seconds: samples per second.
-fn timed(secs: f64, units: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let t = Instant::now();
-    let mut calls = 0usize;
-    while calls == 0 || t.elapsed().as_secs_f64() < secs {
-        f();
-        calls += 1;
-    }
-    (calls * units) as f64 / t.elapsed().as_secs_f64()
+/// [`timed_chunks`]'s rate over all the steps.
+fn timed(secs: f64, units: usize, f: impl FnMut()) -> f64 {
+    timed_chunks(secs, units, f).whole
 }
 
 /// Multiply-adds per sample of a phase: (ours, JAX's), forward + backward. Dense layers
