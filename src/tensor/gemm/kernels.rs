@@ -183,11 +183,25 @@ pub(crate) mod x86 {
     // 8-wide edges use ymm registers (AVX-512F CPUs have AVX2 and FMA).
     wrapper!(avx512_12x8, "avx512f,avx2,fma", Avx2, 12, 1, AVX512_MR, AVX512_NR);
     wrapper!(avx512_6x8, "avx512f,avx2,fma", Avx2, 6, 1, AVX512_MR, AVX512_NR);
+    // Exact kernels for the last rows of 256-row (4) and 128-row (8) products.
+    wrapper!(avx512_4x32, "avx512f", Avx512, 4, 2, AVX512_MR, AVX512_NR);
+    wrapper!(avx512_4x16, "avx512f", Avx512, 4, 1, AVX512_MR, AVX512_NR);
+    wrapper!(avx512_4x8, "avx512f,avx2,fma", Avx2, 4, 1, AVX512_MR, AVX512_NR);
+    wrapper!(avx512_8x32, "avx512f", Avx512, 8, 2, AVX512_MR, AVX512_NR);
+    wrapper!(avx512_8x16, "avx512f", Avx512, 8, 1, AVX512_MR, AVX512_NR);
+    wrapper!(avx512_8x8, "avx512f,avx2,fma", Avx2, 8, 1, AVX512_MR, AVX512_NR);
+    /// Smallest first, as the AVX2 list.
     pub(crate) const AVX512_EDGES: &[Edge] = &[
+        Edge { rows: 4, cols: 8, kernel: avx512_4x8 },
         Edge { rows: 6, cols: 8, kernel: avx512_6x8 },
+        Edge { rows: 4, cols: 16, kernel: avx512_4x16 },
+        Edge { rows: 8, cols: 8, kernel: avx512_8x8 },
         Edge { rows: 12, cols: 8, kernel: avx512_12x8 },
         Edge { rows: 6, cols: 16, kernel: avx512_6x16 },
+        Edge { rows: 4, cols: 32, kernel: avx512_4x32 },
+        Edge { rows: 8, cols: 16, kernel: avx512_8x16 },
         Edge { rows: 12, cols: 16, kernel: avx512_12x16 },
         Edge { rows: 6, cols: 32, kernel: avx512_6x32 },
+        Edge { rows: 8, cols: 32, kernel: avx512_8x32 },
     ];
 }

@@ -10,6 +10,7 @@
 
 mod driver;
 pub(crate) mod kernels;
+mod pack;
 mod small;
 
 use super::error::{Result, TensorError};
