@@ -7,7 +7,7 @@
 use super::matrix::Matrix;
 use super::params::{ParamId, Params};
 use super::simd::active_kernel;
-use super::vecops::add_assign_with;
+use super::vecops::{add_assign_with, sgd_sum2_with};
 
 /// What every optimizer offers to a training loop.
 pub trait Optimizer {
@@ -191,10 +191,7 @@ impl Sgd {
             let wd = if exempt.contains(&s.id) { 0.0 } else { weight_decay };
             if mu == 0.0 && s.others.len() == 1 {
                 // Two shards' gradients summed as they are read: one pass instead of two.
-                for ((x, gv), ov) in s.w.iter_mut().zip(s.g.iter_mut()).zip(s.others[0]) {
-                    *x -= lr * ((*gv + *ov) + wd * *x);
-                    *gv = 0.0;
-                }
+                sgd_sum2_with(active_kernel(), s.w, s.g, s.others[0], lr, wd);
                 return;
             }
             s.fold_others();
