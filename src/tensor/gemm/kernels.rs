@@ -53,27 +53,71 @@ unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const MA: usize, c
         a = a.add(MA);
         b = b.add(NB);
     }
-    let al = F::splat(alpha);
-    for (i, row) in acc.iter().enumerate() {
-        for (v, x) in row.iter().enumerate() {
-            let p = c.add(i * ldc + v * F::LANES);
-            // fma(alpha, acc, 0) rounds like alpha·acc: same bits either way; and starting
-            // from a row is what adding the sums to C holding that row does.
-            let old = match (st.overwrite, st.init.is_null()) {
-                (false, _) => F::load(p),
-                (true, true) => F::zero(),
-                (true, false) => F::load(st.init.add(v * F::LANES)),
-            };
-            let mut y = F::fmadd(al, *x, old);
-            if st.relu {
-                y = F::max0(y);
-            }
-            if !st.mask.is_null() {
-                y = F::gate(y, F::load(st.mask.add(i * st.mask_ld + v * F::LANES)));
-            }
-            F::store(p, y);
-        }
+    // One store loop per kind of store, its choices made once: with them inside the loop
+    // the compiler kept the accumulators in a stack array in some of its variants, zeroed
+    // by a library `memset` at every call (a percent and a half of a training step).
+    let (old, mask) = ((st.overwrite, st.init.is_null()), !st.mask.is_null());
+    match (old, st.relu, mask) {
+        ((false, _), false, false) => store_tile::<F, MR, NV, FROM_C, false, false>(acc, alpha, c, ldc, st),
+        ((true, true), false, false) => store_tile::<F, MR, NV, FROM_ZERO, false, false>(acc, alpha, c, ldc, st),
+        ((true, false), false, false) => store_tile::<F, MR, NV, FROM_ROW, false, false>(acc, alpha, c, ldc, st),
+        ((false, _), true, false) => store_tile::<F, MR, NV, FROM_C, true, false>(acc, alpha, c, ldc, st),
+        ((true, true), true, false) => store_tile::<F, MR, NV, FROM_ZERO, true, false>(acc, alpha, c, ldc, st),
+        ((true, false), true, false) => store_tile::<F, MR, NV, FROM_ROW, true, false>(acc, alpha, c, ldc, st),
+        ((false, _), _, true) => store_tile::<F, MR, NV, FROM_C, false, true>(acc, alpha, c, ldc, st),
+        ((true, true), _, true) => store_tile::<F, MR, NV, FROM_ZERO, false, true>(acc, alpha, c, ldc, st),
+        ((true, false), _, true) => store_tile::<F, MR, NV, FROM_ROW, false, true>(acc, alpha, c, ldc, st),
     }
+}
+
+/// Where a tile's sums start: C's values, zero, or a row (`st.init`).
+const FROM_C: u8 = 0;
+const FROM_ZERO: u8 = 1;
+const FROM_ROW: u8 = 2;
+
+/// Stores a finished tile: `alpha·acc` added to what `FROM` says, then a ReLU when `RELU`
+/// (in the masked variants, when `st.relu` says: a mask with a ReLU is rare), then the
+/// mask when `MASK`.
+///
+/// Safety: as [`micro`]'s.
+#[inline(always)]
+unsafe fn store_tile<F: Flavour, const MR: usize, const NV: usize, const FROM: u8, const RELU: bool, const MASK: bool>(
+    acc: [[F::V; NV]; MR],
+    alpha: f32,
+    c: *mut f32,
+    ldc: usize,
+    st: &Store,
+) {
+    const { assert!(MR <= 12, "store_tile unrolls at most 12 rows") };
+    let al = F::splat(alpha);
+    // Rows by literal index, so that every accumulator is named by a constant: a loop over
+    // 24 of them was past the compiler's unrolling limit and went through memory.
+    macro_rules! rows {
+        ($($i:literal)*) => {
+            $(if $i < MR {
+                let row = acc[$i];
+                for v in 0..NV {
+                    let p = c.add($i * ldc + v * F::LANES);
+                    // fma(alpha, acc, 0) rounds like alpha·acc: same bits either way; and
+                    // starting from a row is what adding the sums to C holding that row does.
+                    let old = match FROM {
+                        FROM_C => F::load(p),
+                        FROM_ZERO => F::zero(),
+                        _ => F::load(st.init.add(v * F::LANES)),
+                    };
+                    let mut y = F::fmadd(al, row[v], old);
+                    if RELU || (MASK && st.relu) {
+                        y = F::max0(y);
+                    }
+                    if MASK {
+                        y = F::gate(y, F::load(st.mask.add($i * st.mask_ld + v * F::LANES)));
+                    }
+                    F::store(p, y);
+                }
+            })*
+        };
+    }
+    rows!(0 1 2 3 4 5 6 7 8 9 10 11);
 }
 
 /// How a micro-kernel's sums meet C: where they start (C's values, zero or a row) and what
