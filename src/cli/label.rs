@@ -48,10 +48,12 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     let out = p.get("out").ok_or_else(|| CliError::Usage("deepchess label: --out FILE is needed".into()))?;
     let engine = match p.get("engine") {
         Some(e) if e.trim().is_empty() => return Err(CliError::Usage("deepchess label: --engine CMD is empty".into())),
-        Some(e) => e.to_string(),
-        None => default_engine().map_err(CliError::Failed)?,
+        Some(e) => Some(e.to_string()),
+        None => None,
     };
-    let mut cfg = LabelConfig::new(sources, PathBuf::from(out), engine);
+    // The default engine is looked for only once every flag is known good, so that a
+    // mistyped flag is reported as such on a machine without Stockfish too.
+    let mut cfg = LabelConfig::new(sources, PathBuf::from(out), String::new());
     let at_least_1 = |name: &str, v: u64| -> Result<u64, CliError> {
         if v == 0 {
             return Err(CliError::Usage(format!("deepchess label: --{name} must be at least 1")));
@@ -78,6 +80,10 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         return Err(CliError::Usage("deepchess label: --timeout must be a positive number of seconds".into()));
     }
     cfg.timeout = Duration::from_secs_f64(secs);
+    cfg.engine = match engine {
+        Some(e) => e,
+        None => default_engine().map_err(CliError::Failed)?,
+    };
     let quiet = p.has("quiet");
     let summary = run(
         &cfg,
