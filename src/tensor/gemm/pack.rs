@@ -48,37 +48,30 @@ pub(super) unsafe fn pack_a(mc: usize, kc: usize, mr: usize, a: View, dst: *mut 
                 copy_short(src.add(p * a.cs), d.add(p * mr), h);
             }
         } else {
-            // Row-major A, six rows (the AVX2 tile), eight k steps at a time: transposed in
-            // registers (the element-by-element loop below was a quarter of the driver's
-            // time in training steps); the last `kc % 8` steps go through that loop.
+            // Row-major A, a whole panel of the AVX2 tile's six rows or the AVX-512 tile's
+            // twelve, eight k steps at a time: transposed in registers (the element-by-element
+            // loop below was a quarter of the driver's time in training steps); the last
+            // `kc % 8` steps go through that loop.
             #[cfg(target_arch = "x86_64")]
-            if mr == 6 && h == 6 && a.cs == 1 && kc >= 8 && std::arch::is_x86_feature_detected!("avx") {
-                let k8 = kc - kc % 8;
-                for p in (0..k8).step_by(8) {
-                    transpose6x8_avx(src.add(p), a.rs, d.add(p * 6));
-                }
-                for i in 0..6 {
-                    let s = src.add(i * a.rs);
-                    for p in k8..kc {
-                        *d.add(p * 6 + i) = *s.add(p);
+            if h == mr && a.cs == 1 && kc >= 8 && std::arch::is_x86_feature_detected!("avx") {
+                let block: Option<unsafe fn(*const f32, usize, *mut f32)> = match mr {
+                    6 => Some(transpose6x8_avx),
+                    12 => Some(transpose12x8_avx),
+                    _ => None,
+                };
+                if let Some(block) = block {
+                    let k8 = kc - kc % 8;
+                    for p in (0..k8).step_by(8) {
+                        block(src.add(p), a.rs, d.add(p * mr));
                     }
-                }
-                continue;
-            }
-            // The same for the AVX-512 tile's twelve rows (as eight and four).
-            #[cfg(target_arch = "x86_64")]
-            if mr == 12 && h == 12 && a.cs == 1 && kc >= 8 && std::arch::is_x86_feature_detected!("avx") {
-                let k8 = kc - kc % 8;
-                for p in (0..k8).step_by(8) {
-                    transpose12x8_avx(src.add(p), a.rs, d.add(p * 12));
-                }
-                for i in 0..12 {
-                    let s = src.add(i * a.rs);
-                    for p in k8..kc {
-                        *d.add(p * 12 + i) = *s.add(p);
+                    for i in 0..mr {
+                        let s = src.add(i * a.rs);
+                        for p in k8..kc {
+                            *d.add(p * mr + i) = *s.add(p);
+                        }
                     }
+                    continue;
                 }
-                continue;
             }
             // Row-major A: read each row contiguously, scatter with stride mr.
             scatter(h, mr, kc, src, a.rs, a.cs, d);
