@@ -24,20 +24,7 @@ unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const MA: usize, c
     ldc: usize,
     st: &Store,
 ) {
-    // C (or the mask) is read only after the whole k loop: ask for its lines now, so that
-    // a tile of a large C (a weight gradient accumulated in place) does not wait on memory.
-    if !st.overwrite {
-        for i in 0..MR {
-            F::prefetch(c.add(i * ldc));
-            F::prefetch(c.add(i * ldc + NV * F::LANES - 1));
-        }
-    }
-    if !st.mask.is_null() {
-        for i in 0..MR {
-            F::prefetch(st.mask.add(i * st.mask_ld));
-            F::prefetch(st.mask.add(i * st.mask_ld + NV * F::LANES - 1));
-        }
-    }
+    prefetch_tile::<F, MR, NV>(c, ldc, st);
     let mut acc = [[F::zero(); NV]; MR];
     for _ in 0..kc {
         let mut bv = [F::zero(); NV];
@@ -53,6 +40,34 @@ unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const MA: usize, c
         a = a.add(MA);
         b = b.add(NB);
     }
+    store::<F, MR, NV>(acc, alpha, c, ldc, st)
+}
+
+/// Asks for the lines of C (or the mask) the tile will read after its k loop, so that a
+/// tile of a large C (a weight gradient accumulated in place) does not wait on memory.
+///
+/// Safety: as [`micro`]'s.
+#[inline(always)]
+pub(super) unsafe fn prefetch_tile<F: Flavour, const MR: usize, const NV: usize>(c: *mut f32, ldc: usize, st: &Store) {
+    if !st.overwrite {
+        for i in 0..MR {
+            F::prefetch(c.add(i * ldc));
+            F::prefetch(c.add(i * ldc + NV * F::LANES - 1));
+        }
+    }
+    if !st.mask.is_null() {
+        for i in 0..MR {
+            F::prefetch(st.mask.add(i * st.mask_ld));
+            F::prefetch(st.mask.add(i * st.mask_ld + NV * F::LANES - 1));
+        }
+    }
+}
+
+/// Stores a finished tile of sums as `st` says.
+///
+/// Safety: as [`micro`]'s.
+#[inline(always)]
+pub(super) unsafe fn store<F: Flavour, const MR: usize, const NV: usize>(acc: [[F::V; NV]; MR], alpha: f32, c: *mut f32, ldc: usize, st: &Store) {
     // One store loop per kind of store, its choices made once: with them inside the loop
     // the compiler kept the accumulators in a stack array in some of its variants, zeroed
     // by a library `memset` at every call (a percent and a half of a training step).

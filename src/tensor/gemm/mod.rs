@@ -7,7 +7,10 @@
 //! `op(X)` is `X` or `Xᵀ` ([`Trans`]); transposes are strides, never materialised.
 //! [`gemm_fused`] also does a layer's bias and ReLU, or a ReLU's backward, in the kernels'
 //! stores (each element's last k block), so that the tape makes no passes over C for them.
+//! A thread may ask for products in bf16 with f32 sums ([`with_bf16_products`], training's
+//! opt-in mixed precision): [`bf16`].
 
+pub mod bf16;
 mod driver;
 pub(crate) mod kernels;
 mod pack;
@@ -19,6 +22,7 @@ use super::threads::{parallel_ranges, threads};
 use driver::{gemm_serial, with_workspace, Epilogue, OutView, Spec, View};
 use super::simd::{active_kernel, Kernel};
 pub(crate) use small::gemm_small;
+pub use bf16::{bf16_instructions, bf16_products, with_bf16_products};
 
 /// Whether an operand is used as stored (`N`) or transposed (`T`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -270,16 +274,89 @@ unsafe fn gemm_impl(
     if k == 0 || alpha == 0.0 {
         return Ok(());
     }
-    let av = match ta {
-        Trans::N => View { ptr: a.as_ptr(), rs: lda, cs: 1 },
-        Trans::T => View { ptr: a.as_ptr(), rs: 1, cs: lda },
-    };
-    let bv = match tb {
-        Trans::N => View { ptr: b.as_ptr(), rs: ldb, cs: 1 },
-        Trans::T => View { ptr: b.as_ptr(), rs: 1, cs: ldb },
+    let view = |p: &[f32], ld: usize, t: Trans| match t {
+        Trans::N => View { ptr: p.as_ptr(), rs: ld, cs: 1 },
+        Trans::T => View { ptr: p.as_ptr(), rs: 1, cs: ld },
     };
     let cv = OutView { ptr: c.as_mut_ptr(), ld: ldc };
-    let spec = spec(kernel);
+    if !bf16::bf16_products() {
+        run(&spec(kernel), nthreads, m, n, k, alpha, view(a, lda, ta), view(b, ldb, tb), cv, overwrite, ep);
+        return Ok(());
+    }
+    with_operand_buffers(|abuf, bbuf| {
+        #[cfg(target_arch = "x86_64")]
+        if kernel == Kernel::Avx512 && bf16::bf16_instructions() {
+            // Operands as matrices of bf16 pairs along k, walked as f32 matrices of depth k2.
+            let k2 = k.div_ceil(2);
+            abuf.resize(m * k2, 0.0);
+            bbuf.resize(k2 * n, 0.0);
+            let (ap, bp) = (abuf.as_mut_ptr(), bbuf.as_mut_ptr());
+            let av = match ta {
+                Trans::N => {
+                    bf16::pairs_along(a.as_ptr(), lda, m, k, ap);
+                    View { ptr: ap, rs: k2, cs: 1 }
+                }
+                Trans::T => {
+                    bf16::pairs_across(a.as_ptr(), lda, k, m, ap);
+                    View { ptr: ap, rs: 1, cs: m }
+                }
+            };
+            let bv = match tb {
+                Trans::N => {
+                    bf16::pairs_across(b.as_ptr(), ldb, k, n, bp);
+                    View { ptr: bp, rs: n, cs: 1 }
+                }
+                Trans::T => {
+                    bf16::pairs_along(b.as_ptr(), ldb, n, k, bp);
+                    View { ptr: bp, rs: 1, cs: k2 }
+                }
+            };
+            // KC/2 pairs: the same blocks of k as the f32 kernels'.
+            let spec = Spec { kc: KC / 2, kernel: bf16::x86::kernel, edges: bf16::x86::EDGES, ..spec(kernel) };
+            run(&spec, nthreads, m, n, k2, alpha, av, bv, cv, overwrite, ep);
+            return;
+        }
+        // Elsewhere: the operands rounded to bf16, multiplied by the f32 kernels.
+        let (ar, ac) = if ta == Trans::N { (m, k) } else { (k, m) };
+        let (br, bc) = if tb == Trans::N { (k, n) } else { (n, k) };
+        abuf.resize(ar * ac, 0.0);
+        bbuf.resize(br * bc, 0.0);
+        bf16::rounded(a.as_ptr(), lda, ar, ac, abuf.as_mut_ptr());
+        bf16::rounded(b.as_ptr(), ldb, br, bc, bbuf.as_mut_ptr());
+        run(&spec(kernel), nthreads, m, n, k, alpha, view(abuf, ac, ta), view(bbuf, bc, tb), cv, overwrite, ep);
+    });
+    Ok(())
+}
+
+/// Buffers for a product's converted operands, pooled (no allocation in steady state).
+static OPERANDS: std::sync::Mutex<Vec<(Vec<f32>, Vec<f32>)>> = std::sync::Mutex::new(Vec::new());
+
+fn with_operand_buffers(f: impl FnOnce(&mut Vec<f32>, &mut Vec<f32>)) {
+    let mut bufs = OPERANDS.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
+    f(&mut bufs.0, &mut bufs.1);
+    if let Ok(mut p) = OPERANDS.lock() {
+        p.push(bufs);
+    }
+}
+
+/// The products on views, over up to `nthreads` threads.
+///
+/// Safety: the views are valid for the given sizes; `ep` as [`gemm_impl`]'s.
+#[allow(clippy::too_many_arguments)]
+unsafe fn run(
+    spec: &Spec,
+    nthreads: usize,
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    av: View,
+    bv: View,
+    cv: OutView,
+    overwrite: bool,
+    ep: &Epilogue,
+) {
+    let spec = *spec;
     let flops = 2usize.saturating_mul(m).saturating_mul(n).saturating_mul(k);
     let nt = if flops < PAR_MIN_FLOPS { 1 } else { nthreads.max(1) };
     // Tiles keep their position whatever the split, so every element is computed with
@@ -306,7 +383,6 @@ unsafe fn gemm_impl(
             with_workspace(|ws| gemm_serial(&spec, m, r.len(), k, alpha, av, b, c, overwrite, &ep, ws));
         });
     }
-    Ok(())
 }
 
 /// Straightforward triple loop in f64, the reference the tests compare kernels with.
