@@ -30,7 +30,7 @@ fn tiny_arch() -> Arch {
 }
 
 fn ctx(dir: &TempDir, resume: bool) -> Ctx {
-    Ctx { log: Log::open(dir.path()).unwrap(), dir: dir.path().to_path_buf(), seed: 7, resume, meta: vec![] }
+    Ctx { log: Log::open(dir.path()).unwrap(), dir: dir.path().to_path_buf(), seed: 7, resume, meta: vec![], bf16_products: false }
 }
 
 fn cfg(epochs: usize) -> StageCfg {
@@ -234,6 +234,15 @@ fn cli_rejects_bad_aux_pair_specs_before_loading_data() {
     }
 }
 
+#[test]
+fn cli_rejects_an_unknown_precision_before_loading_data() {
+    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let out = std::process::Command::new(exe).args(["train", "--precision", "fp8", "--data", "/nonexistent"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "accepted");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--precision") && err.contains("fp8"), "{err}");
+}
+
 /// `--resume` continues a run only with the settings that made it (run.txt): another
 /// profile, seed, dataset or schedule is refused, naming the setting and both values, before
 /// anything is written; the thread count and the phase list may change.
@@ -273,6 +282,7 @@ fn cli_resume_refuses_other_settings() {
     refused(&["--resume", "--profile", "tiny", "--max-positions", "100"], "--max-positions: this run was made with 'all', resumed with '100'");
     refused(&["--resume", "--profile", "tiny", "--distill-arch", "773-32-32-32/32-32-2"], "--distill-arch");
     refused(&["--resume", "--profile", "tiny", "--compact-aux", "material=0.5"], "--compact-aux");
+    refused(&["--resume", "--profile", "tiny", "--precision", "bf16"], "--precision: this run was made with 'f32', resumed with 'bf16'");
     // Without --resume the folder is never reused.
     refused(&["--profile", "tiny", "--phases", "pos2vec"], "already holds a training run");
     // Other data: a dataset built with another split has other files.

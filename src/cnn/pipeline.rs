@@ -105,7 +105,7 @@ pub fn run(out: &Path, prof: &Profile, acts: &[ConvAct], sets: &Sets, tests: &[(
             Cnn::load(&file).map_err(|e| e.to_string())?.0
         } else {
             std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            let mut ctx = Ctx { dir: dir.clone(), seed, resume, log: Log::open(&dir)?, meta: meta.to_vec() };
+            let mut ctx = Ctx { dir: dir.clone(), seed, resume, log: Log::open(&dir)?, meta: meta.to_vec(), bf16_products: false };
             eprintln!("== {} on {} training positions", arch.describe(), sets.train.len());
             let mut net = Cnn::new(arch, &mut Rng::new(seed ^ 0xC33));
             train(&mut ctx, &mut net, sets, &prof.train)?;

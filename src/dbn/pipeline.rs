@@ -94,7 +94,7 @@ pub struct Outcome {
 
 fn ctx_for(dir: &Path, seed: u64, resume: bool, meta: &[(String, String)]) -> Result<Ctx, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok(Ctx { dir: dir.to_path_buf(), seed, resume, log: Log::open(dir)?, meta: meta.to_vec() })
+    Ok(Ctx { dir: dir.to_path_buf(), seed, resume, log: Log::open(dir)?, meta: meta.to_vec(), bf16_products: false })
 }
 
 /// Trains (or, for nets already in `out`, loads) every net of the plan and returns their

@@ -65,6 +65,8 @@ pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: 
     let dec_w = ae.add("dec.w", Init::XavierUniform.matrix(n_out, n_in, &mut init)).map_err(te)?;
     let dec_b = ae.add("dec.b", Matrix::zeros(1, n_in)).map_err(te)?;
     let (mut tape, mut codes_tape, mut first) = (Tape::new(), Tape::new(), FirstLayerStep::new());
+    first.set_bf16_products(ctx.bf16_products);
+    let bf16 = ctx.bf16_products;
     let mut x = SparseBatch::new(INPUTS);
     let frozen: &Net = net;
     ctx.run_stage(name, &mut ae, cfg, |ae, opt, epoch, rng| {
@@ -73,16 +75,17 @@ pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: 
             if k == 0 {
                 return first.step(ae, [enc_w, enc_b, dec_w, dec_b], x, opt);
             }
-            let loss = {
+            // Every product of the step as asked (the frozen layers' codes too).
+            let loss = crate::tensor::gemm::with_bf16_products(bf16, || -> Result<_, String> {
                 codes_tape.reset();
                 let c = frozen.tower_on_tape_to(&mut codes_tape, x, k).map_err(te)?;
                 let codes = tape.input(codes_tape.value(c));
                 let h = tape.affine(ae, codes, enc_w, enc_b).map_err(te)?;
                 let h = tape.relu(h).map_err(te)?;
                 let y = tape.affine(ae, h, dec_w, dec_b).map_err(te)?;
-                tape.mse(y, codes).map_err(te)?
-            };
-            tape.backward(loss, ae).map_err(te)?;
+                tape.mse(y, codes).map_err(te)
+            })?;
+            crate::tensor::gemm::with_bf16_products(bf16, || tape.backward(loss, ae)).map_err(te)?;
             opt.step(ae);
             Ok(tape.scalar(loss))
         })
@@ -107,6 +110,7 @@ pub fn siamese(
     aux: &AuxPairs,
 ) -> Result<(), String> {
     let (mut stepper, mut teacher_tape) = (PairStep::new(), Tape::new());
+    stepper.set_bf16_products(ctx.bf16_products);
     let (mut xa, mut xb) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
     let mut labels = Vec::new();
     let mut aux_target = Vec::new();

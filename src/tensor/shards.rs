@@ -23,6 +23,7 @@
 //! on the number of shards, as any change of summation order does.)
 
 use super::error::{Result, TensorError};
+use super::gemm::with_bf16_products;
 use super::help::{pause, with_board, Board};
 use super::matrix::Matrix;
 use super::params::Params;
@@ -36,13 +37,30 @@ pub struct Shards {
     tapes: Vec<Tape>,
     /// Gradients of shards 1.. (shard 0 writes the parameters' own).
     grads: Vec<Vec<Matrix>>,
+    /// The shards' products in bf16 with f32 sums ([`super::gemm::with_bf16_products`]).
+    bf16: bool,
 }
 
 impl Shards {
     /// `n` shards (at least one).
     pub fn new(n: usize) -> Shards {
         let n = n.max(1);
-        Shards { tapes: (0..n).map(|_| Tape::new()).collect(), grads: (1..n).map(|_| Vec::new()).collect() }
+        Shards { tapes: (0..n).map(|_| Tape::new()).collect(), grads: (1..n).map(|_| Vec::new()).collect(), bf16: false }
+    }
+
+    /// `n` shards with the products setting of `self` (a step whose batch changed size).
+    pub fn resized(&self, n: usize) -> Shards {
+        Shards { bf16: self.bf16, ..Shards::new(n) }
+    }
+
+    /// Whether the shards' products (forward and backward) are in bf16 with f32 sums, an
+    /// opt-in precision for training; f32 by default.
+    pub fn set_bf16_products(&mut self, on: bool) {
+        self.bf16 = on;
+    }
+
+    pub fn bf16_products(&self) -> bool {
+        self.bf16
     }
 
     pub fn len(&self) -> usize {
@@ -105,7 +123,7 @@ impl Shards {
         weights: &[f32],
         forward: impl Fn(usize, &mut Tape, &Params) -> Result<(Var, T)> + Sync,
     ) -> Vec<Result<(f32, T)>> {
-        let n = self.len();
+        let (n, bf16) = (self.len(), self.bf16);
         for g in &mut self.grads {
             if g.len() != params.len() {
                 *g = params.ids().map(|id| Matrix::zeros(params.value(id).rows(), params.value(id).cols())).collect();
@@ -120,10 +138,12 @@ impl Shards {
         let run = |s: usize, tape: &mut Tape, grads: &mut [Matrix]| -> Result<(f32, T)> {
             let mut shard = || {
                 serial(|| {
-                    tape.reset();
-                    let (loss, out) = forward(s, tape, vals)?;
-                    tape.backward_set(loss, vals, grads, weights[s])?;
-                    Ok((tape.scalar(loss), out))
+                    with_bf16_products(bf16, || {
+                        tape.reset();
+                        let (loss, out) = forward(s, tape, vals)?;
+                        tape.backward_set(loss, vals, grads, weights[s])?;
+                        Ok((tape.scalar(loss), out))
+                    })
                 })
             };
             // Counted as done however it ends (a panic too), so no helper waits forever.
@@ -317,6 +337,30 @@ mod tests {
             }
             assert_ne!(pa.value(w1).data(), p0.value(w1).data(), "nothing was trained");
             assert_eq!(pa.value(b1).data(), p0.value(b1).data(), "a frozen parameter moved");
+        }
+    }
+
+    /// With bf16 products every shard's forward and backward products change (by about
+    /// bf16's precision, not more), and the bits still do not depend on the thread count.
+    #[test]
+    fn bf16_products_reach_every_shard_and_ignore_the_thread_count() {
+        let net = Regression::new(11, 40, 37, 29, 3);
+        let parts = split_rows(40, 2);
+        let weights: Vec<f32> = parts.iter().map(|p| p.1).collect();
+        let grads = |bf16: bool, threads: usize| -> Vec<Vec<f32>> {
+            let mut params = net.params.clone();
+            let mut shards = Shards::new(2);
+            shards.set_bf16_products(bf16);
+            shards.forward_backward_with(threads, &mut params, &weights, |s, tape, p| Ok((net.loss(tape, p, parts[s].0.clone())?, ()))).unwrap();
+            params.ids().map(|id| params.grad(id).data().to_vec()).collect()
+        };
+        let (f32s, one, two) = (grads(false, 1), grads(true, 1), grads(true, 2));
+        assert_eq!(one, two, "the thread count changed bf16 gradients");
+        for (a, b) in f32s.iter().zip(&one) {
+            let scale = a.iter().fold(0f32, |m, x| m.max(x.abs()));
+            let diff = a.iter().zip(b).fold(0f32, |m, (x, y)| m.max((x - y).abs()));
+            assert!(diff > 0.0, "a gradient came out as in f32: the switch did not reach its products");
+            assert!(diff <= 0.03 * scale, "bf16 moved a gradient by {diff} (largest element {scale})");
         }
     }
 

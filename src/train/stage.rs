@@ -25,6 +25,8 @@ pub struct Ctx {
     pub log: Log,
     /// Extra header entries for checkpoints (profile, data folder …).
     pub meta: Vec<(String, String)>,
+    /// Products in bf16 with f32 sums (`--precision bf16`) in the steps that offer it.
+    pub bf16_products: bool,
 }
 
 /// Figures of one epoch, returned by the phase's epoch function.
