@@ -30,6 +30,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "threads", value: Some("T"), help: "threads of our numeric kernels (default all cores)" },
     Flag { name: "phase", value: Some("1|2|both"), help: "which phase to time (default both)" },
     Flag { name: "no-jax", value: None, help: "skip the JAX anchor" },
+    Flag { name: "precision", value: Some("P"), help: "products in f32 (default), bf16 (bf16 operands, f32 sums: the opt-in mixed precision of train --precision bf16, JAX likewise) or both" },
     Flag { name: "breakdown", value: None, help: "also time the parts of our phase-2 step (pair drawing, forward, backward, optimizer)" },
 ];
 
@@ -54,23 +55,30 @@ def dense(key, sizes):
         key, k = jax.random.split(key)
         out.append((jax.random.normal(k, (a, b)) * np.sqrt(2.0 / a), jnp.zeros(b)))
     return out
-def tower_f(tw, x):
-    for w, b in tw:
-        x = jax.nn.relu(x @ w + b)
-    return x
-def pair_loss(p, xa, xb, y):
-    tw, hd = p
-    h = jnp.concatenate([tower_f(tw, xa), tower_f(tw, xb)], axis=1)
-    for i, (w, b) in enumerate(hd):
-        h = h @ w + b
-        if i + 1 < len(hd):
-            h = jax.nn.relu(h)
-    return -jnp.mean(jnp.sum(y * jax.nn.log_softmax(h), axis=1))
-def ae_loss(p, x):
-    (w1, b1), (w2, b2) = p
-    z = jax.nn.relu(x @ w1 + b1) @ w2 + b2
-    # Binary cross-entropy of sigmoid(z) against the bits, in the stable form.
-    return jnp.mean(jnp.sum(jnp.maximum(z, 0) - z * x + jnp.log1p(jnp.exp(-jnp.abs(z))), axis=1))
+def losses(bf):
+    # bf: the products' operands in bf16, their sums in f32 (as ours with --precision bf16).
+    def mm(x, w):
+        if bf:
+            return jnp.dot(x.astype(jnp.bfloat16), w.astype(jnp.bfloat16), preferred_element_type=jnp.float32)
+        return x @ w
+    def tower_f(tw, x):
+        for w, b in tw:
+            x = jax.nn.relu(mm(x, w) + b)
+        return x
+    def pair_loss(p, xa, xb, y):
+        tw, hd = p
+        h = jnp.concatenate([tower_f(tw, xa), tower_f(tw, xb)], axis=1)
+        for i, (w, b) in enumerate(hd):
+            h = mm(h, w) + b
+            if i + 1 < len(hd):
+                h = jax.nn.relu(h)
+        return -jnp.mean(jnp.sum(y * jax.nn.log_softmax(h), axis=1))
+    def ae_loss(p, x):
+        (w1, b1), (w2, b2) = p
+        z = mm(jax.nn.relu(mm(x, w1) + b1), w2) + b2
+        # Binary cross-entropy of sigmoid(z) against the bits, in the stable form.
+        return jnp.mean(jnp.sum(jnp.maximum(z, 0) - z * x + jnp.log1p(jnp.exp(-jnp.abs(z))), axis=1))
+    return pair_loss, ae_loss
 def sgd(loss):
     def step(p, *args):
         l, g = jax.value_and_grad(loss)(p, *args)
@@ -85,10 +93,11 @@ def bits(n):
 pairs = [(bits(batch), bits(batch), jnp.asarray(np.eye(2, dtype=np.float32)[rng.integers(0, 2, batch)])) for _ in range(8)]
 positions = [(bits(batch),) for _ in range(8)]
 key = jax.random.PRNGKey(0)
-phases = {
-    'p2': [sgd(pair_loss), (dense(key, tower), dense(key, head)), pairs],
-    'p1': [sgd(ae_loss), dense(key, [tower[0], tower[1], tower[0]]), positions],
-}
+phases = {}
+for suffix, bf in [('', False), ('b', True)]:
+    pair_loss, ae_loss = losses(bf)
+    phases['p2' + suffix] = [sgd(pair_loss), (dense(key, tower), dense(key, head)), pairs]
+    phases['p1' + suffix] = [sgd(ae_loss), dense(key, [tower[0], tower[1], tower[0]]), positions]
 for ph in phases.values():
     ph[1], l = ph[0](ph[1], *ph[2][0])
     l.block_until_ready()
@@ -267,7 +276,7 @@ fn macs(arch: &Arch, phase: &str, active: f64) -> (f64, f64) {
 }
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let help = args::usage("bench-train", "[--seconds S] [--rounds N] [--batch N] [--threads T] [--phase 1|2|both] [--no-jax] [--breakdown]", ABOUT, FLAGS);
+    let help = args::usage("bench-train", "[--seconds S] [--rounds N] [--batch N] [--threads T] [--phase 1|2|both] [--precision f32|bf16|both] [--no-jax] [--breakdown]", ABOUT, FLAGS);
     let p = args::parse("bench-train", argv, FLAGS, &help)?;
     let secs: f64 = p.get_or("bench-train", "seconds", 3.0)?;
     let rounds: usize = p.get_or("bench-train", "rounds", 5)?;
@@ -282,6 +291,14 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         "both" => vec!["p2", "p1"],
         o => return Err(CliError::Usage(format!("bench-train: --phase takes 1, 2 or both, not '{o}'\n\n{help}"))),
     };
+    let precisions: &[bool] = match p.get("precision").unwrap_or("f32") {
+        "f32" => &[false],
+        "bf16" => &[true],
+        "both" => &[false, true],
+        o => return Err(CliError::Usage(format!("bench-train: --precision takes f32, bf16 or both, not '{o}'\n\n{help}"))),
+    };
+    // Each figure: a phase and whether our products are in bf16 (JAX's always in f32).
+    let phases: Vec<(&str, bool)> = phases.iter().flat_map(|&ph| precisions.iter().map(move |&bf| (ph, bf))).collect();
     crate::tensor::set_threads(threads);
     let kernel = crate::tensor::active_kernel();
     let arch = Arch::big();
@@ -290,13 +307,23 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let peak = fma_peak_gflops(kernel, threads, 1.0);
     println!("DeepChess training step, batch {batch}, {threads} thread(s), {} kernel; {active:.1} set bits per position", kernel.name());
     println!("FMA peak of this machine now, {threads} thread(s): {peak:.0} GFLOPS (a register-only FMA loop)");
+    if precisions.contains(&true) {
+        let how = if crate::tensor::gemm::bf16_instructions() && kernel == crate::tensor::Kernel::Avx512 {
+            "AVX-512 BF16 dot products (vdpbf16ps), two multiply-adds per f32 lane and instruction"
+        } else {
+            "no bf16 dot-product instructions here: operands rounded to bf16, multiplied by the f32 kernels"
+        };
+        println!("bf16 products: {how}; % of peak is quoted against the f32 FMA peak");
+    }
     let mut jax = if p.has("no-jax") { Err("anchor skipped (--no-jax)".to_string()) } else { Jax::start(batch, &arch, active.round() as usize) };
     match &jax {
         Ok(j) => println!("JAX {} on CPU (XLA's own threads), same network and batch, dense first layer, SGD", j.version),
         Err(why) => println!("JAX: {why}"),
     }
 
-    // Our two steps, each with its own state (the training loop's buffers).
+    // Our two steps, each with its own state (the training loop's buffers), and the
+    // precision of their products for the figure being taken.
+    let (bf16_p2, bf16_p1) = (std::cell::Cell::new(false), std::cell::Cell::new(false));
     let mut rng = Rng::new(5);
     let mut net = Net::new(arch.clone(), &mut rng);
     let mut opt2 = Sgd::new(0.01);
@@ -309,6 +336,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         for (i, &l) in labels.iter().enumerate() {
             target.set(i, l, 1.0);
         }
+        stepper.set_bf16_products(bf16_p2.get());
         stepper.step(&mut net, &xa, &xb, &target, &labels, &mut opt2).expect("shapes are the net's own");
     };
     let mut ae = Params::new();
@@ -326,22 +354,29 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         rows.clear();
         rows.extend((0..batch).map(|_| all[draw1.below(all.len() as u64) as usize].as_slice()));
         batch_of(&rows, &mut x1);
+        first.set_bf16_products(bf16_p1.get());
         first.step(&mut ae, ids, &x1, &mut opt1).expect("shapes are the autoencoder's own");
     };
 
-    let mut ours: Vec<Vec<Rate>> = vec![Vec::new(); 2];
-    let mut theirs: Vec<Vec<Rate>> = vec![Vec::new(); 2];
+    let mut ours: Vec<Vec<Rate>> = vec![Vec::new(); phases.len()];
+    let mut theirs: Vec<Vec<Rate>> = vec![Vec::new(); phases.len()];
     let mut peaks = vec![peak];
     for round in 0..rounds {
-        for (pi, &ph) in phases.iter().enumerate() {
+        for (pi, &(ph, bf16)) in phases.iter().enumerate() {
             // A pause before each figure: the other side's threads may still be spinning
             // down (XLA's pool waits actively for a while after its work).
             std::thread::sleep(std::time::Duration::from_millis(300));
-            let r = if ph == "p2" { timed_chunks(secs, batch, &mut step2) } else { timed_chunks(secs, batch, &mut step1) };
+            let r = if ph == "p2" {
+                bf16_p2.set(bf16);
+                timed_chunks(secs, batch, &mut step2)
+            } else {
+                bf16_p1.set(bf16);
+                timed_chunks(secs, batch, &mut step1)
+            };
             ours[pi].push(r);
             if let Ok(j) = jax.as_mut() {
                 std::thread::sleep(std::time::Duration::from_millis(300));
-                match j.rate(ph, secs) {
+                match j.rate(&format!("{ph}{}", if bf16 { "b" } else { "" }), secs) {
                     Ok(t) => theirs[pi].push(t),
                     Err(e) => {
                         println!("JAX: {e}; anchor dropped");
@@ -363,9 +398,14 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             println!();
         }
         println!("{title:<36} {:>26} {:>26} {:>18} {:>9} {:>9}", "ours /s", "JAX /s", "ours/JAX", "ours %pk", "JAX %pk");
-        for (pi, &ph) in phases.iter().enumerate() {
+        for (pi, &(ph, bf16)) in phases.iter().enumerate() {
             let (m_ours, m_jax) = macs(&arch, ph, active);
-            let name = if ph == "p2" { "2: DeepChess pairs (Siamese)" } else { "1: Pos2Vec 773-600-773 positions" };
+            let name = match (ph, bf16) {
+                ("p2", false) => "2: DeepChess pairs (Siamese)",
+                ("p2", true) => "2: DeepChess pairs, bf16 products",
+                (_, false) => "1: Pos2Vec 773-600-773 positions",
+                (_, true) => "1: Pos2Vec positions, bf16 products",
+            };
             let (o, t): (Vec<f64>, Vec<f64>) = (ours[pi].iter().map(pick).collect(), theirs[pi].iter().map(pick).collect());
             let pct = |rate: f64, m: f64| 100.0 * rate * 2.0 * m / 1e9 / peak;
             let (jcol, ratio, jpk) = if t.len() == o.len() {
@@ -377,9 +417,22 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             println!("{name:<36} {:>26} {jcol:>26} {ratio:>18} {:>8.0}% {jpk:>9}", spread(&o, 0), pct(median(&o), m_ours));
         }
     }
+    // Ours in bf16 against JAX in f32 (its default), round by round, when both were taken.
+    for (pi, &(ph, bf16)) in phases.iter().enumerate() {
+        let f32_row = phases.iter().position(|&q| q == (ph, false));
+        if let (true, Some(fi)) = (bf16, f32_row) {
+            if theirs[fi].len() == ours[pi].len() {
+                let r: Vec<f64> = ours[pi].iter().zip(&theirs[fi]).map(|(a, b)| a.whole / b.whole).collect();
+                println!("ours with bf16 products against JAX in f32, phase {}: {}×", &ph[1..], spread(&r, 2));
+            }
+        }
+    }
+    if phases.iter().any(|&(_, bf16)| bf16) {
+        println!("(bf16 rows: both sides' products take bf16 operands and sum in f32; weights, activations and the optimizer stay f32)");
+    }
     println!("(% of peak counts each side's own arithmetic: ours reads the set bits of the first layer, JAX multiplies all 773 inputs;");
     println!(" a quiet stretch is a chunk of {CHUNK} steps, waited for on both sides, at the 90th percentile of a round's chunk rates)");
-    if p.has("breakdown") && phases.contains(&"p2") {
+    if p.has("breakdown") && phases.iter().any(|&(ph, _)| ph == "p2") {
         let peak1 = fma_peak_gflops(kernel, 1, 1.0);
         breakdown(&arch, &pools, batch, secs, threads, peak1, macs(&arch, "p2", active).0);
     }
