@@ -39,11 +39,12 @@ pub fn bf16_products() -> bool {
     ON.with(|c| c.get())
 }
 
-/// Whether this CPU has the bf16 dot-product instructions (AVX-512 BF16).
+/// Whether this CPU has the bf16 dot-product instructions (AVX-512 BF16, with the BW
+/// permutations the conversions use).
 pub fn bf16_instructions() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bf16")
+        is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("avx512bf16")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -165,9 +166,16 @@ pub(crate) mod x86 {
         }
     }
 
-    /// [`super::pairs_across`]: 16 columns of two rows become 16 pairs.
-    #[target_feature(enable = "avx512f,avx512bf16")]
+    /// [`super::pairs_across`]: 16 columns of two rows become 16 pairs (both rows converted
+    /// at once, then their bf16 interleaved by one permutation).
+    #[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
     pub(super) unsafe fn pairs_across(src: *const f32, ld: usize, k: usize, cols: usize, dst: *mut f32) {
+        // bf16 2i of the result is value i of the first row, 2i+1 value i of the second.
+        let mut order = [0i16; 32];
+        for (i, o) in order.iter_mut().enumerate() {
+            *o = (i / 2 + 16 * (i % 2)) as i16;
+        }
+        let order = _mm512_loadu_si512(order.as_ptr() as *const _);
         for p in 0..k.div_ceil(2) {
             let (s0, d) = (src.add(2 * p * ld), dst.add(p * cols));
             let s1 = if 2 * p + 1 < k { Some(src.add((2 * p + 1) * ld)) } else { None };
@@ -179,10 +187,8 @@ pub(crate) mod x86 {
                     Some(s1) => _mm512_maskz_loadu_ps(m, s1.add(j)),
                     None => _mm512_setzero_ps(),
                 };
-                let lo: __m256i = std::mem::transmute(_mm512_cvtneps_pbh(lo));
-                let hi: __m256i = std::mem::transmute(_mm512_cvtneps_pbh(hi));
-                let v = _mm512_or_si512(_mm512_cvtepu16_epi32(lo), _mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(hi)));
-                _mm512_mask_storeu_epi32(d.add(j) as *mut _, m, v);
+                let both: __m512i = std::mem::transmute(_mm512_cvtne2ps_pbh(hi, lo));
+                _mm512_mask_storeu_epi32(d.add(j) as *mut _, m, _mm512_permutexvar_epi16(order, both));
                 j += 16;
             }
         }
