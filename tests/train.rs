@@ -234,6 +234,23 @@ fn cli_rejects_bad_aux_pair_specs_before_loading_data() {
     }
 }
 
+/// `--precision bf16` trains end to end, and the run says so (run.txt, results.md).
+#[test]
+fn cli_trains_with_bf16_products_and_records_it() {
+    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let dir = TempDir::new("cli-bf16");
+    let (ds, run) = (common::sample_dataset(dir.path()), dir.join("run"));
+    let out = std::process::Command::new(exe)
+        .args(["train", "--profile", "tiny", "--phases", "pos2vec,siamese", "--precision", "bf16", "--threads", "2"])
+        .args(["--data", ds.to_str().unwrap(), "--out", run.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(run.join("deepchess.dcw").is_file());
+    assert!(std::fs::read_to_string(run.join("run.txt")).unwrap().contains("precision=bf16\n"));
+    assert!(std::fs::read_to_string(run.join("results.md")).unwrap().contains("products in bf16"));
+}
+
 #[test]
 fn cli_rejects_an_unknown_precision_before_loading_data() {
     let exe = env!("CARGO_BIN_EXE_deepchess");

@@ -83,9 +83,10 @@ pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: 
                 let h = tape.affine(ae, codes, enc_w, enc_b).map_err(te)?;
                 let h = tape.relu(h).map_err(te)?;
                 let y = tape.affine(ae, h, dec_w, dec_b).map_err(te)?;
-                tape.mse(y, codes).map_err(te)
+                let loss = tape.mse(y, codes).map_err(te)?;
+                tape.backward(loss, ae).map_err(te)?;
+                Ok(loss)
             })?;
-            crate::tensor::gemm::with_bf16_products(bf16, || tape.backward(loss, ae)).map_err(te)?;
             opt.step(ae);
             Ok(tape.scalar(loss))
         })
