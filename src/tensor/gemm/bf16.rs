@@ -79,6 +79,22 @@ fn pair(lo: f32, hi: f32) -> f32 {
     f32::from_bits(bf16_bits(lo) as u32 | (bf16_bits(hi) as u32) << 16)
 }
 
+/// An operand of a product as bf16 pairs along k in `dst` (`other` × ⌈k/2⌉ values): by
+/// [`pairs_along`] when k runs along its stored rows, else by [`pairs_across`]. Returns the
+/// converted matrix's strides along `other` and along the pairs.
+///
+/// Safety: `src` holds the operand (stored `other × k` when `k_in_rows`, else `k × other`,
+/// row stride `ld`); `dst` holds `other·⌈k/2⌉` values.
+pub(crate) unsafe fn to_pairs(src: *const f32, ld: usize, k_in_rows: bool, other: usize, k: usize, dst: *mut f32) -> (usize, usize) {
+    if k_in_rows {
+        pairs_along(src, ld, other, k, dst);
+        (k.div_ceil(2), 1)
+    } else {
+        pairs_across(src, ld, k, other, dst);
+        (1, other)
+    }
+}
+
 /// `dst[r*k2 + p] = (src[r*ld + 2p], src[r*ld + 2p+1])` for `rows` rows of `k` values
 /// (`k2 = ⌈k/2⌉`, a missing last partner is zero): pairs along a row, for an operand whose
 /// k runs along its rows.

@@ -291,26 +291,10 @@ unsafe fn gemm_impl(
             abuf.resize(m * k2, 0.0);
             bbuf.resize(k2 * n, 0.0);
             let (ap, bp) = (abuf.as_mut_ptr(), bbuf.as_mut_ptr());
-            let av = match ta {
-                Trans::N => {
-                    bf16::pairs_along(a.as_ptr(), lda, m, k, ap);
-                    View { ptr: ap, rs: k2, cs: 1 }
-                }
-                Trans::T => {
-                    bf16::pairs_across(a.as_ptr(), lda, k, m, ap);
-                    View { ptr: ap, rs: 1, cs: m }
-                }
-            };
-            let bv = match tb {
-                Trans::N => {
-                    bf16::pairs_across(b.as_ptr(), ldb, k, n, bp);
-                    View { ptr: bp, rs: n, cs: 1 }
-                }
-                Trans::T => {
-                    bf16::pairs_along(b.as_ptr(), ldb, n, k, bp);
-                    View { ptr: bp, rs: 1, cs: k2 }
-                }
-            };
+            // A(i, p) and B(p, j) through each converted matrix's strides.
+            let (a_i, a_p) = bf16::to_pairs(a.as_ptr(), lda, ta == Trans::N, m, k, ap);
+            let (b_j, b_p) = bf16::to_pairs(b.as_ptr(), ldb, tb == Trans::T, n, k, bp);
+            let (av, bv) = (View { ptr: ap, rs: a_i, cs: a_p }, View { ptr: bp, rs: b_p, cs: b_j });
             // KC/2 pairs: the same blocks of k as the f32 kernels'.
             let spec = Spec { kc: KC / 2, kernel: bf16::x86::kernel, edges: bf16::x86::EDGES, ..spec(kernel) };
             run(&spec, nthreads, m, n, k2, alpha, av, bv, cv, overwrite, ep);
