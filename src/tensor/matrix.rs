@@ -2,33 +2,35 @@
 
 use super::error::{Result, TensorError};
 use super::gemm::{gemm, Trans};
+use super::lines::Lines;
 use std::fmt;
 
-/// Row-major `rows × cols` matrix of `f32`. Rows are examples, columns features.
+/// Row-major `rows × cols` matrix of `f32`. Rows are examples, columns features. The values
+/// start on a cache line ([`Lines`]).
 #[derive(Clone, PartialEq, Default)]
 pub struct Matrix {
     rows: usize,
     cols: usize,
-    data: Vec<f32>,
+    data: Lines,
 }
 
 impl fmt::Debug for Matrix {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Matrix {}×{} ", self.rows, self.cols)?;
-        let shown: Vec<f32> = self.data.iter().take(8).copied().collect();
-        write!(f, "{shown:?}{}", if self.data.len() > 8 { "…" } else { "" })
+        let shown: Vec<f32> = self.data().iter().take(8).copied().collect();
+        write!(f, "{shown:?}{}", if self.len() > 8 { "…" } else { "" })
     }
 }
 
 impl Matrix {
     /// A `rows × cols` matrix of zeros.
     pub fn zeros(rows: usize, cols: usize) -> Self {
-        Matrix { rows, cols, data: vec![0.0; rows * cols] }
+        Matrix { rows, cols, data: Lines::filled(rows * cols, 0.0) }
     }
 
     /// A `rows × cols` matrix filled with `v`.
     pub fn filled(rows: usize, cols: usize, v: f32) -> Self {
-        Matrix { rows, cols, data: vec![v; rows * cols] }
+        Matrix { rows, cols, data: Lines::filled(rows * cols, v) }
     }
 
     /// Wraps row-major `data`; errors if its length is not `rows * cols`.
@@ -39,7 +41,7 @@ impl Matrix {
                 format!("{} values for a {rows}×{cols} matrix", data.len()),
             ));
         }
-        Ok(Matrix { rows, cols, data })
+        Ok(Matrix { rows, cols, data: Lines::from_slice(&data) })
     }
 
     /// Builds a matrix from equal-length rows; errors on ragged rows.
@@ -55,7 +57,7 @@ impl Matrix {
             }
             data.extend_from_slice(r);
         }
-        Ok(Matrix { rows: rows.len(), cols, data })
+        Ok(Matrix { rows: rows.len(), cols, data: Lines::from_slice(&data) })
     }
 
     pub fn rows(&self) -> usize {
@@ -76,26 +78,27 @@ impl Matrix {
     }
     /// The row-major values.
     pub fn data(&self) -> &[f32] {
-        &self.data
+        self.data.as_slice()
     }
     pub fn data_mut(&mut self) -> &mut [f32] {
-        &mut self.data
+        self.data.as_mut_slice()
     }
     pub fn into_vec(self) -> Vec<f32> {
-        self.data
+        self.data.as_slice().to_vec()
     }
     pub fn row(&self, i: usize) -> &[f32] {
-        &self.data[i * self.cols..(i + 1) * self.cols]
+        &self.data()[i * self.cols..(i + 1) * self.cols]
     }
     pub fn row_mut(&mut self, i: usize) -> &mut [f32] {
         let c = self.cols;
-        &mut self.data[i * c..(i + 1) * c]
+        &mut self.data_mut()[i * c..(i + 1) * c]
     }
     pub fn get(&self, i: usize, j: usize) -> f32 {
-        self.data[i * self.cols + j]
+        self.data()[i * self.cols + j]
     }
     pub fn set(&mut self, i: usize, j: usize, v: f32) {
-        self.data[i * self.cols + j] = v;
+        let c = self.cols;
+        self.data_mut()[i * c + j] = v;
     }
 
     /// Reshapes in place to `rows × cols`, reusing the allocation (no allocation once
@@ -113,13 +116,13 @@ impl Matrix {
     }
 
     pub fn fill(&mut self, v: f32) {
-        self.data.iter_mut().for_each(|x| *x = v);
+        self.data_mut().fill(v);
     }
 
     /// Copies `other` into `self`, reusing `self`'s buffer.
     pub fn copy_from(&mut self, other: &Matrix) {
         self.resize(other.rows, other.cols);
-        self.data.copy_from_slice(&other.data);
+        self.data_mut().copy_from_slice(other.data());
     }
 
     /// A new matrix that is the transpose (tests and tools only; the kernels
@@ -128,7 +131,7 @@ impl Matrix {
         let mut t = Matrix::zeros(self.cols, self.rows);
         for i in 0..self.rows {
             for j in 0..self.cols {
-                t.data[j * self.rows + i] = self.data[i * self.cols + j];
+                t.data_mut()[j * self.rows + i] = self.data()[i * self.cols + j];
             }
         }
         t
@@ -166,11 +169,11 @@ impl Matrix {
     /// Largest absolute difference with `other` (same shape), for tests.
     pub fn max_abs_diff(&self, other: &Matrix) -> f32 {
         assert_eq!(self.shape(), other.shape(), "max_abs_diff: shapes differ");
-        self.data.iter().zip(&other.data).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max)
+        self.data().iter().zip(other.data()).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max)
     }
 
     /// Sum of all values (in f64, so it is stable for large matrices).
     pub fn sum(&self) -> f64 {
-        self.data.iter().map(|&x| x as f64).sum()
+        self.data().iter().map(|&x| x as f64).sum()
     }
 }

@@ -48,6 +48,7 @@ pub mod files;
 pub mod gemm;
 pub mod help;
 pub mod layers;
+mod lines;
 pub mod matrix;
 pub mod optim;
 pub mod peak;
