@@ -43,10 +43,11 @@ bench-dbn: build
 
 # DeepChess training steps (phase 2: Siamese pairs; phase 1: the first Pos2Vec autoencoder) at
 # batch 256 beside JAX training the same network (make install-jax; skipped with a message when
-# absent), interleaved rounds, ratios and fractions of the FMA peak measured in the same run;
-# then where our phase-2 step's time goes.
+# absent), interleaved rounds, ratios and fractions of the FMA peak measured in the same run,
+# with products in f32 and in bf16 (both sides; train --precision bf16); then where our
+# phase-2 step's time goes.
 bench-train: build
-	$(BIN) bench-train --rounds 5 --breakdown
+	$(BIN) bench-train --rounds 5 --precision both --breakdown
 
 # PGN ingest (parse + SAN + legality + sampling) against pgn-extract, when installed.
 target/corpus.pgn: data/sf15-selfplay-1.pgn.xz data/sf15-selfplay-2.pgn.xz
