@@ -107,6 +107,31 @@ fn a_header_declaring_a_huge_architecture_is_refused_before_allocating() {
     assert!(out.contains("no net loaded") && out.contains("missing") && out.contains("readyok"), "{out}");
 }
 
+/// Another system's net given where a DeepChess comparator is expected is refused by its
+/// kind, with the file named, by every loader of comparators (the CLI's and the engine's).
+#[test]
+fn another_systems_net_is_refused_by_its_kind() {
+    let nets = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets");
+    for (file, kind) in [("dbn-classify.dcw", "dbn-net"), ("cnn.dcw", "cnn-net")] {
+        let path = nets.join(file);
+        let e = fails(&args(&compare(&path)));
+        assert!(e.contains(file) && e.contains(&format!("kind '{kind}'")) && e.contains("not a DeepChess net"), "{e}");
+        let e = fails(&["accuracy", "--net", path.to_str().unwrap(), "--data", nets.to_str().unwrap()]);
+        assert!(e.contains(file) && e.contains("not a DeepChess net"), "{e}");
+        let o = run_timed(&["uci"], &format!("uci\nsetoption name EvalFile value {}\nisready\nquit\n", path.display()), 30);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success() && out.contains("not a DeepChess net") && out.contains("readyok"), "{out}");
+    }
+    // A DeepChess net whose header has no kind (written by hand) is still read.
+    let d = tmp_dir("nokind");
+    let net = Net::new(Arch::compact(), &mut Rng::new(2));
+    let tensors = net.params.ids().map(|id| (net.params.name(id).to_string(), net.params.value(id).clone())).collect();
+    let plain = d.join("plain.dcw");
+    WeightFile { meta: vec![("arch".to_string(), Arch::compact().describe())], tensors }.save(&plain).unwrap();
+    let o = run_timed(&args(&compare(&plain)), "", 30);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 #[test]
 fn non_finite_weights_are_refused_naming_the_tensor_and_index() {
     let d = tmp_dir("nan");
