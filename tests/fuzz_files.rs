@@ -185,7 +185,7 @@ fn net_sample(dir: &Path) -> Vec<u8> {
 static NETS: Tally = Tally::new();
 
 /// Every refusal names the file and the part that is wrong.
-const NET_PARTS: &[&str] = &["checksum", "magic", "version", "truncated", "corrupt", "holds", "arch", "declares", "tensor '"];
+const NET_PARTS: &[&str] = &["checksum", "magic", "version", "truncated", "corrupt", "holds", "arch", "declares", "tensor '", "kind '"];
 
 fn check_net(dir: &Path, bytes: &[u8]) {
     let path = dir.join("fuzz.dcw");
