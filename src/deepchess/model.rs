@@ -180,9 +180,7 @@ impl Net {
         let origin = path.display().to_string();
         // Another system's net (a DBN, the CNN) is named as such, not as a bad architecture.
         // A header without `kind` is still read: the architecture check below decides.
-        if let Some(kind) = wf.meta("kind").filter(|&k| k != "deepchess-net") {
-            return Err(TensorError::format(&origin, format!("kind '{kind}' in the header: not a DeepChess net (deepchess-net)")));
-        }
+        wf.check_kind(&origin, "deepchess-net", "a DeepChess net", true)?;
         let arch_s = wf.meta("arch").ok_or_else(|| TensorError::format(&origin, "no 'arch' in the header: not a deepchess net"))?.to_string();
         let arch = Arch::parse(&arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
         // The header's architecture is checked against the tensors the file holds (whose

@@ -96,6 +96,17 @@ impl WeightFile {
         Ok(m)
     }
 
+    /// Refuses a file whose header's `kind` is not `kind` (`what` names it, e.g. "a CNN
+    /// net"), naming the kind found; a header with no `kind` passes when `missing_ok` (files
+    /// written before headers carried one).
+    pub fn check_kind(&self, origin: &str, kind: &str, what: &str, missing_ok: bool) -> Result<()> {
+        match self.meta("kind") {
+            Some(k) if k == kind => Ok(()),
+            None if missing_ok => Ok(()),
+            found => Err(TensorError::format(origin, format!("kind '{}' in the header: not {what} ({kind})", found.unwrap_or("none")))),
+        }
+    }
+
     /// A system's net file: loaded, its header's `kind` required to be `kind` (`what` names
     /// it in the refusal, e.g. "a CNN net"), and its `arch` entry. Returns the file, the
     /// architecture string and the file's name for messages; the caller parses the
@@ -103,10 +114,7 @@ impl WeightFile {
     pub fn load_net(path: &Path, kind: &str, what: &str) -> Result<(WeightFile, String, String)> {
         let wf = WeightFile::load(path)?;
         let origin = path.display().to_string();
-        if wf.meta("kind") != Some(kind) {
-            let found = wf.meta("kind").unwrap_or("none");
-            return Err(TensorError::format(&origin, format!("kind '{found}' in the header: not {what} ({kind})")));
-        }
+        wf.check_kind(&origin, kind, what, false)?;
         let arch = wf.meta("arch").ok_or_else(|| TensorError::format(&origin, "no 'arch' in the header"))?.to_string();
         Ok((wf, arch, origin))
     }
