@@ -166,3 +166,38 @@ fn bad_flags_and_files_are_named() {
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(!r.status.success() && err.contains(":2") && err.contains("score"), "{err}");
 }
+
+/// A net as wide as the trainer accepts plays (issue 45: `--configs 1100-100-100` wrote a
+/// net whose second layer the inference kernels refused with a panic, so `go` never
+/// answered): through the engine's `EvalFile`, every kernel, and the registry.
+#[test]
+fn a_net_wider_than_the_kernels_stack_mask_plays() {
+    use common::session::{Session, SEC};
+    let dir = TempDir::new("dbn-wide");
+    let net = deepchess::dbn::model::Dbn::new(
+        deepchess::dbn::model::Arch::parse("772-1100-100-100/classify").unwrap(),
+        &mut deepchess::tensor::Rng::new(3),
+    );
+    let path = dir.join("wide.dcw");
+    net.save(&path, &[]).unwrap();
+    let mut s = Session::start(&["uci"]);
+    s.send("uci");
+    s.expect("uciok", 10 * SEC);
+    s.send("setoption name Eval value dbn-classify");
+    s.send(&format!("setoption name EvalFile value {}", path.display()));
+    s.send("isready");
+    s.expect("readyok", 30 * SEC);
+    for _ in 0..2 {
+        s.send("position startpos moves e2e4 e7e5");
+        s.send("go depth 3");
+        let best = s.expect("bestmove", 60 * SEC);
+        assert!(!best.contains("0000"), "{best}");
+    }
+    assert!(s.seen.iter().any(|l| l.contains("772-1100-100-100")), "the wide net was not the one loaded: {:?}", s.seen);
+    s.quit();
+    for k in [deepchess::tensor::Kernel::Scalar, deepchess::tensor::Kernel::Avx2, deepchess::tensor::Kernel::Avx512] {
+        let mut e = deepchess::dbn::evaluator::DbnEval::new(&net, "wide", k);
+        let v = e.value(&deepchess::chess::Position::default());
+        assert!(v.is_finite() && v.abs() <= 1.0, "{k:?}: {v}");
+    }
+}

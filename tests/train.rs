@@ -234,6 +234,30 @@ fn cli_rejects_bad_aux_pair_specs_before_loading_data() {
     }
 }
 
+/// A student shape no search build fits is refused before the data is read (issue 45: a
+/// net the crate trains must play), naming the limit; the shapes the builds take pass.
+#[test]
+fn cli_refuses_a_student_the_search_cannot_play() {
+    let exe = env!("CARGO_BIN_EXE_deepchess");
+    for arch in ["773-64-64/64-2", "773-32-32/600-2", "773-200-32/32-2"] {
+        let out = std::process::Command::new(exe).args(["train", "--distill-arch", arch, "--data", "/nonexistent"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{arch} accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--distill-arch") && err.contains("cannot play") && err.contains("head"), "{arch}: {err}");
+    }
+    for arch in ["773-32-32-32/32-32-2", "773-100-100-100/100-100-2", "773-128-20/20-2"] {
+        let a = deepchess::deepchess::model::Arch::parse(arch).unwrap();
+        assert!(deepchess::deepchess::inference::playable(&a).is_ok(), "{arch}");
+        let net = deepchess::deepchess::model::Net::new(a, &mut deepchess::tensor::Rng::new(1));
+        let fits = [
+            deepchess::deepchess::inference::Distilled::from_net(&net).is_ok(),
+            deepchess::deepchess::inference::Compact::from_net(&net).is_ok(),
+            deepchess::deepchess::inference::Big::from_net(&net).is_ok(),
+        ];
+        assert!(fits.iter().any(|&f| f), "{arch}: playable says yes, no build takes it");
+    }
+}
+
 /// `--precision bf16` trains end to end, and the run says so (run.txt, results.md).
 #[test]
 fn cli_trains_with_bf16_products_and_records_it() {

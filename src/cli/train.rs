@@ -99,6 +99,9 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         prof.distill_arch = crate::deepchess::model::Arch::parse(a).ok_or_else(|| {
             CliError::Usage(format!("deepchess train: bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-32-32-32/32-32-2)"))
         })?;
+        // A student the search could not play is refused before hours of training.
+        crate::deepchess::inference::playable(&prof.distill_arch)
+            .map_err(|e| CliError::Usage(format!("deepchess train: --distill-arch '{a}' cannot play: {e}")))?;
     }
     if p.get("distill-epochs").is_some() {
         let e: usize = p.get_or("train", "distill-epochs", 1)?;

@@ -24,8 +24,9 @@ use super::simd::{Avx2, Avx512};
 
 /// Floats per padded vector: one zmm, two ymm.
 pub const LANES: usize = 16;
-/// Widest padded layer input the kernels' nonzero masks cover.
-pub const MAX_WIDTH: usize = 1024;
+/// Widest padded layer input whose nonzero mask the kernels keep on the stack; a wider
+/// input (any width plays: a DBN of 1,100 hidden units has them) takes it from the heap.
+pub const STACK_WIDTH: usize = 1024;
 
 /// `n` rounded up to whole vectors.
 pub const fn pad(n: usize) -> usize {
@@ -212,16 +213,31 @@ unsafe fn narrow<F: Flavour>(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
     }
 }
 
-/// The inputs nonzero in any of `xs` (the ReLU left the rest at 0), as bits: the k loop
-/// visits only those.
+/// The inputs nonzero in any of `xs` (the ReLU left the rest at 0), as bits in `words`
+/// (`rows.div_ceil(64)` of them, zeroed): the k loop visits only those.
 #[inline(always)]
-unsafe fn nonzero_words<F: Flavour, const K: usize>(xs: [&[f32]; K], rows: usize) -> [u64; MAX_WIDTH / 64] {
-    let mut words = [0u64; MAX_WIDTH / 64];
+unsafe fn nonzero_words<F: Flavour, const K: usize>(xs: [&[f32]; K], rows: usize, words: &mut [u64]) {
     for j in (0..rows).step_by(F::LANES) {
         let nz = xs.iter().fold(0, |m, x| m | F::nonzero(F::load(x.as_ptr().add(j))));
         words[j / 64] |= nz << (j % 64);
     }
-    words
+}
+
+/// Calls `f` with the nonzero mask of `xs` over `rows` inputs: on the stack up to
+/// [`STACK_WIDTH`] inputs, else in a heap buffer (a layer that wide costs far more than the
+/// allocation).
+#[inline(always)]
+unsafe fn with_nonzero_words<F: Flavour, const K: usize, R>(xs: [&[f32]; K], rows: usize, f: impl FnOnce(&[u64]) -> R) -> R {
+    let n = rows.div_ceil(64);
+    if n <= STACK_WIDTH / 64 {
+        let mut words = [0u64; STACK_WIDTH / 64];
+        nonzero_words::<F, K>(xs, rows, &mut words[..n]);
+        f(&words[..n])
+    } else {
+        let mut words = vec![0u64; n];
+        nonzero_words::<F, K>(xs, rows, &mut words);
+        f(&words)
+    }
 }
 
 /// The jr loop: `(first column, vectors)` of blocks covering `vectors` output vectors as
@@ -242,23 +258,23 @@ fn blocks(vectors: usize, cap: usize, lanes: usize) -> impl Iterator<Item = (usi
 /// Safety: flavour `F`'s instructions are available (the caller is compiled for them).
 #[inline(always)]
 pub(crate) unsafe fn layer<F: Flavour>(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
-    assert!(x.len() == d.rows && y.len() >= d.cols && d.rows <= MAX_WIDTH && d.rows % LANES == 0 && d.cols % LANES == 0);
+    assert!(x.len() == d.rows && y.len() >= d.cols && d.rows % LANES == 0 && d.cols % LANES == 0);
     if d.is_narrow() {
         return narrow::<F>(d, x, y, relu);
     }
-    let words = nonzero_words::<F, 1>([x], d.rows);
-    let words = &words[..d.rows.div_ceil(64)];
-    for (c, size) in blocks(d.cols / F::LANES, max_acc(F::REGISTERS), F::LANES) {
-        macro_rules! by_size {
-            ($($n:literal)*) => {
-                match size {
-                    $($n => block::<F, $n>(d, x, words, c, y, relu),)*
-                    _ => unreachable!("block of {size} vectors"),
-                }
-            };
+    with_nonzero_words::<F, 1, _>([x], d.rows, |words| {
+        for (c, size) in blocks(d.cols / F::LANES, max_acc(F::REGISTERS), F::LANES) {
+            macro_rules! by_size {
+                ($($n:literal)*) => {
+                    match size {
+                        $($n => block::<F, $n>(d, x, words, c, y, relu),)*
+                        _ => unreachable!("block of {size} vectors"),
+                    }
+                };
+            }
+            by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30);
         }
-        by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30);
-    }
+    })
 }
 
 /// `x · w` over whole vectors (`x.len()` a multiple of `LANES`).
@@ -317,27 +333,27 @@ unsafe fn block2<F: Flavour, const B: usize>(d: &Dense, x: [&[f32]; 2], words: &
 /// Safety: as [`layer`].
 #[inline(always)]
 pub(crate) unsafe fn layer2<F: Flavour>(d: &Dense, x: [&[f32]; 2], y: [&mut [f32]; 2], relu: bool) {
-    assert!(x.iter().all(|x| x.len() == d.rows) && y.iter().all(|y| y.len() >= d.cols) && d.rows <= MAX_WIDTH && d.rows % LANES == 0 && d.cols % LANES == 0);
+    assert!(x.iter().all(|x| x.len() == d.rows) && y.iter().all(|y| y.len() >= d.cols) && d.rows % LANES == 0 && d.cols % LANES == 0);
     if d.is_narrow() {
         let [y0, y1] = y;
         narrow::<F>(d, x[0], y0, relu);
         return narrow::<F>(d, x[1], y1, relu);
     }
-    let words = nonzero_words::<F, 2>(x, d.rows);
-    let words = &words[..d.rows.div_ceil(64)];
     let [y0, y1] = y;
-    // Two accumulator sets, two broadcasts and the weight vector within the registers.
-    for (c, size) in blocks(d.cols / F::LANES, (F::REGISTERS - 3) / 2, F::LANES) {
-        macro_rules! by_size {
-            ($($n:literal)*) => {
-                match size {
-                    $($n => block2::<F, $n>(d, x, words, c, [&mut *y0, &mut *y1], relu),)*
-                    _ => unreachable!("block of {size} vectors"),
-                }
-            };
+    with_nonzero_words::<F, 2, _>(x, d.rows, |words| {
+        // Two accumulator sets, two broadcasts and the weight vector within the registers.
+        for (c, size) in blocks(d.cols / F::LANES, (F::REGISTERS - 3) / 2, F::LANES) {
+            macro_rules! by_size {
+                ($($n:literal)*) => {
+                    match size {
+                        $($n => block2::<F, $n>(d, x, words, c, [&mut *y0, &mut *y1], relu),)*
+                        _ => unreachable!("block of {size} vectors"),
+                    }
+                };
+            }
+            by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14);
         }
-        by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14);
-    }
+    })
 }
 
 #[cfg(test)]
@@ -368,6 +384,59 @@ mod tests {
                     proptest::prop_assert!(got[n_out..].iter().all(|&v| v == 0.0), "{k:?}: padding not zero");
                 }
             }
+        }
+    }
+
+    /// Inputs wider than the stack mask (a DBN's 1,100 hidden units, issue 45: the kernels
+    /// asserted on them and the search panicked) go through every kernel, one input and two,
+    /// and agree with the portable loop, with nonzero inputs past the stack's reach.
+    #[test]
+    fn inputs_wider_than_the_stack_mask() {
+        let mut r = crate::tensor::rng::Rng::new(45);
+        for (n_in, n_out) in [(1100, 100), (STACK_WIDTH + 1, 17), (2500, 40), (1030, 3)] {
+            let mut u = || r.uniform(-0.5, 0.5);
+            let w: Vec<f32> = (0..n_in * n_out).map(|_| u()).collect();
+            let b: Vec<f32> = (0..n_out).map(|_| u()).collect();
+            let d = Dense::new(&w, &b, n_in, n_out);
+            assert!(d.rows() > STACK_WIDTH);
+            let xs: [Vec<f32>; 2] = std::array::from_fn(|_| (0..d.rows()).map(|i| if i < n_in && i % 3 != 0 { u().abs() } else { 0.0 }).collect());
+            assert!(xs[0][STACK_WIDTH..].iter().any(|&v| v != 0.0));
+            let want: [Vec<f32>; 2] = std::array::from_fn(|j| {
+                let mut y = vec![0.0; d.cols()];
+                forward(&d, &xs[j], &mut y, true);
+                y
+            });
+            for k in [Kernel::Avx2, Kernel::Avx512].into_iter().filter(|k| k.available()) {
+                let mut got = vec![f32::NAN; d.cols()];
+                forward_with(k, &d, &xs[0], &mut got, true);
+                let close = |a: &[f32], b: &[f32]| a.iter().zip(b).take(n_out).all(|(a, b)| (a - b).abs() < 1e-3);
+                assert!(close(&want[0], &got), "{k:?} {n_in}x{n_out}");
+                let mut two = [vec![f32::NAN; d.cols()], vec![f32::NAN; d.cols()]];
+                let [y0, y1] = &mut two;
+                pair_with(k, &d, [&xs[0], &xs[1]], [y0, y1]);
+                assert!(close(&want[0], &two[0]) && close(&want[1], &two[1]), "{k:?} two inputs {n_in}x{n_out}");
+            }
+        }
+    }
+
+    /// [`layer2`] with flavour `k` (what DeepChess's head runs), for the test above.
+    fn pair_with(k: Kernel, d: &Dense, x: [&[f32]; 2], y: [&mut [f32]; 2]) {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma,f16c")]
+        unsafe fn avx2(d: &Dense, x: [&[f32]; 2], y: [&mut [f32]; 2]) {
+            layer2::<Avx2>(d, x, y, true)
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f")]
+        unsafe fn avx512(d: &Dense, x: [&[f32]; 2], y: [&mut [f32]; 2]) {
+            layer2::<Avx512>(d, x, y, true)
+        }
+        match k {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { avx2(d, x, y) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { avx512(d, x, y) },
+            _ => unreachable!(),
         }
     }
 

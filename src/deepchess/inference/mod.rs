@@ -15,7 +15,7 @@ pub use cache::FeatureCache;
 pub use comparator::{NetComparator, NetKey, SiameseNet};
 pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
 
-use crate::deepchess::model::Net;
+use crate::deepchess::model::{Arch, Net};
 use crate::search::{DynSearcher, Searcher};
 use crate::tensor::Kernel;
 use std::path::Path;
@@ -49,7 +49,23 @@ pub fn load_searcher(path: &Path, o: &NetOptions) -> Result<(Box<dyn DynSearcher
     if let Ok(n) = Big::from_net(&net) {
         return Ok(searcher(n, "deepchess", o));
     }
-    Err(format!("{}: {e1}; nor the compact (head 17 to 32, tower up to 128) or big (head 385 to 400, tower up to 608) build", path.display()))
+    Err(format!("{}: {e1}; {BUILDS}", path.display()))
+}
+
+/// The builds other than the distilled one, as [`load_searcher`] and [`playable`] name them.
+const BUILDS: &str = "nor the compact (head 17 to 32, tower up to 128) or big (head 385 to 400, tower up to 608) build";
+
+/// Whether the search can play a net of shape `arch` (one of the builds fits it): the
+/// trainer refuses a student shape it could not play before training it.
+pub fn playable(arch: &Arch) -> Result<(), String> {
+    let e1 = match Distilled::fits(arch) {
+        Ok(()) => return Ok(()),
+        Err(e) => e,
+    };
+    if Compact::fits(arch).is_ok() || Big::fits(arch).is_ok() {
+        return Ok(());
+    }
+    Err(format!("{e1}; {BUILDS}"))
 }
 
 /// [`random_distilled`] as a searcher named `random-distilled`.

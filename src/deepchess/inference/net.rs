@@ -16,7 +16,7 @@
 use super::comparator::SiameseNet;
 use crate::deepchess::features::INPUTS;
 use crate::deepchess::model::{Arch, Net};
-use crate::tensor::dense::{self, pad, Dense, LANES, MAX_WIDTH};
+use crate::tensor::dense::{self, pad, Dense, LANES};
 use crate::tensor::Rng;
 use crate::tensor::Kernel;
 use std::path::Path;
@@ -79,24 +79,34 @@ fn dense_of(net: &Net, (w, b): (crate::tensor::ParamId, crate::tensor::ParamId))
 }
 
 impl<const N: usize, const W: usize> NetEval<N, W> {
+    /// Whether a net of shape `arch` fits this build (its head's first width pads to `N`,
+    /// the other layers fit the buffers), without building one: what the trainer checks
+    /// before it trains a student.
+    pub fn fits(arch: &Arch) -> Result<(), String> {
+        let name = arch.describe();
+        let h = arch.head[0];
+        if pad(h) != N {
+            return Err(format!("net {name}: head width {h}, this build takes {} to {N}", N + 1 - LANES));
+        }
+        if arch.head.len() < 2 {
+            return Err(format!("net {name}: a head of one layer cannot be split for the search"));
+        }
+        if arch.tower[1..].iter().any(|&w| pad(w) > W) || arch.head[1..].iter().any(|&w| pad(w) > N) {
+            return Err(format!("net {name}: layers wider than this build's buffers ({W} tower, {N} head)"));
+        }
+        Ok(())
+    }
+
     /// Builds from a loaded net; fails when its widths do not pad to this type's `N` and
     /// fit `W`.
     pub fn from_net(net: &Net) -> Result<Self, String> {
+        Self::fits(&net.arch)?;
         let arch = net.arch.describe();
         let h = net.arch.head[0];
-        if pad(h) != N {
-            return Err(format!("net {arch}: head width {h}, this type takes {} to {N}", N + 1 - LANES));
-        }
-        if net.arch.head.len() < 2 {
-            return Err(format!("net {arch}: a head of one layer cannot be split for the search"));
-        }
         // The first layer is only read row by row (incremental sums): kept unpadded.
         let (first_w, first_b) = (net.params.value(net.tower[0].0), net.params.value(net.tower[0].1));
         if first_w.rows() != INPUTS {
             return Err(format!("net {arch}: first layer has {} inputs, expected {INPUTS}", first_w.rows()));
-        }
-        if net.arch.tower[1..].iter().any(|&w| pad(w) > W) || net.arch.head[1..].iter().any(|&w| pad(w) > N) || W > MAX_WIDTH || 2 * N > MAX_WIDTH {
-            return Err(format!("net {arch}: layers wider than this build's buffers ({W} tower, {N} head)"));
         }
         let tower: Vec<Dense> = net.tower[1..].iter().map(|&l| dense_of(net, l)).collect();
         // Rows 0..f of the head's first layer see the left position, rows f..2f the right.
