@@ -111,7 +111,15 @@ fn labels_are_from_whites_side_with_the_games_results() {
     assert!(!partial_path(&cfg.out).exists());
     // Same run, same bytes; two engines at once, same bytes.
     let first = std::fs::read(&cfg.out).unwrap();
-    run(&cfg, |_| {}, |_| {}).unwrap();
+    let again = LabelConfig { out: dir.join("again.csv"), ..cfg.clone() };
+    run(&again, |_| {}, |_| {}).unwrap();
+    assert_eq!(std::fs::read(&again.out).unwrap(), first);
+    // The finished set is never written again: refused without --resume, checked and kept
+    // with it.
+    let e = run(&cfg, |_| {}, |_| {}).unwrap_err();
+    assert!(e.contains("--resume") && e.contains("this run's set"), "{e}");
+    let resumed = run(&LabelConfig { resume: true, engine: "/nonexistent/engine".into(), ..cfg.clone() }, |_| {}, |_| {}).unwrap();
+    assert_eq!((resumed.scored, &resumed.set), (0, set));
     assert_eq!(std::fs::read(&cfg.out).unwrap(), first);
     let two = LabelConfig { jobs: 2, out: dir.join("two.csv"), ..cfg.clone() };
     run(&two, |_| {}, |_| {}).unwrap();
@@ -194,8 +202,14 @@ fn a_resumed_run_scores_only_the_rest_and_ends_identical() {
     let other = LabelConfig { seed: 9, ..cfg.clone() };
     let e = run(&other, |_| {}, |_| {}).unwrap_err();
     assert!(e.contains("another run") && e.contains("seed"), "{e}");
-    // --resume without a checkpoint starts from scratch.
-    std::fs::remove_file(partial_path(&cfg.out)).unwrap();
+    // A kill between the set's write and the checkpoint's removal: the set is checked and
+    // kept, the checkpoint removed.
+    let s = run(&cfg, |_| {}, |_| {}).unwrap();
+    assert_eq!((s.resumed, s.scored), (120, 0));
+    assert!(!partial_path(&cfg.out).exists());
+    assert_eq!(std::fs::read_to_string(&cfg.out).unwrap(), text);
+    // --resume without a checkpoint or a set starts from scratch.
+    std::fs::remove_file(&cfg.out).unwrap();
     let s = run(&cfg, |_| {}, |_| {}).unwrap();
     assert_eq!((s.resumed, s.scored), (0, 120));
 }
@@ -324,4 +338,65 @@ fn the_label_command() {
     assert!(out.contains("mate for White") && out.contains("|score| > 300"), "{out}");
     let (code, _, err) = cli(&["label", "--show", dir.join("none.csv").to_str().unwrap()]);
     assert!(code == 1 && err.contains("none.csv"), "{err}");
+}
+
+/// `--out` writes only where nothing is, or over this run's own set with `--resume` (issue
+/// 45: a PGN given as both `--pgn` and `--out` became CSV). An input, another program's
+/// file, another run's set, a folder: each refused with exit 1, every byte kept.
+#[test]
+fn label_never_overwrites_what_it_did_not_write() {
+    let dir = common::TempDir::new("labels-out");
+    let fake = script(&dir, "fake.sh", FAKE);
+    let games = dir.join("games.pgn");
+    std::fs::copy(SAMPLE_PGN, &games).unwrap();
+    let g = games.to_str().unwrap();
+    let label = |pgn: &str, out: &str, extra: &[&str]| {
+        let mut a = vec!["label", "--pgn", pgn, "--out", out, "--engine", &fake, "--depth", "2", "--positions", "20", "--quiet"];
+        a.extend_from_slice(extra);
+        cli(&a)
+    };
+    let pgn_bytes = std::fs::read(&games).unwrap();
+    let alias = dir.join(".").join("games.pgn");
+    #[cfg(unix)]
+    let linked = {
+        let l = dir.join("linked.pgn");
+        std::os::unix::fs::symlink(&games, &l).unwrap();
+        l
+    };
+    #[cfg(not(unix))]
+    let linked = alias.clone();
+    for (out, extra) in [(g, &[][..]), (alias.to_str().unwrap(), &["--resume"][..]), (linked.to_str().unwrap(), &[][..])] {
+        let (code, _, err) = label(g, out, extra);
+        assert!(code == 1 && err.contains("also the input --pgn"), "{out}: {code} {err}");
+        assert_eq!(std::fs::read(&games).unwrap(), pgn_bytes, "{out}: the input was written");
+    }
+    // The checkpoint beside an output is an output too.
+    let partial_in = dir.join("set.csv.partial");
+    std::fs::copy(SAMPLE_PGN, &partial_in).unwrap();
+    let (code, _, err) = label(partial_in.to_str().unwrap(), dir.join("set.csv").to_str().unwrap(), &[]);
+    assert!(code == 1 && err.contains("checkpoint") && err.contains("also the input"), "{err}");
+    // Files that are not a labelled set, with and without --resume.
+    for (name, bytes) in [("notes.txt", &b"my notes, not labels\n"[..]), ("other.pgn", &pgn_bytes[..]), ("empty.csv", &b""[..]), ("bin.csv", &b"\x00\xff\x7fELF"[..])] {
+        let f = dir.join(name);
+        std::fs::write(&f, bytes).unwrap();
+        for extra in [&[][..], &["--resume"][..]] {
+            let (code, _, err) = label(g, f.to_str().unwrap(), extra);
+            assert!(code == 1 && err.contains("not a labelled set") && err.contains(name), "{name} {extra:?}: {err}");
+            assert_eq!(std::fs::read(&f).unwrap(), bytes, "{name} was written");
+        }
+    }
+    let (code, _, err) = label(g, dir.path().to_str().unwrap(), &[]);
+    assert!(code == 1 && err.contains("not a regular file"), "{err}");
+    // A labelled set of another run (another seed) is kept; this run's is kept and checked.
+    let mine = dir.join("mine.csv");
+    let (code, out, err) = label(g, mine.to_str().unwrap(), &[]);
+    assert!(code == 0 && out.contains("wrote 20 positions"), "{out}{err}");
+    let mine_bytes = std::fs::read(&mine).unwrap();
+    let (code, _, err) = label(g, mine.to_str().unwrap(), &["--seed", "2", "--resume"]);
+    assert!(code == 1 && err.contains("made by another run") && err.contains("--seed 2"), "{err}");
+    let (code, _, err) = label(g, mine.to_str().unwrap(), &[]);
+    assert!(code == 1 && err.contains("--resume"), "{err}");
+    let (code, out, err) = label(g, mine.to_str().unwrap(), &["--resume"]);
+    assert!(code == 0 && out.contains("already holds this run's 20 positions"), "{out}{err}");
+    assert_eq!(std::fs::read(&mine).unwrap(), mine_bytes);
 }

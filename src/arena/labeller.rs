@@ -222,6 +222,7 @@ pub fn run(cfg: &LabelConfig, mut warn: impl FnMut(&str), mut progress: impl FnM
         return Err("jobs, depth and per-game must be at least 1".into());
     }
     let partial = partial_path(&cfg.out);
+    let finished = check_output(cfg, &partial)?;
     if partial.exists() && !cfg.resume {
         return Err(format!(
             "{} exists (an interrupted run): rerun with --resume to continue it, or delete it to start over",
@@ -232,6 +233,23 @@ pub fn run(cfg: &LabelConfig, mut warn: impl FnMut(&str), mut progress: impl FnM
     let (items, stats) = sample(cfg, &mut warn)?;
     if items.is_empty() {
         return Err(format!("no position to label in {}", cfg.sources.join(", ")));
+    }
+    if let Some(set) = finished {
+        // This run's set, already written: checked position by position, never rewritten.
+        let same = set.items.len() == items.len()
+            && set.items.iter().zip(&items).all(|(a, b)| (a.game, a.ply, a.result, a.pos) == (b.game, b.ply, b.result, b.pos));
+        if !same {
+            return Err(format!(
+                "{} holds other positions than this run samples (its command matches: were the --pgn files changed?); choose another --out or delete it",
+                cfg.out.display()
+            ));
+        }
+        // A kill between the set's write and the checkpoint's removal left the checkpoint.
+        if partial.exists() {
+            std::fs::remove_file(&partial).map_err(|e| format!("{}: cannot remove: {e}", partial.display()))?;
+        }
+        let n = set.items.len();
+        return Ok(RunSummary { set, stats, resumed: n, scored: 0, elapsed: t0.elapsed() });
     }
     // Start the engines first: the provenance holds the engine's name.
     let options = vec![("Threads".to_string(), "1".to_string()), ("Hash".to_string(), cfg.hash_mb.to_string())];
@@ -360,6 +378,43 @@ pub fn run(cfg: &LabelConfig, mut warn: impl FnMut(&str), mut progress: impl FnM
     set.save(&cfg.out)?;
     std::fs::remove_file(&partial).map_err(|e| format!("{}: cannot remove: {e}", partial.display()))?;
     Ok(RunSummary { set, stats, resumed, scored: p.done - resumed, elapsed: t0.elapsed() })
+}
+
+/// What may be written at `cfg.out`: nothing there, or (with `resume`) this run's own
+/// finished set, returned so the run ends without scoring. An output that is one of the
+/// inputs, anything that is not a labelled set, another run's set, or a set without
+/// `--resume` is refused untouched, as is a partial file that is an input.
+fn check_output(cfg: &LabelConfig, partial: &Path) -> Result<Option<LabelSet>, String> {
+    let out = &cfg.out;
+    for src in &cfg.sources {
+        for (path, what) in [(out.as_path(), "--out"), (partial, "--out's checkpoint")] {
+            if crate::tensor::files::same_file(Path::new(src), path) {
+                return Err(format!("{}: the {what} is also the input --pgn {src}; writing it would destroy the games: choose another --out", path.display()));
+            }
+        }
+    }
+    let Ok(meta) = std::fs::symlink_metadata(out) else { return Ok(None) };
+    if !std::fs::metadata(out).map(|m| m.is_file()).unwrap_or(meta.is_file()) {
+        return Err(format!("{}: exists and is not a regular file; choose another --out", out.display()));
+    }
+    let set = LabelSet::load(out).map_err(|e| {
+        format!("{} exists and is not a labelled set ({e}); refusing to overwrite it: choose another --out, or move the file away", out.display())
+    })?;
+    let (was, now) = (set.meta("command").unwrap_or("(none)"), cfg.command());
+    if was != now {
+        return Err(format!(
+            "{} is a labelled set made by another run (its command: \"{was}\"; this run's: \"{now}\"); refusing to overwrite it: choose another --out, or delete it",
+            out.display()
+        ));
+    }
+    if !cfg.resume {
+        return Err(format!(
+            "{} exists: this run's set, {} positions; rerun with --resume to check it (nothing is scored again), or delete it to start over",
+            out.display(),
+            set.items.len()
+        ));
+    }
+    Ok(Some(set))
 }
 
 /// One position: a cleared engine, a depth-limited search, the last score from White's side.

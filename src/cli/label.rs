@@ -108,6 +108,10 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     }
     let s = summary.map_err(CliError::Failed)?;
     let [l, d, w] = s.set.wdl_counts();
+    if s.scored == 0 && s.resumed == s.set.items.len() && !crate::arena::labeller::partial_path(&cfg.out).exists() {
+        println!("{} already holds this run's {} positions ({w} 1-0, {d} 1/2-1/2, {l} 0-1); nothing to score", cfg.out.display(), s.set.items.len());
+        return Ok(());
+    }
     println!(
         "wrote {} positions to {} ({w} 1-0, {d} 1/2-1/2, {l} 0-1; {} scored in {:.1} s, {} resumed); games: {}",
         s.set.items.len(),

@@ -87,6 +87,23 @@ fn kind_of(t: &std::fs::FileType) -> &'static str {
     }
 }
 
+/// Whether `a` and `b` name the same existing file (the same device and inode on Unix,
+/// else the same canonical path): an output that is also an input is refused before it is
+/// opened for writing. A path that does not exist is no file, so `false`.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else { return false };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+    }
+}
+
 /// Opens for reading without blocking where the platform allows: should a FIFO replace the
 /// checked path, `open` returns at once and the second check refuses it. On a regular file
 /// the flag changes nothing.
@@ -122,6 +139,7 @@ mod tests {
             assert!(e.contains("character device"), "{e}");
         }
         assert_eq!(read_regular(&dir.join("nope"), 1, "x").unwrap_err().kind(), io::ErrorKind::NotFound);
+        assert!(same_file(&f, &dir.join(".").join("x.bin")) && !same_file(&f, &dir) && !same_file(&f, &dir.join("nope")));
         assert_eq!(human(1 << 30), "1 GiB");
         assert_eq!(human(256 << 20), "256 MiB");
         std::fs::remove_dir_all(&dir).unwrap();
