@@ -126,7 +126,9 @@ endif
 # its game's result and a Stockfish score at depth 9, both from White's side. Needs Stockfish
 # (make install-stockfish; Debian installs it as /usr/games/stockfish); the committed set was
 # made with Stockfish 15.1, and another version gives other scores. About 40 min on one core
-# (LABELS_JOBS=2 uses two; the labels are the same). Resumable: rerun after a kill.
+# (LABELS_JOBS=2 uses two; the labels are the same). Resumable: rerun after a kill. A finished
+# set already at LABELS_OUT is checked against this command and kept: delete it (or give another
+# LABELS_OUT) to label again.
 LABELS_OUT ?= data/dbn/labels-100k.csv.xz
 LABELS_DEPTH ?= 9
 LABELS_JOBS ?= 1
