@@ -257,3 +257,85 @@ fn bad_command_lines_are_explained() {
     let (_, err) = text(&o);
     assert!(err.contains("bad.epd:2"), "{err}");
 }
+
+/// Bytes an engine sends (ESC sequences, NUL, BEL in its name, info lines and move) reach
+/// neither the PGN nor the terminal raw (issue 45): they are escaped as `\xNN`, and the
+/// illegal move is still named.
+#[test]
+fn an_engines_control_bytes_are_escaped_everywhere() {
+    let (o, games) = misbehaving("noisy.sh", &["--each", "tc=5"], "illegal move");
+    let dir = temp_dir();
+    let pgn = dir.join("noisy.pgn");
+    let noisy = format!("cmd={}", fake("noisy.sh"));
+    let good = format!("cmd={}", fake("scripted.sh"));
+    let o2 = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+        .args(["match", "--engine", &noisy, "--engine", &good, "--each", "tc=5", "--games", "2", "--openings", "startpos"])
+        .args(["--pgn", pgn.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o2.status.success(), "{}", String::from_utf8_lossy(&o2.stderr));
+    let bytes = std::fs::read(&pgn).unwrap();
+    for (what, b) in [("pgn", &bytes[..]), ("stdout", &o2.stdout[..]), ("stderr", &o2.stderr[..]), ("first stdout", o.as_bytes())] {
+        let raw = b.iter().position(|&c| (c < 0x20 && c != b'\n' && c != b'\r') || c == 0x7f);
+        assert!(raw.is_none(), "{what}: raw control byte at {raw:?}: {:?}", String::from_utf8_lossy(b));
+    }
+    for g in &games {
+        let d = g.tag("TerminationDetails").unwrap();
+        assert!(d.contains("e2e5\\x1b[2J\\x00"), "{d}");
+    }
+}
+
+/// `--pgn` appends only to a PGN (issue 45: `--pgn FILE.pgn.xz` appended text to the
+/// archive): a compressed name, a binary file, a file of other text and a folder are refused
+/// before any game, untouched; a PGN whose last game lacks its blank line gets one, and
+/// every game reads back.
+#[test]
+fn match_appends_only_to_a_pgn_file() {
+    let dir = temp_dir();
+    let scripted = format!("cmd={}", fake("scripted.sh"));
+    let run = |pgn: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_deepchess"))
+            .args(["match", "--engine", &scripted, "--engine", &scripted, "--each", "depth=1", "--games", "2", "--openings", "startpos"])
+            .args(["--pgn", pgn.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let xz = dir.join("games.pgn.xz");
+    let archive = b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46\x02\x00\x21\x01".to_vec();
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("games.pgn.xz", archive.clone(), "compressed"),
+        ("new.pgn.gz", Vec::new(), "compressed"),
+        ("binary.pgn", archive, "not UTF-8"),
+        ("nul.pgn", b"[Event \"x\"]\n\x00\x00".to_vec(), "control character \\x00 at byte 12"),
+        ("notes.pgn", b"my notes\n".to_vec(), "does not begin"),
+    ];
+    for (name, bytes, needle) in cases {
+        let f = dir.join(name);
+        if !bytes.is_empty() {
+            std::fs::write(&f, &bytes).unwrap();
+        }
+        let o = run(&f);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains(needle) && err.contains(name), "{name}: {err}");
+        if bytes.is_empty() {
+            assert!(!f.exists(), "{name} was created");
+        } else {
+            assert_eq!(std::fs::read(&f).unwrap(), bytes, "{name} was written");
+        }
+    }
+    assert!(xz.exists());
+    let o = run(dir.path());
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    // A PGN without the final blank line (or newline): appended games still read apart.
+    for (name, end) in [("nl.pgn", "\n"), ("none.pgn", "")] {
+        let f = dir.join(name);
+        std::fs::write(&f, format!("[Event \"mine\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0{end}")).unwrap();
+        ok(&run(&f));
+        ok(&run(&f));
+        let mut r = PgnReader::new(std::io::BufReader::new(std::fs::File::open(&f).unwrap()));
+        let games: Vec<PgnGame> = r.by_ref().collect();
+        assert_eq!((games.len(), r.summary().skipped()), (5, 0), "{name}: {}", std::fs::read_to_string(&f).unwrap());
+        assert_eq!(games[0].tag("Event"), Some("mine"));
+    }
+}

@@ -486,5 +486,5 @@ fn bad_tokens_are_shown_escaped() {
     assert!(games.is_empty(), "{games:?}");
     let text = format!("{:?} {}", skips[0], skips[0]);
     assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text}");
-    assert!(skips[0].to_string().contains("\\u{1b}"), "{}", skips[0]);
+    assert!(skips[0].to_string().contains("\\x1b"), "{}", skips[0]);
 }

@@ -5,7 +5,7 @@
 pub use crate::chess::pgn::Score;
 use crate::chess::{Move, Position};
 use std::fmt;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -90,6 +90,18 @@ pub fn parse_info(line: &str) -> Option<PvLine> {
     Some(PvLine { multipv, depth, score: score?, first_move })
 }
 
+/// The longest line taken from an engine at once; a longer one arrives in pieces.
+const MAX_LINE: u64 = 1 << 16;
+
+/// A line as an engine sent it, made safe to parse, show and write to PGN: line end
+/// removed, invalid UTF-8 replaced, tabs read as spaces, other control characters (ESC,
+/// NUL) escaped as `\xNN`.
+fn engine_text(line: &[u8]) -> String {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    crate::chess::pgn::printable(&String::from_utf8_lossy(line).replace('\t', " "))
+}
+
 /// A running engine process.
 pub struct Engine {
     pub name: String,
@@ -115,11 +127,13 @@ impl Engine {
         let stdin = child.stdin.take().ok_or_else(|| EngineError::Spawn("no stdin".into()))?;
         let (tx, lines) = channel();
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
+            let mut r = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            while let Ok(n) = (&mut r).take(MAX_LINE).read_until(b'\n', &mut buf) {
+                if n == 0 || tx.send(engine_text(&buf)).is_err() {
                     break;
                 }
+                buf.clear();
             }
         });
         let mut e = Engine { name: prog.to_string(), child, stdin, lines };

@@ -16,7 +16,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "openings", value: Some("FILE"), help: "EPD/FEN or PGN suite, or 'startpos' (default data/openings-balanced-1000.epd)" },
     Flag { name: "opening-start", value: Some("N"), help: "first opening of the suite to use, 1-based (default 1)" },
     Flag { name: "shuffle", value: Some("SEED"), help: "use the suite in a shuffled order" },
-    Flag { name: "pgn", value: Some("FILE"), help: "append every game here (default runs/match.pgn)" },
+    Flag { name: "pgn", value: Some("FILE"), help: "append every game here (default runs/match.pgn): a plain PGN file, new or holding games; a compressed or other file is refused" },
     Flag { name: "event", value: Some("NAME"), help: "PGN Event tag (default 'deepchess match')" },
     Flag { name: "sprt", value: Some("E0,E1[,A,B]"), help: "stop early by SPRT of elo0 vs elo1 (alpha, beta default 0.05)" },
     Flag { name: "sprt-model", value: Some("MODEL"), help: "'normalized' (default, as fishtest) or 'logistic' Elo bounds" },

@@ -191,8 +191,7 @@ fn plain_digits(s: &str) -> bool {
 
 /// Text for a message: at most 60 characters, control characters escaped.
 fn shown(s: &str) -> String {
-    let mut out: String =
-        s.chars().take(60).map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect();
+    let mut out = crate::chess::pgn::printable(&s.chars().take(60).collect::<String>());
     if s.chars().nth(60).is_some() {
         out.push('…');
     }

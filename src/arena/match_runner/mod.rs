@@ -119,10 +119,15 @@ pub fn run(cfg: &MatchConfig, mut on_game: impl FnMut(&MatchStats, &GameRecord) 
     if cfg.openings.is_empty() {
         return Err("no openings".into());
     }
+    // A compressed or non-PGN file is refused untouched; the separator keeps a blank line
+    // between the file's last game and ours.
     let mut file = match &cfg.pgn_out {
-        Some(p) => Some(
-            std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| format!("{}: {e}", p.display()))?,
-        ),
+        Some(p) => {
+            let separator = crate::chess::pgn::appendable(p)?;
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            f.write_all(separator.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
+            Some(f)
+        }
         None => None,
     };
     let pairs = cfg.games.div_ceil(2) as usize;

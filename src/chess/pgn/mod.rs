@@ -7,7 +7,7 @@ mod reader;
 mod writer;
 
 pub use reader::{PgnReader, PgnSkip, SkipReason, Summary};
-pub use writer::{write_game, MAX_COLUMNS};
+pub use writer::{appendable, write_game, MAX_COLUMNS};
 
 use super::game::{Game, Outcome};
 use super::moves::Move;
@@ -149,6 +149,22 @@ impl EngineEval {
         };
         Some(EngineEval { score, depth })
     }
+}
+
+/// `s` safe to show on a terminal or write into a file meant for people: every control
+/// character (C0, DEL, C1, so ESC sequences and NULs that an engine or a binary file sends)
+/// as `\xNN`, the rest unchanged. Escapes contain no braces or quotes, so they survive
+/// inside PGN comments and tags.
+pub fn printable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A non-empty run of ASCII digits, without overflow.

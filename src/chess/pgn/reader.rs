@@ -210,7 +210,7 @@ fn lossy(s: &[u8]) -> String {
 /// A token as text for a message: invalid UTF-8 replaced, control characters escaped (a
 /// binary file's bytes must not reach the terminal raw).
 fn shown(s: &[u8]) -> String {
-    String::from_utf8_lossy(s).chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    super::printable(&String::from_utf8_lossy(s))
 }
 
 impl<R: BufRead> PgnReader<R> {

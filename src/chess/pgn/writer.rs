@@ -4,7 +4,8 @@
 use super::PgnGame;
 use crate::chess::position::Position;
 use crate::chess::types::Color;
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::Path;
 
 /// Movetext lines are at most this wide (a single longer word gets a line of its own).
 pub const MAX_COLUMNS: usize = 80;
@@ -95,13 +96,14 @@ fn tag(out: &mut String, name: &str, value: &str) {
     let name: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
     out.push_str(if name.is_empty() { "_" } else { &name });
     out.push_str(" \"");
-    for c in value.chars() {
+    // Line breaks become spaces; other control characters (an engine's name may hold ESC or
+    // NUL) are escaped, then quotes and backslashes (the escapes' own included) are quoted.
+    for c in super::printable(&value.replace(['\r', '\n', '\t'], " ")).chars() {
         match c {
             '"' | '\\' => {
                 out.push('\\');
                 out.push(c);
             }
-            '\r' | '\n' => out.push(' '),
             _ => out.push(c),
         }
     }
@@ -135,15 +137,8 @@ impl Wrap {
     /// `{ text }`, breaking lines only at the text's spaces (a newline reads back as one).
     /// `}` cannot appear inside and becomes `)`; line breaks become spaces.
     fn comment(&mut self, text: &str) {
-        let clean: String = text
-            .trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n' | '\x0b' | '\x0c'))
-            .chars()
-            .map(|c| match c {
-                '}' => ')',
-                '\r' | '\n' => ' ',
-                _ => c,
-            })
-            .collect();
+        let text = text.trim_matches(|c| matches!(c, ' ' | '\t' | '\r' | '\n' | '\x0b' | '\x0c')).replace(['\r', '\n'], " ");
+        let clean: String = super::printable(&text).chars().map(|c| if c == '}' { ')' } else { c }).collect();
         self.word("{");
         if !clean.is_empty() {
             for w in clean.split(' ') {
@@ -152,4 +147,77 @@ impl Wrap {
         }
         self.word("}");
     }
+}
+
+/// Names of compressed files: appending plain text to one corrupts it.
+const COMPRESSED: [&str; 7] = [".xz", ".gz", ".bz2", ".zst", ".zip", ".7z", ".lz"];
+
+/// How much of each end of an existing file [`appendable`] reads.
+const PROBE: u64 = 64 << 10;
+
+/// Whether games may be appended to `path`, and what to write before the first one: nothing
+/// for a missing or empty file or one ending in a blank line, line breaks enough to leave one
+/// otherwise. Refused, untouched: a compressed name (`.xz`, `.gz`, …: text appended to an
+/// archive corrupts it), anything but a regular file, and a file whose first and last 64 KiB
+/// are not PGN text (UTF-8 without control characters other than line breaks and tabs, the
+/// first thing in it a tag, a comment, an escape line or a move number).
+pub fn appendable(path: &Path) -> Result<&'static str, String> {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    if let Some(ext) = COMPRESSED.iter().find(|e| name.ends_with(*e)) {
+        return Err(format!("{}: a compressed name ({ext}): games are written as plain PGN text; give a path ending in .pgn", path.display()));
+    }
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(""),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    if !meta.is_file() {
+        return Err(format!("{}: not a regular file; games are appended to a PGN file only", path.display()));
+    }
+    if meta.len() == 0 {
+        return Ok("");
+    }
+    let not_pgn = |why: &str| format!("{}: {why}, so it is not a PGN file; refusing to append games to it (give another --pgn)", path.display());
+    let mut f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut head = Vec::new();
+    (&mut f).take(PROBE).read_to_end(&mut head).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut tail = Vec::new();
+    if meta.len() > PROBE {
+        f.seek(SeekFrom::End(-(PROBE as i64))).and_then(|_| f.take(PROBE).read_to_end(&mut tail)).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let tail_at = meta.len().saturating_sub(tail.len() as u64);
+    for (bytes, at, cut_start, cut_end) in [(&head[..], 0, false, meta.len() > PROBE), (&tail[..], tail_at, true, false)] {
+        if let Some(why) = not_text(bytes, at, cut_start, cut_end) {
+            return Err(not_pgn(&why));
+        }
+    }
+    let first = std::str::from_utf8(&head).unwrap_or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""));
+    let first = first.trim_start_matches('\u{feff}').trim_start();
+    if !first.starts_with(|c: char| matches!(c, '[' | '{' | ';' | '%') || c.is_ascii_digit()) {
+        return Err(not_pgn("it does not begin with a tag, a comment or a move number"));
+    }
+    let end = if tail.is_empty() { &head } else { &tail };
+    Ok(if end.ends_with(b"\n\n") || end.ends_with(b"\r\n\r\n") {
+        ""
+    } else if end.ends_with(b"\n") {
+        "\n"
+    } else {
+        "\n\n"
+    })
+}
+
+/// Why `bytes` (the window of a file from byte `at`, maybe cut inside a character at either
+/// end) is not text, if it is not.
+fn not_text(bytes: &[u8], at: u64, cut_start: bool, cut_end: bool) -> Option<String> {
+    // Skip a character cut at the window's start (continuation bytes).
+    let skip = if cut_start { bytes.iter().take(3).take_while(|&&b| b & 0xC0 == 0x80).count() } else { 0 };
+    let bytes = &bytes[skip..];
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) if cut_end && e.error_len().is_none() => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""),
+        Err(e) => return Some(format!("byte {} is not UTF-8", at + (e.valid_up_to() + skip) as u64)),
+    };
+    text.char_indices()
+        .find(|&(_, c)| c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\x0c'))
+        .map(|(i, c)| format!("it holds the control character \\x{:02x} at byte {}", c as u32, at + (i + skip) as u64))
 }
