@@ -339,3 +339,33 @@ fn match_appends_only_to_a_pgn_file() {
         assert_eq!(games[0].tag("Event"), Some("mine"));
     }
 }
+
+/// A built-in player whose net does not load stops the match before the first game (issue
+/// 45: it played the handcrafted fallback under the player's name), as does a net given to
+/// a player that takes none; no game is written.
+#[test]
+fn a_builtin_players_net_must_load_before_any_game() {
+    let dir = temp_dir();
+    let garbage = dir.join("garbage.dcw");
+    std::fs::write(&garbage, b"not a net at all").unwrap();
+    let compact = format!("{}/data/nets/compact.dcw", env!("CARGO_MANIFEST_DIR"));
+    let nets = [
+        ("dbn-classify", "/nonexistent/net.dcw".to_string(), "/nonexistent/net.dcw"),
+        ("dbn-classify", garbage.to_str().unwrap().to_string(), "garbage.dcw"),
+        ("cnn", compact.clone(), "compact.dcw"),
+        ("handcrafted", compact, "uses no net file"),
+    ];
+    for (kind, net, needle) in nets {
+        let pgn = dir.join(format!("{kind}.pgn"));
+        let o = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+            .args(["match", "--engine", &format!("builtin={kind}"), &format!("net={net}"), "--engine", "builtin=handcrafted"])
+            .args(["--each", "depth=1", "--games", "2", "--openings", "startpos", "--pgn", pgn.to_str().unwrap()])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{kind} {net}: {err}");
+        assert!(err.contains(&format!("player {kind}")) && err.contains(needle), "{kind} {net}: {err}");
+        assert!(!pgn.exists(), "{kind}: a game was written");
+    }
+}

@@ -209,3 +209,35 @@ fn selective_option_switches_pruning() {
     assert!(nodes[1] > nodes[0], "full width {} vs selective {}", nodes[1], nodes[0]);
     s.quit();
 }
+
+/// While the fallback evaluator plays because the chosen net did not load, every `info
+/// string` says so, a `go` included (issue 45: a GUI's log showed the player's name only);
+/// once a net loads the note is gone.
+#[test]
+fn the_fallback_is_named_in_every_info_string_until_a_net_loads() {
+    let mut s = Session::start(&[]);
+    s.send("uci");
+    s.expect("uciok", 10 * SEC);
+    s.send("setoption name Eval value dbn-regress");
+    assert!(s.expect("info string", 10 * SEC).contains("dbn-regress.dcw"));
+    s.send("setoption name EvalFile value /nonexistent/net.dcw");
+    let l = s.expect("info string", 10 * SEC);
+    assert!(l.contains("no net loaded, using handcrafted") && l.contains("/nonexistent/net.dcw"), "{l}");
+    let note = "playing handcrafted, not Eval dbn-regress";
+    s.send("go depth 1");
+    assert!(s.expect("info string", 10 * SEC).contains(note));
+    s.expect("bestmove", 10 * SEC);
+    for cmd in ["frobnicate", "setoption name Threads value 2", "ponderhit", "go depth banana"] {
+        s.send(cmd);
+        let l = s.expect("info string", 10 * SEC);
+        assert!(l.contains(note), "{cmd}: {l}");
+    }
+    s.send("stop");
+    s.expect("bestmove", 10 * SEC);
+    s.send("setoption name EvalFile value <empty>");
+    let l = s.expect("info string", 10 * SEC);
+    assert!(l.contains("loaded") && !l.contains(note), "{l}");
+    s.send("frobnicate");
+    assert!(!s.expect("info string", 10 * SEC).contains(note));
+    s.quit();
+}

@@ -24,8 +24,8 @@ fn say(out: &Out, line: &str) {
 
 /// The searcher for player `eval` with its net from `file` (or its shipped one), else the
 /// fallback evaluator. Returns a sentence for `info string` saying what was loaded or why
-/// not.
-fn build_searcher(eval: &Player, file: Option<&str>, hash_mb: usize) -> (Box<dyn DynSearcher>, String) {
+/// not, and, when the fallback plays, a short note every later `info string` carries.
+fn build_searcher(eval: &Player, file: Option<&str>, hash_mb: usize) -> (Box<dyn DynSearcher>, String, Option<String>) {
     let settings = Settings { net: file.map(std::path::PathBuf::from), ..Settings::new(hash_mb) };
     match eval.build(&settings) {
         Ok(b) => {
@@ -33,13 +33,14 @@ fn build_searcher(eval: &Player, file: Option<&str>, hash_mb: usize) -> (Box<dyn
                 Some(what) => format!("Eval {}: loaded {what}", eval.name),
                 None => format!("Eval {}", eval.name),
             };
-            (b.searcher, msg)
+            (b.searcher, msg, None)
         }
         Err(e) => {
             let fallback = players::find(players::FALLBACK).expect("the fallback is registered");
             let searcher = fallback.build(&Settings::new(hash_mb)).expect("the fallback needs no file").searcher;
             let hint = if matches!(e, BuildError::NoNet { .. }) { "; set EvalFile" } else { "" };
-            (searcher, format!("no net loaded, using {} ({e}{hint})", fallback.name))
+            let note = format!("playing {}, not Eval {}: no net loaded", fallback.name, eval.name);
+            (searcher, format!("no net loaded, using {} ({e}{hint})", fallback.name), Some(note))
         }
     }
 }
@@ -66,6 +67,9 @@ pub struct Engine {
     running: Option<Running>,
     /// What the last (re)build loaded, said after `uciok`.
     notice: String,
+    /// Set while the fallback evaluator plays because the chosen player's net did not
+    /// load: every `info string` says so until a net loads.
+    fallback: Option<String>,
 }
 
 const HASH_DEFAULT: usize = 16;
@@ -94,6 +98,7 @@ impl Engine {
             searcher: None,
             running: None,
             notice: String::new(),
+            fallback: None,
         }
     }
 
@@ -122,7 +127,10 @@ impl Engine {
     }
 
     fn info(&self, msg: &str) {
-        say(&self.out, &format!("info string {msg}"));
+        match &self.fallback {
+            Some(note) if !msg.contains(note.as_str()) => say(&self.out, &format!("info string {msg} [{note}]")),
+            _ => say(&self.out, &format!("info string {msg}")),
+        }
     }
 
     /// Handles one line; returns false on `quit`.
@@ -282,6 +290,10 @@ impl Engine {
             self.info("go: no clock given for the side to move; planning with the opponent's");
         }
         self.ensure_searcher();
+        if let Some(note) = self.fallback.clone() {
+            // Said at every go: a GUI's log shows which evaluator played each move.
+            self.info(&note);
+        }
         let Some(mut searcher) = self.searcher.take() else {
             return self.info("internal: no searcher available; go ignored");
         };
@@ -348,11 +360,12 @@ impl Engine {
             note = format!("; Hash {} MB does not fit in the {avail} MB available with this Eval's cache, using {HASH_DEFAULT} MB", self.hash_mb);
             self.hash_mb = HASH_DEFAULT;
         }
-        let (mut s, mut msg) = build_searcher(self.eval, self.eval_file.as_deref(), self.hash_mb);
+        let (mut s, mut msg, fallback) = build_searcher(self.eval, self.eval_file.as_deref(), self.hash_mb);
         msg.push_str(&note);
         s.set_selective(self.selective);
         self.searcher = Some(s);
         self.notice = msg;
+        self.fallback = fallback;
     }
 
     /// The searcher, built on first use (so `uci` answers at once).

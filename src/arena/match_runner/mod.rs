@@ -119,6 +119,9 @@ pub fn run(cfg: &MatchConfig, mut on_game: impl FnMut(&MatchStats, &GameRecord) 
     if cfg.openings.is_empty() {
         return Err("no openings".into());
     }
+    for p in &cfg.players {
+        p.check_builtin()?;
+    }
     // A compressed or non-PGN file is refused untouched; the separator keeps a blank line
     // between the file's last game and ours.
     let mut file = match &cfg.pgn_out {

@@ -166,6 +166,26 @@ impl PlayerSpec {
         Ok(PlayerSpec { name, program, net, options, limit })
     }
 
+    /// For a built-in player, loads its net as its engine will (the given `net=` file, else
+    /// its shipped one): a net that does not load must stop the match before the first game,
+    /// or the engine would play its fallback evaluator under this player's name. A net given
+    /// to a player that takes none is refused too. External engines are not checked here.
+    pub fn check_builtin(&self) -> Result<(), String> {
+        let Program::Builtin(kind) = &self.program else { return Ok(()) };
+        let p = players::find(kind).ok_or_else(|| format!("player {}: builtin={kind} is not in the registry", self.name))?;
+        if p.default_net.is_none() {
+            return match &self.net {
+                Some(n) => Err(format!("player {}: builtin={kind} uses no net file, but net={n} was given", self.name)),
+                None => Ok(()),
+            };
+        }
+        let settings = players::Settings { net: self.net.as_ref().map(std::path::PathBuf::from), ..players::Settings::new(1) };
+        match p.build(&settings) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(format!("player {}: builtin={kind} cannot load its net: {e}; the engine would play its fallback evaluator under this name", self.name)),
+        }
+    }
+
     /// The command line and UCI options that start this player. Built-in players run `exe`
     /// (normally this very executable) as a UCI engine, so every player is driven alike.
     pub fn command(&self, exe: &Path) -> (String, Vec<(String, String)>) {
