@@ -98,6 +98,25 @@ fn tiny_run_trains_both_variants_resumes_and_plays() {
     other.extend(["--seed", "2"]);
     let r = deepchess(&other);
     assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("--seed"));
+    // So are another set of variants or test sets (issue 45: results.md lost the earlier
+    // rows), naming both values; the table is untouched.
+    let other_test = format!("other={c}");
+    for (extra, flag, was, now) in [
+        (vec!["--acts", "relu"], "--acts", "linear,relu", "relu"),
+        (vec!["--acts", "relu,linear"], "--acts", "linear,relu", "relu,linear"),
+        (vec!["--test", &other_test], "--test", "same-file=", "other="),
+    ] {
+        let mut a: Vec<&str> = base.iter().copied().filter(|&x| x != test.as_str() && x != "--test").collect();
+        if flag != "--test" {
+            a.extend(["--test", &test]);
+        }
+        a.push("--resume");
+        a.extend(extra.iter().copied());
+        let r = deepchess(&a);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(!r.status.success() && err.contains(&format!("{flag}: this run was made with '{was}")) && err.contains(now), "{extra:?}: {err}");
+        assert_eq!(table(&std::fs::read_to_string(out.join("results.md")).unwrap()), table(&md));
+    }
     let r = deepchess(&base);
     assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("--resume"));
 

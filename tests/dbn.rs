@@ -92,6 +92,22 @@ fn tiny_run_trains_every_head_resumes_and_plays() {
     let r = train(&other);
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(!r.status.success() && err.contains("--seed"), "{err}");
+    // So is another plan (issue 45: a resume with other heads, splits, folds or side bit
+    // rewrote results.md without the earlier rows), naming both values; the table is kept.
+    for (extra, flag, was) in [
+        (vec!["--heads", "classify"], "--heads", "classify,regress,quantized"),
+        (vec!["--splits", "games"], "--splits / --folds", "positions-f0of10,games-100pm"),
+        (vec!["--folds", "2"], "--splits / --folds", "positions-f0of10,games-100pm"),
+        (vec!["--side-bit", "none"], "--side-bit", "quantized"),
+        (vec!["--configs", "small,medium"], "--configs", "[100, 100, 100]"),
+    ] {
+        let mut a = again.clone();
+        a.extend(extra.iter().copied());
+        let r = train(&a);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert!(!r.status.success() && err.contains(&format!("{flag}: this run was made with '{was}'")), "{extra:?}: {err}");
+        assert_eq!(table(&std::fs::read_to_string(out.join("results.md")).unwrap()), table(&md));
+    }
     // Without --resume the folder is not overwritten.
     let r = train(&base);
     assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("--resume"));

@@ -108,7 +108,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/cnn-{pname}")));
     let resume = p.has("resume");
 
-    let settings = run_settings(&prof, seed, &corpus, per_mille)?;
+    let settings = run_settings(&prof, seed, &corpus, per_mille, &acts, &tests)?;
     let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
     let t = Instant::now();
     let records = load(&corpus, "corpus")?;
@@ -163,7 +163,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
 }
 
 /// What defines a run (see `train::settings`).
-fn run_settings(prof: &Profile, seed: u64, corpus: &Path, per_mille: u32) -> Result<RunSettings, CliError> {
+fn run_settings(prof: &Profile, seed: u64, corpus: &Path, per_mille: u32, acts: &[ConvAct], tests: &[(String, PathBuf)]) -> Result<RunSettings, CliError> {
     let mut s = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
     s.add("system", "cnn", "--system", Kind::Defining);
     s.add("profile", prof.name, "--profile", Kind::Defining);
@@ -174,5 +174,14 @@ fn run_settings(prof: &Profile, seed: u64, corpus: &Path, per_mille: u32) -> Res
     s.add("max_positions", prof.max_train.map_or("all".to_string(), |n| n.to_string()), "--max-positions", Kind::FromProfile);
     s.add("schedule", format!("{:?}", prof.train), "schedule (--profile, --epochs, --lr)", Kind::FromProfile);
     s.add("arch", prof.arch.describe(), "network (the profile)", Kind::FromProfile);
+    // What results.md holds a row for: a resume with other variants or test sets would
+    // write a table without the earlier ones.
+    s.add("acts", acts.iter().map(|a| a.name()).collect::<Vec<_>>().join(","), "--acts", Kind::Defining);
+    let mut test_prints = Vec::new();
+    for (name, file) in tests {
+        let print = if file.is_file() { Dataset::fingerprint(file).map_err(|e| CliError::Failed(e.to_string()))? } else { "missing".into() };
+        test_prints.push(format!("{name}={print}"));
+    }
+    s.add("tests", if test_prints.is_empty() { "none".to_string() } else { test_prints.join(",") }, "--test", Kind::Defining);
     Ok(s)
 }

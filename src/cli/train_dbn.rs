@@ -176,10 +176,12 @@ fn run_settings(prof: &Profile, plan: &Plan, seed: u64, labels: &Path, max_posit
     s.add("max_positions", max_positions.map_or("all".to_string(), |n| n.to_string()), "--max-positions", Kind::Defining);
     s.add("rbm", format!("{:?}", prof.rbm), "pretraining schedule (the profile)", Kind::FromProfile);
     s.add("fine", format!("{:?}", prof.fine), "fine-tuning schedule (the profile)", Kind::FromProfile);
-    // The plan may grow between invocations (more configs, heads, folds): each net's folder
-    // is complete in itself, so only what changes a net is defining.
+    // The plan defines the run too: results.md is the table of this plan's nets, so a resume
+    // with another plan would write a table without the earlier nets' rows.
     let describe = |v: &[String]| v.join(",");
-    s.add("configs", describe(&plan.configs.iter().map(|c| format!("{c:?}")).collect::<Vec<_>>()), "--configs", Kind::Note);
-    s.add("splits", describe(&plan.splits.iter().map(|x| x.name()).collect::<Vec<_>>()), "--splits / --folds", Kind::Note);
+    s.add("configs", describe(&plan.configs.iter().map(|c| format!("{c:?}")).collect::<Vec<_>>()), "--configs", Kind::Defining);
+    s.add("heads", describe(&plan.heads.iter().map(|h| h.name().to_string()).collect::<Vec<_>>()), "--heads", Kind::Defining);
+    s.add("splits", describe(&plan.splits.iter().map(|x| x.name()).collect::<Vec<_>>()), "--splits / --folds", Kind::Defining);
+    s.add("side_bit", plan.side_bit.map_or("none", |h| h.name()), "--side-bit", Kind::Defining);
     Ok(s)
 }
