@@ -6,7 +6,7 @@
 mod common;
 
 use common::TempDir;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn deepchess(args: &[&str]) -> Output {
@@ -17,18 +17,10 @@ fn sample_pgn() -> String {
     format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every position of the sample's decisive games, in `dir/all/train.dcds`.
-fn corpus(dir: &Path) -> PathBuf {
-    let out = dir.join("all");
-    let r = deepchess(&["data", "--pgn", &sample_pgn(), "--per-game", "0", "--skip-plies", "0", "--keep-captures", "--valid-per-mille", "0", "--quiet", "--out", out.to_str().unwrap()]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    out.join("train.dcds")
-}
-
 #[test]
 fn data_offers_the_position_split_and_the_seeds_filter() {
     let dir = TempDir::new("cnn-data");
-    let all = corpus(dir.path());
+    let all = common::sample_corpus(dir.path());
     let show = |f: &Path| String::from_utf8_lossy(&deepchess(&["data", "--show", f.to_str().unwrap()]).stdout).to_string();
     assert!(show(&all).contains("protocol: games"), "{}", show(&all));
     let out = dir.join("pos");
@@ -65,7 +57,7 @@ fn data_offers_the_position_split_and_the_seeds_filter() {
 #[test]
 fn tiny_run_trains_both_variants_resumes_and_plays() {
     let dir = TempDir::new("cnn-train");
-    let all = corpus(dir.path());
+    let all = common::sample_corpus(dir.path());
     let out = dir.join("run");
     let (c, o) = (all.to_str().unwrap(), out.to_str().unwrap());
     let test = format!("same-file={c}");

@@ -5,51 +5,8 @@
 mod common;
 
 use common::TempDir;
-use deepchess::chess::game::Outcome;
-use deepchess::chess::pgn::{open_pgn, PgnReader};
-use deepchess::chess::{Color, Position, Role};
-use deepchess::data::labels::{EngineScore, LabelSet, Labelled, Wdl};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn material(pos: &Position) -> i32 {
-    let v = |c| {
-        [(Role::Pawn, 100), (Role::Knight, 300), (Role::Bishop, 300), (Role::Rook, 500), (Role::Queen, 900)]
-            .iter()
-            .map(|&(r, x)| x * pos.pieces(c, r).count() as i32)
-            .sum::<i32>()
-    };
-    v(Color::White) - v(Color::Black)
-}
-
-/// Every position after ply 10 of the sample games (draws included), scored by material.
-fn labels(dir: &Path) -> PathBuf {
-    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
-    let mut reader = PgnReader::new(open_pgn(&src).unwrap());
-    let mut set = LabelSet::default();
-    let mut game = 0u32;
-    while let Some(g) = reader.next_game() {
-        game += 1;
-        let Ok(g) = g else { continue };
-        let result = match g.result {
-            Some(Outcome::Win(Color::White)) => Wdl::Win,
-            Some(Outcome::Win(Color::Black)) => Wdl::Loss,
-            Some(Outcome::Draw) => Wdl::Draw,
-            None => continue,
-        };
-        let mut pos = g.start;
-        for (ply, &m) in g.moves.iter().enumerate() {
-            if ply >= 10 && pos.has_legal_move() {
-                set.items.push(Labelled { game, ply: ply as u16, result, score: EngineScore::Cp(material(&pos)), pos });
-            }
-            pos.play(m);
-        }
-    }
-    set.set_meta("engine", "material (test stand-in)");
-    let path = dir.join("labels.csv");
-    set.save(&path).unwrap();
-    path
-}
 
 fn train(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_deepchess")).arg("train").args(args).output().unwrap()
@@ -58,7 +15,7 @@ fn train(args: &[&str]) -> std::process::Output {
 #[test]
 fn tiny_run_trains_every_head_resumes_and_plays() {
     let dir = TempDir::new("dbn-train");
-    let labels = labels(dir.path());
+    let labels = common::sample_labels(dir.path());
     let out = dir.join("run");
     let (l, o) = (labels.to_str().unwrap(), out.to_str().unwrap());
     let base = ["--system", "dbn", "--profile", "tiny", "--labels", l, "--out", o, "--configs", "small", "--max-positions", "1500"];

@@ -135,6 +135,39 @@ impl Split {
     }
 }
 
+/// The order a stage visits its training positions in: one permutation kept through the
+/// stage and shuffled again at each epoch, so epoch `e`'s order is the training set shuffled
+/// by the streams of epochs `0..=e` in turn (the committed nets were trained so). A stage
+/// resumed at epoch `e > 0` starts from the unshuffled set: it first replays the earlier
+/// epochs' shuffles from their streams (`train::stage::epoch_rng`), or it would visit
+/// another order than the uninterrupted run did.
+pub struct EpochOrder {
+    order: Vec<usize>,
+    /// The next epoch whose shuffle is not applied yet.
+    next: usize,
+    seed: u64,
+    stage: String,
+}
+
+impl EpochOrder {
+    /// The order of stage `stage` of a run with seed `seed` over positions `train`.
+    pub fn new(train: &[usize], seed: u64, stage: &str) -> EpochOrder {
+        EpochOrder { order: train.to_vec(), next: 0, seed, stage: stage.to_string() }
+    }
+
+    /// Epoch `epoch`'s order; `rng` is the stage's stream of that epoch, not drawn from yet
+    /// (the shuffle is its first use, which is what makes the replay exact).
+    pub fn epoch(&mut self, epoch: usize, rng: &mut crate::tensor::Rng) -> &[usize] {
+        assert!(epoch >= self.next, "stage {}: epoch {epoch} after epoch {}", self.stage, self.next);
+        for e in self.next..epoch {
+            shuffle(&mut self.order, &mut crate::train::stage::epoch_rng(self.seed, &self.stage, e));
+        }
+        shuffle(&mut self.order, rng);
+        self.next = epoch + 1;
+        &self.order
+    }
+}
+
 /// The order of an epoch: Fisher-Yates with `next_u64() % (i + 1)`. (Not `Rng::shuffle`,
 /// whose multiply-shift draw would change every committed figure's training order.)
 pub fn shuffle(v: &mut [usize], rng: &mut crate::tensor::Rng) {

@@ -2,7 +2,7 @@
 //! then the whole net trained by SGD with dropout 0.5 on every hidden layer, and the
 //! figures each head is judged by.
 
-use super::data::{shuffle, Samples};
+use super::data::{EpochOrder, Samples};
 use super::model::{Dbn, Head};
 use super::pretrain::Stack;
 use super::targets::CLIP_CP;
@@ -114,14 +114,14 @@ pub fn finetune(ctx: &mut Ctx, net: &mut Dbn, samples: &Samples, train: &[usize]
         opt: OptCfg::Sgd { lr: cfg.lr, decay: cfg.decay, momentum: cfg.momentum },
     };
     let name = format!("finetune.{}", net.arch.head.name());
-    let mut order = train.to_vec();
+    let mut orders = EpochOrder::new(train, ctx.seed, &name);
     let mut tape = Tape::new();
     let mut x = SparseBatch::new(samples.encoding.inputs());
     let (mut classes, mut scores) = (Vec::new(), Matrix::zeros(0, 0));
     let mut params = std::mem::take(&mut net.params);
-    let result = ctx.run_stage(&name, &mut params, &stage, |params, opt, _epoch, rng| {
+    let result = ctx.run_stage(&name, &mut params, &stage, |params, opt, epoch, rng| {
         net.params = std::mem::take(params);
-        shuffle(&mut order, rng);
+        let order = orders.epoch(epoch, rng);
         let (mut loss, mut batches, mut right, mut clipped) = (0.0, 0usize, 0usize, 0usize);
         let mut drop_rng = Rng::new(rng.next_u64());
         for chunk in order.chunks(cfg.batch) {

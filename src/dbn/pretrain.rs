@@ -12,7 +12,7 @@
 //! mean F(held-out) − mean F(training sample), which rises when the RBM starts to fit its
 //! training positions rather than positions in general (Hinton's practical guide, §6).
 
-use super::data::{shuffle, Samples};
+use super::data::{EpochOrder, Samples};
 use crate::tensor::rbm::Rbm;
 use crate::tensor::{Matrix, Params, Rng, WeightFile};
 use crate::train::checkpoint::OptCfg;
@@ -73,14 +73,14 @@ pub fn pretrain(ctx: &mut Ctx, samples: &Samples, train: &[usize], valid: &[usiz
         let stage = StageCfg { epochs: cfg.epochs, samples: train.len(), batch: cfg.batch, opt: OptCfg::Sgd { lr: cfg.lr, decay: cfg.decay, momentum: 0.0 } };
         let mut rbm = init;
         let mut bufs = [Matrix::zeros(0, 0), Matrix::zeros(0, 0)];
-        let mut order = train.to_vec();
         let name = format!("rbm.{layer}");
+        let mut orders = EpochOrder::new(train, ctx.seed, &name);
         let below = stack.clone();
-        ctx.run_stage(&name, &mut params, &stage, |params, opt, _epoch, rng| {
+        ctx.run_stage(&name, &mut params, &stage, |params, opt, epoch, rng| {
             rbm.w = params.value(w).clone();
             rbm.vbias = params.value(vb).clone();
             rbm.hbias = params.value(hb).clone();
-            shuffle(&mut order, rng);
+            let order = orders.epoch(epoch, rng);
             let (mut err, mut batches) = (0.0, 0usize);
             for chunk in order.chunks(cfg.batch) {
                 let cur = represent(samples, chunk, &below, &mut bufs);

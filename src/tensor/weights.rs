@@ -290,7 +290,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
-        failpoint("before-rename");
+        failpoint("before-rename", path);
         std::fs::rename(&tmp, path)?;
         // The rename itself is durable only once the folder is synced; not every platform
         // can open a folder, so this is best effort.
@@ -363,22 +363,32 @@ fn remove_stale_temporaries(path: &Path, name: &str) {
 
 /// Crash-safety tests: `DEEPCHESS_FAILPOINT=before-rename:N` aborts the process (as `kill -9`
 /// would: no destructors, no flush) just before the N-th atomic rename, after the temporary
-/// is written and synced. Unset, it costs one cached environment lookup.
-pub fn failpoint(point: &str) {
+/// is written and synced, naming the file on stderr; `DEEPCHESS_FAILPOINT=trace` names every
+/// rename on stderr (`failpoint rename N PATH`), so a test learns a run's writes in order.
+/// Unset, it costs one cached environment lookup.
+pub fn failpoint(point: &str, path: &Path) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::OnceLock;
     static SPEC: OnceLock<Option<(String, usize)>> = OnceLock::new();
     static HITS: AtomicUsize = AtomicUsize::new(0);
     let spec = SPEC.get_or_init(|| {
         let v = std::env::var("DEEPCHESS_FAILPOINT").ok()?;
+        if v == "trace" {
+            return Some((v, 0));
+        }
         let (p, n) = v.split_once(':')?;
         Some((p.to_string(), n.parse().ok()?))
     });
-    if let Some((p, n)) = spec {
-        if p == point && HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n {
-            eprintln!("failpoint {point}:{n}: aborting");
+    match spec {
+        Some((p, 0)) if p == "trace" => {
+            let n = HITS.fetch_add(1, Ordering::SeqCst) + 1;
+            eprintln!("failpoint rename {n} {}", path.display());
+        }
+        Some((p, n)) if p == point && HITS.fetch_add(1, Ordering::SeqCst) + 1 == *n => {
+            eprintln!("failpoint {point}:{n}: aborting before the rename of {}", path.display());
             std::process::abort();
         }
+        _ => {}
     }
 }
 

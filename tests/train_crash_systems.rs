@@ -1,0 +1,236 @@
+//! Crash safety of `deepchess train` for every trainable system (DeepChess, the DBNs of seed
+//! 001, the CNN of seed 003; a new system joins by adding its tiny run to [`systems`]): a run
+//! killed and resumed with `--resume` ends with the same files, in every folder, as a run
+//! never interrupted (nets, checkpoints, stacks, curves and run records byte for byte,
+//! `log.csv` less its wall-clock columns, the tables of `results.md`), and no temporary.
+//!
+//! The writes of a run are learnt from the run itself (`DEEPCHESS_FAILPOINT=trace` names
+//! each atomic rename), so the test knows no system's layout. Kills come two ways: the
+//! failpoint (`before-rename:N`, an abort after the N-th write's temporary is synced and
+//! before its rename, as `kill -9` there would leave it), one kill and one resume a run; and
+//! SIGKILLs a few milliseconds after a process's k-th write, resumed again and again.
+//! tests/train_crash.rs adds DeepChess's chains of failpoint kills aimed by phase.
+
+#![cfg(unix)]
+
+mod common;
+
+use common::TempDir;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A system's tiny run: the arguments after `deepchess train`, `--out` and `--resume` aside.
+struct System {
+    name: &'static str,
+    args: Vec<String>,
+    /// Its inputs' folder, kept while the test runs.
+    _inputs: TempDir,
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+fn deepchess_system() -> System {
+    let dir = TempDir::new("crash-inputs-deepchess");
+    let ds = common::sample_dataset(dir.path());
+    System { name: "deepchess", args: strings(&["--profile", "tiny", "--threads", "1", "--data", ds.to_str().unwrap()]), _inputs: dir }
+}
+
+/// Every head, both protocols, the 773-bit variant, two RBM epochs per layer (so a resumed
+/// layer replays an epoch's shuffle).
+fn dbn_system(splits: &str) -> System {
+    let dir = TempDir::new("crash-inputs-dbn");
+    let labels = common::sample_labels(dir.path());
+    let args = ["--system", "dbn", "--profile", "tiny", "--threads", "1", "--labels", labels.to_str().unwrap(), "--configs", "small"];
+    let mut args = strings(&args);
+    args.extend(strings(&["--rbm-epochs", "2", "--max-positions", "800", "--splits", splits]));
+    System { name: "dbn", args, _inputs: dir }
+}
+
+fn cnn_system() -> System {
+    let dir = TempDir::new("crash-inputs-cnn");
+    let corpus = common::sample_corpus(dir.path());
+    let args = ["--system", "cnn", "--profile", "tiny", "--threads", "1", "--corpus", corpus.to_str().unwrap(), "--valid-per-mille", "150"];
+    System { name: "cnn", args: strings(&args), _inputs: dir }
+}
+
+fn train(sys: &System, out: &Path, resume: bool) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_deepchess"));
+    c.arg("train").args(&sys.args).args(["--out", out.to_str().unwrap()]);
+    if resume {
+        c.arg("--resume");
+    }
+    c.env_remove("DEEPCHESS_FAILPOINT");
+    c
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// An uninterrupted run and its writes in order (paths relative to its folder).
+struct Reference {
+    _dir: TempDir,
+    run: PathBuf,
+    writes: Vec<String>,
+}
+
+fn reference(sys: &System) -> Reference {
+    let dir = TempDir::new(&format!("crash-reference-{}", sys.name));
+    let run = dir.join("run");
+    let o = train(sys, &run, false).env("DEEPCHESS_FAILPOINT", "trace").output().unwrap();
+    assert!(o.status.success(), "{}: {}", sys.name, stderr(&o));
+    let prefix = format!("{}/", run.display());
+    let writes: Vec<String> = stderr(&o)
+        .lines()
+        .filter_map(|l| l.strip_prefix("failpoint rename "))
+        .map(|l| l.split_once(' ').unwrap().1.strip_prefix(&prefix).unwrap_or_else(|| panic!("a write outside the run folder: {l}")).to_string())
+        .collect();
+    assert!(writes.len() > 10 && writes.last().map(String::as_str) == Some("results.md"), "{}: {writes:?}", sys.name);
+    Reference { _dir: dir, run, writes }
+}
+
+/// Every file under `dir` (relative path → bytes), in comparable form: log.csv without its
+/// last two columns (seconds and samples per second measure the wall clock), results.md
+/// reduced to its table rows (its title names the folder, its last line the wall time).
+fn outputs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, m: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                walk(root, &path, m);
+                continue;
+            }
+            let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            let bytes = std::fs::read(&path).unwrap();
+            let text = || String::from_utf8(bytes.clone()).unwrap();
+            let kept = match path.file_name().unwrap().to_str().unwrap() {
+                "log.csv" => text().lines().map(|l| l.rsplitn(3, ',').nth(2).unwrap().to_string() + "\n").collect::<String>().into_bytes(),
+                "results.md" => text().lines().filter(|l| l.starts_with('|')).map(|l| l.to_string() + "\n").collect::<String>().into_bytes(),
+                _ => bytes,
+            };
+            m.insert(rel, kept);
+        }
+    }
+    let mut m = BTreeMap::new();
+    walk(dir, dir, &mut m);
+    m
+}
+
+fn assert_same_outputs(sys: &System, reference: &Path, dir: &Path, what: &str) {
+    let (want, got) = (outputs(reference), outputs(dir));
+    let left: Vec<_> = got.keys().filter(|n| n.ends_with(".tmp")).collect();
+    assert!(left.is_empty(), "{} {what}: temporaries left behind: {left:?}", sys.name);
+    assert_eq!(want.keys().collect::<Vec<_>>(), got.keys().collect::<Vec<_>>(), "{} {what}: not the same files", sys.name);
+    for (name, bytes) in &want {
+        assert!(got[name] == *bytes, "{} {what}: {name} differs from the uninterrupted run's", sys.name);
+    }
+}
+
+/// The run killed just before its `target`-th write (1-based), then resumed to the end.
+fn killed_once_and_resumed(sys: &System, r: &Reference, target: usize) {
+    let dir = TempDir::new(&format!("crash-{}-{target}", sys.name));
+    let run = dir.join("run");
+    let o = train(sys, &run, false).env("DEEPCHESS_FAILPOINT", format!("before-rename:{target}")).output().unwrap();
+    let want = format!("failpoint before-rename:{target}: aborting before the rename of {}/{}", run.display(), r.writes[target - 1]);
+    assert!(!o.status.success() && stderr(&o).contains(&want), "{} kill at write {target} ({}): {}", sys.name, r.writes[target - 1], stderr(&o));
+    let o = train(sys, &run, true).output().unwrap();
+    assert!(o.status.success(), "{} resumed after a kill at write {target}: {}", sys.name, stderr(&o));
+    assert_same_outputs(sys, &r.run, &run, &format!("killed before write {target} ({})", r.writes[target - 1]));
+}
+
+/// The first write of every file, and the write after every checkpoint (a kill between
+/// two epochs, so the next one starts from the checkpoint: where an epoch that depends on
+/// the earlier ones must be drawn again as the uninterrupted run drew it).
+fn kinds_and_epochs(writes: &[String]) -> Vec<usize> {
+    let mut seen = BTreeSet::new();
+    let mut t = BTreeSet::new();
+    for (i, w) in writes.iter().enumerate() {
+        if seen.insert(w.clone()) {
+            t.insert(i + 1);
+        }
+        if i > 0 && writes[i - 1].ends_with("checkpoint.dcw") {
+            t.insert(i + 1);
+        }
+    }
+    t.into_iter().collect()
+}
+
+fn killed_at(sys: System, targets: impl Fn(&[String]) -> Vec<usize>) -> usize {
+    let r = reference(&sys);
+    let targets = targets(&r.writes);
+    let t = Instant::now();
+    for &target in &targets {
+        killed_once_and_resumed(&sys, &r, target);
+    }
+    eprintln!("{}: {} failpoint kills of {} writes survived ({:.1} s)", sys.name, targets.len(), r.writes.len(), t.elapsed().as_secs_f64());
+    targets.len()
+}
+
+#[test]
+fn dbn_killed_before_each_kind_of_write_and_after_each_epoch_resumes_identical() {
+    let n = killed_at(dbn_system("games"), kinds_and_epochs);
+    assert!(n >= 25, "{n}");
+}
+
+#[test]
+fn cnn_killed_before_each_kind_of_write_and_after_each_epoch_resumes_identical() {
+    let n = killed_at(cnn_system(), kinds_and_epochs);
+    assert!(n >= 12, "{n}");
+}
+
+/// Every write of every system's run, one kill each.
+#[test]
+#[ignore = "minutes: two processes per write of every system's run"]
+fn every_system_killed_before_every_write_resumes_identical() {
+    for sys in [dbn_system("positions,games"), cnn_system(), deepchess_system()] {
+        killed_at(sys, |w| (1..=w.len()).collect());
+    }
+}
+
+/// SIGKILLs: each process is killed `delay` after its `step`-th write (so kills land inside
+/// epochs and inside writes, wherever timing puts them), resumed, killed again, until a
+/// process finishes; then the files are compared. Returns the kills that landed.
+fn sigkilled(sys: &System, r: &Reference, step: usize, delays_us: &[u64]) -> usize {
+    let dir = TempDir::new(&format!("crash-sigkill-{}", sys.name));
+    let run = dir.join("run");
+    let mut kills = 0;
+    for (i, &delay) in delays_us.iter().cycle().enumerate().take(200) {
+        let mut child = train(sys, &run, i > 0).env("DEEPCHESS_FAILPOINT", "trace").stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        let err = BufReader::new(child.stderr.take().unwrap());
+        let mut renames = 0;
+        for line in err.lines().map_while(Result::ok) {
+            renames += line.starts_with("failpoint rename ") as usize;
+            if renames == step {
+                std::thread::sleep(Duration::from_micros(delay));
+                let _ = child.kill();
+                break;
+            }
+        }
+        let status = child.wait().unwrap();
+        if status.signal() != Some(9) {
+            assert!(status.success(), "{} process {i} failed", sys.name);
+            break;
+        }
+        kills += 1;
+    }
+    let o = train(sys, &run, true).output().unwrap();
+    assert!(o.status.success(), "{}: {}", sys.name, stderr(&o));
+    assert_same_outputs(sys, &r.run, &run, &format!("after {kills} SIGKILLs"));
+    kills
+}
+
+#[test]
+fn dbn_and_cnn_sigkilled_again_and_again_resume_identical() {
+    for (sys, step) in [(dbn_system("positions,games"), 7), (cnn_system(), 3)] {
+        let r = reference(&sys);
+        let kills = sigkilled(&sys, &r, step, &[0, 300, 1500, 4000, 50, 800]);
+        eprintln!("{}: {kills} SIGKILLs survived ({} writes in the run)", sys.name, r.writes.len());
+        assert!(kills >= r.writes.len() / step / 3, "{}: only {kills} kills landed", sys.name);
+    }
+}
