@@ -184,7 +184,7 @@ fn sgd_caffe_momentum_resumes_bit_for_bit() {
             if Some(i as usize) == split {
                 let saved = opt.state();
                 opt = new_opt();
-                opt.set_state(&saved);
+                opt.set_state(&saved, &p, true).unwrap();
             }
             opt.set_lr(policy.at(i));
             let g: Vec<f32> = p.value(w).data().iter().map(|x| x * x - 0.3).collect();

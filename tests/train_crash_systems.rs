@@ -234,3 +234,77 @@ fn dbn_and_cnn_sigkilled_again_and_again_resume_identical() {
         assert!(kills >= r.writes.len() / step / 3, "{}: only {kills} kills landed", sys.name);
     }
 }
+
+/// A checkpoint is checked against its run as a net is (issue 45: one without an optimizer
+/// tensor resumed silently, and `epochs_done=999999` wrote a "finished" net after one
+/// epoch): every crafted checkpoint below, its checksum valid, is refused by `--resume` with
+/// the part named and nothing written; the true one then resumes to the uninterrupted run.
+#[test]
+fn crafted_checkpoints_are_refused_for_every_system() {
+    use deepchess::tensor::{Matrix, WeightFile};
+    for sys in [dbn_system("games"), cnn_system(), deepchess_system()] {
+        let r = reference(&sys);
+        // A kill between two epochs of a stage whose optimizer keeps per-parameter state.
+        let after_checkpoint: Vec<usize> = (1..r.writes.len()).filter(|&i| r.writes[i - 1].ends_with("checkpoint.dcw")).map(|i| i + 1).collect();
+        let mut found = None;
+        for &target in &after_checkpoint {
+            let dir = TempDir::new(&format!("crash-crafted-{}", sys.name));
+            let run = dir.join("run");
+            let o = train(&sys, &run, false).env("DEEPCHESS_FAILPOINT", format!("before-rename:{target}")).output().unwrap();
+            assert!(!o.status.success());
+            let ck = run.join(&r.writes[target - 2]);
+            let wf = WeightFile::load(&ck).unwrap();
+            if wf.tensors.iter().any(|(n, _)| n.starts_with("opt.") && n.ends_with(".0") && n != "opt.lr") {
+                found = Some((dir, run, ck, wf));
+                break;
+            }
+        }
+        let (_dir, run, ck, good) = found.unwrap_or_else(|| panic!("{}: no checkpoint with optimizer state", sys.name));
+        let stage = good.meta("stage").unwrap().to_string();
+        let per_param = good.tensors.iter().find(|(n, _)| n.starts_with("opt.") && n.ends_with(".1")).unwrap().0.clone();
+        let net_tensor = good.tensors.iter().find(|(n, _)| n.starts_with("net.")).unwrap().0.clone();
+        let before = outputs(&run);
+        type Craft = Box<dyn Fn(&mut WeightFile)>;
+        let set_meta = |k: &'static str, v: &'static str| -> Craft { Box::new(move |w: &mut WeightFile| w.meta.iter_mut().filter(|(m, _)| m == k).for_each(|(_, x)| *x = v.into())) };
+        let p = per_param.clone();
+        let p2 = per_param.clone();
+        let nt = net_tensor.clone();
+        let cases: Vec<(&str, Craft, String)> = vec![
+            ("epochs_done beyond the schedule", set_meta("epochs_done", "999999"), "epochs_done '999999'".into()),
+            ("epochs_done 0", set_meta("epochs_done", "0"), "epochs_done '0'".into()),
+            ("epochs_done not a number", set_meta("epochs_done", "two"), "epochs_done 'two'".into()),
+            ("an optimizer tensor removed", Box::new(move |w: &mut WeightFile| w.tensors.retain(|(n, _)| *n != p)), format!("'{}' is missing", &per_param[4..])),
+            (
+                "an optimizer tensor of another shape",
+                Box::new(move |w: &mut WeightFile| w.tensors.iter_mut().filter(|(n, _)| *n == p2).for_each(|(_, m)| *m = Matrix::zeros(1, 3))),
+                "has shape 1x3".into(),
+            ),
+            ("an optimizer tensor too many", Box::new(|w: &mut WeightFile| w.tensors.push(("opt.extra.0".into(), Matrix::zeros(1, 1)))), "'extra.0' does not belong".into()),
+            ("the learning rate removed", Box::new(|w: &mut WeightFile| w.tensors.retain(|(n, _)| n != "opt.lr")), "'lr' is missing".into()),
+            (
+                "a negative learning rate",
+                Box::new(|w: &mut WeightFile| w.tensors.iter_mut().filter(|(n, _)| n == "opt.lr").for_each(|(_, m)| *m = Matrix::filled(1, 1, -1.0))),
+                "learning rate >= 0".into(),
+            ),
+            ("a net tensor removed", Box::new(move |w: &mut WeightFile| w.tensors.retain(|(n, _)| *n != nt)), "is missing".into()),
+        ];
+        for (what, craft, needle) in cases {
+            let mut wf = WeightFile { meta: good.meta.clone(), tensors: good.tensors.clone() };
+            craft(&mut wf);
+            wf.save(&ck).unwrap();
+            let crafted = std::fs::read(&ck).unwrap();
+            let o = train(&sys, &run, true).output().unwrap();
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(1), "{} ({stage}), {what}: accepted\n{err}", sys.name);
+            assert!(err.contains(&needle) && err.contains("checkpoint.dcw"), "{} ({stage}), {what}: {err}", sys.name);
+            let after = outputs(&run);
+            let changed: Vec<&String> = after.keys().filter(|k| !k.ends_with("checkpoint.dcw") && before.get(*k) != after.get(*k)).collect();
+            assert!(changed.is_empty(), "{} ({stage}), {what}: wrote {changed:?}", sys.name);
+            assert_eq!(std::fs::read(&ck).unwrap(), crafted, "{}: the refused checkpoint was rewritten", sys.name);
+        }
+        WeightFile { meta: good.meta.clone(), tensors: good.tensors.clone() }.save(&ck).unwrap();
+        let o = train(&sys, &run, true).output().unwrap();
+        assert!(o.status.success(), "{}: {}", sys.name, stderr(&o));
+        assert_same_outputs(&sys, &r.run, &run, "resumed from the true checkpoint after the crafted ones");
+    }
+}

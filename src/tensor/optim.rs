@@ -28,8 +28,58 @@ pub trait Optimizer {
     fn end_epoch(&mut self);
     /// Everything a resumed run needs to continue bit for bit (lr, step count, moments).
     fn state(&self) -> Vec<(String, Matrix)>;
-    /// Restores [`Optimizer::state`]; tensors it does not know are ignored.
-    fn set_state(&mut self, state: &[(String, Matrix)]);
+    /// Restores [`Optimizer::state`] for `params`, checked as a net is: every tensor this
+    /// optimizer keeps is there with its parameter's shape (all of them once it has taken a
+    /// step, `stepped`; none or all before), the learning rate is a finite number `>= 0`, and
+    /// there is nothing it does not know. A refusal names the tensor; nothing is changed then.
+    fn set_state(&mut self, state: &[(String, Matrix)], params: &Params, stepped: bool) -> Result<(), String>;
+}
+
+/// The saved learning rate: a finite number `>= 0`.
+fn saved_lr(state: &[(String, Matrix)]) -> Result<f32, String> {
+    let lr = find(state, "lr").ok_or("optimizer tensor 'lr' is missing")?;
+    match (lr.shape(), lr.data().first()) {
+        ((1, 1), Some(&v)) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("optimizer tensor 'lr' is not one learning rate >= 0 ({}x{})", lr.rows(), lr.cols())),
+    }
+}
+
+/// The per-parameter tensors `prefix.0 … prefix.{n-1}` of a saved state, one per parameter
+/// with its shape: all of them, or (unless `required`) none.
+fn per_param(state: &[(String, Matrix)], prefix: &str, params: &Params, required: bool) -> Result<Vec<Matrix>, String> {
+    let n = params.len();
+    let present = (0..n).filter(|i| find(state, &format!("{prefix}.{i}")).is_some()).count();
+    if present == 0 && !required {
+        return Ok(Vec::new());
+    }
+    (0..n)
+        .map(|i| {
+            let name = format!("{prefix}.{i}");
+            let want = params.value(ParamId(i)).shape();
+            match find(state, &name) {
+                None => Err(format!("optimizer tensor '{name}' is missing (state of parameter '{}')", params.name(ParamId(i)))),
+                Some(m) if m.shape() != want => {
+                    Err(format!("optimizer tensor '{name}' has shape {}x{}, parameter '{}' is {}x{}", m.rows(), m.cols(), params.name(ParamId(i)), want.0, want.1))
+                }
+                Some(m) => Ok(m.clone()),
+            }
+        })
+        .collect()
+}
+
+/// Refuses a saved tensor that is not `lr`, one of `scalars` or `prefix.i` for a parameter.
+fn only_known(state: &[(String, Matrix)], scalars: &[&str], prefixes: &[&str], params: &Params) -> Result<(), String> {
+    let known = |name: &str| {
+        name == "lr"
+            || scalars.contains(&name)
+            || prefixes.iter().any(|p| {
+                name.strip_prefix(p).and_then(|r| r.strip_prefix('.')).and_then(|i| i.parse::<usize>().ok()).is_some_and(|i| i < params.len())
+            })
+    };
+    match state.iter().find(|(n, _)| !known(n)) {
+        Some((n, _)) => Err(format!("optimizer tensor '{n}' does not belong to this optimizer and net")),
+        None => Ok(()),
+    }
 }
 
 fn scalar(v: f32) -> Matrix {
@@ -38,11 +88,6 @@ fn scalar(v: f32) -> Matrix {
 
 fn find<'a>(state: &'a [(String, Matrix)], name: &str) -> Option<&'a Matrix> {
     state.iter().find(|(n, _)| n == name).map(|(_, m)| m)
-}
-
-/// Collects `prefix.0`, `prefix.1`, … from a saved state.
-fn indexed(state: &[(String, Matrix)], prefix: &str) -> Vec<Matrix> {
-    (0..).map_while(|i| find(state, &format!("{prefix}.{i}")).cloned()).collect()
 }
 
 /// One parameter as an elementwise update sees it: value, gradient and up to two state
@@ -238,11 +283,13 @@ impl Optimizer for Sgd {
         s.extend(self.velocity.iter().enumerate().map(|(i, m)| (format!("velocity.{i}"), m.clone())));
         s
     }
-    fn set_state(&mut self, state: &[(String, Matrix)]) {
-        if let Some(m) = find(state, "lr") {
-            self.lr = m.get(0, 0);
-        }
-        self.velocity = indexed(state, "velocity");
+    fn set_state(&mut self, state: &[(String, Matrix)], params: &Params, stepped: bool) -> Result<(), String> {
+        let lr = saved_lr(state)?;
+        let prefixes: &[&str] = if self.momentum != 0.0 { &["velocity"] } else { &[] };
+        only_known(state, &[], prefixes, params)?;
+        let velocity = per_param(state, "velocity", params, stepped && self.momentum != 0.0)?;
+        (self.lr, self.velocity) = (lr, velocity);
+        Ok(())
     }
 }
 
@@ -327,15 +374,30 @@ impl Optimizer for Adam {
         s.extend(self.v.iter().enumerate().map(|(i, m)| (format!("v.{i}"), m.clone())));
         s
     }
-    fn set_state(&mut self, state: &[(String, Matrix)]) {
-        if let Some(m) = find(state, "lr") {
-            self.lr = m.get(0, 0);
+    fn set_state(&mut self, state: &[(String, Matrix)], params: &Params, stepped: bool) -> Result<(), String> {
+        let lr = saved_lr(state)?;
+        only_known(state, &["t"], &["m", "v"], params)?;
+        let t = match find(state, "t") {
+            None if !stepped => 0,
+            None => return Err("optimizer tensor 't' (Adam's step count) is missing".into()),
+            Some(t) => {
+                let (hi, lo) = (t.data().first().copied().unwrap_or(-1.0), t.data().get(1).copied().unwrap_or(-1.0));
+                let whole = |x: f32| x.fract() == 0.0 && (0.0..65536.0).contains(&x);
+                if t.shape() != (1, 2) || !whole(hi) || !whole(lo) || hi >= 32768.0 {
+                    return Err("optimizer tensor 't' is not a step count".into());
+                }
+                ((hi as i32) << 16) | lo as i32
+            }
+        };
+        if stepped && t == 0 {
+            return Err("optimizer tensor 't' counts no step in a checkpoint written after one".into());
         }
-        if let Some(t) = find(state, "t").filter(|t| t.len() == 2) {
-            self.t = ((t.get(0, 0) as i32) << 16) | t.get(0, 1) as i32;
+        let (m, v) = (per_param(state, "m", params, stepped)?, per_param(state, "v", params, stepped)?);
+        if m.len() != v.len() {
+            return Err("optimizer tensors 'm.*' and 'v.*' are not both there".into());
         }
-        self.m = indexed(state, "m");
-        self.v = indexed(state, "v");
+        (self.lr, self.t, self.m, self.v) = (lr, t, m, v);
+        Ok(())
     }
 }
 

@@ -71,11 +71,16 @@ impl Checkpoint {
         self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 
-    /// Copies the parameters into `params` (names and shapes checked).
-    pub fn restore(&self, params: &mut Params, opt: &mut dyn Optimizer, origin: &str) -> crate::tensor::Result<()> {
+    /// Copies the parameters into `params` and the optimizer's state into `opt`, both checked
+    /// against the run (names, shapes, every tensor there and nothing else; `stepped`: the
+    /// optimizer has taken steps, so all of its state must be there). On a refusal `params`
+    /// and `opt` are unchanged.
+    pub fn restore(&self, params: &mut Params, opt: &mut dyn Optimizer, stepped: bool, origin: &str) -> Result<(), String> {
         let wf = WeightFile { meta: Vec::new(), tensors: self.params.clone() };
-        params.assign_from(&wf, origin)?;
-        opt.set_state(&self.opt);
+        let mut restored = params.clone();
+        restored.assign_from(&wf, origin).map_err(|e| e.to_string())?;
+        opt.set_state(&self.opt, params, stepped).map_err(|e| format!("{origin}: {e}"))?;
+        *params = restored;
         Ok(())
     }
 }

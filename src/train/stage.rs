@@ -77,8 +77,14 @@ impl Ctx {
                 if c.meta("seed") != Some(&self.seed.to_string()) {
                     return Err(format!("{}: made with another --seed ({:?}); resume with the same settings", ck.display(), c.meta("seed")));
                 }
-                c.restore(params, opt.as_mut(), &ck.display().to_string()).map_err(|e| e.to_string())?;
-                start = c.meta("epochs_done").and_then(|v| v.parse().ok()).unwrap_or(0);
+                // Checked against the stage as a net is against its architecture: a count
+                // beyond the schedule would end the stage at once with a "finished" net.
+                let done = c.meta("epochs_done").unwrap_or("(missing)");
+                start = match done.parse::<usize>() {
+                    Ok(n) if (1..=cfg.epochs).contains(&n) => n,
+                    _ => return Err(format!("{}: epochs_done '{done}' in stage {name}, which has {} epochs: not a checkpoint of this run", ck.display(), cfg.epochs)),
+                };
+                c.restore(params, opt.as_mut(), cfg.samples > 0, &ck.display().to_string())?;
                 eprintln!("[{name}] resuming after epoch {start} from {}", ck.display());
             }
         }
