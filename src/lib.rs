@@ -14,6 +14,56 @@
 //! - [`uci`] (the engine) and [`arena`] (matches, Elo, datagen);
 //! - [`cli`]: one file per subcommand.
 
+// Printing that never panics. std's `print!` and `eprint!` panic when their stream is gone
+// (a closed pipe, a terminal that went away), which made a training run whose stderr was a
+// closed pipe exit with 101 (issue 45). These shadow them for the whole crate (a
+// `macro_rules!` in textual scope comes before the prelude's):
+// - stderr carries progress and diagnostics: a write that fails is dropped and the work goes
+//   on (a run's log and checkpoints are on disk);
+// - stdout carries a command's output: once its reader is gone nothing more can be said, so
+//   the process ends quietly with status 141, as a Unix tool ended by SIGPIPE does; another
+//   write error is reported on stderr and ends it with status 1.
+macro_rules! eprint {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($t)*);
+    }};
+}
+macro_rules! eprintln {
+    () => { eprint!("\n") };
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+macro_rules! print {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = write!(std::io::stdout(), $($t)*) {
+            $crate::stdout_failed(e);
+        }
+    }};
+}
+macro_rules! println {
+    () => { print!("\n") };
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($t)*) {
+            $crate::stdout_failed(e);
+        }
+    }};
+}
+
+/// Ends the process after a failed write to stdout (see the printing macros above).
+#[doc(hidden)]
+pub fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() != std::io::ErrorKind::BrokenPipe {
+        eprintln!("error: writing to stdout: {e}");
+        std::process::exit(1);
+    }
+    std::process::exit(141)
+}
+
 pub mod arena;
 pub mod chess;
 pub mod cli;

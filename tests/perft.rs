@@ -73,3 +73,20 @@ fn perft_suite_full() {
     let (checked, nodes) = check(u64::MAX);
     eprintln!("checked {checked} counts, {nodes} nodes");
 }
+
+/// A closed stdout (`deepchess perft 5 --divide | head -1`) ends the command quietly, as
+/// SIGPIPE ends a Unix tool (status 141), without a panic's message (issue 45).
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_deepchess"))
+        .args(["perft", "4", "--divide"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+}

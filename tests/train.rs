@@ -397,3 +397,22 @@ fn cli_train_refuses_a_mismatched_dataset_pair() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A closed stderr (its reader gone) does not stop a run (issue 45: the first progress line
+/// panicked and `train` exited with 101): the run finishes with every net.
+#[cfg(unix)]
+#[test]
+fn a_closed_stderr_does_not_stop_training() {
+    let dir = TempDir::new("cli-closed-stderr");
+    let (ds, run) = (common::sample_dataset(dir.path()), dir.join("run"));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_deepchess"))
+        .args(["train", "--profile", "tiny", "--phases", "pos2vec,siamese", "--data", ds.to_str().unwrap(), "--out", run.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(run.join("deepchess.dcw").is_file() && run.join("results.md").is_file());
+}
