@@ -225,6 +225,130 @@ fn fuzz_net_files() {
     NETS.report("net files");
 }
 
+// --- the other systems' nets and every system's checkpoints -------------------------------
+
+/// Parts a refusal of a DBN or CNN net, or of a checkpoint, may name.
+const MODEL_PARTS: &[&str] = &[
+    "checksum", "magic", "version", "truncated", "corrupt", "holds", "arch", "declares", "tensor '", "kind '", "not a", "optimizer tensor",
+    "is missing", "unexpected tensor",
+];
+
+static DBN_NETS: Tally = Tally::new();
+static CNN_NETS: Tally = Tally::new();
+static CHECKPOINTS: Tally = Tally::new();
+
+/// Loads `bytes` as a file with `load`; an accepted file must `play` (a finite value), a
+/// refused one be named with a part.
+fn check_model<M>(dir: &Path, bytes: &[u8], tally: &Tally, load: impl Fn(&Path) -> Result<M, String>, play: impl Fn(M)) {
+    let path = dir.join("fuzz.dcw");
+    std::fs::write(&path, bytes).unwrap();
+    let t = Instant::now();
+    let loaded = load(&path);
+    let took = t.elapsed();
+    assert!(took < SLOW, "loading took {took:?}");
+    match loaded {
+        Ok(m) => {
+            tally.count(None, took);
+            play(m);
+        }
+        Err(e) => {
+            assert!(e.contains("fuzz.dcw"), "{e}");
+            tally.count(Some(part_named(&e, MODEL_PARTS)), took);
+        }
+    }
+}
+
+#[test]
+fn fuzz_dbn_net_files() {
+    use deepchess::dbn::evaluator::DbnEval;
+    use deepchess::dbn::model::{Arch, Dbn};
+    let dir = tmp("dbn-net");
+    let sample = {
+        let p = dir.join("sample.dcw");
+        Dbn::new(Arch::parse("772-6-3/quantized").unwrap(), &mut Rng::new(5)).save(&p, &[("phase".into(), "fuzz".into())]).unwrap();
+        std::fs::read(&p).unwrap()
+    };
+    let load = |p: &Path| Dbn::load(p).map(|(n, _)| n).map_err(|e| e.to_string());
+    let play = |net: Dbn| {
+        let v = DbnEval::new(&net, "fuzz", deepchess::tensor::Kernel::best()).value(&Position::startpos());
+        assert!(v.is_finite() && v.abs() <= 1.0 + 1e-6, "{v}");
+    };
+    check_model(&dir, &sample, &DBN_NETS, load, play);
+    assert_eq!(DBN_NETS.accepted.load(Ordering::Relaxed), 1, "the sample itself loads");
+    fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_model(&dir, &mutated(&sample, &ops, fix), &DBN_NETS, load, play));
+    DBN_NETS.report("DBN net files");
+}
+
+#[test]
+fn fuzz_cnn_net_files() {
+    use deepchess::cnn::evaluator::CnnEval;
+    use deepchess::cnn::model::{Arch, Cnn};
+    use deepchess::eval::scalar::Evaluator;
+    let dir = tmp("cnn-net");
+    let sample = {
+        let p = dir.join("sample.dcw");
+        Cnn::new(Arch::parse("8x8x7-c3k4-p2s2-c2k2-ip3-1/relu").unwrap(), &mut Rng::new(5)).save(&p, &[("phase".into(), "fuzz".into())]).unwrap();
+        std::fs::read(&p).unwrap()
+    };
+    let load = |p: &Path| Cnn::load(p).map(|(n, _)| n).map_err(|e| e.to_string());
+    let play = |net: Cnn| {
+        let v = CnnEval::new(net, deepchess::tensor::Kernel::best()).evaluate(&Position::startpos());
+        assert!(v.is_finite(), "{v}");
+    };
+    check_model(&dir, &sample, &CNN_NETS, load, play);
+    assert_eq!(CNN_NETS.accepted.load(Ordering::Relaxed), 1, "the sample itself loads");
+    fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_model(&dir, &mutated(&sample, &ops, fix), &CNN_NETS, load, play));
+    CNN_NETS.report("CNN net files");
+}
+
+/// Checkpoints of each system's model with the optimizer its training uses (DeepChess's
+/// AdamW, the DBN's SGD with momentum, the CNN's SGD in Mocha's form), after one step: a
+/// checkpoint that loads must restore into the run's parameters and optimizer or be refused
+/// naming the part, and what it restores is finite and bounded.
+#[test]
+fn fuzz_checkpoint_files() {
+    use deepchess::tensor::{Optimizer, Params};
+    use deepchess::train::checkpoint::{Checkpoint, OptCfg};
+    let dir = tmp("checkpoint");
+    let models: Vec<(&str, Params, OptCfg)> = vec![
+        ("deepchess", Net::new(Arch::parse("773-3-2/2-2").unwrap(), &mut Rng::new(1)).params, OptCfg::Adam { lr: 0.01, decay: 0.99, weight_decay: 0.01 }),
+        (
+            "dbn",
+            deepchess::dbn::model::Dbn::new(deepchess::dbn::model::Arch::parse("772-4-3/classify").unwrap(), &mut Rng::new(1)).params,
+            OptCfg::Sgd { lr: 0.01, decay: 0.9, momentum: 0.9 },
+        ),
+        (
+            "cnn",
+            deepchess::cnn::model::Cnn::new(deepchess::cnn::model::Arch::parse("8x8x7-c2k4-p2s2-c2k2-ip2-1/linear").unwrap(), &mut Rng::new(1)).params,
+            OptCfg::SgdMocha { lr: 0.01, momentum: 0.9 },
+        ),
+    ];
+    for (name, params, cfg) in models {
+        let mut stepped = params.clone();
+        let mut opt = cfg.build();
+        opt.step(&mut stepped);
+        let p = dir.join(format!("{name}.dcw"));
+        let meta = [("stage".to_string(), "fuzz".to_string()), ("epochs_done".to_string(), "1".to_string())];
+        Checkpoint::save(&p, &meta, &stepped, opt.as_ref()).unwrap();
+        let sample = std::fs::read(&p).unwrap();
+        let load = |p: &Path| -> Result<(Params, Box<dyn Optimizer>), String> {
+            let c = Checkpoint::load(p).map_err(|e| e.to_string())?;
+            let (mut into, mut opt) = (params.clone(), cfg.build());
+            c.restore(&mut into, opt.as_mut(), true, &p.display().to_string())?;
+            Ok((into, opt))
+        };
+        let play = |(restored, opt): (Params, Box<dyn Optimizer>)| {
+            assert!(restored.ids().all(|id| restored.value(id).data().iter().all(|v| v.is_finite() && v.abs() <= 1e4)));
+            assert!(opt.lr().is_finite() && opt.lr() >= 0.0);
+            assert!(opt.state().iter().all(|(_, m)| m.data().iter().all(|v| v.is_finite())));
+        };
+        check_model(&dir, &sample, &CHECKPOINTS, load, play);
+        fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_model(&dir, &mutated(&sample, &ops, fix), &CHECKPOINTS, load, play));
+    }
+    assert!(CHECKPOINTS.accepted.load(Ordering::Relaxed) >= 3, "the samples themselves restore");
+    CHECKPOINTS.report("checkpoints (DeepChess, DBN, CNN)");
+}
+
 // --- dataset files -------------------------------------------------------------------------
 
 /// A small real dataset, built from PGN by the crate's own `data` path.

@@ -183,3 +183,35 @@ fn non_finite_values_are_never_written() {
     assert!(e.contains("pos2vec.l1.b") && e.contains("column 3"), "{e}");
     assert_eq!(std::fs::read(&path).unwrap(), before, "the earlier file was touched");
 }
+
+/// Finite but absurd weights (issue 45: a net of 3e38s loaded and played nonsense) are
+/// refused by every player's loader, naming the tensor and the bound; so is writing one.
+/// The optimizer's state in a checkpoint is not bounded (its moments are not weights).
+#[test]
+fn weights_no_training_gives_are_refused_by_every_loader() {
+    use deepchess::players::{Settings, PLAYERS};
+    use deepchess::tensor::weights::MAX_WEIGHT;
+    let dir = common::TempDir::new("absurd-weights");
+    for p in PLAYERS.iter().filter(|p| p.default_net.is_some()) {
+        let shipped = deepchess::players::default_net_path(p.default_net.unwrap()).unwrap();
+        let good = WeightFile::load(&shipped).unwrap();
+        for v in [3e38f32, -2.0 * MAX_WEIGHT] {
+            let mut wf = good.clone();
+            let (name, m) = wf.tensors.last_mut().unwrap();
+            let name = name.clone();
+            m.data_mut().iter_mut().for_each(|x| *x = v);
+            let path = dir.join(format!("{}.dcw", p.name));
+            let e = wf.save(&path).unwrap_err().to_string();
+            assert!(e.contains("refusing to write") && e.contains(&name) && e.contains("1e4"), "{e}");
+            // Written past the check, as a crafted file would be.
+            std::fs::write(&path, wf.to_bytes()).unwrap();
+            let s = Settings { net: Some(path.clone()), ..Settings::new(1) };
+            let e = p.build(&s).err().unwrap_or_else(|| panic!("{}: {v} accepted", p.name)).to_string();
+            assert!(e.contains(&name) && e.contains("beyond ±1e4"), "{}: {e}", p.name);
+        }
+    }
+    let mut ck = WeightFile::default();
+    ck.tensors.push(("opt.v.0".into(), deepchess::tensor::Matrix::filled(1, 2, 1e6)));
+    ck.save(&dir.join("ck.dcw")).unwrap();
+    assert!(WeightFile::load(&dir.join("ck.dcw")).is_ok());
+}

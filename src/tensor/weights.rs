@@ -26,6 +26,24 @@ const MAX_STR: usize = 1 << 16;
 /// a wrong path (a corpus, a disk image) fails at once instead of filling memory.
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
+/// The largest magnitude a stored weight may have (optimizer state, tensors named `opt.*`,
+/// aside). No training of this crate comes near it (the shipped nets' largest weight is
+/// 1.4; an RBM's visible biases stop at ±6.9), and it is well inside a half float (at most
+/// 65,504), which is what the search's layers read: a file beyond it is refused on load,
+/// where it would play nonsense, and a run that drifts beyond it fails at its epoch.
+pub const MAX_WEIGHT: f32 = 1.0e4;
+
+/// The first value of tensor `name` that no run stores: not finite, or (outside the
+/// optimizer's state) beyond ±[`MAX_WEIGHT`]. `(index, value, why)`.
+fn first_bad_value(name: &str, data: &[f32]) -> Option<(usize, f32, String)> {
+    let bounded = !name.starts_with("opt.");
+    data.iter().position(|v| !v.is_finite() || (bounded && v.abs() > MAX_WEIGHT)).map(|i| {
+        let v = data[i];
+        let why = if v.is_finite() { format!("beyond ±{MAX_WEIGHT:e}, more than any training gives a weight") } else { "weights must be finite numbers".into() };
+        (i, v, why)
+    })
+}
+
 /// Named tensors plus free-form metadata (e.g. the architecture), as stored on disk.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WeightFile {
@@ -200,9 +218,9 @@ impl WeightFile {
         // Names seen so far: a linear search per tensor would make a file of many tiny
         // tensors quadratic to read.
         let mut seen = std::collections::HashSet::new();
-        // The first non-finite value, reported once the checksum has passed (a damaged file
-        // is better described as damaged).
-        let mut non_finite: Option<(String, usize, f32)> = None;
+        // The first value no run stores, reported once the checksum has passed (a damaged
+        // file is better described as damaged).
+        let mut bad_value: Option<(String, usize, f32, String)> = None;
         for i in 0..n_tensors {
             let name = r.string(&format!("the name of tensor {i}"))?;
             let rows = r.u64(&format!("the rows of tensor '{name}'"))?;
@@ -216,9 +234,9 @@ impl WeightFile {
             };
             let raw = r.take(nb as usize, &format!("the values of tensor '{name}'"))?;
             let data: Vec<f32> = raw.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
-            if non_finite.is_none() {
-                if let Some(at) = data.iter().position(|v| !v.is_finite()) {
-                    non_finite = Some((name.clone(), at, data[at]));
+            if bad_value.is_none() {
+                if let Some((at, v, why)) = first_bad_value(&name, &data) {
+                    bad_value = Some((name.clone(), at, v, why));
                 }
             }
             let m = Matrix::from_vec(rows as usize, cols as usize, data)?;
@@ -237,14 +255,12 @@ impl WeightFile {
             return Err(TensorError::format(origin, format!("checksum mismatch (stored {stored:016x}, computed {actual:016x}): file is corrupt")));
         }
         // Every loader (nets, checkpoints) comes through here. No healthy run stores a NaN or
-        // an infinity, not even in the optimizer's moments; a net holding one would make
-        // every comparison NaN, and a resumed run would train on it.
-        if let Some((name, at, v)) = non_finite {
+        // an infinity, not even in the optimizer's moments, nor a weight past MAX_WEIGHT; a
+        // net holding one would make every comparison NaN or nonsense, and a resumed run
+        // would train on it.
+        if let Some((name, at, v, why)) = bad_value {
             let cols = wf.get(&name).map_or(1, |m| m.cols().max(1));
-            return Err(TensorError::format(
-                origin,
-                format!("tensor '{name}' holds {v} at index {at} (row {}, column {}): weights must be finite numbers", at / cols, at % cols),
-            ));
+            return Err(TensorError::format(origin, format!("tensor '{name}' holds {v} at index {at} (row {}, column {}): {why}", at / cols, at % cols)));
         }
         Ok(wf)
     }
@@ -258,15 +274,16 @@ impl WeightFile {
     }
 
     /// Writes atomically: temporary sibling file, fsync, rename over `path`. A tensor holding
-    /// NaN or infinity is refused here, as loading would refuse it: a diverged run fails at
-    /// its epoch instead of leaving a checkpoint it cannot resume from.
+    /// NaN, infinity or a weight beyond [`MAX_WEIGHT`] is refused here, as loading would
+    /// refuse it: a diverged run fails at its epoch instead of leaving a checkpoint it cannot
+    /// resume from.
     pub fn save(&self, path: &Path) -> Result<()> {
         for (name, m) in &self.tensors {
-            if let Some(i) = m.data().iter().position(|v| !v.is_finite()) {
+            if let Some((i, v, why)) = first_bad_value(name, m.data()) {
                 let (r, c) = (i / m.cols().max(1), i % m.cols().max(1));
                 return Err(TensorError::format(
                     &path.display().to_string(),
-                    format!("refusing to write tensor '{name}': value {} at row {r}, column {c} (training diverged?)", m.data()[i]),
+                    format!("refusing to write tensor '{name}': value {v} at row {r}, column {c}: {why} (training diverged?)"),
                 ));
             }
         }
