@@ -9,26 +9,17 @@
 
 mod common;
 
+use common::crash::{self, stderr};
 use common::TempDir;
-use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 fn train(ds: &Path, out: &Path, resume: bool) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_deepchess"));
-    c.args(["train", "--profile", "tiny", "--threads", "1", "--data", ds.to_str().unwrap(), "--out", out.to_str().unwrap()]);
-    if resume {
-        c.arg("--resume");
-    }
-    c.env_remove("DEEPCHESS_FAILPOINT");
-    c
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    let args = ["--profile", "tiny", "--threads", "1", "--data", ds.to_str().unwrap()];
+    crash::train(&args.map(String::from), out, resume)
 }
 
 /// The sample dataset and an uninterrupted run on it, shared by the tests that run at the
@@ -57,35 +48,10 @@ fn reference() -> Arc<Reference> {
     r
 }
 
-/// What a run leaves, in comparable form: every file byte for byte, except log.csv without
-/// its last two columns (seconds and samples per second measure the wall clock) and
-/// results.md reduced to its table (its title names the folder, its last line the wall time).
-fn outputs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut m = BTreeMap::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let e = e.unwrap();
-        let name = e.file_name().to_string_lossy().into_owned();
-        let bytes = std::fs::read(e.path()).unwrap();
-        let text = || String::from_utf8(bytes.clone()).unwrap();
-        let kept = match name.as_str() {
-            "log.csv" => text().lines().map(|l| l.rsplitn(3, ',').nth(2).unwrap().to_string() + "\n").collect::<String>().into_bytes(),
-            "results.md" => text().lines().filter(|l| l.starts_with('|')).map(|l| l.to_string() + "\n").collect::<String>().into_bytes(),
-            _ => bytes,
-        };
-        m.insert(name, kept);
-    }
-    m
-}
-
 fn assert_same_outputs(reference: &Path, dir: &Path) {
-    let (want, got) = (outputs(reference), outputs(dir));
-    let left: Vec<_> = got.keys().filter(|n| n.ends_with(".tmp")).collect();
-    assert!(left.is_empty(), "temporaries left behind: {left:?}");
-    assert_eq!(want.keys().collect::<Vec<_>>(), got.keys().collect::<Vec<_>>(), "not the same files");
-    for (name, bytes) in &want {
-        assert!(got[name] == *bytes, "{name} differs from the uninterrupted run's");
-    }
-    assert!(want.contains_key("log.csv") && want.contains_key("compact.dcw") && want.contains_key("results.md"));
+    crash::assert_same_outputs(reference, dir, "deepchess");
+    let got = crash::outputs(dir);
+    assert!(got.contains_key("log.csv") && got.contains_key("compact.dcw") && got.contains_key("results.md"));
 }
 
 /// The file whose write a failpoint abort of process `pid` interrupted: its temporary

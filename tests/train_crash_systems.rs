@@ -15,12 +15,13 @@
 
 mod common;
 
+use common::crash::{self, outputs, stderr};
 use common::TempDir;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A system's tiny run: the arguments after `deepchess train`, `--out` and `--resume` aside.
@@ -60,17 +61,7 @@ fn cnn_system() -> System {
 }
 
 fn train(sys: &System, out: &Path, resume: bool) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_deepchess"));
-    c.arg("train").args(&sys.args).args(["--out", out.to_str().unwrap()]);
-    if resume {
-        c.arg("--resume");
-    }
-    c.env_remove("DEEPCHESS_FAILPOINT");
-    c
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    crash::train(&sys.args, out, resume)
 }
 
 /// An uninterrupted run and its writes in order (paths relative to its folder).
@@ -95,41 +86,8 @@ fn reference(sys: &System) -> Reference {
     Reference { _dir: dir, run, writes }
 }
 
-/// Every file under `dir` (relative path → bytes), in comparable form: log.csv without its
-/// last two columns (seconds and samples per second measure the wall clock), results.md
-/// reduced to its table rows (its title names the folder, its last line the wall time).
-fn outputs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, m: &mut BTreeMap<String, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let path = e.unwrap().path();
-            if path.is_dir() {
-                walk(root, &path, m);
-                continue;
-            }
-            let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-            let bytes = std::fs::read(&path).unwrap();
-            let text = || String::from_utf8(bytes.clone()).unwrap();
-            let kept = match path.file_name().unwrap().to_str().unwrap() {
-                "log.csv" => text().lines().map(|l| l.rsplitn(3, ',').nth(2).unwrap().to_string() + "\n").collect::<String>().into_bytes(),
-                "results.md" => text().lines().filter(|l| l.starts_with('|')).map(|l| l.to_string() + "\n").collect::<String>().into_bytes(),
-                _ => bytes,
-            };
-            m.insert(rel, kept);
-        }
-    }
-    let mut m = BTreeMap::new();
-    walk(dir, dir, &mut m);
-    m
-}
-
 fn assert_same_outputs(sys: &System, reference: &Path, dir: &Path, what: &str) {
-    let (want, got) = (outputs(reference), outputs(dir));
-    let left: Vec<_> = got.keys().filter(|n| n.ends_with(".tmp")).collect();
-    assert!(left.is_empty(), "{} {what}: temporaries left behind: {left:?}", sys.name);
-    assert_eq!(want.keys().collect::<Vec<_>>(), got.keys().collect::<Vec<_>>(), "{} {what}: not the same files", sys.name);
-    for (name, bytes) in &want {
-        assert!(got[name] == *bytes, "{} {what}: {name} differs from the uninterrupted run's", sys.name);
-    }
+    crash::assert_same_outputs(reference, dir, &format!("{} {what}", sys.name));
 }
 
 /// The run killed just before its `target`-th write (1-based), then resumed to the end.

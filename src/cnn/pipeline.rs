@@ -96,7 +96,9 @@ pub fn sample(records: &[Record], n: usize, seed: u64) -> Vec<Record> {
 /// (up to 200,000 positions of it), both validation sets and every test set.
 pub fn run(out: &Path, prof: &Profile, acts: &[ConvAct], sets: &Sets, tests: &[(String, Vec<Record>)], seed: u64, resume: bool, meta: &[(String, String)]) -> Result<Vec<Outcome>, String> {
     let mut outcomes = Vec::new();
-    let train_sample = sample(&sets.train, 200_000, seed ^ 1);
+    const TRAIN_JUDGED: usize = 200_000;
+    let train_sample = sample(&sets.train, TRAIN_JUDGED, seed ^ 1);
+    let train_what = if sets.train.len() > TRAIN_JUDGED { "training positions (a 200k sample)" } else { "training positions (all)" };
     for &act in acts {
         let arch = prof.arch.with_act(act);
         let dir = out.join(act.name());
@@ -118,7 +120,7 @@ pub fn run(out: &Path, prof: &Profile, acts: &[ConvAct], sets: &Sets, tests: &[(
             eprintln!("   {} {name}: {:.2} % of {} positions", act.name(), 100.0 * report.accuracy(), report.positions);
             judged.push(Judged { name: name.into(), what: what.into(), games: games(records), report });
         };
-        judge("train", "training positions (a 200k sample)", &train_sample);
+        judge("train", train_what, &train_sample);
         judge("valid-positions", "validation, position split: held-out positions of trained games (the seed's likely protocol)", &sets.valid_positions);
         judge("valid-games", "validation, game split: every position of held-out games", &sets.valid_games);
         for (name, recs) in tests {

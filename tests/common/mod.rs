@@ -2,6 +2,7 @@
 //! net, and temporary folders that clean up after themselves.
 #![allow(dead_code)]
 
+pub mod crash;
 pub mod session;
 
 use deepchess::chess::game::Outcome;
