@@ -21,8 +21,7 @@
 // - stderr carries progress and diagnostics: a write that fails is dropped and the work goes
 //   on (a run's log and checkpoints are on disk);
 // - stdout carries a command's output: once its reader is gone nothing more can be said, so
-//   the process ends quietly with status 141, as a Unix tool ended by SIGPIPE does; another
-//   write error is reported on stderr and ends it with status 1.
+//   the process ends quietly (`io::stdout_failed`).
 macro_rules! eprint {
     ($($t:tt)*) => {{
         use std::io::Write as _;
@@ -40,7 +39,7 @@ macro_rules! print {
     ($($t:tt)*) => {{
         use std::io::Write as _;
         if let Err(e) = write!(std::io::stdout(), $($t)*) {
-            $crate::stdout_failed(e);
+            $crate::io::stdout_failed(e);
         }
     }};
 }
@@ -49,19 +48,9 @@ macro_rules! println {
     ($($t:tt)*) => {{
         use std::io::Write as _;
         if let Err(e) = writeln!(std::io::stdout(), $($t)*) {
-            $crate::stdout_failed(e);
+            $crate::io::stdout_failed(e);
         }
     }};
-}
-
-/// Ends the process after a failed write to stdout (see the printing macros above).
-#[doc(hidden)]
-pub fn stdout_failed(e: std::io::Error) -> ! {
-    if e.kind() != std::io::ErrorKind::BrokenPipe {
-        eprintln!("error: writing to stdout: {e}");
-        std::process::exit(1);
-    }
-    std::process::exit(141)
 }
 
 pub mod arena;
@@ -72,6 +61,7 @@ pub mod data;
 pub mod dbn;
 pub mod deepchess;
 pub mod eval;
+pub mod io;
 pub mod players;
 pub mod search;
 pub mod tensor;

@@ -107,7 +107,7 @@ fn wrong_shape_missing_and_extra_tensors() {
 
 #[test]
 fn atomic_write_never_follows_a_planted_link_and_clears_dead_writers_temporaries() {
-    use deepchess::tensor::weights::write_atomic;
+    use deepchess::io::write_atomic;
     let d = tmp_dir("planted");
     let victim = d.join("victim.txt");
     std::fs::write(&victim, b"precious").unwrap();

@@ -405,14 +405,15 @@ fn cli_train_refuses_a_mismatched_dataset_pair() {
 fn a_closed_stderr_does_not_stop_training() {
     let dir = TempDir::new("cli-closed-stderr");
     let (ds, run) = (common::sample_dataset(dir.path()), dir.join("run"));
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_deepchess"))
+    // A pipe whose reader is gone before the run starts: every write to stderr fails.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_deepchess"))
         .args(["train", "--profile", "tiny", "--phases", "pos2vec,siamese", "--data", ds.to_str().unwrap(), "--out", run.to_str().unwrap()])
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
+        .stderr(writer)
+        .status()
         .unwrap();
-    drop(child.stderr.take());
-    let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
     assert!(run.join("deepchess.dcw").is_file() && run.join("results.md").is_file());
 }

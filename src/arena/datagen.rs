@@ -7,7 +7,7 @@ use super::uci_client::{position_cmd, Engine, EngineError, Score};
 use crate::chess::pgn::EngineEval;
 use crate::chess::{Color, Game, Move, Outcome, Position};
 use super::datagen_file::inspect;
-use crate::tensor::files::read_regular;
+use crate::io::files::read_regular;
 use crate::tensor::rng::SplitMix64;
 use std::time::Duration;
 

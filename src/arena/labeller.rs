@@ -285,7 +285,7 @@ pub fn run(cfg: &LabelConfig, mut warn: impl FnMut(&str), mut progress: impl FnM
         let mut head = meta_lines(&set.meta);
         head.push_str(HEADER);
         head.push('\n');
-        crate::data::dataset::write_atomic(&partial, head.as_bytes()).map_err(|e| format!("{}: cannot write: {e}", partial.display()))?;
+        crate::io::write_atomic(&partial, head.as_bytes()).map_err(|e| format!("{}: cannot write: {e}", partial.display()))?;
     }
     let mut file = std::fs::OpenOptions::new()
         .append(true)
@@ -388,7 +388,7 @@ fn check_output(cfg: &LabelConfig, partial: &Path) -> Result<Option<LabelSet>, S
     let out = &cfg.out;
     for src in &cfg.sources {
         for (path, what) in [(out.as_path(), "--out"), (partial, "--out's checkpoint")] {
-            if crate::tensor::files::same_file(Path::new(src), path) {
+            if crate::io::files::same_file(Path::new(src), path) {
                 return Err(format!("{}: the {what} is also the input --pgn {src}; writing it would destroy the games: choose another --out", path.display()));
             }
         }
@@ -465,7 +465,7 @@ fn read_partial(path: &Path, meta: &[(String, String)], items: &[Sampled], score
         n += 1;
     }
     if torn {
-        crate::data::dataset::write_atomic(path, &bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        crate::io::write_atomic(path, &bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     }
     Ok(n)
 }

@@ -3,7 +3,7 @@
 
 use crate::chess::pgn::PgnReader;
 use crate::chess::{Move, Position};
-use crate::tensor::files::read_regular;
+use crate::io::files::read_regular;
 
 /// Largest suite read: thousands of times the shipped one, and a wrong path (a corpus, a
 /// device) fails at once.

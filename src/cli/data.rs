@@ -140,6 +140,6 @@ pub const VALID_POSITIONS: &str = "valid-positions.dcds";
 
 /// The id of a train/validation pair: FNV-1a of both files' bytes (before the id is set).
 fn pair_id(train: &Dataset, valid: &Dataset) -> String {
-    let (a, b) = (crate::data::dataset::fnv1a(&train.to_bytes()), crate::data::dataset::fnv1a(&valid.to_bytes()));
+    let (a, b) = (crate::io::fnv1a64(&train.to_bytes()), crate::io::fnv1a64(&valid.to_bytes()));
     format!("{:016x}", a ^ b.rotate_left(17))
 }

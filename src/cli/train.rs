@@ -240,7 +240,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         md.push_str(&format!("| {} | {} | {} |{pos} {} |\n", r.name, r.arch, pct(r.valid), pct(r.train)));
     }
     md.push_str(&format!("\nWall time of this invocation: {:.1} min.\n", t.elapsed().as_secs_f64() / 60.0));
-    crate::data::dataset::write_atomic(&out.join("results.md"), md.as_bytes())
+    crate::io::write_atomic(&out.join("results.md"), md.as_bytes())
         .map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
     print!("{md}");
     Ok(())

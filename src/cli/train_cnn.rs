@@ -157,7 +157,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         results(&outcomes),
         t.elapsed().as_secs_f64() / 60.0
     );
-    crate::tensor::weights::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
+    crate::io::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
     print!("{md}");
     Ok(())
 }

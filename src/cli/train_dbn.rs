@@ -158,7 +158,7 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
         table(&outcomes),
         t.elapsed().as_secs_f64() / 60.0
     );
-    crate::tensor::weights::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
+    crate::io::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
     print!("{md}");
     Ok(())
 }
@@ -170,8 +170,8 @@ fn run_settings(prof: &Profile, plan: &Plan, seed: u64, labels: &Path, max_posit
     s.add("profile", prof.name, "--profile", Kind::Defining);
     s.add("seed", seed, "--seed", Kind::Defining);
     // The file's bytes as stored: the same set compressed otherwise is another run.
-    let bytes = crate::tensor::files::read_regular(labels, 1 << 30, "labelled set").map_err(|e| CliError::Failed(format!("{}: {e}", labels.display())))?;
-    let print = format!("{:016x}", crate::tensor::weights::fnv1a64(&bytes));
+    let bytes = crate::io::files::read_regular(labels, 1 << 30, "labelled set").map_err(|e| CliError::Failed(format!("{}: {e}", labels.display())))?;
+    let print = format!("{:016x}", crate::io::fnv1a64(&bytes));
     s.add("labels", print, "--labels", Kind::Defining);
     s.add("max_positions", max_positions.map_or("all".to_string(), |n| n.to_string()), "--max-positions", Kind::Defining);
     s.add("rbm", format!("{:?}", prof.rbm), "pretraining schedule (the profile)", Kind::FromProfile);

@@ -136,8 +136,6 @@ impl fmt::Display for DatasetError {
 
 impl std::error::Error for DatasetError {}
 
-pub use crate::tensor::files::read_regular;
-pub use crate::tensor::weights::{fnv1a64 as fnv1a, write_atomic};
 
 /// Largest dataset file read (hundreds of millions of records, far beyond the corpus this
 /// crate builds): a wrong path fails at once instead of filling memory.
@@ -188,14 +186,14 @@ impl Dataset {
         for r in &self.records {
             r.write(&mut out);
         }
-        let check = fnv1a(&out);
+        let check = crate::io::fnv1a64(&out);
         out.extend_from_slice(&check.to_le_bytes());
         out
     }
 
     /// Writes atomically, so a kill never leaves a half-written dataset.
     pub fn save(&self, path: &Path) -> Result<(), DatasetError> {
-        write_atomic(path, &self.to_bytes())
+        crate::io::write_atomic(path, &self.to_bytes())
             .map_err(|e| DatasetError { path: path.to_path_buf(), message: format!("cannot write: {e}") })
     }
 
@@ -205,7 +203,7 @@ impl Dataset {
     pub fn fingerprint(path: &Path) -> Result<String, DatasetError> {
         use std::io::{Read, Seek, SeekFrom};
         let fail = |m: String| DatasetError { path: path.to_path_buf(), message: m };
-        let mut f = crate::tensor::files::open_regular(path, MAX_FILE_BYTES, "dataset").map_err(|e| fail(format!("cannot read: {e}")))?;
+        let mut f = crate::io::files::open_regular(path, MAX_FILE_BYTES, "dataset").map_err(|e| fail(format!("cannot read: {e}")))?;
         let len = f.metadata().map_err(|e| fail(format!("cannot read: {e}")))?.len();
         if len < 24 {
             return Err(fail(format!("truncated: {len} bytes")));
@@ -219,7 +217,7 @@ impl Dataset {
 
     pub fn load(path: &Path) -> Result<Dataset, DatasetError> {
         let fail = |m: String| DatasetError { path: path.to_path_buf(), message: m };
-        let bytes = read_regular(path, MAX_FILE_BYTES, "dataset").map_err(|e| fail(format!("cannot read: {e}")))?;
+        let bytes = crate::io::read_regular(path, MAX_FILE_BYTES, "dataset").map_err(|e| fail(format!("cannot read: {e}")))?;
         Dataset::from_bytes(&bytes).map_err(fail)
     }
 
@@ -260,7 +258,7 @@ impl Dataset {
             ));
         }
         let stored = u64::from_le_bytes(b[expect - 8..].try_into().unwrap());
-        if stored != fnv1a(&b[..expect - 8]) {
+        if stored != crate::io::fnv1a64(&b[..expect - 8]) {
             return Err("checksum mismatch (corrupt file)".into());
         }
         let mut records = Vec::with_capacity(count);

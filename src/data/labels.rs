@@ -26,15 +26,14 @@
 //! refused). A `(game, ply)` pair appears once. Loading is bounded and never panics: every
 //! error names the file, the line and the field.
 
-use super::dataset::{write_atomic, Record};
+use super::dataset::Record;
+use crate::io::atomic::write_atomic;
 use crate::chess::game::Outcome;
 use crate::chess::pgn::Score;
 use crate::chess::{Color, Position};
 use std::collections::HashMap;
 use std::fmt;
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// The header line.
 pub const HEADER: &str = "game,ply,result,score,fen";
@@ -191,11 +190,7 @@ fn plain_digits(s: &str) -> bool {
 
 /// Text for a message: at most 60 characters, control characters escaped.
 fn shown(s: &str) -> String {
-    let mut out = crate::chess::pgn::printable(&s.chars().take(60).collect::<String>());
-    if s.chars().nth(60).is_some() {
-        out.push('…');
-    }
-    out
+    crate::io::text::cut(s, 60)
 }
 
 /// A labelled set: provenance and positions.
@@ -291,7 +286,7 @@ impl LabelSet {
     /// `xz -9e -T1`, whose output is the same on every run.
     pub fn save(&self, path: &Path) -> Result<(), String> {
         let text = self.to_csv();
-        let bytes = if is_xz(path) { xz(&["-9e", "-T1", "-c"], text.into_bytes()).map_err(|e| format!("{}: {e}", path.display()))? } else { text.into_bytes() };
+        let bytes = if is_xz(path) { crate::io::xz::compress(&["-9e", "-T1", "-c"], text.into_bytes()).map_err(|e| format!("{}: {e}", path.display()))? } else { text.into_bytes() };
         write_atomic(path, &bytes).map_err(|e| format!("{}: cannot write: {e}", path.display()))
     }
 }
@@ -315,60 +310,11 @@ pub fn read_text(path: &Path) -> Result<Vec<u8>, String> {
     let fail = |e: String| format!("{}: {e}", path.display());
     let what = "labelled set";
     if !is_xz(path) {
-        return crate::tensor::files::read_regular(path, MAX_FILE_BYTES, what).map_err(|e| fail(format!("cannot read: {e}")));
+        return crate::io::files::read_regular(path, MAX_FILE_BYTES, what).map_err(|e| fail(format!("cannot read: {e}")));
     }
     // The checked file itself is xz's input, so what is decompressed is what was checked.
-    let file = crate::tensor::files::open_regular(path, MAX_FILE_BYTES, what).map_err(|e| fail(format!("cannot read: {e}")))?;
-    let mut child = Command::new("xz")
-        .args(["-dc"])
-        .stdin(Stdio::from(file))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| fail(format!("cannot run xz to decompress it: {e}")))?;
-    let mut out = Vec::new();
-    let read = child.stdout.take().map(|s| s.take(MAX_FILE_BYTES + 1).read_to_end(&mut out));
-    if out.len() as u64 > MAX_FILE_BYTES {
-        let _ = child.kill();
-        let _ = child.wait();
-        return Err(fail(format!("decompresses to more than {} MiB, the most a {what} may hold", MAX_FILE_BYTES >> 20)));
-    }
-    let mut err = String::new();
-    if let Some(mut e) = child.stderr.take() {
-        let _ = e.read_to_string(&mut err);
-    }
-    let status = child.wait().map_err(|e| fail(format!("xz: {e}")))?;
-    if let Some(Err(e)) = read {
-        return Err(fail(format!("reading xz's output: {e}")));
-    }
-    if !status.success() {
-        return Err(fail(format!("xz -dc failed ({status}): {} (not an xz file, or corrupt)", shown(err.trim()))));
-    }
-    Ok(out)
-}
-
-/// Runs `xz ARGS` on `input` and returns its output.
-fn xz(args: &[&str], input: Vec<u8>) -> Result<Vec<u8>, String> {
-    let mut child = Command::new("xz")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot run xz to compress it: {e}"))?;
-    let mut stdin = child.stdin.take().ok_or("xz: no stdin")?;
-    // Fed from a thread: xz writes while it reads, and both pipes are finite.
-    let feeder = std::thread::spawn(move || stdin.write_all(&input));
-    let mut out = Vec::new();
-    let read = child.stdout.take().ok_or("xz: no stdout")?.read_to_end(&mut out);
-    let fed = feeder.join().map_err(|_| "xz: the feeding thread panicked".to_string())?;
-    let status = child.wait().map_err(|e| format!("xz: {e}"))?;
-    read.map_err(|e| format!("reading xz's output: {e}"))?;
-    fed.map_err(|e| format!("feeding xz: {e}"))?;
-    if !status.success() {
-        return Err(format!("xz {} failed ({status})", args.join(" ")));
-    }
-    Ok(out)
+    let file = crate::io::files::open_regular(path, MAX_FILE_BYTES, what).map_err(|e| fail(format!("cannot read: {e}")))?;
+    crate::io::xz::decompress_bounded(file, MAX_FILE_BYTES, what).map_err(fail)
 }
 
 #[cfg(test)]

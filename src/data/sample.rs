@@ -4,7 +4,8 @@
 //! games, chosen by a hash of the game's moves so the split is deterministic and identical
 //! games (same start, same moves) always land in the same set.
 
-use super::dataset::{fnv1a, Record};
+use super::dataset::Record;
+use crate::io::fnv1a64 as fnv1a;
 use crate::chess::pgn::PgnGame;
 use crate::chess::{Move, Position};
 

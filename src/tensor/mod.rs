@@ -4,8 +4,7 @@
 //! over NHWC rows ([`conv`], [`pool`]), the dense layer of tape-free inference
 //! ([`dense`]), threads, an autograd [`Tape`] (with dropout), restricted Boltzmann machines
 //! trained by contrastive divergence ([`rbm`]), optimizers, seedable [`Rng`] and
-//! initialisers, versioned weight files, and the bounded reader of regular files every
-//! loader uses ([`files::read_regular`]).
+//! initialisers, and versioned weight files (written and read through `crate::io`).
 //!
 //! Nothing here knows about chess: inputs are matrices and lists of active features.
 //!
@@ -44,7 +43,6 @@ pub mod conv;
 pub(crate) mod crew;
 pub mod dense;
 pub mod error;
-pub mod files;
 pub mod gemm;
 pub mod help;
 pub mod layers;

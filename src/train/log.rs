@@ -34,7 +34,7 @@ impl Log {
     pub fn open(dir: &Path) -> Result<Log, String> {
         let mut rows = Vec::new();
         let path = dir.join("log.csv");
-        let text = match crate::tensor::files::read_regular(&path, 64 << 20, "training log") {
+        let text = match crate::io::files::read_regular(&path, 64 << 20, "training log") {
             Ok(b) => Some(String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", path.display()))?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(format!("{}: {e}", path.display())),
@@ -83,8 +83,8 @@ impl Log {
                 r.phase, r.epoch, r.lr, r.loss, r.train_acc, r.val_acc, r.seconds, r.rate
             );
         }
-        crate::tensor::weights::write_atomic(&self.dir.join("log.csv"), csv.as_bytes())?;
-        crate::tensor::weights::write_atomic(&self.dir.join("curves.svg"), svg(&self.rows).as_bytes())
+        crate::io::write_atomic(&self.dir.join("log.csv"), csv.as_bytes())?;
+        crate::io::write_atomic(&self.dir.join("curves.svg"), svg(&self.rows).as_bytes())
     }
 }
 

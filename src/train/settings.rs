@@ -51,13 +51,13 @@ impl RunSettings {
 
     /// Writes `run.txt` into `dir` atomically.
     pub fn save(&self, dir: &Path) -> std::io::Result<()> {
-        crate::tensor::weights::write_atomic(&dir.join(FILE), self.to_text().as_bytes())
+        crate::io::write_atomic(&dir.join(FILE), self.to_text().as_bytes())
     }
 
     /// The settings recorded in `dir`, or `None` when it holds no `run.txt`.
     pub fn read(dir: &Path) -> Result<Option<Vec<(String, String)>>, String> {
         let path = dir.join(FILE);
-        let text = match crate::tensor::files::read_regular(&path, 1 << 20, "run record") {
+        let text = match crate::io::files::read_regular(&path, 1 << 20, "run record") {
             Ok(b) => String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", path.display()))?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("{}: {e}", path.display())),

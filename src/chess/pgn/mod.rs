@@ -8,14 +8,14 @@ mod writer;
 
 pub use reader::{PgnReader, PgnSkip, SkipReason, Summary};
 pub use writer::{appendable, write_game, MAX_COLUMNS};
+pub use crate::io::text::printable;
 
 use super::game::{Game, Outcome};
 use super::moves::Move;
 use super::position::Position;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::io::{self, BufRead, BufReader};
 
 /// One game as read from (or to be written to) PGN.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,22 +151,6 @@ impl EngineEval {
     }
 }
 
-/// `s` safe to show on a terminal or write into a file meant for people: every control
-/// character (C0, DEL, C1, so ESC sequences and NULs that an engine or a binary file sends)
-/// as `\xNN`, the rest unchanged. Escapes contain no braces or quotes, so they survive
-/// inside PGN comments and tags.
-pub fn printable(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() {
-            out.push_str(&format!("\\x{:02x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// A non-empty run of ASCII digits, without overflow.
 fn parse_digits(s: &str) -> Option<u32> {
     if s.is_empty() || !s.bytes().all(|c| c.is_ascii_digit()) {
@@ -185,11 +169,7 @@ pub fn open_pgn(path: &str) -> io::Result<Box<dyn BufRead>> {
     }
     refuse_special(path)?;
     if path.ends_with(".xz") {
-        // Fail early with the path if it is missing, rather than with xz's exit code.
-        File::open(path)?;
-        let mut child = Command::new("xz").args(["-dc", "--", path]).stdout(Stdio::piped()).spawn()?;
-        let out = child.stdout.take().ok_or_else(|| io::Error::other("xz: no stdout"))?;
-        return Ok(Box::new(BufReader::with_capacity(BUF, XzPipe { child, out, done: false })));
+        return Ok(Box::new(BufReader::with_capacity(BUF, crate::io::xz::decompress(std::path::Path::new(path))?)));
     }
     Ok(Box::new(BufReader::with_capacity(BUF, File::open(path)?)))
 }
@@ -206,37 +186,6 @@ fn refuse_special(path: &str) -> io::Result<()> {
     }
     let kind = if t.is_dir() { "a directory" } else { "a device or socket" };
     Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{kind}, not a PGN file (a regular file, a FIFO or '-' for stdin)")))
-}
-
-/// The stdout of `xz -dc`; a failed decompression becomes a read error at the end.
-struct XzPipe {
-    child: Child,
-    out: ChildStdout,
-    done: bool,
-}
-
-impl Read for XzPipe {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.out.read(buf)?;
-        if n == 0 && !buf.is_empty() && !self.done {
-            self.done = true;
-            let status = self.child.wait()?;
-            if !status.success() {
-                return Err(io::Error::other(format!("xz -dc failed: {status}")));
-            }
-        }
-        Ok(n)
-    }
-}
-
-impl Drop for XzPipe {
-    fn drop(&mut self) {
-        // Reap the child even when the reader stops early.
-        if !self.done {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
 }
 
 impl fmt::Display for EngineEval {
