@@ -2,8 +2,8 @@
 //! kernel flavour and thread count, determinism per thread count, pooling's ceil mode and
 //! ties on hand examples, and bad shapes as errors.
 
-use deepchess::tensor::conv::{self, backward_reference, forward_reference};
-use deepchess::tensor::pool;
+use deepchess::tensor::layers::conv::{self, backward_reference, forward_reference};
+use deepchess::tensor::layers::pool;
 use deepchess::tensor::{Conv2d, Kernel, Matrix, MaxPool2d, Params, Rng, Tape};
 use proptest::prelude::*;
 

@@ -3,8 +3,8 @@
 //! (the vector kernels multiply pairs with `vdpbf16ps` where the CPU has it, the others
 //! multiply the rounded operands), whatever the thread count.
 
-use deepchess::tensor::gemm::bf16::round_bf16;
-use deepchess::tensor::gemm::{gemm_fused_with, gemm_reference, gemm_with, with_bf16_products, Fuse, Trans};
+use deepchess::tensor::kernels::gemm::bf16::round_bf16;
+use deepchess::tensor::kernels::gemm::{gemm_fused_with, gemm_reference, gemm_with, with_bf16_products, Fuse, Trans};
 use deepchess::tensor::{Init, Kernel, Matrix, Rng};
 use proptest::prelude::*;
 

@@ -285,7 +285,7 @@ proptest! {
         let target = rand(2, c2.out_len(), &mut rng);
         let x = rand(2, c1.in_len(), &mut rng);
         let mut a = Matrix::default();
-        deepchess::tensor::conv::forward(&c1, &x, p.value(w1), p.value(b1), &mut a).unwrap();
+        deepchess::tensor::layers::conv::forward(&c1, &x, p.value(w1), p.value(b1), &mut a).unwrap();
         for n in 0..2 {
             for (wy, wx, ch) in (0..3).flat_map(|y| (0..3).flat_map(move |x| (0..3).map(move |c| (y, x, c)))) {
                 let mut v: Vec<f32> = (2 * wy..(2 * wy + 2).min(5))

@@ -1,10 +1,10 @@
 //! The sparse binary input layer equals the dense affine layer on the same 0/1 input,
 //! forward and backward, for every kernel flavour and thread count.
 
-use deepchess::tensor::gemm::{gemm_with, Trans};
+use deepchess::tensor::kernels::gemm::{gemm_with, Trans};
 use deepchess::tensor::Kernel;
 use deepchess::tensor::layers::add_col_sums;
-use deepchess::tensor::sparse::{backward_with, forward_with};
+use deepchess::tensor::layers::sparse::{backward_with, forward_with};
 use deepchess::tensor::{Init, Matrix, Rng, SparseBatch};
 use proptest::prelude::*;
 
@@ -88,7 +88,7 @@ proptest! {
     /// this CPU has, on odd widths (whole register blocks and tails) and row lists.
     #[test]
     fn incremental_update_matches_the_plain_loop(width in 1usize..300, inputs in 1usize..60, n_add in 0usize..6, n_rem in 0usize..6, seed in any::<u64>()) {
-        use deepchess::tensor::vecops::update_with;
+        use deepchess::tensor::kernels::vecops::update_with;
         let mut rng = Rng::new(seed);
         let w: Vec<f32> = (0..inputs * width).map(|_| rng.uniform(-1.0, 1.0)).collect();
         let src: Vec<f32> = (0..width).map(|_| rng.uniform(-1.0, 1.0)).collect();

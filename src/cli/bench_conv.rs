@@ -4,8 +4,8 @@
 //! `import torch` works (`make install-torch`), measured in the same run.
 
 use super::bench_tensor::rate;
-use crate::tensor::conv::{self, Conv2d};
-use crate::tensor::pool::{self, MaxPool2d};
+use crate::tensor::layers::conv::{self, Conv2d};
+use crate::tensor::layers::pool::{self, MaxPool2d};
 use crate::tensor::{Init, Kernel, Matrix, Rng};
 
 /// Seed 003's layers: 8×8×7 → 400 filters 4×4 (no input gradient: the first layer), and

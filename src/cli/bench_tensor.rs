@@ -6,10 +6,10 @@
 //! PyTorch on one thread when torch is importable ([`super::bench_conv`]).
 
 use super::args::{self, CliError, Flag};
-use crate::tensor::gemm::{gemm_with, Trans};
+use crate::tensor::kernels::gemm::{gemm_with, Trans};
 use crate::tensor::Kernel;
-use crate::tensor::rbm::Rbm;
-use crate::tensor::sparse::{self, SparseBatch};
+use crate::dbn::rbm::Rbm;
+use crate::tensor::layers::sparse::{self, SparseBatch};
 use crate::tensor::{Init, Matrix, Rng};
 use std::time::Instant;
 
@@ -463,7 +463,7 @@ fn rbm_bench(reps: usize, quick: bool, nthreads: usize, with_sklearn: bool, rng:
         println!("{line}");
     }
     if !theirs.is_empty() {
-        println!("(BernoulliRBM: persistent CD-1, sampled negative visibles, dense products; ours: CD-1 of tensor::rbm, sparse input products)");
+        println!("(BernoulliRBM: persistent CD-1, sampled negative visibles, dense products; ours: CD-1 of dbn::rbm, sparse input products)");
     }
     println!();
 }

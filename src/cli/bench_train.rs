@@ -17,7 +17,7 @@ use crate::deepchess::features::{Features, INPUTS};
 use crate::deepchess::model::{batch_of, Arch, Net};
 use crate::deepchess::pairs::{pair_batch, Pools};
 use crate::deepchess::step::{FirstLayerStep, PairStep, SHARDS};
-use crate::tensor::peak::fma_peak_gflops;
+use crate::tensor::kernels::peak::fma_peak_gflops;
 use crate::tensor::{Init, Matrix, Optimizer, Params, Rng, Sgd, SparseBatch};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -308,7 +308,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     println!("DeepChess training step, batch {batch}, {threads} thread(s), {} kernel; {active:.1} set bits per position", kernel.name());
     println!("FMA peak of this machine now, {threads} thread(s): {peak:.0} GFLOPS (a register-only FMA loop)");
     if precisions.contains(&true) {
-        let how = if crate::tensor::gemm::bf16_instructions() && kernel == crate::tensor::Kernel::Avx512 {
+        let how = if crate::tensor::kernels::gemm::bf16_instructions() && kernel == crate::tensor::Kernel::Avx512 {
             "AVX-512 BF16 dot products (vdpbf16ps), two multiply-adds per f32 lane and instruction"
         } else {
             "no bf16 dot-product instructions here: operands rounded to bf16, multiplied by the f32 kernels"
@@ -486,7 +486,7 @@ fn breakdown(arch: &Arch, pools: &Pools, batch: usize, secs: f64, threads: usize
 /// The products of a phase-2 step, each timed alone on one thread at the shapes one shard
 /// runs (both towers stacked), times the shards: (what, ms per batch, GFLOPS).
 fn parts_on_one_thread(arch: &Arch, pools: &Pools, batch: usize, secs: f64) -> Vec<(String, f64, f64)> {
-    use crate::tensor::gemm::{gemm_with, Trans};
+    use crate::tensor::kernels::gemm::{gemm_with, Trans};
     let kernel = crate::tensor::active_kernel();
     let pairs = batch.div_ceil(SHARDS);
     let mut rng = Rng::new(8);
@@ -500,8 +500,8 @@ fn parts_on_one_thread(arch: &Arch, pools: &Pools, batch: usize, secs: f64) -> V
     let dy1 = Init::HeNormal.matrix(2 * pairs, t[1], &mut rng);
     let per_call = |f: &mut dyn FnMut()| 1000.0 * SHARDS as f64 / timed(secs / 4.0, 1, f);
     let mut out = Vec::new();
-    let sparse_fwd = per_call(&mut || crate::tensor::sparse::forward_with(kernel, 1, &x, &w1, &b1, &mut y1).expect("shapes"));
-    let sparse_bwd = per_call(&mut || crate::tensor::sparse::backward_with(kernel, 1, &x, &dy1, &mut dw1, &mut db1).expect("shapes"));
+    let sparse_fwd = per_call(&mut || crate::tensor::layers::sparse::forward_with(kernel, 1, &x, &w1, &b1, &mut y1).expect("shapes"));
+    let sparse_bwd = per_call(&mut || crate::tensor::layers::sparse::backward_with(kernel, 1, &x, &dy1, &mut dw1, &mut db1).expect("shapes"));
     let active = x.nnz() as f64 * t[1] as f64 * 2.0 * 2.0 * SHARDS as f64 / 1e9;
     out.push((format!("sparse layer {}-{}, forward + dW", t[0], t[1]), sparse_fwd + sparse_bwd, active / ((sparse_fwd + sparse_bwd) / 1000.0)));
     // Dense layers: (part, rows, in, out). Every one needs dX: the first head layer's feeds

@@ -14,7 +14,7 @@ use super::model::{Cnn, ConvAct};
 use crate::chess::Position;
 use crate::eval::scalar::{Evaluator, ScoreComparator};
 use crate::chess::{Color, Role};
-use crate::tensor::{conv, layers, pool, vecops, Kernel, Matrix};
+use crate::tensor::{layers::conv, layers, layers::pool, kernels::vecops, Kernel, Matrix};
 
 /// Centipawns per logit unit in UCI output (the handcrafted evaluator's logistic scale).
 const CP_PER_LOGIT: f32 = 173.7;

@@ -18,7 +18,7 @@ use super::model::{Dbn, Head};
 use super::targets::{class_value, CLIP_CP};
 use crate::chess::Position;
 use crate::eval::scalar::{Evaluator, ScoreComparator};
-use crate::tensor::dense::{self, pad, Dense};
+use crate::tensor::layers::dense::{self, pad, Dense};
 use crate::tensor::Kernel;
 
 /// Centipawns per logistic unit of [`Evaluator::prob_from_diff`], as the handcrafted one.

@@ -13,7 +13,7 @@
 //! training positions rather than positions in general (Hinton's practical guide, §6).
 
 use super::data::{EpochOrder, Samples};
-use crate::tensor::rbm::Rbm;
+use crate::dbn::rbm::Rbm;
 use crate::tensor::{Matrix, Params, Rng, WeightFile};
 use crate::train::checkpoint::OptCfg;
 use crate::train::stage::{Ctx, EpochStats, StageCfg};

@@ -76,7 +76,7 @@ pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: 
                 return first.step(ae, [enc_w, enc_b, dec_w, dec_b], x, opt);
             }
             // Every product of the step as asked (the frozen layers' codes too).
-            let loss = crate::tensor::gemm::with_bf16_products(bf16, || -> Result<_, String> {
+            let loss = crate::tensor::kernels::gemm::with_bf16_products(bf16, || -> Result<_, String> {
                 codes_tape.reset();
                 let c = frozen.tower_on_tape_to(&mut codes_tape, x, k).map_err(te)?;
                 let codes = tape.input(codes_tape.value(c));

@@ -1,8 +1,8 @@
 //! [`Matrix`]: a row-major `f32` matrix, batch × features (one example per row).
 
-use super::error::{Result, TensorError};
-use super::gemm::{gemm, Trans};
-use super::lines::Lines;
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::kernels::gemm::{gemm, Trans};
+use crate::tensor::lines::Lines;
 use std::fmt;
 
 /// Row-major `rows × cols` matrix of `f32`. Rows are examples, columns features. The values

@@ -1,10 +1,14 @@
-//! The numeric engine, on std only: [`Matrix`], the SIMD instruction flavours and half
-//! floats every kernel is written against ([`simd`]), GEMM with run-time dispatched SIMD
-//! kernels, the sparse binary input layer, 2-D convolution and max pooling
-//! over NHWC rows ([`conv`], [`pool`]), the dense layer of tape-free inference
-//! ([`dense`]), threads, an autograd [`Tape`] (with dropout), restricted Boltzmann machines
-//! trained by contrastive divergence ([`rbm`]), optimizers, seedable [`Rng`] and
-//! initialisers, and versioned weight files (written and read through `crate::io`).
+//! The numeric engine, on std only, in folders by role:
+//! - [`kernels`]: the SIMD instruction flavours and half floats every kernel is written
+//!   against ([`kernels::simd`]), GEMM with run-time dispatched micro-kernels
+//!   ([`kernels::gemm`]), vector operations, the FMA peak;
+//! - [`autograd`]: the [`Tape`] (with dropout), its backward pass, the [`Params`] store;
+//! - [`layers`]: forward functions shared by the tape and tape-free inference (affine,
+//!   activations, losses), the sparse binary input layer, 2-D convolution and max pooling
+//!   over NHWC rows, the padded half-precision dense layer of one-position inference;
+//! - [`runtime`]: kept threads, data-parallel shards and the help between them;
+//! - [`optim`] (SGD, Adam, learning-rate policies), [`Matrix`], seedable [`Rng`] and
+//!   initialisers, and versioned [`weights`] files (written and read through `crate::io`).
 //!
 //! Nothing here knows about chess: inputs are matrices and lists of active features.
 //!
@@ -34,44 +38,31 @@
 //! tape.backward(loss, &mut params).unwrap(); // w1 receives both towers' gradients
 //! opt.step(&mut params); // updates, then clears the gradients
 //! ```
-//! Batches without a tape use the tape's own forward functions: [`sparse::forward`],
+//! Batches without a tape use the tape's own forward functions: [`layers::sparse::forward`],
 //! [`layers::affine`], [`layers::relu_inplace`], [`layers::softmax_rows_inplace`]; one
-//! position at a time (a search's evaluator), the padded half-precision [`dense`] layer.
+//! position at a time (a search's evaluator), the padded half-precision [`layers::dense`] layer.
 
-pub mod backward;
-pub mod conv;
-pub(crate) mod crew;
-pub mod dense;
+pub mod autograd;
 pub mod error;
-pub mod gemm;
-pub mod help;
+pub mod kernels;
 pub mod layers;
 mod lines;
 pub mod matrix;
 pub mod optim;
-pub mod peak;
-pub mod params;
-pub mod pool;
-pub mod rbm;
 pub mod rng;
-pub mod simd;
-pub mod shards;
-pub mod sparse;
-pub mod tape;
-pub mod threads;
-pub mod vecops;
+pub mod runtime;
 pub mod weights;
 
-pub use conv::Conv2d;
+pub use autograd::params::{ParamId, Params};
+pub use autograd::tape::{Tape, Var};
 pub use error::{Result, TensorError};
-pub use gemm::{gemm, gemm_with, Trans};
+pub use kernels::gemm::{gemm, gemm_with, Trans};
+pub use kernels::simd::{active_kernel, set_kernel, Kernel};
+pub use layers::conv::Conv2d;
+pub use layers::pool::MaxPool2d;
+pub use layers::sparse::SparseBatch;
 pub use matrix::Matrix;
 pub use optim::{Adam, LrPolicy, Optimizer, Sgd};
-pub use params::{ParamId, Params};
-pub use pool::MaxPool2d;
 pub use rng::{Init, Rng};
-pub use simd::{active_kernel, set_kernel, Kernel};
-pub use sparse::SparseBatch;
-pub use tape::{Tape, Var};
+pub use runtime::threads::{set_threads, threads};
 pub use weights::WeightFile;
-pub use threads::{set_threads, threads};

@@ -4,10 +4,10 @@
 //! and [`LrPolicy`], per-iteration learning-rate schedules (Caffe's `fixed` and `inv`).
 //! A step skips frozen parameters and **clears** the gradients it consumed.
 
-use super::matrix::Matrix;
-use super::params::{ParamId, Params};
-use super::simd::active_kernel;
-use super::vecops::{add_assign_with, sgd_sum2_with};
+use crate::tensor::matrix::Matrix;
+use crate::tensor::autograd::params::{ParamId, Params};
+use crate::tensor::kernels::simd::active_kernel;
+use crate::tensor::kernels::vecops::{add_assign_with, sgd_sum2_with};
 
 /// What every optimizer offers to a training loop.
 pub trait Optimizer {
@@ -141,7 +141,7 @@ fn for_each_slot(params: &mut Params, s1: &mut [Matrix], s2: &mut [Matrix], othe
             slots.push(Slot { id: ParamId(i), w: w.data_mut(), g: g.data_mut(), s1: a, s2: b, others });
         }
     }
-    super::threads::for_each_in_two(slots, |s| s.w.len(), PAR_MIN_ELEMENTS, |mut s| update(&mut s));
+    crate::tensor::runtime::threads::for_each_in_two(slots, |s| s.w.len(), PAR_MIN_ELEMENTS, |mut s| update(&mut s));
 }
 
 /// Lazily sized per-parameter state (momentum, Adam moments).
@@ -404,7 +404,7 @@ impl Optimizer for Adam {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::threads::serial;
+    use crate::tensor::runtime::threads::serial;
     use crate::tensor::{Init, Rng};
 
     /// Large enough to be shared out over two threads; the bits must not change.

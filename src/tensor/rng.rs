@@ -1,7 +1,7 @@
 //! Seedable random numbers: xoshiro256** seeded through SplitMix64, and the
 //! weight initialisers (He for ReLU layers, Xavier/Glorot for the rest).
 
-use super::matrix::Matrix;
+use crate::tensor::matrix::Matrix;
 
 /// SplitMix64: used to expand one `u64` seed into xoshiro's 256-bit state.
 #[derive(Clone, Debug)]

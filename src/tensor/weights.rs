@@ -11,8 +11,8 @@
 //! Files are written to a temporary sibling, synced, then renamed over the target, so a
 //! crash never leaves a half-written file under the real name.
 
-use super::error::{Result, TensorError};
-use super::matrix::Matrix;
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::matrix::Matrix;
 use crate::io::atomic::write_atomic;
 use crate::io::checksum::fnv1a64;
 use std::path::Path;

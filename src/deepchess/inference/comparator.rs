@@ -11,7 +11,7 @@ use crate::chess::{Bitboard, Color, Position, Role};
 use crate::deepchess::features::{feature_delta, Features, MAX_ACTIVE};
 use crate::eval::{Comparator, ComparatorStats, MAX_PLY};
 use crate::tensor::layers::sigmoid;
-use crate::tensor::{vecops, Kernel};
+use crate::tensor::{kernels::vecops, Kernel};
 use std::cmp::Ordering;
 
 /// What the search needs from a Siamese comparator network (paper §3-4). The first layer is

@@ -7,7 +7,7 @@
 //! at once: one pass reads each weight vector once for the two and keeps two independent
 //! accumulator chains. The last layer is one dot product, the difference of the two logits.
 //!
-//! Layers past the first are [`tensor::dense`](crate::tensor::dense) layers: padded to whole
+//! Layers past the first are [`tensor::layers::dense`](crate::tensor::layers::dense) layers: padded to whole
 //! vectors, half-precision weights (half the cache lines, which is what these layers wait
 //! on). Three kernels, equal within float tolerance, chosen once at load ([`Kernel`]) and
 //! forceable: the portable loop, AVX2 and AVX-512. Their effect on speed is measured in
@@ -16,7 +16,7 @@
 use super::comparator::SiameseNet;
 use crate::deepchess::features::INPUTS;
 use crate::deepchess::model::{Arch, Net};
-use crate::tensor::dense::{self, pad, Dense, LANES};
+use crate::tensor::layers::dense::{self, pad, Dense, LANES};
 use crate::tensor::Rng;
 use crate::tensor::Kernel;
 use std::path::Path;
@@ -202,12 +202,12 @@ fn head_with<const N: usize, const W: usize>(
 }
 
 /// Thin `#[target_feature]` wrappers around the whole tower and head per flavour, so that
-/// every layer's kernel (tensor::dense, generic over the flavour) inlines into one function.
+/// every layer's kernel (tensor::layers::dense, generic over the flavour) inlines into one function.
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use super::{Halves, NetEval};
-    use crate::tensor::dense::{layer, layer2, logit_diff_simd};
-    use crate::tensor::simd::{Avx2, Avx512, Flavour};
+    use crate::tensor::layers::dense::{layer, layer2, logit_diff_simd};
+    use crate::tensor::kernels::simd::{Avx2, Avx512, Flavour};
 
     /// Both orders of a comparison, the logits of (a, b) and (b, a), through one pass of
     /// the head: each weight vector is read once for the two.

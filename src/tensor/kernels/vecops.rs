@@ -2,7 +2,7 @@
 //! three times: generic Rust, and under `#[target_feature]` wrappers so the compiler
 //! vectorises them for AVX2 / AVX-512. Dispatched with the same [`Kernel`] as GEMM.
 
-use super::simd::Kernel;
+use crate::tensor::kernels::simd::Kernel;
 
 #[inline(always)]
 fn add_generic(dst: &mut [f32], src: &[f32]) {
@@ -112,7 +112,7 @@ pub fn relu_backward_with(k: Kernel, dx: &mut [f32], g: &[f32], y: &[f32]) {
 #[inline(always)]
 fn relu_mask_generic(g: &mut [f32], y: &[f32]) {
     for (gv, &yv) in g.iter_mut().zip(y) {
-        *gv = super::simd::gate(*gv, yv);
+        *gv = crate::tensor::kernels::simd::gate(*gv, yv);
     }
 }
 

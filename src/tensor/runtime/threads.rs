@@ -1,5 +1,5 @@
 //! Thread count for the numeric kernels, and a deterministic split of work over
-//! threads ([`super::crew`]'s kept ones).
+//! threads ([`crate::tensor::runtime::crew`]'s kept ones).
 //!
 //! Every parallel kernel in this module gives each output element to exactly one
 //! thread and computes it in a fixed order, so results do not depend on timing.
@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 static THREADS: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// Set on the workers of [`crate::tensor::shards`]: each already has a core of its own,
+    /// Set on the workers of [`crate::tensor::runtime::shards`]: each already has a core of its own,
     /// so the kernels they call run on the calling thread.
     static SERIAL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
@@ -68,7 +68,7 @@ pub fn split_ranges(len: usize, parts: usize, align: usize) -> Vec<std::ops::Ran
 }
 
 /// Runs `f(range)` for each range of [`split_ranges`]; the first range runs on the
-/// calling thread, the others on the kept threads of [`super::crew`].
+/// calling thread, the others on the kept threads of [`crate::tensor::runtime::crew`].
 pub fn parallel_ranges<F>(len: usize, parts: usize, align: usize, f: F)
 where
     F: Fn(std::ops::Range<usize>) + Sync,
@@ -80,7 +80,7 @@ where
         }
         return;
     }
-    super::crew::run(ranges.len(), &|i| f(ranges[i].clone()));
+    crate::tensor::runtime::crew::run(ranges.len(), &|i| f(ranges[i].clone()));
 }
 
 /// Runs `f` on every item, sharing the items out over two threads (each to the side with
@@ -104,7 +104,7 @@ pub(crate) fn for_each_in_two<T: Send>(items: Vec<T>, size: impl Fn(&T) -> usize
         }
     }
     let sides = [std::sync::Mutex::new(left), std::sync::Mutex::new(right)];
-    super::crew::run(2, &|i| {
+    crate::tensor::runtime::crew::run(2, &|i| {
         let items = std::mem::take(&mut *sides[i].lock().unwrap_or_else(|e| e.into_inner()));
         items.into_iter().for_each(&f);
     });

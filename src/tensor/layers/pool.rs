@@ -12,8 +12,8 @@
 //! replaces it), so forward values and backward routing are deterministic. The backward
 //! pass sends each output's gradient to the input element its forward pass picked.
 
-use super::error::{Result, TensorError};
-use super::matrix::Matrix;
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::matrix::Matrix;
 
 /// The geometry of a max pooling layer (square window and stride).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

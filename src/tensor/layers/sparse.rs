@@ -3,12 +3,12 @@
 //! input feature), and the gradient `Xᵀ·dY` only touches those rows. Training and
 //! search both use this; it is ~24× less arithmetic than the dense product.
 
-use super::error::{Result, TensorError};
-use super::matrix::Matrix;
-use super::simd::{active_kernel, Kernel};
-use super::help::{on_board, share};
-use super::threads::{parallel_ranges, threads, SendPtr};
-use super::vecops::{add_assign_with, gather_add_with, gather_set_with, GATHER_BLOCK};
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::matrix::Matrix;
+use crate::tensor::kernels::simd::{active_kernel, Kernel};
+use crate::tensor::runtime::help::{on_board, share};
+use crate::tensor::runtime::threads::{parallel_ranges, threads, SendPtr};
+use crate::tensor::kernels::vecops::{add_assign_with, gather_add_with, gather_set_with, GATHER_BLOCK};
 use std::sync::Mutex;
 
 /// A batch of binary feature vectors stored as the indices of their set bits (CSR).
@@ -296,7 +296,7 @@ fn backward_impl(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, dw: &
             bounds.push(f.max(*bounds.last().unwrap_or(&0)));
         }
         bounds.push(x.features());
-        super::crew::run(bounds.len() - 1, &|i| work(bounds[i]..bounds[i + 1], 0..n));
+        crate::tensor::runtime::crew::run(bounds.len() - 1, &|i| work(bounds[i]..bounds[i + 1], 0..n));
     });
     Ok(())
 }

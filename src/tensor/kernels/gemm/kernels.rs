@@ -3,7 +3,7 @@
 //! thin `#[target_feature]` wrappers. Each computes `C[MR×NR] += alpha · Ap[MR×kc] ·
 //! Bp[kc×NR]` from packed panels (A: MR values per k step, B: NR values per k step).
 
-use crate::tensor::simd::{Flavour, Scalar};
+use crate::tensor::kernels::simd::{Flavour, Scalar};
 
 /// The register-blocked micro-kernel: `MR` rows × `NV` vectors of accumulators stay in
 /// registers for the whole `kc` loop; C is read and written once per tile. `MA` and `NB`
@@ -197,7 +197,7 @@ pub(crate) const SCALAR_EDGES: &[Edge] = &[
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
     use super::{micro, Edge, Store};
-    use crate::tensor::simd::{Avx2, Avx512};
+    use crate::tensor::kernels::simd::{Avx2, Avx512};
 
     /// Thin `#[target_feature]` wrapper around [`micro`] for one flavour and tile.
     macro_rules! wrapper {

@@ -7,16 +7,16 @@
 //! after the first one. Parameters live in [`Params`] and are referred to by
 //! [`ParamId`]; their gradients accumulate there (so tied weights get the sum).
 
-use super::error::{Result, TensorError};
-use super::layers;
-use super::matrix::Matrix;
-use super::params::{ParamId, Params};
-use super::rng::Rng;
-use super::conv::{self, Conv2d};
-use super::pool::{self, MaxPool2d};
-use super::simd::active_kernel;
-use super::sparse::{self, SparseBatch};
-use super::vecops;
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::layers;
+use crate::tensor::matrix::Matrix;
+use crate::tensor::autograd::params::{ParamId, Params};
+use crate::tensor::rng::Rng;
+use crate::tensor::layers::conv::{self, Conv2d};
+use crate::tensor::layers::pool::{self, MaxPool2d};
+use crate::tensor::kernels::simd::active_kernel;
+use crate::tensor::layers::sparse::{self, SparseBatch};
+use crate::tensor::kernels::vecops;
 
 /// A value on the tape (index of its node).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! fraction of this figure, measured in the same run, rather than of a data-sheet number
 //! that a shared virtual machine's clock may not reach.
 
-use super::simd::{Flavour, Kernel, Scalar};
+use crate::tensor::kernels::simd::{Flavour, Kernel, Scalar};
 
 /// Independent accumulators: enough to cover the FMA latency (4–5 cycles) on two ports.
 const CHAINS: usize = 12;
@@ -31,13 +31,13 @@ unsafe fn fma_chains<F: Flavour>(iters: u64) -> f32 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn chains_avx2(iters: u64) -> f32 {
-    fma_chains::<super::simd::Avx2>(iters)
+    fma_chains::<crate::tensor::kernels::simd::Avx2>(iters)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 unsafe fn chains_avx512(iters: u64) -> f32 {
-    fma_chains::<super::simd::Avx512>(iters)
+    fma_chains::<crate::tensor::kernels::simd::Avx512>(iters)
 }
 
 /// Floating-point operations of one round of [`fma_chains`] with `kernel`'s vectors.

@@ -1,15 +1,15 @@
 //! [`Tape::backward`]: reverse pass, one `match` arm per op.
 
-use super::error::{Result, TensorError};
-use super::gemm::{gemm, gemm_fused, Fuse, Trans};
-use super::layers::add_col_sums;
-use super::matrix::Matrix;
-use super::params::Params;
-use super::simd::active_kernel;
-use super::sparse;
-use super::vecops;
-use super::{conv, pool};
-use super::tape::{Op, Tape, Var, BCE_EPS};
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::kernels::gemm::{gemm, gemm_fused, Fuse, Trans};
+use crate::tensor::layers::add_col_sums;
+use crate::tensor::matrix::Matrix;
+use crate::tensor::autograd::params::Params;
+use crate::tensor::kernels::simd::active_kernel;
+use crate::tensor::layers::sparse;
+use crate::tensor::kernels::vecops;
+use crate::tensor::{layers::conv, layers::pool};
+use crate::tensor::autograd::tape::{Op, Tape, Var, BCE_EPS};
 
 /// `scratch` made a copy of `m` (to read beside a mutable borrow of `m`'s node).
 fn scratch_copy<'a>(scratch: &'a mut Matrix, m: &Matrix) -> &'a Matrix {
@@ -37,7 +37,7 @@ impl Tape {
     /// parameter of `params`, shaped like its value) instead of `params`' own, and the
     /// loss's gradient seeded with `seed` instead of 1: what lets several tapes
     /// backpropagate at once against one set of values, each into its own gradients, each
-    /// weighted by its share of the batch (`tensor::shards`).
+    /// weighted by its share of the batch (`tensor::runtime::shards`).
     pub fn backward_into(&mut self, loss: Var, params: &Params, grads: &mut [Matrix], seed: f32) -> Result<()> {
         self.backward_impl(loss, params, grads, seed, false)
     }
@@ -46,7 +46,7 @@ impl Tape {
     /// held, each trainable parameter's matrix ends as this tape's gradient (zero where
     /// none flowed); frozen parameters' matrices are left alone. A weight whose last use
     /// on the tape is a layer gets its gradient written by that layer's product directly,
-    /// with no zeroing pass before it (`tensor::shards`' per-shard buffers).
+    /// with no zeroing pass before it (`tensor::runtime::shards`' per-shard buffers).
     pub fn backward_set(&mut self, loss: Var, params: &Params, grads: &mut [Matrix], seed: f32) -> Result<()> {
         self.backward_impl(loss, params, grads, seed, true)
     }
@@ -111,7 +111,7 @@ impl Tape {
             }
         }
         for (id, g) in grads.iter_mut().enumerate() {
-            if params.is_frozen(super::params::ParamId(id)) {
+            if params.is_frozen(crate::tensor::autograd::params::ParamId(id)) {
                 continue;
             }
             // Written first by a layer's weight product: that product overwrites it.
@@ -181,7 +181,7 @@ impl Tape {
                     let xs = &sparse_inputs[x];
                     let ow = beta(&mut param_fresh[w.0]) == 0.0;
                     let back = if ow { sparse::backward_overwrite_with } else { sparse::backward_with };
-                    let (kern, nt) = (active_kernel(), super::threads::threads());
+                    let (kern, nt) = (active_kernel(), crate::tensor::runtime::threads::threads());
                     match (params.is_frozen(w), params.is_frozen(b)) {
                         (false, false) => {
                             let (dw, db) = two_grads(grads, w.0, b.0);

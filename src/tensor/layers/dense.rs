@@ -18,9 +18,9 @@
 //! one `#[target_feature]` wrapper around its whole forward pass, so its layers inline into
 //! one function per flavour. [`forward_with`] dispatches a single layer.
 
-use super::simd::{f16_bits, f16_value, Flavour, Kernel};
+use crate::tensor::kernels::simd::{f16_bits, f16_value, Flavour, Kernel};
 #[cfg(target_arch = "x86_64")]
-use super::simd::{Avx2, Avx512};
+use crate::tensor::kernels::simd::{Avx2, Avx512};
 
 /// Floats per padded vector: one zmm, two ymm.
 pub const LANES: usize = 16;

@@ -14,7 +14,7 @@
 //! (every CPU with AVX2 has the other two), so one availability test covers every kernel
 //! written against it.
 
-use super::error::{Result, TensorError};
+use crate::tensor::error::{Result, TensorError};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// One SIMD instruction set as a kernel sees it: a vector of `LANES` f32.

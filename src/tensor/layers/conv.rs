@@ -1,6 +1,6 @@
 //! 2-D convolution over NHWC activations (one sample per matrix row, columns
 //! `(y·W + x)·C + c`), as im2col + GEMM (the Caffe formulation, on the BLIS-style GEMM of
-//! [`super::gemm`]):
+//! [`crate::tensor::kernels::gemm`]):
 //!
 //! - im2col: for every output pixel `(sample, oy, ox)` one row of the patch matrix `P`, its
 //!   columns the `kh × kw × C` input window in `(ky, kx, c)` order, zeros where the window
@@ -22,12 +22,12 @@
 //! (never both: no oversubscription). Buffers come from a pool, so a training loop or a
 //! search calling at batch 1 stops allocating after its first call.
 
-use super::error::{Result, TensorError};
-use super::gemm::{gemm_slices, gemm_small, Trans};
-use super::matrix::Matrix;
-use super::simd::{active_kernel, Kernel};
-use super::threads::{split_ranges, threads, SendPtr};
-use super::vecops::add_assign_with;
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::kernels::gemm::{gemm_slices, gemm_small, Trans};
+use crate::tensor::matrix::Matrix;
+use crate::tensor::kernels::simd::{active_kernel, Kernel};
+use crate::tensor::runtime::threads::{split_ranges, threads, SendPtr};
+use crate::tensor::kernels::vecops::add_assign_with;
 use std::ops::Range;
 use std::sync::Mutex;
 
@@ -176,14 +176,14 @@ fn sized(buf: &mut Vec<f32>, len: usize) -> &mut [f32] {
 }
 
 /// Runs `f(part, range)` over [`split_ranges`]`(len, parts, 1)`: part 0 on the calling
-/// thread, the others on [`super::crew`]'s kept threads. Results in part order.
+/// thread, the others on [`crate::tensor::runtime::crew`]'s kept threads. Results in part order.
 fn run_parts<T: Send>(len: usize, parts: usize, f: impl Fn(usize, Range<usize>) -> T + Sync) -> Vec<T> {
     let ranges = split_ranges(len, parts, 1);
     if ranges.len() <= 1 {
         return ranges.into_iter().map(|r| f(0, r)).collect();
     }
     let out: Vec<std::sync::Mutex<Option<T>>> = ranges.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    super::crew::run(ranges.len(), &|i| {
+    crate::tensor::runtime::crew::run(ranges.len(), &|i| {
         let r = f(i, ranges[i].clone());
         *out[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
     });

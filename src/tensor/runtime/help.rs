@@ -1,4 +1,4 @@
-//! Help between the shards of a training step ([`crate::tensor::shards`]): a thread that has
+//! Help between the shards of a training step ([`crate::tensor::runtime::shards`]): a thread that has
 //! finished its own shards takes blocks of the kernels the other shards are still running
 //! (row blocks of the products, column blocks of the sparse layer), instead of waiting for
 //! them at the step's end.
@@ -160,9 +160,9 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::gemm::{gemm_with, Trans};
-    use crate::tensor::simd::Kernel;
-    use crate::tensor::sparse::{backward_overwrite_with, backward_with, forward_with, SparseBatch};
+    use crate::tensor::kernels::gemm::{gemm_with, Trans};
+    use crate::tensor::kernels::simd::Kernel;
+    use crate::tensor::layers::sparse::{backward_overwrite_with, backward_with, forward_with, SparseBatch};
     use crate::tensor::{Init, Matrix, Rng};
     use std::sync::atomic::AtomicBool;
 

@@ -4,8 +4,8 @@
 
 use super::kernels::{Edge, MicroKernel, Store};
 use super::pack::{pack_a, pack_b};
-use crate::tensor::help::{on_board, share};
-use crate::tensor::simd::{gate, relu};
+use crate::tensor::runtime::help::{on_board, share};
+use crate::tensor::kernels::simd::{gate, relu};
 use std::sync::Mutex;
 
 /// Block sizes and micro-kernel of one instruction flavour.
@@ -130,7 +130,7 @@ impl Epilogue {
 /// `C[m×n] += alpha · op(A)[m×k] · op(B)[k×n]` on one thread; with `overwrite`,
 /// `C = alpha · op(A) · op(B)` and C is never read (beta = 0); `ep` as [`Epilogue`] says
 /// (applied where each element's last k block is stored). Inside a shard of a step
-/// with a board ([`crate::tensor::help`]), the row blocks of each packed B panel are
+/// with a board ([`crate::tensor::runtime::help`]), the row blocks of each packed B panel are
 /// shared with threads that have finished their own shards.
 ///
 /// Safety: the views are valid for the given sizes (checked by the caller).

@@ -1,7 +1,7 @@
 //! GEMM, `C = alpha · op(A) · op(B) + beta · C`, in the BLIS style (as the
 //! `matrixmultiply` crate does it): packing, five loops, register-blocked micro-kernels.
 //!
-//! Micro-kernels for each instruction flavour of [`super::simd`]: portable
+//! Micro-kernels for each instruction flavour of [`crate::tensor::kernels::simd`]: portable
 //! [`Kernel::Scalar`], [`Kernel::Avx2`] and [`Kernel::Avx512`]. [`gemm`] runs the flavour
 //! [`active_kernel`] chose at run time; [`gemm_with`] takes it explicitly (tests, benchmarks).
 //! `op(X)` is `X` or `Xᵀ` ([`Trans`]); transposes are strides, never materialised.
@@ -16,11 +16,11 @@ pub(crate) mod kernels;
 mod pack;
 mod small;
 
-use super::error::{Result, TensorError};
-use super::matrix::Matrix;
-use super::threads::{parallel_ranges, threads};
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::matrix::Matrix;
+use crate::tensor::runtime::threads::{parallel_ranges, threads};
 use driver::{gemm_serial, with_workspace, Epilogue, OutView, Spec, View};
-use super::simd::{active_kernel, Kernel};
+use crate::tensor::kernels::simd::{active_kernel, Kernel};
 pub(crate) use small::gemm_small;
 pub use bf16::{bf16_instructions, bf16_products, with_bf16_products};
 
@@ -168,10 +168,10 @@ pub fn gemm_fused_with(
                 None => beta * *y,
             };
             if fuse.relu {
-                v = super::simd::relu(v);
+                v = crate::tensor::kernels::simd::relu(v);
             }
             if let Some(x) = fuse.mask {
-                v = super::simd::gate(v, x[i]);
+                v = crate::tensor::kernels::simd::gate(v, x[i]);
             }
             *y = v;
         }

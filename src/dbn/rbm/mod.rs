@@ -35,12 +35,12 @@
 //! GEMM computes every element with the same operations whatever the split, and the rest
 //! runs on the calling thread.
 
-use super::error::{Result, TensorError};
-use super::gemm::{gemm, Trans};
-use super::matrix::Matrix;
-use super::rng::Rng;
-use super::simd::active_kernel;
-use super::vecops::{add_assign_with, axpy_with, gather_add_with, sigmoid_bias_with};
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::kernels::gemm::{gemm, Trans};
+use crate::tensor::matrix::Matrix;
+use crate::tensor::rng::Rng;
+use crate::tensor::kernels::simd::active_kernel;
+use crate::tensor::kernels::vecops::{add_assign_with, axpy_with, gather_add_with, sigmoid_bias_with};
 
 /// Batches with at most this fraction of nonzero visible values take the sparse path for
 /// `v0·W` and `v0ᵀ·h0`. Measured on random binary batches at 772 → 100, CPU time of CD-1,

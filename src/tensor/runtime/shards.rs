@@ -13,7 +13,7 @@
 //! instead keeps every core busy for the whole step, with one start and one join.
 //!
 //! A worker that runs out of shards does not wait at the step's end: it takes blocks of
-//! the products and sparse layers the other shards are still running ([`super::help`]),
+//! the products and sparse layers the other shards are still running ([`crate::tensor::runtime::help`]),
 //! so a core the host slows down holds up the step only for the rest of a shard
 //! (activations, loss, the head's small products).
 //!
@@ -22,14 +22,14 @@
 //! other; a helped kernel computes each block exactly as its owner would. (It does depend
 //! on the number of shards, as any change of summation order does.)
 
-use super::error::{Result, TensorError};
-use super::gemm::with_bf16_products;
-use super::help::{pause, with_board, Board};
-use super::matrix::Matrix;
-use super::params::Params;
-use super::tape::{Tape, Var};
-use super::optim::{sum_grads, Optimizer};
-use super::threads::{configured_threads, serial};
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::kernels::gemm::with_bf16_products;
+use crate::tensor::runtime::help::{pause, with_board, Board};
+use crate::tensor::matrix::Matrix;
+use crate::tensor::autograd::params::Params;
+use crate::tensor::autograd::tape::{Tape, Var};
+use crate::tensor::optim::{sum_grads, Optimizer};
+use crate::tensor::runtime::threads::{configured_threads, serial};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Tapes and gradient buffers of `n` shards, kept from step to step.
@@ -37,7 +37,7 @@ pub struct Shards {
     tapes: Vec<Tape>,
     /// Gradients of shards 1.. (shard 0 writes the parameters' own).
     grads: Vec<Vec<Matrix>>,
-    /// The shards' products in bf16 with f32 sums ([`super::gemm::with_bf16_products`]).
+    /// The shards' products in bf16 with f32 sums ([`crate::tensor::kernels::gemm::with_bf16_products`]).
     bf16: bool,
 }
 
@@ -187,7 +187,7 @@ impl Shards {
             out
         };
         let done = std::sync::Mutex::new(Vec::with_capacity(n));
-        super::crew::run(workers, &|_| {
+        crate::tensor::runtime::crew::run(workers, &|_| {
             let out = work();
             done.lock().unwrap_or_else(|e| e.into_inner()).extend(out);
         });

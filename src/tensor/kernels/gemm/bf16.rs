@@ -153,7 +153,7 @@ pub(crate) unsafe fn rounded(src: *const f32, ld: usize, rows: usize, cols: usiz
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
     use super::super::kernels::{prefetch_tile, store, Edge, Store};
-    use crate::tensor::simd::Avx512;
+    use crate::tensor::kernels::simd::Avx512;
     use std::arch::x86_64::*;
 
     /// [`super::pairs_along`]: 32 values of a row become 16 pairs in one conversion.

@@ -1,9 +1,14 @@
-//! Forward functions shared by the autograd [`Tape`](super::tape::Tape) and by
+//! Forward functions shared by the autograd [`Tape`](crate::tensor::autograd::tape::Tape) and by
 //! inference without a tape (the search's fast path), so both compute identical values.
 
-use super::error::{Result, TensorError};
-use super::gemm::{gemm, gemm_fused, Fuse, Trans};
-use super::matrix::Matrix;
+pub mod conv;
+pub mod dense;
+pub mod pool;
+pub mod sparse;
+
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::kernels::gemm::{gemm, gemm_fused, Fuse, Trans};
+use crate::tensor::matrix::Matrix;
 
 /// `y = x·W + b` (dense affine; `W` is `in × out`, one row per input feature; `b` is `1 × out`).
 /// `y` is resized to `x.rows × out`.
@@ -17,7 +22,7 @@ pub fn affine(x: &Matrix, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> 
         // One position (a search's evaluator): read W as stored rather than packing it on
         // every call; the same per-element sums as the packed kernels.
         let (n, kd) = (w.cols(), w.rows());
-        super::gemm::gemm_small(super::simd::active_kernel(), 1, n, kd, x.data(), kd, w.data(), n, y.data_mut(), n);
+        crate::tensor::kernels::gemm::gemm_small(crate::tensor::kernels::simd::active_kernel(), 1, n, kd, x.data(), kd, w.data(), n, y.data_mut(), n);
         return Ok(());
     }
     gemm(Trans::N, Trans::N, 1.0, x, w, 1.0, y)
@@ -51,7 +56,7 @@ fn check_affine(x: &Matrix, w: &Matrix, b: &Matrix) -> Result<()> {
 
 /// `max(x, 0)` in place.
 pub fn relu_inplace(x: &mut Matrix) {
-    x.data_mut().iter_mut().for_each(|v| *v = super::simd::relu(*v));
+    x.data_mut().iter_mut().for_each(|v| *v = crate::tensor::kernels::simd::relu(*v));
 }
 
 /// Logistic sigmoid of one value, stable for large |x|.

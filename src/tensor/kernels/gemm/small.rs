@@ -11,7 +11,7 @@
 //! whichever path computed it: a search's batch-1 evaluation equals the batch's.
 
 use super::KC;
-use crate::tensor::simd::{Flavour, Kernel, Scalar};
+use crate::tensor::kernels::simd::{Flavour, Kernel, Scalar};
 
 /// Rows of A (and C) per register block.
 const ROWS: usize = 4;
@@ -115,7 +115,7 @@ macro_rules! flavour_fn {
 
 flavour_fn!(small_scalar, "sse2", false, [(Scalar, 8)]);
 #[cfg(target_arch = "x86_64")]
-use crate::tensor::simd::{Avx2, Avx512};
+use crate::tensor::kernels::simd::{Avx2, Avx512};
 #[cfg(target_arch = "x86_64")]
 flavour_fn!(small_avx2, "avx2,fma", true, [(Avx2, 2), (Avx2, 1)]);
 #[cfg(target_arch = "x86_64")]

@@ -2,9 +2,9 @@
 //! to parameters by [`ParamId`], so one parameter used twice in a graph (the Siamese
 //! network's tied towers) simply receives the sum of both gradients.
 
-use super::error::{Result, TensorError};
-use super::matrix::Matrix;
-use super::weights::WeightFile;
+use crate::tensor::error::{Result, TensorError};
+use crate::tensor::matrix::Matrix;
+use crate::tensor::weights::WeightFile;
 use std::path::Path;
 
 /// Handle of one parameter in a [`Params`] store.
