@@ -113,8 +113,9 @@ fn tiny_run_trains_both_variants_resumes_and_plays() {
     assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("--resume"));
 
     // The net plays through the registry, in the shared search.
-    use deepchess::players::{find, Settings};
-    let mut s = Settings::new(1);
+    use deepchess::players::find;
+    use deepchess::search::PlayerSettings;
+    let mut s = PlayerSettings::new(1);
     s.net = Some(net.clone());
     let built = find("cnn").unwrap().build(&s).map_err(|e| e.to_string()).unwrap();
     assert!(built.loaded.unwrap().contains("8x8x7-c16k4-p2s2-c8k2-ip8-1/linear"));
@@ -165,8 +166,9 @@ fn bad_flags_and_files_are_named() {
     let e = Cnn::load(&good).err().expect("arch and tensors disagree").to_string();
     assert!(e.contains("c5k2") && e.contains("conv2.w"), "{e}");
     // The registry names a missing net file.
-    use deepchess::players::{find, Settings};
-    let mut s = Settings::new(1);
+    use deepchess::players::find;
+    use deepchess::search::PlayerSettings;
+    let mut s = PlayerSettings::new(1);
     s.net = Some(dir.join("missing.dcw"));
     assert!(find("cnn").unwrap().build(&s).is_err());
 }

@@ -71,7 +71,7 @@ fn tiny_run_trains_every_head_resumes_and_plays() {
 
     // The net plays in the shared search behind the scalar-evaluator adapter.
     let (dbn, _) = deepchess::dbn::model::Dbn::load(&net).unwrap();
-    let comparator = deepchess::dbn::evaluator::comparator(&dbn, "dbn-quantized", deepchess::tensor::Kernel::best());
+    let comparator = deepchess::dbn::player::comparator(&dbn, "dbn-quantized", deepchess::tensor::Kernel::best());
     let mut searcher = deepchess::search::Searcher::new(comparator, 1);
     let r = searcher.search(
         &deepchess::chess::Game::default(),
@@ -82,8 +82,9 @@ fn tiny_run_trains_every_head_resumes_and_plays() {
     );
     assert!(r.best.is_some());
     // Through the registry: the player takes a file of its own head, and names the other.
-    use deepchess::players::{find, Settings};
-    let mut s = Settings::new(1);
+    use deepchess::players::find;
+    use deepchess::search::PlayerSettings;
+    let mut s = PlayerSettings::new(1);
     s.net = Some(net.clone());
     assert!(find("dbn-quantized").unwrap().build(&s).is_ok());
     let e = find("dbn-classify").unwrap().build(&s).err().expect("a quantized net is not a classify one").to_string();
@@ -169,7 +170,7 @@ fn a_net_wider_than_the_kernels_stack_mask_plays() {
     assert!(s.seen.iter().any(|l| l.contains("772-1100-100-100")), "the wide net was not the one loaded: {:?}", s.seen);
     s.quit();
     for k in [deepchess::tensor::Kernel::Scalar, deepchess::tensor::Kernel::Avx2, deepchess::tensor::Kernel::Avx512] {
-        let mut e = deepchess::dbn::evaluator::DbnEval::new(&net, "wide", k);
+        let mut e = deepchess::dbn::player::DbnEval::new(&net, "wide", k);
         let v = e.value(&deepchess::chess::Position::default());
         assert!(v.is_finite() && v.abs() <= 1.0, "{k:?}: {v}");
     }

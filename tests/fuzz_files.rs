@@ -16,7 +16,8 @@ use deepchess::data::dataset::Dataset;
 use deepchess::io::fnv1a64 as fnv1a;
 use deepchess::data::labels::{EngineScore, LabelSet, Labelled, Wdl};
 use deepchess::deepchess::features::Features;
-use deepchess::deepchess::inference::{load_searcher, NetOptions};
+use deepchess::deepchess::inference::load_searcher;
+use deepchess::search::PlayerSettings;
 use deepchess::deepchess::model::{Arch, Net};
 use deepchess::tensor::Rng;
 use proptest::prelude::*;
@@ -203,8 +204,7 @@ fn check_net(dir: &Path, bytes: &[u8]) {
             let f = Features::from_position(&Position::startpos());
             let p = net.prob_better(&[f.as_slice()], &[f.as_slice()]).unwrap();
             assert_eq!(p.len(), 1);
-            let o = NetOptions { hash_mb: 1, cache_mb: 1, kernel: None, incremental: true };
-            if let Err(e) = load_searcher(&path, &o) {
+            if let Err(e) = load_searcher(&path, &PlayerSettings::new(1), 1) {
                 assert!(e.contains("fuzz.dcw"), "{e}");
             }
         }
@@ -261,7 +261,7 @@ fn check_model<M>(dir: &Path, bytes: &[u8], tally: &Tally, load: impl Fn(&Path) 
 
 #[test]
 fn fuzz_dbn_net_files() {
-    use deepchess::dbn::evaluator::DbnEval;
+    use deepchess::dbn::player::DbnEval;
     use deepchess::dbn::model::{Arch, Dbn};
     let dir = tmp("dbn-net");
     let sample = {
@@ -282,7 +282,7 @@ fn fuzz_dbn_net_files() {
 
 #[test]
 fn fuzz_cnn_net_files() {
-    use deepchess::cnn::evaluator::CnnEval;
+    use deepchess::cnn::player::CnnEval;
     use deepchess::cnn::model::{Arch, Cnn};
     use deepchess::eval::scalar::Evaluator;
     let dir = tmp("cnn-net");

@@ -189,7 +189,8 @@ fn non_finite_values_are_never_written() {
 /// The optimizer's state in a checkpoint is not bounded (its moments are not weights).
 #[test]
 fn weights_no_training_gives_are_refused_by_every_loader() {
-    use deepchess::players::{Settings, PLAYERS};
+    use deepchess::players::PLAYERS;
+    use deepchess::search::PlayerSettings;
     use deepchess::tensor::weights::MAX_WEIGHT;
     let dir = common::TempDir::new("absurd-weights");
     for p in PLAYERS.iter().filter(|p| p.default_net.is_some()) {
@@ -205,7 +206,7 @@ fn weights_no_training_gives_are_refused_by_every_loader() {
             assert!(e.contains("refusing to write") && e.contains(&name) && e.contains("1e4"), "{e}");
             // Written past the check, as a crafted file would be.
             std::fs::write(&path, wf.to_bytes()).unwrap();
-            let s = Settings { net: Some(path.clone()), ..Settings::new(1) };
+            let s = PlayerSettings { net: Some(path.clone()), ..PlayerSettings::new(1) };
             let e = p.build(&s).err().unwrap_or_else(|| panic!("{}: {v} accepted", p.name)).to_string();
             assert!(e.contains(&name) && e.contains("beyond ±1e4"), "{}: {e}", p.name);
         }

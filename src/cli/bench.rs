@@ -1,29 +1,25 @@
 //! `deepchess bench [--depth N] [--eval NAME] [--vs-net]`
 
 use super::args::{parse, usage, CliError, Flag};
-use crate::players::{self, BuildError, Player, Settings};
+use crate::players::{self, BuildError, Entry};
 use crate::search::bench::{self, BenchReport};
-use crate::search::DynSearcher;
+use crate::search::{Player, PlayerSettings};
 use crate::tensor::Kernel;
 
-fn run_one(mut s: Box<dyn DynSearcher>, depth: u32, verbose: bool) -> BenchReport {
-    let r = bench::run(s.as_mut(), depth, |i, fen, nodes| {
+fn run_one(mut p: Box<dyn Player>, depth: u32, verbose: bool) -> BenchReport {
+    let r = bench::run(p.as_mut(), depth, |i, fen, nodes| {
         if verbose {
             eprintln!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1);
         }
     });
     eprintln!(
-        "eval {} depth {depth}: {} positions, {} nodes, {:.3} s, {} nodes/s, {} comparisons/s ({:.1} % memoised), {} keys/s, feature cache hits {:.1} % ({} codes rebuilt from evicted keys)",
-        s.name(),
+        "eval {} depth {depth}: {} positions, {} nodes, {:.3} s, {} nodes/s, {}",
+        p.name(),
         r.positions,
         r.nodes,
         r.time.as_secs_f64(),
         r.nps(),
-        r.comparisons_per_sec(),
-        100.0 * r.stats.comparison_hits as f64 / r.stats.comparisons.max(1) as f64,
-        (r.stats.keys as f64 / r.time.as_secs_f64().max(1e-9)) as u64,
-        100.0 * r.cache_hit_rate(),
-        r.stats.rebuilds
+        r.counters_line()
     );
     r
 }
@@ -68,7 +64,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let eval = p.get("eval").unwrap_or("handcrafted");
     let player = players::find(eval)
         .ok_or_else(|| CliError::Usage(format!("deepchess bench: unknown --eval '{eval}' ({})", players::names().join(", "))))?;
-    let mut others: Vec<&Player> = Vec::new();
+    let mut others: Vec<&Entry> = Vec::new();
     if let Some(list) = p.get("vs") {
         for name in list.split(',') {
             others.push(players::find(name).ok_or_else(|| {
@@ -83,12 +79,12 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let kernel = match p.get("kernel") {
         None => None,
         Some(k) => match Kernel::from_name(k) {
-            Some(x) if x.available() => Some(x),
+            Some(x) if x.available() => Some(x.name()),
             Some(_) => return Err(CliError::Failed(format!("deepchess bench: this CPU cannot run the {k} kernel"))),
             None => return Err(CliError::Usage(format!("deepchess bench: unknown --kernel '{k}' (scalar, avx2, avx512)"))),
         },
     };
-    let settings = Settings {
+    let settings = PlayerSettings {
         hash_mb: p.get_or("bench", "hash", 16)?,
         net: p.get("net").map(Into::into),
         kernel,
@@ -97,7 +93,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let verbose = p.has("verbose");
     // A player's bench on a thread with a big stack (searches recurse deeply with
     // position-sized values).
-    let bench_of = |player: &Player, s: &Settings| -> Result<BenchReport, CliError> {
+    let bench_of = |player: &Entry, s: &PlayerSettings| -> Result<BenchReport, CliError> {
         let built = player.build(s).map_err(|e| match e {
             BuildError::NoNet { .. } => CliError::Failed(format!("bench: {e} (give --net FILE)")),
             BuildError::Load(e) => CliError::Failed(e),
@@ -105,8 +101,8 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         if let Some(what) = &built.loaded {
             eprintln!("net {what}");
         }
-        let searcher = built.searcher;
-        let run = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_one(searcher, depth, verbose));
+        let player = built.player;
+        let run = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_one(player, depth, verbose));
         Ok(run.expect("bench thread").join().expect("bench thread panicked"))
     };
     let first = bench_of(player, &settings)?;
@@ -115,7 +111,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     if vs_net {
         // The engine's default net, then the paper-sized distilled one (or just --net).
         let net_player = |name| players::find(name).expect("a registered player");
-        let nets: Vec<(&Player, &str)> = if !others.is_empty() {
+        let nets: Vec<(&Entry, &str)> = if !others.is_empty() {
             others.iter().map(|&pl| (pl, pl.name)).collect()
         } else if settings.net.is_some() {
             vec![(net_player("compact"), "net")]

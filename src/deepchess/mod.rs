@@ -27,4 +27,5 @@ pub mod model;
 pub mod pairs;
 pub mod phases;
 pub mod pipeline;
+pub mod player;
 pub mod step;

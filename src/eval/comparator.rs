@@ -11,17 +11,37 @@ use std::cmp::Ordering;
 /// accumulator, say) is sized for plies `0..=MAX_PLY`.
 pub const MAX_PLY: usize = 128;
 
-/// Counters a comparator keeps for `bench` (comparisons/s, cache hit rate).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ComparatorStats {
-    /// Comparisons asked for, and how many were answered from a memo.
-    pub comparisons: u64,
-    pub comparison_hits: u64,
-    /// Keys asked for, and how many came from the feature cache.
-    pub keys: u64,
-    pub cache_hits: u64,
-    /// Codes rebuilt from a key's input bits because their cache slot had been reused.
-    pub rebuilds: u64,
+/// What a comparator (or any player) counted, each counter named by whoever keeps it, for
+/// `bench`: the search knows no cache, so a net's comparator says what its counters mean.
+/// A counter may be a part of another (`of`): `bench` shows it as a share of that one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters(pub Vec<Counter>);
+
+/// One named count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counter {
+    pub name: &'static str,
+    pub count: u64,
+    /// The counter this one is a part of.
+    pub of: Option<&'static str>,
+}
+
+impl Counters {
+    /// Appends a counter (`of`: the counter it is a part of).
+    pub fn with(mut self, name: &'static str, count: u64, of: Option<&'static str>) -> Counters {
+        self.0.push(Counter { name, count, of });
+        self
+    }
+
+    /// The count named `name` (0 when there is none).
+    pub fn get(&self, name: &str) -> u64 {
+        self.0.iter().find(|c| c.name == name).map_or(0, |c| c.count)
+    }
+
+    /// What was counted since `earlier` (counter by counter, by name).
+    pub fn since(&self, earlier: &Counters) -> Counters {
+        Counters(self.0.iter().map(|c| Counter { count: c.count - earlier.get(c.name).min(c.count), ..*c }).collect())
+    }
 }
 
 /// A position comparator usable inside the comparison alpha-beta.
@@ -79,8 +99,9 @@ pub trait Comparator {
     /// Start a new game: forget caches tied to the old one.
     fn clear(&mut self) {}
 
-    fn stats(&self) -> ComparatorStats {
-        ComparatorStats::default()
+    /// What it counted since it was built (`bench` reports rates and shares).
+    fn counters(&self) -> Counters {
+        Counters::default()
     }
 }
 

@@ -10,6 +10,6 @@ pub mod comparator;
 pub mod handcrafted;
 pub mod scalar;
 
-pub use comparator::{Comparator, ComparatorStats, Kind, Value, MAX_PLY};
+pub use comparator::{Comparator, Counter, Counters, Kind, Value, MAX_PLY};
 pub use handcrafted::{handcrafted, Handcrafted};
 pub use scalar::{Evaluator, ScoreComparator};

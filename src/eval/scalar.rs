@@ -3,7 +3,7 @@
 //! comparing two positions is comparing their values, so a scalar evaluator plays in the
 //! same comparison alpha-beta as a learned comparator.
 
-use super::comparator::{Comparator, ComparatorStats};
+use super::comparator::{Comparator, Counters};
 use crate::chess::Position;
 use std::cmp::Ordering;
 
@@ -31,12 +31,14 @@ pub trait Evaluator {
 #[derive(Default)]
 pub struct ScoreComparator<E> {
     pub eval: E,
-    stats: ComparatorStats,
+    /// Comparisons asked for, and keys (evaluations).
+    comparisons: u64,
+    keys: u64,
 }
 
 impl<E: Evaluator> ScoreComparator<E> {
     pub fn new(eval: E) -> Self {
-        ScoreComparator { eval, stats: ComparatorStats::default() }
+        ScoreComparator { eval, comparisons: 0, keys: 0 }
     }
 }
 
@@ -49,18 +51,18 @@ impl<E: Evaluator> Comparator for ScoreComparator<E> {
 
     #[inline]
     fn key(&mut self, _ply: usize, pos: &Position) -> f32 {
-        self.stats.keys += 1;
+        self.keys += 1;
         self.eval.evaluate(pos)
     }
 
     fn prob_white_better(&mut self, a: &f32, b: &f32) -> f32 {
-        self.stats.comparisons += 1;
+        self.comparisons += 1;
         self.eval.prob_from_diff(a - b)
     }
 
     #[inline]
     fn compare(&mut self, a: &f32, b: &f32) -> Ordering {
-        self.stats.comparisons += 1;
+        self.comparisons += 1;
         a.partial_cmp(b).unwrap_or(Ordering::Equal)
     }
 
@@ -70,7 +72,7 @@ impl<E: Evaluator> Comparator for ScoreComparator<E> {
 
     #[inline]
     fn compare_draw(&mut self, a: &f32) -> Ordering {
-        self.stats.comparisons += 1;
+        self.comparisons += 1;
         a.partial_cmp(&0.0).unwrap_or(Ordering::Equal)
     }
 
@@ -82,8 +84,8 @@ impl<E: Evaluator> Comparator for ScoreComparator<E> {
         self.eval.clear();
     }
 
-    fn stats(&self) -> ComparatorStats {
-        self.stats
+    fn counters(&self) -> Counters {
+        Counters::default().with("comparisons", self.comparisons, None).with("keys", self.keys, None)
     }
 }
 
@@ -124,7 +126,7 @@ mod tests {
         assert!(c.prob_white_better(&u, &d) > 0.99 && (c.prob_white_better(&u, &d) + c.prob_white_better(&d, &u) - 1.0).abs() < 1e-6);
         assert!((c.prob_better_than_draw(&l) - 0.5).abs() < 1e-6);
         assert_eq!((c.centipawns(&u), c.name()), (900, "material"));
-        let s = c.stats();
-        assert_eq!((s.keys, s.comparisons), (3, 9));
+        let s = c.counters();
+        assert_eq!((s.get("keys"), s.get("comparisons")), (3, 9));
     }
 }

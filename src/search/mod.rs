@@ -1,10 +1,14 @@
-//! Search (paper §4): the comparison-based alpha-beta over any [`Comparator`] (it knows no
-//! network), transposition table, move ordering, static exchange, time management and the
-//! fixed-depth bench. See docs/search.md.
+//! Search (paper §4): the comparison-based alpha-beta over any
+//! [`Comparator`](crate::eval::Comparator) (it knows no network), transposition table, move
+//! ordering, static exchange, time management and the fixed-depth bench; and the [`Player`]
+//! every move chooser is (the searcher, or a [`PolicyPlayer`] that picks from one ply of
+//! move scores). See docs/search.md.
 
 mod alphabeta;
 pub mod bench;
 pub mod ordering;
+pub mod player;
+pub mod policy;
 mod pruning;
 mod quiesce;
 pub mod see;
@@ -12,7 +16,9 @@ mod searcher;
 pub mod time;
 pub mod tt;
 
-pub use searcher::{DynSearcher, Info, Score, SearchResult, Searcher};
+pub use player::{Built, Player, PlayerSettings};
+pub use policy::{MoveScorer, PolicyPlayer};
+pub use searcher::{Info, Score, SearchResult, Searcher};
 pub use time::{Limits, Ponder, MAX_DEPTH};
 
 /// Asks the CPU to start loading the cache line at `p` (tables read a few microseconds

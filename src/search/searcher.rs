@@ -13,7 +13,7 @@ use super::time::{Clock, Limits, MAX_DEPTH};
 const _: () = assert!(MAX_DEPTH as usize + 8 <= MAX_PLY);
 use super::tt::Table;
 use crate::chess::{Color, Game, Move, Position};
-use crate::eval::{Comparator, ComparatorStats, Kind, Value, MAX_PLY};
+use crate::eval::{Comparator, Kind, Value, MAX_PLY};
 use std::cmp::Ordering::{Equal, Greater, Less};
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
@@ -324,46 +324,5 @@ fn mate_ply<K>(v: &Value<K>) -> u32 {
     match v.kind {
         Kind::Mate { ply, .. } => ply as u32,
         _ => 0,
-    }
-}
-
-/// A [`Searcher`] whatever its comparator: what the UCI engine, bench and the player
-/// registry hold. One dynamic call per search; the search itself stays monomorphised.
-pub trait DynSearcher: Send {
-    /// [`Searcher::search`].
-    fn search(&mut self, game: &Game, limits: &Limits, overhead: Duration, stop: Arc<AtomicBool>, on_info: &mut dyn FnMut(&Info)) -> SearchResult;
-    /// [`Searcher::clear`].
-    fn clear(&mut self);
-    /// [`Searcher::resize_hash`].
-    fn resize_hash(&mut self, mb: usize) -> Result<(), String>;
-    /// Null move, reductions and pruning on or off ([`Searcher::selective`]).
-    fn set_selective(&mut self, on: bool);
-    /// The comparator's name.
-    fn name(&self) -> &'static str;
-    /// The comparator's counters.
-    fn stats(&self) -> ComparatorStats;
-}
-
-impl<C: Comparator> DynSearcher for Searcher<C>
-where
-    Searcher<C>: Send,
-{
-    fn search(&mut self, game: &Game, limits: &Limits, overhead: Duration, stop: Arc<AtomicBool>, on_info: &mut dyn FnMut(&Info)) -> SearchResult {
-        Searcher::search(self, game, limits, overhead, stop, on_info)
-    }
-    fn clear(&mut self) {
-        Searcher::clear(self)
-    }
-    fn resize_hash(&mut self, mb: usize) -> Result<(), String> {
-        Searcher::resize_hash(self, mb)
-    }
-    fn set_selective(&mut self, on: bool) {
-        self.selective = on;
-    }
-    fn name(&self) -> &'static str {
-        self.comp.name()
-    }
-    fn stats(&self) -> ComparatorStats {
-        self.comp.stats()
     }
 }

@@ -4,8 +4,8 @@
 //! prints the one `bestmove` of that `go`.
 
 use crate::chess::{Game, Position};
-use crate::players::{self, BuildError, Player, Settings};
-use crate::search::{DynSearcher, Info, Limits, Ponder, Score, MAX_DEPTH};
+use crate::players::{self, BuildError, Entry};
+use crate::search::{Info, Limits, Player, PlayerSettings, Ponder, Score, MAX_DEPTH};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,22 +25,22 @@ fn say(out: &Out, line: &str) {
 /// The searcher for player `eval` with its net from `file` (or its shipped one), else the
 /// fallback evaluator. Returns a sentence for `info string` saying what was loaded or why
 /// not, and, when the fallback plays, a short note every later `info string` carries.
-fn build_searcher(eval: &Player, file: Option<&str>, hash_mb: usize) -> (Box<dyn DynSearcher>, String, Option<String>) {
-    let settings = Settings { net: file.map(std::path::PathBuf::from), ..Settings::new(hash_mb) };
+fn build_player(eval: &Entry, file: Option<&str>, hash_mb: usize) -> (Box<dyn Player>, String, Option<String>) {
+    let settings = PlayerSettings { net: file.map(std::path::PathBuf::from), ..PlayerSettings::new(hash_mb) };
     match eval.build(&settings) {
         Ok(b) => {
             let msg = match b.loaded {
                 Some(what) => format!("Eval {}: loaded {what}", eval.name),
                 None => format!("Eval {}", eval.name),
             };
-            (b.searcher, msg, None)
+            (b.player, msg, None)
         }
         Err(e) => {
             let fallback = players::find(players::FALLBACK).expect("the fallback is registered");
-            let searcher = fallback.build(&Settings::new(hash_mb)).expect("the fallback needs no file").searcher;
+            let player = fallback.build(&PlayerSettings::new(hash_mb)).expect("the fallback needs no file").player;
             let hint = if matches!(e, BuildError::NoNet { .. }) { "; set EvalFile" } else { "" };
             let note = format!("playing {}, not Eval {}: no net loaded", fallback.name, eval.name);
-            (searcher, format!("no net loaded, using {} ({e}{hint})", fallback.name), Some(note))
+            (player, format!("no net loaded, using {} ({e}{hint})", fallback.name), Some(note))
         }
     }
 }
@@ -49,7 +49,7 @@ struct Running {
     stop: Arc<AtomicBool>,
     /// Set while the search ponders (`go ponder`), for `ponderhit`.
     ponder: Option<Ponder>,
-    handle: JoinHandle<Box<dyn DynSearcher>>,
+    handle: JoinHandle<Box<dyn Player>>,
 }
 
 /// Engine state between commands.
@@ -59,11 +59,11 @@ pub struct Engine {
     hash_mb: usize,
     threads: usize,
     overhead: Duration,
-    eval: &'static Player,
+    eval: &'static Entry,
     eval_file: Option<String>,
     /// Null move, late-move reductions and pruning (off: the paper's full-width search).
     selective: bool,
-    searcher: Option<Box<dyn DynSearcher>>,
+    searcher: Option<Box<dyn Player>>,
     running: Option<Running>,
     /// What the last (re)build loaded, said after `uciok`.
     notice: String,
@@ -148,7 +148,7 @@ impl Engine {
                 self.stop_search();
                 self.game = Game::default();
                 if let Some(s) = self.searcher.as_mut() {
-                    s.clear();
+                    s.new_game();
                 }
             }
             "position" => {
@@ -303,7 +303,7 @@ impl Engine {
             .name("search".into())
             .stack_size(64 << 20)
             .spawn(move || {
-                let r = searcher.search(&game, &limits, overhead, flag.clone(), &mut |info| say(&out, &info_line(info)));
+                let r = searcher.choose(&game, &limits, overhead, flag.clone(), &mut |info| say(&out, &info_line(info)));
                 // `go infinite` must not answer before `stop`, nor `go ponder` before
                 // `ponderhit` or `stop`.
                 while limits.waits_for_stop() && !flag.load(Ordering::Relaxed) {
@@ -356,11 +356,11 @@ impl Engine {
         // The old searcher's memory goes first: two at once may not fit.
         self.searcher = None;
         let mut note = String::new();
-        if let Some(avail) = available_mb().filter(|&a| memory_need(self.eval, self.hash_mb) > a) {
+        if let Some(avail) = available_mb().filter(|&a| (self.eval.memory_mb)(self.hash_mb) > a) {
             note = format!("; Hash {} MB does not fit in the {avail} MB available with this Eval's cache, using {HASH_DEFAULT} MB", self.hash_mb);
             self.hash_mb = HASH_DEFAULT;
         }
-        let (mut s, mut msg, fallback) = build_searcher(self.eval, self.eval_file.as_deref(), self.hash_mb);
+        let (mut s, mut msg, fallback) = build_player(self.eval, self.eval_file.as_deref(), self.hash_mb);
         msg.push_str(&note);
         s.set_selective(self.selective);
         self.searcher = Some(s);
@@ -438,7 +438,7 @@ impl Engine {
             },
             "clear hash" => {
                 if let Some(s) = self.searcher.as_mut() {
-                    s.clear();
+                    s.new_game();
                 }
             }
             _ => self.info(&format!("setoption: unknown option '{name}' ignored")),
@@ -452,7 +452,7 @@ impl Engine {
     /// allocated now, fallibly, keeping the previous one when that fails. Without one, the
     /// size is kept for the build at `isready` or `go`.
     fn set_hash(&mut self, mb: usize) {
-        let need = memory_need(self.eval, mb);
+        let need = (self.eval.memory_mb)(mb);
         if let Some(avail) = available_mb().filter(|&a| need > a) {
             return self.info(&format!(
                 "setoption Hash: {mb} MB needs about {need} MB for Eval {}, more than the {avail} MB available; keeping {} MB",
@@ -463,7 +463,7 @@ impl Engine {
             self.hash_mb = mb;
             return;
         };
-        match s.resize_hash(mb) {
+        match s.set_hash(mb) {
             Ok(()) => self.hash_mb = mb,
             Err(e) => {
                 let kept = self.hash_mb;
@@ -473,11 +473,6 @@ impl Engine {
     }
 }
 
-/// Memory a player's searcher takes for `Hash` = `mb`: the table, and for a net player its
-/// feature cache of max(`mb`, 16) MB.
-fn memory_need(p: &Player, mb: usize) -> usize {
-    mb.saturating_add(if p.default_net.is_some() { mb.max(16) } else { 0 })
-}
 
 /// Memory the process can still have, in MB: Linux's `MemAvailable`, less where a cgroup
 /// (v2) limit leaves less; None where neither is known.

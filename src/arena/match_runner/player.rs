@@ -179,7 +179,7 @@ impl PlayerSpec {
                 None => Ok(()),
             };
         }
-        let settings = players::Settings { net: self.net.as_ref().map(std::path::PathBuf::from), ..players::Settings::new(1) };
+        let settings = crate::search::PlayerSettings { net: self.net.as_ref().map(std::path::PathBuf::from), ..crate::search::PlayerSettings::new(1) };
         match p.build(&settings) {
             Ok(_) => Ok(()),
             Err(e) => Err(format!("player {}: builtin={kind} cannot load its net: {e}; the engine would play its fallback evaluator under this name", self.name)),

@@ -9,7 +9,7 @@
 use super::cache::FeatureCache;
 use crate::chess::{Bitboard, Color, Position, Role};
 use crate::deepchess::features::{feature_delta, Features, MAX_ACTIVE};
-use crate::eval::{Comparator, ComparatorStats, MAX_PLY};
+use crate::eval::{Comparator, Counters, MAX_PLY};
 use crate::tensor::layers::sigmoid;
 use crate::tensor::{kernels::vecops, Kernel};
 use std::cmp::Ordering;
@@ -97,14 +97,31 @@ pub struct NetComparator<N: SiameseNet> {
     acc: Vec<f32>,
     valid: Vec<bool>,
     scratch: (Vec<usize>, Vec<usize>),
-    stats: ComparatorStats,
+    stats: NetStats,
     /// Whether the first layer is updated incrementally (false: recomputed per position).
     pub incremental: bool,
     /// Instruction flavour of the first-layer updates (the CPU's best).
     kernel: Kernel,
 }
 
+/// What the net comparator counts: comparisons (and how many a memo answered), keys (and
+/// how many the feature cache answered), codes rebuilt from a key's input bits because their
+/// cache slot had been reused.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NetStats {
+    pub comparisons: u64,
+    pub comparison_hits: u64,
+    pub keys: u64,
+    pub cache_hits: u64,
+    pub rebuilds: u64,
+}
+
 impl<N: SiameseNet> NetComparator<N> {
+    /// Its counters, typed (tests; `bench` reads them named, through [`Comparator::counters`]).
+    pub fn stats(&self) -> NetStats {
+        self.stats
+    }
+
     pub fn new(net: N, name: &'static str, cache_mb: usize) -> Self {
         let h = net.first_width();
         NetComparator {
@@ -117,7 +134,7 @@ impl<N: SiameseNet> NetComparator<N> {
             acc: vec![0.0; h * (MAX_PLY + 1)],
             valid: vec![false; MAX_PLY + 1],
             scratch: (Vec::new(), Vec::new()),
-            stats: ComparatorStats::default(),
+            stats: NetStats::default(),
             incremental: true,
             kernel: Kernel::best(),
         }
@@ -323,7 +340,13 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         self.valid.iter_mut().for_each(|v| *v = false);
     }
 
-    fn stats(&self) -> ComparatorStats {
-        self.stats
+    fn counters(&self) -> Counters {
+        let s = self.stats;
+        Counters::default()
+            .with("comparisons", s.comparisons, None)
+            .with("memoised", s.comparison_hits, Some("comparisons"))
+            .with("keys", s.keys, None)
+            .with("feature cache hits", s.cache_hits, Some("keys"))
+            .with("codes rebuilt from evicted keys", s.rebuilds, None)
     }
 }

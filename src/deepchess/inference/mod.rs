@@ -12,42 +12,30 @@ mod comparator;
 mod net;
 
 pub use cache::FeatureCache;
-pub use comparator::{NetComparator, NetKey, SiameseNet};
+pub use comparator::{NetComparator, NetKey, NetStats, SiameseNet};
 pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
 
 use crate::deepchess::model::{Arch, Net};
-use crate::search::{DynSearcher, Searcher};
-use crate::tensor::Kernel;
+use crate::search::{Player, PlayerSettings, Searcher};
 use std::path::Path;
-
-/// How a net searcher is set up.
-#[derive(Clone, Copy, Debug)]
-pub struct NetOptions {
-    /// Transposition table (MB).
-    pub hash_mb: usize,
-    /// Feature cache (MB).
-    pub cache_mb: usize,
-    /// The layers' instruction flavour (`None`: the best this CPU has; one it lacks is ignored).
-    pub kernel: Option<Kernel>,
-    /// The first layer kept incrementally along the line (false: recomputed per position).
-    pub incremental: bool,
-}
 
 /// A net file as a searcher, in whichever build fits its shape (a distilled net under
 /// `Eval deepchess` still loads). Returns the searcher, whose comparator is named after
 /// the build (`distilled`, `compact`, `deepchess`), and what was loaded, e.g.
 /// `773-32-32/32-2, avx2 kernel`.
-pub fn load_searcher(path: &Path, o: &NetOptions) -> Result<(Box<dyn DynSearcher>, String), String> {
+/// `s` gives the table, the layers' kernel (one the CPU lacks is ignored) and the
+/// incremental first layer; the feature cache takes `cache_mb`.
+pub fn load_searcher(path: &Path, s: &PlayerSettings, cache_mb: usize) -> Result<(Box<dyn Player>, String), String> {
     let (net, _) = Net::load(path).map_err(|e| e.to_string())?;
     let e1 = match Distilled::from_net(&net) {
-        Ok(n) => return Ok(searcher(n, "distilled", o)),
+        Ok(n) => return Ok(searcher(n, "distilled", s, cache_mb)),
         Err(e) => e,
     };
     if let Ok(n) = Compact::from_net(&net) {
-        return Ok(searcher(n, "compact", o));
+        return Ok(searcher(n, "compact", s, cache_mb));
     }
     if let Ok(n) = Big::from_net(&net) {
-        return Ok(searcher(n, "deepchess", o));
+        return Ok(searcher(n, "deepchess", s, cache_mb));
     }
     Err(format!("{}: {e1}; {BUILDS}", path.display()))
 }
@@ -69,16 +57,16 @@ pub fn playable(arch: &Arch) -> Result<(), String> {
 }
 
 /// [`random_distilled`] as a searcher named `random-distilled`.
-pub fn random_searcher(seed: u64, o: &NetOptions) -> Box<dyn DynSearcher> {
-    searcher(random_distilled(seed), "random-distilled", o).0
+pub fn random_searcher(seed: u64, s: &PlayerSettings, cache_mb: usize) -> Box<dyn Player> {
+    searcher(random_distilled(seed), "random-distilled", s, cache_mb).0
 }
 
-fn searcher<const N: usize, const W: usize>(mut net: NetEval<N, W>, name: &'static str, o: &NetOptions) -> (Box<dyn DynSearcher>, String) {
-    if let Some(k) = o.kernel {
+fn searcher<const N: usize, const W: usize>(mut net: NetEval<N, W>, name: &'static str, s: &PlayerSettings, cache_mb: usize) -> (Box<dyn Player>, String) {
+    if let Some(k) = s.kernel.and_then(crate::tensor::Kernel::from_name) {
         net.set_kernel(k);
     }
     let what = format!("{}, {} kernel", net.description, net.kernel().name());
-    let mut c = NetComparator::new(net, name, o.cache_mb);
-    c.incremental = o.incremental;
-    (Box::new(Searcher::new(c, o.hash_mb)), what)
+    let mut c = NetComparator::new(net, name, cache_mb);
+    c.incremental = s.incremental;
+    (Box::new(Searcher::new(c, s.hash_mb)), what)
 }

@@ -305,7 +305,8 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
 mod tests {
     use super::*;
     use crate::chess::Position;
-    use crate::deepchess::inference::{load_searcher, NetOptions};
+    use crate::deepchess::inference::load_searcher;
+    use crate::search::PlayerSettings;
     use crate::deepchess::features::Features;
 
     /// The split head and incremental-ready tower give the same probability as the model's
@@ -358,7 +359,7 @@ mod tests {
             let path = dir.join("n.dcw");
             net.save(&path, &[]).unwrap();
             // The loader picks the build (and names the comparator after it).
-            let (s, what) = load_searcher(&path, &OPTIONS).unwrap();
+            let (s, what) = load_searcher(&path, &PlayerSettings::new(1), 1).unwrap();
             assert_eq!(s.name(), want, "{arch}");
             assert!(what.starts_with(arch), "{what}");
             let loaded = Net::load(&path).unwrap().0;
@@ -382,12 +383,10 @@ mod tests {
         let net = Net::new(Arch::parse("773-300-32/2").unwrap(), &mut Rng::new(7));
         let path = dir.join("n.dcw");
         net.save(&path, &[]).unwrap();
-        let e = load_searcher(&path, &OPTIONS).err().expect("no build takes a one-layer head");
+        let e = load_searcher(&path, &PlayerSettings::new(1), 1).err().expect("no build takes a one-layer head");
         assert!(e.contains("n.dcw"), "{e}");
         std::fs::remove_dir_all(&dir).ok();
     }
-
-    const OPTIONS: NetOptions = NetOptions { hash_mb: 1, cache_mb: 1, kernel: None, incremental: true };
 
     /// P(a, b) through the fused two-order pass, checked against the single-order head both
     /// ways round.

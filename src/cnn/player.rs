@@ -1,5 +1,6 @@
-//! The classifier in the search: a position's value is the logit of P(White wins), behind the
-//! shared scalar-evaluator adapter, so it plays in the same alpha-beta as every evaluator.
+//! The classifier in the search, and what seed 003 registers (src/players.rs, `cnn`): a
+//! position's value is the logit of P(White wins), behind the shared scalar-evaluator
+//! adapter, so it plays in the same alpha-beta as every evaluator. Its memory is the table.
 //!
 //! One position per call on the tensor engine's tape-free layers (the same forward functions
 //! as the training tape, one thread). The first convolution's pre-activation is linear in the
@@ -13,6 +14,8 @@ use super::features::{INPUTS, PLANES, SIDE_PLANE};
 use super::model::{Cnn, ConvAct};
 use crate::chess::Position;
 use crate::eval::scalar::{Evaluator, ScoreComparator};
+use crate::search::{Built, PlayerSettings, Searcher};
+use std::path::Path;
 use crate::chess::{Color, Role};
 use crate::tensor::{layers::conv, layers, layers::pool, kernels::vecops, Kernel, Matrix};
 
@@ -131,6 +134,23 @@ impl Evaluator for CnnEval {
 /// A CNN as the search's comparator.
 pub fn comparator(net: Cnn, kernel: Kernel) -> ScoreComparator<CnnEval> {
     ScoreComparator::new(CnnEval::new(net, kernel))
+}
+
+/// The `cnn` player, from the net in `net` (the registry passes the given file or the
+/// shipped one).
+pub fn build(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
+    let path = net.expect("the CNN player has a default net");
+    let (cnn, _) = Cnn::load(path).map_err(|e| e.to_string())?;
+    let arch = cnn.arch.describe();
+    let c = comparator(cnn, s.kernel.and_then(Kernel::from_name).unwrap_or_else(Kernel::best));
+    let what = format!("{} ({arch}, {} kernel)", path.display(), c.eval.kernel().name());
+    Ok(Built { player: Box::new(Searcher::new(c, s.hash_mb)), loaded: Some(what) })
+}
+
+/// What the CNN player takes with a table of `hash_mb`, in MB: the table (the net is under
+/// two megabytes).
+pub fn memory_mb(hash_mb: usize) -> usize {
+    hash_mb
 }
 
 #[cfg(test)]

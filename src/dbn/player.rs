@@ -1,6 +1,7 @@
-//! The DBN in the search (section IV): each head read as one value from White's side,
-//! behind the shared scalar-evaluator adapter, so the three nets play in the same
-//! alpha-beta and transposition table as every other evaluator.
+//! The DBN in the search (section IV), and what seed 001 registers (src/players.rs): each
+//! head read as one value from White's side, behind the shared scalar-evaluator adapter, so
+//! the three nets (`dbn-classify`, `dbn-regress`, `dbn-quantized`) play in the same
+//! alpha-beta and transposition table as every other evaluator. Their memory is the table.
 //!
 //! Readings, all in the normalised-score unit (1 = 300 cp):
 //! - classify: P(win) − P(loss), the expected result with a draw worth 0;
@@ -18,6 +19,8 @@ use super::model::{Dbn, Head};
 use super::targets::{class_value, CLIP_CP};
 use crate::chess::Position;
 use crate::eval::scalar::{Evaluator, ScoreComparator};
+use crate::search::{Built, PlayerSettings, Searcher};
+use std::path::Path;
 use crate::tensor::layers::dense::{self, pad, Dense};
 use crate::tensor::Kernel;
 
@@ -135,6 +138,40 @@ impl Evaluator for DbnEval {
 /// A DBN as the search's comparator.
 pub fn comparator(net: &Dbn, name: &'static str, kernel: Kernel) -> ScoreComparator<DbnEval> {
     ScoreComparator::new(DbnEval::new(net, name, kernel))
+}
+
+/// A player of head `head` called `name`, from the net in `net` (the registry passes the
+/// given file or the shipped one); a net of another head is refused, naming both.
+fn build(s: &PlayerSettings, net: Option<&Path>, head: Head, name: &'static str) -> Result<Built, String> {
+    let path = net.expect("a DBN player has a default net");
+    let (dbn, _) = Dbn::load(path).map_err(|e| e.to_string())?;
+    if dbn.arch.head != head {
+        return Err(format!("{}: a {} net, not a {} one (player {name})", path.display(), dbn.arch.head.name(), head.name()));
+    }
+    let c = comparator(&dbn, name, s.kernel.and_then(Kernel::from_name).unwrap_or_else(Kernel::best));
+    let what = format!("{} ({}, {} kernel)", path.display(), dbn.arch.describe(), c.eval.kernel().name());
+    Ok(Built { player: Box::new(Searcher::new(c, s.hash_mb)), loaded: Some(what) })
+}
+
+/// `dbn-classify`.
+pub fn build_classify(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
+    build(s, net, Head::Classify, "dbn-classify")
+}
+
+/// `dbn-regress`.
+pub fn build_regress(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
+    build(s, net, Head::Regress, "dbn-regress")
+}
+
+/// `dbn-quantized`.
+pub fn build_quantized(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
+    build(s, net, Head::Quantized, "dbn-quantized")
+}
+
+/// What a DBN player takes with a table of `hash_mb`, in MB: the table (the net is a few
+/// hundred kilobytes).
+pub fn memory_mb(hash_mb: usize) -> usize {
+    hash_mb
 }
 
 #[cfg(test)]

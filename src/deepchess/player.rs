@@ -1,0 +1,39 @@
+//! What DeepChess registers (src/players.rs): the net players `compact`, `distilled` and
+//! `deepchess`, each taking whichever search build fits the file's shape (so a distilled
+//! net under `Eval deepchess` still loads), and `random-distilled`, the net path with random
+//! weights that `bench` times. A net player's memory is its transposition table and its
+//! feature cache ([`inference::FeatureCache`]), as large as the table and at least 16 MB.
+
+use super::inference;
+use crate::search::{Built, PlayerSettings};
+use std::path::Path;
+
+/// The feature cache (MB) of a net player whose table takes `hash_mb`.
+pub fn cache_mb(hash_mb: usize) -> usize {
+    hash_mb.max(16)
+}
+
+/// What a net player takes with a table of `hash_mb`, in MB.
+pub fn memory_mb(hash_mb: usize) -> usize {
+    hash_mb.saturating_add(cache_mb(hash_mb))
+}
+
+/// A net player: the net in `net` (the registry passes the given file or the shipped one).
+pub fn build(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
+    let path = net.expect("a DeepChess player has a default net");
+    let (player, what) = inference::load_searcher(path, s, cache_mb(s.hash_mb))?;
+    Ok(Built { player, loaded: Some(format!("{} ({what})", path.display())) })
+}
+
+/// The feature cache of the random net (MB): as large as `bench` gives it.
+const RANDOM_NET_CACHE_MB: usize = 64;
+
+/// The distilled shape with seeded random weights: what the net path costs.
+pub fn build_random(s: &PlayerSettings, _: Option<&Path>) -> Result<Built, String> {
+    Ok(Built { player: inference::random_searcher(1, s, RANDOM_NET_CACHE_MB), loaded: None })
+}
+
+/// What the random net takes with a table of `hash_mb`, in MB.
+pub fn random_memory_mb(hash_mb: usize) -> usize {
+    hash_mb.saturating_add(RANDOM_NET_CACHE_MB)
+}

@@ -1,0 +1,94 @@
+//! A player: anything that chooses a move for a game under UCI limits, and reports what it
+//! did. The search over a comparator is one ([`Searcher`]); a policy that picks its move
+//! from one ply of scores is another (`policy.rs`). The UCI engine, `match`'s built-in
+//! players, `bench` and the tournament hold a `Box<dyn Player>` from the registry
+//! (src/players.rs) and know nothing else of it: its memory, options and counters are its
+//! own to report.
+
+use super::searcher::{Info, SearchResult, Searcher};
+use super::time::Limits;
+use crate::chess::Game;
+use crate::eval::{Comparator, Counters};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What every player offers. One dynamic call per move; what is inside stays monomorphised.
+pub trait Player: Send {
+    /// The move for the side to move of `game` within `limits` (`overhead`: what the GUI
+    /// loses per move), reporting `info` lines as it goes; `stop` ends it early, and its move
+    /// must still be legal. `best` is `None` only when there is no legal move.
+    fn choose(&mut self, game: &Game, limits: &Limits, overhead: Duration, stop: Arc<AtomicBool>, on_info: &mut dyn FnMut(&Info)) -> SearchResult;
+
+    /// A new game begins: forget what belongs to the old one (tables, caches).
+    fn new_game(&mut self);
+
+    /// Memory for positions (UCI `Hash`), in MB. A player without such a table accepts it.
+    fn set_hash(&mut self, _mb: usize) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Selective search on or off (UCI `Selective`); a player that does not search ignores it.
+    fn set_selective(&mut self, _on: bool) {}
+
+    /// Its name, as `info string` and `bench` show it.
+    fn name(&self) -> &'static str;
+
+    /// What it counted since it was built, each count named by the player.
+    fn counters(&self) -> Counters;
+}
+
+/// How a player of the registry is built: the same for every player, each reading what it
+/// needs (a policy without a table ignores `hash_mb`).
+#[derive(Clone, Debug)]
+pub struct PlayerSettings {
+    /// Transposition table (MB); a net player sizes its own caches from it.
+    pub hash_mb: usize,
+    /// The player's net file; `None`: its default one, found under `data/nets/`.
+    pub net: Option<PathBuf>,
+    /// Instruction flavour of a net's layers by name (`scalar`, `avx2`, `avx512`: the
+    /// numeric engine's kernels, which the search does not know); `None`: the best this CPU
+    /// has.
+    pub kernel: Option<&'static str>,
+    /// A net's first layer kept incrementally along the line (false: recomputed per position).
+    pub incremental: bool,
+}
+
+impl PlayerSettings {
+    pub fn new(hash_mb: usize) -> PlayerSettings {
+        PlayerSettings { hash_mb, net: None, kernel: None, incremental: true }
+    }
+}
+
+/// A built player and what it loaded.
+pub struct Built {
+    pub player: Box<dyn Player>,
+    /// What was loaded, e.g. `data/nets/compact.dcw (773-32-32/32-2, avx2 kernel)`; `None`
+    /// for a player without a file.
+    pub loaded: Option<String>,
+}
+
+impl<C: Comparator> Player for Searcher<C>
+where
+    Searcher<C>: Send,
+{
+    fn choose(&mut self, game: &Game, limits: &Limits, overhead: Duration, stop: Arc<AtomicBool>, on_info: &mut dyn FnMut(&Info)) -> SearchResult {
+        Searcher::search(self, game, limits, overhead, stop, on_info)
+    }
+    fn new_game(&mut self) {
+        Searcher::clear(self)
+    }
+    fn set_hash(&mut self, mb: usize) -> Result<(), String> {
+        Searcher::resize_hash(self, mb)
+    }
+    fn set_selective(&mut self, on: bool) {
+        self.selective = on;
+    }
+    fn name(&self) -> &'static str {
+        self.comp.name()
+    }
+    fn counters(&self) -> Counters {
+        self.comp.counters()
+    }
+}
