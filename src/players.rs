@@ -7,6 +7,7 @@
 
 use crate::eval::handcrafted;
 use crate::search::{Built, PlayerSettings, Searcher};
+use crate::train::system::System;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -129,6 +130,14 @@ pub const PLAYERS: &[Entry] = &[
         build: crate::deepchess::player::build_random,
     },
 ];
+
+/// Every trainable system, the first the default of `deepchess train`.
+pub const SYSTEMS: &[&System] = &[&crate::deepchess::pipeline::SYSTEM, &crate::dbn::pipeline::SYSTEM, &crate::cnn::pipeline::SYSTEM];
+
+/// The system called `name` (any case).
+pub fn find_system(name: &str) -> Option<&'static System> {
+    SYSTEMS.iter().copied().find(|s| s.name.eq_ignore_ascii_case(name.trim()))
+}
 
 /// The engine's evaluator when none is chosen.
 pub const DEFAULT: &str = "compact";

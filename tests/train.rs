@@ -7,7 +7,7 @@ use deepchess::deepchess::features::{Features, INPUTS};
 use deepchess::deepchess::model::{batch_of, Arch, Net};
 use deepchess::tensor::{Params, Rng, SparseBatch, Tape};
 use deepchess::deepchess::pairs::{AuxPairs, Pools, Validation};
-use deepchess::deepchess::phases::{distill_tower, siamese};
+use deepchess::deepchess::train::{distill_tower, siamese};
 use deepchess::train::checkpoint::OptCfg;
 use deepchess::train::log::Log;
 use deepchess::train::stage::{Ctx, StageCfg};

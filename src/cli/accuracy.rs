@@ -1,7 +1,7 @@
 //! `deepchess accuracy`: pair accuracy of a net on a dataset's validation set.
 
-use super::args::{parse, usage, CliError, Flag};
-use super::train::load_pools;
+use crate::io::args::{parse, usage, CliError, Flag};
+use crate::deepchess::pipeline::load_pools;
 use crate::deepchess::features::Features;
 use crate::deepchess::model::Net;
 use crate::deepchess::pairs::pair_accuracies;
@@ -33,13 +33,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
     let set = match p.get("set").unwrap_or("valid") {
         "valid" => "valid.dcds",
-        "valid-positions" => super::data::VALID_POSITIONS,
+        "valid-positions" => crate::data::build::VALID_POSITIONS,
         "train" => "train.dcds",
         s => return Err(CliError::Usage(format!("deepchess accuracy: --set is valid, valid-positions or train, not '{s}'"))),
     };
     let pairs: usize = p.get_or("accuracy", "pairs", 100_000)?;
     let seed: u64 = p.get_or("accuracy", "seed", 1)?;
-    let (pools, d) = load_pools(&data, set, false)?;
+    let (pools, d) = load_pools(&data, set, false).map_err(CliError::Failed)?;
     let (acc, acc_both) = pair_accuracies(&nets.iter().collect::<Vec<_>>(), &pools, pairs.max(1), seed);
     // Sign: P(position better than its mirror) > 1/2 means "White is better": right for W.
     let all: Vec<(bool, &Features)> = pools.w.iter().map(|f| (true, f)).chain(pools.l.iter().map(|f| (false, f))).collect();

@@ -1,6 +1,6 @@
 //! `deepchess bench [--depth N] [--eval NAME] [--vs-net]`
 
-use super::args::{parse, usage, CliError, Flag};
+use crate::io::args::{parse, usage, CliError, Flag};
 use crate::players::{self, BuildError, Entry};
 use crate::search::bench::{self, BenchReport};
 use crate::search::{Player, PlayerSettings};

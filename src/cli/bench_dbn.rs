@@ -2,7 +2,7 @@
 //! batch 32 (the seed's) and 256, in positions/s and in GFLOPS, beside the GEMM's GFLOPS on
 //! the configuration's widest dense layer at the same batch, measured in the same run.
 
-use super::args::{self, CliError, Flag};
+use crate::io::args::{self, CliError, Flag};
 use crate::dbn::features::Encoding;
 use crate::dbn::model::{Arch, Dbn, Head};
 use crate::tensor::kernels::gemm::{gemm, Trans};

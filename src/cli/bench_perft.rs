@@ -1,7 +1,7 @@
 //! `deepchess bench-perft`: our perft against Stockfish's `go perft` on the same positions,
 //! in the same run, interleaved, reporting medians and the speed ratio.
 
-use super::args::{median, parse, usage, CliError, Flag};
+use crate::io::args::{median, parse, usage, CliError, Flag};
 use crate::chess::{perft, Position};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

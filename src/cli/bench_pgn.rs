@@ -1,7 +1,7 @@
 //! `deepchess bench-pgn`: PGN ingest (parse + SAN + legality + sampling) against
 //! `pgn-extract` validating the same file, in the same run, medians and ratio.
 
-use super::args::{median, parse, usage, CliError, Flag};
+use crate::io::args::{median, parse, usage, CliError, Flag};
 use crate::data::build::{build, BuildSettings};
 use std::process::{Command, Stdio};
 use std::time::Instant;

@@ -5,7 +5,7 @@
 //! when scikit-learn is importable, and seed 003's convolution and pooling layers against
 //! PyTorch on one thread when torch is importable ([`super::bench_conv`]).
 
-use super::args::{self, CliError, Flag};
+use crate::io::args::{self, CliError, Flag};
 use crate::tensor::kernels::gemm::{gemm_with, Trans};
 use crate::tensor::Kernel;
 use crate::dbn::rbm::Rbm;
@@ -59,7 +59,7 @@ fn leak(s: String) -> &'static str {
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
-    super::args::median(&mut v)
+    crate::io::args::median(&mut v)
 }
 
 /// Median over `reps` of (work units per second), each repetition running `f` for at least `min_s`.

@@ -11,7 +11,7 @@
 //! sigmoid and binary cross-entropy). JAX computes the first layer densely (its inputs are
 //! dense 0/1 rows); ours reads the ~30 set bits of each position.
 
-use super::args::{self, CliError, Flag};
+use crate::io::args::{self, CliError, Flag};
 use crate::chess::Position;
 use crate::deepchess::features::{Features, INPUTS};
 use crate::deepchess::model::{batch_of, Arch, Net};

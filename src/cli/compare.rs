@@ -1,6 +1,6 @@
 //! `deepchess compare --net FILE FEN_A FEN_B`
 
-use super::args::{parse, usage, CliError, Flag};
+use crate::io::args::{parse, usage, CliError, Flag};
 use crate::chess::Position;
 use crate::deepchess::features::Features;
 use crate::deepchess::model::Net;

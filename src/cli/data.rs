@@ -1,7 +1,7 @@
 //! `deepchess data`: PGN games → train and validation W/L datasets.
 
-use super::args::{parse, usage, CliError, Flag};
-use crate::data::build::{build_sets, describe_empty, BuildSettings, Built, SplitBy};
+use crate::io::args::{parse, usage, CliError, Flag};
+use crate::data::build::{build_sets, describe_empty, BuildSettings, Built, SplitBy, VALID_POSITIONS};
 use crate::data::dataset::Dataset;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -135,8 +135,6 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The position split's validation set written by `--split both` beside valid.dcds.
-pub const VALID_POSITIONS: &str = "valid-positions.dcds";
 
 /// The id of a train/validation pair: FNV-1a of both files' bytes (before the id is set).
 fn pair_id(train: &Dataset, valid: &Dataset) -> String {

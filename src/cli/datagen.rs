@@ -1,6 +1,6 @@
 //! `deepchess datagen`: engine-vs-engine games through UCI, appended to a PGN file.
 
-use super::args::{parse, usage, CliError, Flag};
+use crate::io::args::{parse, usage, CliError, Flag};
 use crate::chess::Position;
 use crate::arena::datagen::{run, GenSettings, RunConfig};
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! `UCI_Elo`) from its results against several fixed levels, given as W-D-L or as the PGN
 //! files `deepchess match` wrote.
 
-use super::args::{parse, usage, CliError, Flag};
+use crate::io::args::{parse, usage, CliError, Flag};
 use crate::chess::pgn::{open_pgn, PgnReader};
 use crate::chess::Color;
 use crate::arena::elo::{fit_rating, Wdl};

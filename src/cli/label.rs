@@ -1,7 +1,7 @@
 //! `deepchess label`: positions of PGN games labelled with the game's result and an engine
 //! score at a fixed depth (seed 001's data); `--show FILE` describes a labelled set.
 
-use super::args::{parse, usage, CliError, Flag};
+use crate::io::args::{parse, usage, CliError, Flag};
 use crate::arena::labeller::{default_engine, run, LabelConfig};
 use crate::data::labels::{EngineScore, LabelSet, Wdl};
 use std::path::{Path, PathBuf};

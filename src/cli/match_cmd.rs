@@ -1,6 +1,6 @@
 //! `deepchess match`: two players (built-in or external UCI engines) over an opening suite.
 
-use super::args::{parse, usage, CliError, Flag};
+use crate::io::args::{parse, usage, CliError, Flag};
 use crate::arena::adjudication::Adjudication;
 use crate::arena::elo::{Sprt, SprtModel};
 use crate::arena::match_runner::{report, run, GameSettings, MatchConfig, PlayerSpec, Termination};
@@ -87,11 +87,11 @@ fn numbers(flag: &str, v: &str, min: usize, n: usize) -> Result<Vec<f64>, CliErr
     }
 }
 
-fn millis(p: &super::args::Parsed, name: &str, default: u64) -> Result<Duration, CliError> {
+fn millis(p: &crate::io::args::Parsed, name: &str, default: u64) -> Result<Duration, CliError> {
     Ok(Duration::from_millis(p.get_or("match", name, default)?))
 }
 
-fn seconds(p: &super::args::Parsed, name: &str, default: f64) -> Result<Duration, CliError> {
+fn seconds(p: &crate::io::args::Parsed, name: &str, default: f64) -> Result<Duration, CliError> {
     let s: f64 = p.get_or("match", name, default)?;
     if !(s > 0.0 && s < 1e6) {
         return Err(usage_err(format!("--{name} must be a positive number of seconds")));
@@ -175,7 +175,7 @@ pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
         concurrency,
         openings,
         opening_first: first - 1,
-        shuffle: p.get("shuffle").map(|s| crate::cli::args::parse_value("match", "--shuffle", s)).transpose()?,
+        shuffle: p.get("shuffle").map(|s| crate::io::args::parse_value("match", "--shuffle", s)).transpose()?,
         pgn_out: Some(PathBuf::from(p.get("pgn").unwrap_or("runs/match.pgn"))),
         settings,
         sprt,

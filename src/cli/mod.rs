@@ -1,6 +1,6 @@
 //! Command line: `deepchess SUBCOMMAND [FLAGS]`. One file per subcommand.
 
-pub mod args;
+
 mod accuracy;
 mod bench;
 mod bench_dbn;
@@ -17,17 +17,14 @@ mod label;
 mod match_cmd;
 mod perft;
 mod train;
-mod train_cnn;
-mod train_dbn;
 mod uci;
 
 
-use args::CliError;
+use crate::io::args::CliError;
 
 const TOP_HELP: &str = "\
 deepchess: learned chess systems reproduced on one set of rules, one numeric engine, one
-search and one arena. DeepChess (a learned comparator inside alpha-beta) and the deep belief
-network evaluators of seed 001.
+search and one arena (the systems and players are listed below).
 
 Usage: deepchess [SUBCOMMAND] [FLAGS]    (no arguments: a UCI engine on stdin/stdout)
 
@@ -36,8 +33,7 @@ Subcommands:
   bench [--depth N] [--eval NAME]      fixed-depth search speed; 'Nodes searched: N'
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
-  train [--profile quick|paper]        Pos2Vec, DeepChess, distillation (checkpointed)
-  train --system dbn [--profile ...]   seed 001's deep belief networks, nine nets, two protocols
+  train [--system NAME] [--profile P]  train a system (below; DeepChess by default), checkpointed
   accuracy --net FILE [--data DIR]     pair accuracy on held-out games
   compare --net FILE FEN_A FEN_B       probability that A is better for White
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
@@ -55,9 +51,13 @@ Subcommands:
 Run 'deepchess SUBCOMMAND --help' for the flags of each subcommand.
 ";
 
-/// [`TOP_HELP`] and the players of the registry.
+/// [`TOP_HELP`], the systems and the players of the registry.
 fn top_help() -> String {
     let mut s = TOP_HELP.to_string();
+    s.push_str("\nSystems (train --system NAME; 'deepchess train --system NAME --help'):\n");
+    for sys in crate::players::SYSTEMS {
+        s.push_str(&format!("  {:<18} {}: {}\n", sys.name, sys.seed, sys.about));
+    }
     s.push_str("\nPlayers (UCI option Eval, match builtin=NAME, bench --eval NAME):\n");
     for p in crate::players::PLAYERS {
         let note = if p.name == crate::players::DEFAULT { " (the engine's default)" } else if !p.offered { " (bench only)" } else { "" };

@@ -1,6 +1,6 @@
 //! `deepchess perft DEPTH [--fen FEN] [--divide]`
 
-use super::args::{parse, parse_value, usage, CliError, Flag};
+use crate::io::args::{parse, parse_value, usage, CliError, Flag};
 use crate::chess::{perft, Position};
 use std::time::Instant;
 

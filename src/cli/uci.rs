@@ -1,6 +1,6 @@
 //! `deepchess uci` (and `deepchess` with no arguments): the UCI engine on stdin/stdout.
 
-use super::args::{parse, usage, CliError};
+use crate::io::args::{parse, usage, CliError};
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let about = format!(

@@ -7,17 +7,21 @@
 //! `curves.svg` and the checkpoint; `results.md` beside them. A finished net is loaded, not
 //! trained again, so `--resume` continues where a run stopped.
 
-use super::data::{games, Sets};
+use super::data::{games, split, Sets};
 use super::metrics::Report;
 use super::model::{Arch, Cnn, ConvAct};
 use super::train::{evaluate, train, TrainCfg};
-use crate::data::dataset::Record;
+use crate::data::dataset::{Dataset, Record};
+use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::optim::LrPolicy;
 use crate::tensor::Rng;
 use crate::train::log::Log;
+use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::Ctx;
+use crate::train::system::System;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// A schedule and the network's size.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,7 +77,7 @@ pub struct Judged {
 }
 
 /// One trained variant's figures.
-pub struct Outcome {
+pub struct Trained {
     pub arch: Arch,
     pub file: PathBuf,
     pub sets: Vec<Judged>,
@@ -94,7 +98,7 @@ pub fn sample(records: &[Record], n: usize, seed: u64) -> Vec<Record> {
 
 /// Trains (or loads) each variant of `acts` on `sets`, then judges it on the training set
 /// (up to 200,000 positions of it), both validation sets and every test set.
-pub fn run(out: &Path, prof: &Profile, acts: &[ConvAct], sets: &Sets, tests: &[(String, Vec<Record>)], seed: u64, resume: bool, meta: &[(String, String)]) -> Result<Vec<Outcome>, String> {
+pub fn run(out: &Path, prof: &Profile, acts: &[ConvAct], sets: &Sets, tests: &[(String, Vec<Record>)], seed: u64, resume: bool, meta: &[(String, String)]) -> Result<Vec<Trained>, String> {
     let mut outcomes = Vec::new();
     const TRAIN_JUDGED: usize = 200_000;
     let train_sample = sample(&sets.train, TRAIN_JUDGED, seed ^ 1);
@@ -129,14 +133,14 @@ pub fn run(out: &Path, prof: &Profile, acts: &[ConvAct], sets: &Sets, tests: &[(
                 _ => judge(name, "test: games from a source the training never saw", recs),
             }
         }
-        outcomes.push(Outcome { arch, file, sets: judged });
+        outcomes.push(Trained { arch, file, sets: judged });
     }
     Ok(outcomes)
 }
 
 /// The results (markdown): accuracy per set and variant beside the seed's figures, then
 /// each variant's calibration buckets on the held-out games and on the first test set.
-pub fn results(outcomes: &[Outcome]) -> String {
+pub fn results(outcomes: &[Trained]) -> String {
     let mut t = String::from("| set | games | positions | always the majority side | seed | ");
     for o in outcomes {
         let _ = write!(t, "{} accuracy (BCE) | ", o.arch.act.name());
@@ -175,4 +179,180 @@ pub fn results(outcomes: &[Outcome]) -> String {
         }
     }
     t
+}
+
+// ---------------------------------------------------------------- the command line
+
+/// `deepchess train --system cnn` (src/players.rs, `SYSTEMS`).
+pub const SYSTEM: System = System {
+    name: "cnn",
+    seed: "seed 003: a convolutional win/loss classifier (Mocha.jl blog post)",
+    about: "the seed's linear convolutions and a ReLU variant, judged on held-out games, held-out positions and later games",
+    synopsis: "[--profile quick|paper|tiny] [--corpus FILE] [--test NAME=FILE ...] [--out DIR] [--resume] [options]",
+    help: "Trains seed 003's network (conv 400@4x4, max pool 2x2/2, conv 200@2x2, ip 70 sigmoid with\n\
+         dropout 0.2, ip 1 sigmoid; SGD momentum 0.9, L2 0.0005, inv lr policy, batch 1024) on\n\
+         every position of the corpus's decisive games, labelled by the winner. Validation is\n\
+         built two ways on the same net: whole held-out games, and held-out positions of trained\n\
+         games. Writes per variant (linear, relu) the net, log.csv and curves.svg, and\n\
+         results.md with accuracy per set and the calibration buckets.",
+    flags: FLAGS,
+    run: train_cli,
+};
+
+/// Where `make train-cnn` builds the corpus.
+pub const DEFAULT_CORPUS: &str = "runs/cnn-data/corpus/train.dcds";
+
+const FLAGS: &[Flag] = &[
+    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~30 min on 2 cores: 2 epochs) | paper (the seed's: every position, 5 epochs) | tiny (seconds)" },
+    Flag { name: "corpus", value: Some("FILE"), help: "dataset of every position of the training games (default runs/cnn-data/corpus/train.dcds, made by make train-cnn)" },
+    Flag { name: "test", value: Some("NAME=FILE"), help: "a test dataset from games the training never saw; repeatable" },
+    Flag { name: "out", value: Some("DIR"), help: "run folder (default runs/cnn-PROFILE)" },
+    Flag { name: "acts", value: Some("LIST"), help: "convolution activations to train, comma list of linear (the seed's), relu (default linear,relu)" },
+    Flag { name: "epochs", value: Some("N"), help: "epochs instead of the profile's" },
+    Flag { name: "max-positions", value: Some("N"), help: "training positions used (a seeded subsample; 0 = all) instead of the profile's" },
+    Flag { name: "lr", value: Some("X"), help: "base learning rate of the inv policy instead of the seed's 0.01" },
+    Flag { name: "valid-per-mille", value: Some("N"), help: "games per 1000 held out, and positions per 1000 of the other games held out (default 80, the seed's 1.5M of 18.5M)" },
+    Flag { name: "seed", value: Some("N"), help: "seed of initialisation, sampling and shuffling (default 1)" },
+    Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
+    Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default: all cores)" },
+];
+
+fn load(path: &Path, what: &str) -> Result<Vec<Record>, CliError> {
+    if !path.is_file() {
+        return Err(CliError::Failed(format!(
+            "{} not found: build the {what} with 'deepchess data --per-game 0 --skip-plies 0 --keep-captures --valid-per-mille 0' (see 'make train-cnn')",
+            path.display()
+        )));
+    }
+    let d = Dataset::load(path).map_err(|e| CliError::Failed(e.to_string()))?;
+    if d.records.is_empty() {
+        return Err(CliError::Failed(format!("{}: no positions", path.display())));
+    }
+    Ok(d.records)
+}
+
+fn train_cli(p: &Parsed) -> Result<(), CliError> {
+    let usage_err = |m: &str| CliError::Usage(format!("deepchess train --system cnn: {m}"));
+    let pname = p.get("profile").unwrap_or("quick");
+    let mut prof = Profile::by_name(pname).ok_or_else(|| usage_err(&format!("unknown profile '{pname}' (quick, paper, tiny)")))?;
+    if p.get("epochs").is_some() {
+        prof.train.epochs = p.get_or("train", "epochs", 1)?;
+        if prof.train.epochs == 0 {
+            return Err(usage_err("--epochs must be at least 1"));
+        }
+    }
+    if p.get("max-positions").is_some() {
+        let n: usize = p.get_or("train", "max-positions", 0)?;
+        prof.max_train = (n > 0).then_some(n);
+    }
+    if p.get("lr").is_some() {
+        let base: f32 = p.get_or("train", "lr", 0.01)?;
+        if !(base > 0.0 && base < 10.0) {
+            return Err(usage_err("--lr must be in (0, 10)"));
+        }
+        if let LrPolicy::Inv { gamma, power, .. } = prof.train.lr {
+            prof.train.lr = LrPolicy::Inv { base, gamma, power };
+        }
+    }
+    let acts = p
+        .get("acts")
+        .unwrap_or("linear,relu")
+        .split(',')
+        .map(|s| ConvAct::parse(s.trim()).ok_or_else(|| usage_err(&format!("bad --acts entry '{s}' (linear, relu)"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let per_mille: u32 = p.get_or("train", "valid-per-mille", 80)?;
+    if !(1..=300).contains(&per_mille) {
+        return Err(usage_err("--valid-per-mille must be 1 to 300"));
+    }
+    let mut tests = Vec::new();
+    for t in p.get_all("test") {
+        let (name, file) = t.split_once('=').ok_or_else(|| usage_err(&format!("--test wants NAME=FILE, not '{t}'")))?;
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            return Err(usage_err(&format!("--test name '{name}': use letters, digits, '-' or '_'")));
+        }
+        tests.push((name.to_string(), PathBuf::from(file)));
+    }
+    let threads: usize = p.get_or("train", "threads", 0)?;
+    crate::tensor::set_threads(threads.min(64));
+    let seed: u64 = p.get_or("train", "seed", 1)?;
+    let corpus = PathBuf::from(p.get("corpus").unwrap_or(DEFAULT_CORPUS));
+    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/cnn-{pname}")));
+    let resume = p.has("resume");
+
+    let settings = run_settings(&prof, seed, &corpus, per_mille, &acts, &tests)?;
+    let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
+    let t = Instant::now();
+    let records = load(&corpus, "corpus")?;
+    let n_corpus = records.len();
+    let mut sets = split(records, per_mille);
+    if let Some(n) = prof.max_train {
+        if sets.train.len() > n {
+            sets.train = sample(&sets.train, n, seed);
+        }
+    }
+    if sets.train.is_empty() {
+        return Err(CliError::Failed(format!("{}: no training positions left after the split", corpus.display())));
+    }
+    let mut test_sets = Vec::new();
+    for (name, file) in &tests {
+        test_sets.push((name.clone(), load(file, &format!("test set '{name}'"))?));
+    }
+    eprintln!(
+        "profile {pname}: {} positions in {}: training {} ({} games), validation {} of held-out games ({} games) and {} of trained games ({:.1}s to load)",
+        n_corpus,
+        corpus.display(),
+        sets.train.len(),
+        games(&sets.train),
+        sets.valid_games.len(),
+        games(&sets.valid_games),
+        sets.valid_positions.len(),
+        t.elapsed().as_secs_f64()
+    );
+    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
+    if recorded.is_none() {
+        settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
+    }
+    let meta = vec![("profile".to_string(), pname.to_string()), ("corpus".to_string(), corpus.display().to_string())];
+    let outcomes = run(&out, &prof, &acts, &sets, &test_sets, seed, resume, &meta).map_err(CliError::Failed)?;
+    let test_list: Vec<String> = tests.iter().map(|(n, f)| format!("`{n}` = `{}`", f.display())).collect();
+    let md = format!(
+        "# CNN run `{}`\n\nProfile `{pname}`, seed {seed}: {}; {} training positions (of {} in `{}`).\n\
+         Tests: {}.\nAccuracy: the predicted winner (output above 0.5 = White) is the game's winner.\n\n{}\n\
+         Wall time of this invocation: {:.1} min.\n",
+        out.display(),
+        prof.train.describe(),
+        sets.train.len(),
+        n_corpus,
+        corpus.display(),
+        if test_list.is_empty() { "none".to_string() } else { test_list.join(", ") },
+        results(&outcomes),
+        t.elapsed().as_secs_f64() / 60.0
+    );
+    crate::io::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
+    print!("{md}");
+    Ok(())
+}
+
+/// What defines a run (see `train::settings`).
+fn run_settings(prof: &Profile, seed: u64, corpus: &Path, per_mille: u32, acts: &[ConvAct], tests: &[(String, PathBuf)]) -> Result<RunSettings, CliError> {
+    let mut s = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
+    s.add("system", "cnn", "--system", Kind::Defining);
+    s.add("profile", prof.name, "--profile", Kind::Defining);
+    s.add("seed", seed, "--seed", Kind::Defining);
+    let print = if corpus.is_file() { Dataset::fingerprint(corpus).map_err(|e| CliError::Failed(e.to_string()))? } else { "missing".into() };
+    s.add("corpus", print, "--corpus", Kind::Defining);
+    s.add("valid_per_mille", per_mille, "--valid-per-mille", Kind::Defining);
+    s.add("max_positions", prof.max_train.map_or("all".to_string(), |n| n.to_string()), "--max-positions", Kind::FromProfile);
+    s.add("schedule", format!("{:?}", prof.train), "schedule (--profile, --epochs, --lr)", Kind::FromProfile);
+    s.add("arch", prof.arch.describe(), "network (the profile)", Kind::FromProfile);
+    // What results.md holds a row for: a resume with other variants or test sets would
+    // write a table without the earlier ones.
+    s.add("acts", acts.iter().map(|a| a.name()).collect::<Vec<_>>().join(","), "--acts", Kind::Defining);
+    let mut test_prints = Vec::new();
+    for (name, file) in tests {
+        let print = if file.is_file() { Dataset::fingerprint(file).map_err(|e| CliError::Failed(e.to_string()))? } else { "missing".into() };
+        test_prints.push(format!("{name}={print}"));
+    }
+    s.add("tests", if test_prints.is_empty() { "none".to_string() } else { test_prints.join(",") }, "--test", Kind::Defining);
+    Ok(s)
 }

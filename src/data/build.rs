@@ -118,6 +118,9 @@ pub struct Built {
 
 /// Salt of the position split under [`SplitBy::Both`], so it is drawn independently of
 /// the game split.
+/// The position split's validation set written by `--split both` beside valid.dcds.
+pub const VALID_POSITIONS: &str = "valid-positions.dcds";
+
 const BOTH_POSITION_SALT: u64 = 0xB07A;
 
 /// [`build_sets`] without the second validation set of [`SplitBy::Both`].

@@ -6,9 +6,9 @@
 //! |---|---|---|
 //! | §3 Dataset | decisive games; ten positions a game, not from the first five moves, none whose played move is a capture; whole games held out | `data::sample` (shared), `data::build` |
 //! | §3 Dataset | 773 bits: 2 × 6 × 64 pieces, side to move, four castling rights | [`features`] |
-//! | §3 Training Pos2Vec | stacked autoencoders 773-600-400-200-100, one layer at a time | [`phases::pos2vec_layer`], schedule [`pipeline::Profile::paper`] |
-//! | §3 Training DeepChess | two tied Pos2Vec towers, 400-200-100-2 softmax, fresh random (W, L) pairs each epoch | [`model::Net::pair_logits_stacked`] (tied towers as one batch), [`phases::siamese`], [`step::PairStep`] (the data-parallel step), [`pairs::pair_batch`] |
-//! | §3 Network distillation | 773-100-100-100 tower mimics the big one, then 100-100-2 on soft targets | [`phases::distill_tower`], [`phases::siamese`] with a teacher, [`model::Arch::small`] |
+//! | §3 Training Pos2Vec | stacked autoencoders 773-600-400-200-100, one layer at a time | [`train::pos2vec_layer`], schedule [`pipeline::Profile::paper`] |
+//! | §3 Training DeepChess | two tied Pos2Vec towers, 400-200-100-2 softmax, fresh random (W, L) pairs each epoch | [`model::Net::pair_logits_stacked`] (tied towers as one batch), [`train::siamese`], [`step::PairStep`] (the data-parallel step), [`pairs::pair_batch`] |
+//! | §3 Network distillation | 773-100-100-100 tower mimics the big one, then 100-100-2 on soft targets | [`train::distill_tower`], [`train::siamese`] with a teacher, [`model::Arch::small`] |
 //! | §3 sparse first layer | under 5 % of the first layer's weights active | `tensor::layers::sparse` in training; in search the incremental first layer of [`inference::NetComparator`] |
 //! | §4 comparison-based alpha-beta | `alpha_pos` / `beta_pos`, the net asked "is A better?", reversed for Black | `search` (shared) over [`inference::NetComparator`] |
 //! | §4 Position hashing | Pos2Vec features kept by position | [`inference::FeatureCache`] |
@@ -25,7 +25,7 @@ pub mod features;
 pub mod inference;
 pub mod model;
 pub mod pairs;
-pub mod phases;
 pub mod pipeline;
 pub mod player;
 pub mod step;
+pub mod train;

@@ -6,11 +6,18 @@
 
 use super::model::{Arch, Net};
 use super::pairs::{pair_accuracy, AuxPairs, Pools, Validation};
-use super::phases::{distill_tower, pos2vec_layer, siamese};
+use super::train::{distill_tower, pos2vec_layer, siamese};
+use crate::data::build::VALID_POSITIONS;
+use crate::data::dataset::Dataset;
+use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::Rng;
 use crate::train::checkpoint::OptCfg;
+use crate::train::log::Log;
+use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::{Ctx, StageCfg};
-use std::path::Path;
+use crate::train::system::System;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// Hyper-parameters of a whole run.
 #[derive(Clone, Debug)]
@@ -165,9 +172,9 @@ impl Phases {
     }
 }
 
-/// Final accuracies of one net of a run.
+/// One trained net's figures (a row of the paper's table 1).
 #[derive(Clone, Debug)]
-pub struct Row {
+pub struct Trained {
     pub name: String,
     pub arch: String,
     /// On valid.dcds.
@@ -176,12 +183,6 @@ pub struct Row {
     pub positions: Option<f64>,
     /// On the training positions (the paper's "training" column).
     pub train: f64,
-}
-
-/// Final accuracies of the nets a run produced (paper's table 1).
-#[derive(Clone, Debug, Default)]
-pub struct Summary {
-    pub rows: Vec<Row>,
 }
 
 fn load_if(path: &Path) -> Result<Option<(Net, Vec<(String, String)>)>, String> {
@@ -216,13 +217,13 @@ fn pretrain(ctx: &mut Ctx, prefix: &str, net: &mut Net, file: &Path, pools: &Poo
 }
 
 /// Runs the selected phases in `ctx.dir`.
-pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: &Pools, positions: Option<&Pools>) -> Result<Summary, String> {
+pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: &Pools, positions: Option<&Pools>) -> Result<Vec<Trained>, String> {
     let dir = ctx.dir.clone();
     let mut rng = Rng::new(ctx.seed);
-    let mut summary = Summary::default();
+    let mut trained = Vec::new();
     let final_pairs = prof.val_pairs.max(10_000);
     let acc = |net: &Net| pair_accuracy(net, valid, final_pairs, 0x5EED_ACC);
-    let row = |name: &str, net: &Net| Row {
+    let row = |name: &str, net: &Net| Trained {
         name: name.to_string(),
         arch: net.arch.describe(),
         valid: acc(net),
@@ -247,7 +248,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
     }
     let teacher = load_if(&deepchess_path)?.map(|(n, _)| n);
     if let Some(t) = &teacher {
-        summary.rows.push(row("DeepChess (uncompressed)", t));
+        trained.push(row("DeepChess (uncompressed)", t));
     }
 
     let distilled_path = dir.join("distilled.dcw");
@@ -278,7 +279,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
         }
     }
     if let Some((n, _)) = load_if(&distilled_path)? {
-        summary.rows.push(row("Distilled", &n));
+        trained.push(row("Distilled", &n));
     }
 
     let compact_path = dir.join("compact.dcw");
@@ -292,7 +293,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
         save(&s, &compact_path, ctx, &[("phase", "compact".into()), ("val_pair_acc", format!("{a:.4}"))])?;
     }
     if let Some((n, _)) = load_if(&compact_path)? {
-        summary.rows.push(row("Distilled, compact (the engine's default)", &n));
+        trained.push(row("Distilled, compact (the engine's default)", &n));
     }
 
     let scratch_path = dir.join("scratch.dcw");
@@ -304,7 +305,268 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
         save(&small, &scratch_path, ctx, &[("phase", "scratch".into()), ("val_pair_acc", format!("{a:.4}"))])?;
     }
     if let Some((n, _)) = load_if(&scratch_path)? {
-        summary.rows.push(row("Small net from scratch (pretrained)", &n));
+        trained.push(row("Small net from scratch (pretrained)", &n));
     }
-    Ok(summary)
+    Ok(trained)
+}
+
+// ---------------------------------------------------------------- the command line
+
+/// `deepchess train` (`--system deepchess`, the default; src/players.rs, `SYSTEMS`).
+pub const SYSTEM: System = System {
+    name: "deepchess",
+    seed: "seed 000: DeepChess (David, Netanyahu & Wolf, ICANN 2016)",
+    about: "Pos2Vec, the Siamese comparator, its distilled students (the paper's and the compact one), the small net from scratch",
+    synopsis: "[--profile quick|paper|tiny] [--data DIR] [--out DIR] [--resume] [options]",
+    help: "Trains Pos2Vec (stacked autoencoders), the DeepChess Siamese comparator, the distilled\n\
+         net and the small net from scratch, checkpointing every epoch. Writes log.csv,\n\
+         curves.svg and results.md (accuracy on held-out games) into the run folder.\n\
+         \n\
+         The run's settings are recorded in its folder (run.txt). --resume refuses to continue\n\
+         with a different profile, dataset content, seed, --max-positions, --no-mirror,\n\
+         --siamese-epochs, --distill-epochs, --distill-arch, --compact-aux or --precision. --threads and\n\
+         --phases may change between invocations, and --data may name a moved copy of the\n\
+         same dataset files.",
+    flags: FLAGS,
+    run: train_cli,
+};
+
+const FLAGS: &[Flag] = &[
+    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~10-30 min on 2 cores) | paper (the paper's schedule) | memorise (the paper's regime on a small corpus: training accuracy past 97 %) | curve | tiny (seconds)" },
+    Flag { name: "data", value: Some("DIR"), help: "dataset folder with train.dcds and valid.dcds (default runs/dataset)" },
+    Flag { name: "out", value: Some("DIR"), help: "run folder: nets, checkpoint, log.csv, curves.svg (default runs/PROFILE)" },
+    Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,compact,scratch (default all)" },
+    Flag { name: "seed", value: Some("N"), help: "seed of initialisation and sampling (default 1)" },
+    Flag { name: "resume", value: None, help: "continue an interrupted run in --out from its last checkpoint (same settings; see above)" },
+    Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default 2)" },
+    Flag { name: "max-positions", value: Some("N"), help: "use at most N training positions per class (data-size curves)" },
+    Flag { name: "no-mirror", value: None, help: "no colour-mirror augmentation even if the profile uses it" },
+    Flag { name: "siamese-epochs", value: Some("N"), help: "epochs of the DeepChess (Siamese) phase instead of the profile's" },
+    Flag { name: "distill-arch", value: Some("ARCH"), help: "the distilled net's layers, e.g. 773-32-32-32/32-32-2 (default the paper's 773-100-100-100/100-100-2)" },
+    Flag { name: "compact-aux", value: Some("SPEC"), help: "beyond the paper: mix same-game and material pairs into the compact phase, e.g. progress=0.3,gap=8,material=0.1 (default none)" },
+    Flag { name: "distill-epochs", value: Some("N"), help: "epochs of the distillation's pair phase instead of the profile's" },
+    Flag { name: "precision", value: Some("P"), help: "f32 (default) or bf16: the training products' operands in bf16, sums and weights in f32 (mixed precision; about 1.5x faster with AVX-512 BF16, docs/benchmarks.md)" },
+];
+
+fn dataset_file(dir: &Path, file: &str) -> Result<PathBuf, String> {
+    let path = dir.join(file);
+    if !path.exists() {
+        return Err(format!(
+            "{} not found: build datasets first ('make dataset' or 'deepchess data --pgn FILE --out {}')",
+            path.display(),
+            dir.display()
+        ));
+    }
+    Ok(path)
+}
+
+/// The W and L positions of dataset `file` in `dir` (with mirrored twins when `mirror`).
+pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Dataset), String> {
+    let path = dataset_file(dir, file)?;
+    let d = Dataset::load(&path).map_err(|e| e.to_string())?;
+    let pools = Pools::from_dataset(&d, mirror);
+    if pools.is_empty() {
+        return Err(format!("{}: needs both W and L positions", path.display()));
+    }
+    Ok((pools, d))
+}
+
+fn train_cli(p: &Parsed) -> Result<(), CliError> {
+    let pname = p.get("profile").unwrap_or("quick");
+    let mut prof = Profile::by_name(pname)
+        .ok_or_else(|| CliError::Usage(format!("deepchess train: unknown profile '{pname}' (quick, paper, memorise, curve, tiny)")))?;
+    if p.has("no-mirror") {
+        prof.mirror = false;
+    }
+    if p.get("siamese-epochs").is_some() {
+        let e: usize = p.get_or("train", "siamese-epochs", 1)?;
+        if e == 0 {
+            return Err(CliError::Usage("deepchess train: --siamese-epochs must be at least 1".into()));
+        }
+        prof.siamese.epochs = e;
+    }
+    if let Some(a) = p.get("distill-arch") {
+        prof.distill_arch = crate::deepchess::model::Arch::parse(a).ok_or_else(|| {
+            CliError::Usage(format!("deepchess train: bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-32-32-32/32-32-2)"))
+        })?;
+        // A student the search could not play is refused before hours of training.
+        crate::deepchess::inference::playable(&prof.distill_arch)
+            .map_err(|e| CliError::Usage(format!("deepchess train: --distill-arch '{a}' cannot play: {e}")))?;
+    }
+    if p.get("distill-epochs").is_some() {
+        let e: usize = p.get_or("train", "distill-epochs", 1)?;
+        if e == 0 {
+            return Err(CliError::Usage("deepchess train: --distill-epochs must be at least 1".into()));
+        }
+        prof.distill_full.epochs = e;
+    }
+    if let Some(a) = p.get("compact-aux") {
+        prof.compact_aux = AuxPairs::parse(a)
+            .map_err(|e| CliError::Usage(format!("deepchess train: bad --compact-aux '{a}': {e}")))?;
+    }
+    let phases = match p.get("phases") {
+        Some(s) => Phases::parse(s).ok_or_else(|| CliError::Usage(format!("deepchess train: bad --phases '{s}'")))?,
+        None => Phases::ALL,
+    };
+    let threads: usize = p.get_or("train", "threads", 2)?;
+    crate::tensor::set_threads(threads.clamp(1, 64));
+    let seed: u64 = p.get_or("train", "seed", 1)?;
+    let max_positions: Option<usize> = match p.get("max-positions") {
+        Some(_) => Some(p.get_or("train", "max-positions", usize::MAX)?),
+        None => None,
+    };
+    let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
+    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/{pname}")));
+    let resume = p.has("resume");
+    let bf16_products = match p.get("precision").unwrap_or("f32") {
+        "f32" => false,
+        "bf16" => true,
+        o => return Err(CliError::Usage(format!("deepchess train: --precision takes f32 or bf16, not '{o}'"))),
+    };
+
+    // The settings are checked before the data is loaded: a refusal should not wait for it.
+    let settings = run_settings(&prof, seed, &data, max_positions, bf16_products)?;
+    let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
+    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
+
+    let (mut train, tds) = load_pools(&data, "train.dcds", prof.mirror).map_err(CliError::Failed)?;
+    if let Some(n) = max_positions {
+        train.truncate(n);
+    }
+    let (valid, vds) = load_pools(&data, "valid.dcds", false).map_err(CliError::Failed)?;
+    if let (Some(a), Some(b)) = (tds.meta("pair"), vds.meta("pair")) {
+        if a != b {
+            return Err(CliError::Failed(format!(
+                "{}: train.dcds and valid.dcds come from different 'deepchess data' runs (pair {a} and {b}; one write of a run was cut short?): build them again",
+                data.display()
+            )));
+        }
+    }
+    // `deepchess data --split both`: single positions of training games, the other protocol.
+    let positions = if data.join(VALID_POSITIONS).exists() {
+        let pds = Dataset::load(&data.join(VALID_POSITIONS)).map_err(|e| CliError::Failed(e.to_string()))?;
+        let pools = Pools::from_dataset(&pds, false);
+        if pds.meta("pair") != tds.meta("pair") {
+            return Err(CliError::Failed(format!(
+                "{}: {VALID_POSITIONS} does not come from the 'deepchess data' run of train.dcds (pair {:?} and {:?}): build them again",
+                data.display(),
+                pds.meta("pair"),
+                tds.meta("pair")
+            )));
+        }
+        if pools.is_empty() {
+            // Few games can leave one class without a held-out position: judge on valid.dcds alone.
+            eprintln!("warning: {VALID_POSITIONS} has {} W and {} L positions (both are needed): judged on valid.dcds only", pools.w.len(), pools.l.len());
+            None
+        } else {
+            eprintln!("second validation set {VALID_POSITIONS}: {} W + {} L held-out positions of training games", pools.w.len(), pools.l.len());
+            Some(pools)
+        }
+    } else {
+        None
+    };
+    let split = vds.meta("split").unwrap_or("unknown split").to_string();
+    eprintln!(
+        "profile {pname}: {} W + {} L training positions{}, {} W + {} L validation positions (held-out games)",
+        train.w.len(),
+        train.l.len(),
+        if prof.mirror { " (with mirrored twins)" } else { "" },
+        valid.w.len(),
+        valid.l.len()
+    );
+    let mut meta = vec![
+        ("profile".to_string(), pname.to_string()),
+        ("data".to_string(), data.display().to_string()),
+        ("data_source".to_string(), tds.meta("source").unwrap_or("?").to_string()),
+        ("split".to_string(), split.clone()),
+        ("mirror".to_string(), prof.mirror.to_string()),
+        ("train_positions".to_string(), format!("{} W + {} L", train.w.len(), train.l.len())),
+    ];
+    if !prof.compact_aux.is_none() {
+        let a = prof.compact_aux;
+        meta.push(("compact_aux".to_string(), format!("progress={},gap={},material={}", a.progress, a.gap, a.material)));
+    }
+    if recorded.is_none() {
+        settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
+    }
+    let mut ctx = Ctx { dir: out.clone(), seed, resume, log: Log::open(&out).map_err(CliError::Failed)?, meta, bf16_products };
+    let t = Instant::now();
+    let trained = run(&mut ctx, &prof, phases, &train, &valid, positions.as_ref()).map_err(CliError::Failed)?;
+    let mut md = format!(
+        "# Training run `{}`\n\nProfile `{pname}`, seed {seed}{}, data `{}` ({} W + {} L training positions{}).\n\
+         Accuracy = fraction of random (W, L) pairs of the **validation set** ordered correctly;\n\
+         validation = {split}; {} W + {} L validation positions.\n\n",
+        out.display(),
+        if bf16_products { ", products in bf16 (f32 sums and weights)" } else { "" },
+        data.display(),
+        train.w.len(),
+        train.l.len(),
+        if prof.mirror { ", with mirrored twins" } else { "" },
+        valid.w.len(),
+        valid.l.len()
+    );
+    // Every accuracy column names its protocol.
+    let protocol = match vds.meta("protocol") {
+        Some("positions") => "position split",
+        _ => "game split",
+    };
+    let pct = |x: f64| format!("{:.2} %", 100.0 * x);
+    if positions.is_some() {
+        md.push_str(&format!("| network | layers | validation [{protocol}] | validation [position split] ({VALID_POSITIONS}) | training positions |\n|---|---|---|---|---|\n"));
+    } else {
+        md.push_str(&format!("| network | layers | validation pair accuracy [{protocol}] | training positions |\n|---|---|---|---|\n"));
+    }
+    for r in &trained {
+        let pos = r.positions.map_or(String::new(), |p| format!(" {} |", pct(p)));
+        md.push_str(&format!("| {} | {} | {} |{pos} {} |\n", r.name, r.arch, pct(r.valid), pct(r.train)));
+    }
+    md.push_str(&format!("\nWall time of this invocation: {:.1} min.\n", t.elapsed().as_secs_f64() / 60.0));
+    crate::io::write_atomic(&out.join("results.md"), md.as_bytes())
+        .map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
+    print!("{md}");
+    Ok(())
+}
+
+/// What defines a run, written to `run.txt` when it starts and compared on `--resume`.
+/// Left out on purpose, because they may change between invocations: `--threads` (it does
+/// not change what is computed), `--phases` (each phase's net depends only on earlier ones)
+/// and `--out` (the run folder itself).
+fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<usize>, bf16_products: bool) -> Result<RunSettings, CliError> {
+    let mut s = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
+    s.add("profile", prof.name, "--profile", Kind::Defining);
+    s.add("seed", seed, "--seed", Kind::Defining);
+    for file in ["train.dcds", "valid.dcds"] {
+        let print = Dataset::fingerprint(&dataset_file(data, file).map_err(CliError::Failed)?).map_err(|e| CliError::Failed(e.to_string()))?;
+        s.add(&format!("data.{file}"), print, &format!("--data ({file})"), Kind::Defining);
+    }
+    if data.join(VALID_POSITIONS).exists() {
+        let print = Dataset::fingerprint(&data.join(VALID_POSITIONS)).map_err(|e| CliError::Failed(e.to_string()))?;
+        s.add(&format!("data.{VALID_POSITIONS}"), print, &format!("--data ({VALID_POSITIONS})"), Kind::Defining);
+    }
+    // A moved or differently spelled folder holding the same files is the same data.
+    let path = std::fs::canonicalize(data).unwrap_or_else(|_| data.to_path_buf());
+    s.add("data.path", path.display(), "--data", Kind::Note);
+    s.add("max_positions", max_positions.map_or("all".to_string(), |n| n.to_string()), "--max-positions", Kind::Defining);
+    s.add("mirror", prof.mirror, "--no-mirror (or the profile)", Kind::FromProfile);
+    s.add("precision", if bf16_products { "bf16" } else { "f32" }, "--precision", Kind::Defining);
+    s.add("val_pairs", prof.val_pairs, "validation pairs (the profile)", Kind::FromProfile);
+    let stages: [(&str, &StageCfg, &str); 7] = [
+        ("pos2vec", &prof.pos2vec, ""),
+        ("siamese", &prof.siamese, "--siamese-epochs or "),
+        ("distill_tower", &prof.distill_tower, ""),
+        ("distill_full", &prof.distill_full, "--distill-epochs or "),
+        ("compact", &prof.compact, ""),
+        ("scratch_pos2vec", &prof.scratch_pos2vec, ""),
+        ("scratch_siamese", &prof.scratch_siamese, ""),
+    ];
+    for (name, c, flag) in stages {
+        s.add(&format!("{name}.epochs"), c.epochs, &format!("{name} epochs ({flag}the profile)"), Kind::FromProfile);
+        let rest = format!("samples {}, batch {}, {}", c.samples, c.batch, c.opt.describe());
+        s.add(name, rest, &format!("{name} schedule (the profile)"), Kind::FromProfile);
+    }
+    s.add("distill_arch", prof.distill_arch.describe(), "--distill-arch", Kind::FromProfile);
+    let a = prof.compact_aux;
+    let aux = if a.is_none() { "none".to_string() } else { format!("progress={},gap={},material={}", a.progress, a.gap, a.material) };
+    s.add("compact_aux", aux, "--compact-aux", Kind::FromProfile);
+    Ok(s)
 }

@@ -1,8 +1,10 @@
-//! Floor 0: everything that touches disk or the process's output streams, written once for
-//! every floor above: atomic writes ([`atomic`]), bounded reads of regular files
-//! ([`files`]), xz streams ([`xz`]), the checksum of every file format ([`checksum`]), and
-//! text from outside made safe to show ([`text`]). It knows nothing of chess or numerics.
+//! Floor 0: the process's dealings with the outside, written once for every floor above:
+//! atomic writes ([`atomic`]), bounded reads of regular files ([`files`]), xz streams
+//! ([`xz`]), the checksum of every file format ([`checksum`]), text from outside made safe
+//! to show ([`text`]), and the command line's flags ([`args`]: each subcommand and each
+//! trainable system declares its own). It knows nothing of chess or numerics.
 
+pub mod args;
 pub mod atomic;
 pub mod checksum;
 pub mod files;

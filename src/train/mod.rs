@@ -8,3 +8,4 @@ pub mod checkpoint;
 pub mod log;
 pub mod settings;
 pub mod stage;
+pub mod system;

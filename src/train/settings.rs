@@ -73,18 +73,38 @@ impl RunSettings {
     }
 
     /// Whether a run with these settings may start or continue in `dir`: a folder holding a
-    /// run needs `resume`, and a resumed run must match what it recorded (`Err` says which,
-    /// in the words of `deepchess train`). Returns the recorded settings (`None`: a new run,
-    /// whose `run.txt` the caller writes once the inputs are known to load).
+    /// run (its `run.txt`, or a log) needs `resume`, and a resumed run must match what it
+    /// recorded (`Err` says which, in the words of `deepchess train`; notes of accepted
+    /// differences go to stderr). A folder from before `run.txt` existed is checked against
+    /// what its checkpoint recorded. Returns the recorded settings (`None`: a new run, whose
+    /// `run.txt` the caller writes once the inputs are known to load).
     pub fn admit(&self, dir: &Path, resume: bool) -> Result<Option<Vec<(String, String)>>, String> {
         let recorded = RunSettings::read(dir)?;
-        if !resume && recorded.is_some() {
+        if !resume && (recorded.is_some() || dir.join("log.csv").exists()) {
             return Err(format!("{} already holds a training run: add --resume to continue it, or choose another --out", dir.display()));
         }
-        if let (true, Some(rec)) = (resume, recorded.as_deref()) {
-            self.check(rec).map_err(|refused| {
-                format!("deepchess train --resume: {} was made with other settings; resume with its own, or choose another --out\n{refused}", dir.display())
-            })?;
+        if !resume {
+            return Ok(recorded);
+        }
+        let legacy;
+        let against = match recorded.as_deref() {
+            Some(r) => r,
+            None => {
+                let ck = dir.join("checkpoint.dcw");
+                if !ck.exists() {
+                    return Ok(None);
+                }
+                let wf = crate::tensor::WeightFile::load(&ck).map_err(|e| e.to_string())?;
+                // Only the keys a checkpoint wrote in the same form as run.txt.
+                legacy = wf.meta.into_iter().filter(|(k, _)| ["profile", "seed", "mirror"].contains(&k.as_str())).collect::<Vec<_>>();
+                &legacy
+            }
+        };
+        let notes = self.check(against).map_err(|refused| {
+            format!("deepchess train --resume: {} was made with other settings; resume with its own, or choose another --out\n{refused}", dir.display())
+        })?;
+        for n in notes {
+            eprintln!("note: {n} (the same files: continuing)");
         }
         Ok(recorded)
     }
