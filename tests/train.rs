@@ -30,7 +30,7 @@ fn tiny_arch() -> Arch {
 }
 
 fn ctx(dir: &TempDir, resume: bool) -> Ctx {
-    Ctx { log: Log::open(dir.path()).unwrap(), dir: dir.path().to_path_buf(), seed: 7, resume, meta: vec![], bf16_products: false }
+    Ctx::new(dir.path(), 7, resume, vec![]).unwrap()
 }
 
 fn cfg(epochs: usize) -> StageCfg {

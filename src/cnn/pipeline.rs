@@ -15,7 +15,6 @@ use crate::data::dataset::{Dataset, Record};
 use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::optim::LrPolicy;
 use crate::tensor::Rng;
-use crate::train::log::Log;
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::Ctx;
 use crate::train::system::System;
@@ -110,8 +109,7 @@ pub fn run(out: &Path, prof: &Profile, acts: &[ConvAct], sets: &Sets, tests: &[(
         let net = if file.exists() {
             Cnn::load(&file).map_err(|e| e.to_string())?.0
         } else {
-            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            let mut ctx = Ctx { dir: dir.clone(), seed, resume, log: Log::open(&dir)?, meta: meta.to_vec(), bf16_products: false };
+            let mut ctx = Ctx::new(&dir, seed, resume, meta.to_vec())?;
             eprintln!("== {} on {} training positions", arch.describe(), sets.train.len());
             let mut net = Cnn::new(arch, &mut Rng::new(seed ^ 0xC33));
             train(&mut ctx, &mut net, sets, &prof.train)?;

@@ -128,14 +128,7 @@ pub fn train(ctx: &mut Ctx, net: &mut Cnn, sets: &Sets, cfg: &TrainCfg) -> Resul
         let games = if sets.valid_games.is_empty() { f64::NAN } else { evaluate(net, &sets.valid_games).accuracy() };
         let positions = if sets.valid_positions.is_empty() { f64::NAN } else { evaluate(net, &sets.valid_positions).accuracy() };
         *params = std::mem::take(&mut net.params);
-        Ok(EpochStats {
-            loss: loss / seen.max(1) as f64,
-            train_acc: right as f64 / seen.max(1) as f64,
-            val_acc: games,
-            samples: seen,
-            aux: None,
-            aux_val: Some(("valid_positions", positions)),
-        })
+        Ok(EpochStats::new(loss / seen.max(1) as f64, right as f64 / seen.max(1) as f64, games, seen).with_accuracy("valid_positions", positions))
     });
     net.params = params;
     result

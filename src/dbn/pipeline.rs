@@ -15,7 +15,6 @@ use super::train::{evaluate, finetune, load_stack, pretrain, FineCfg, Metrics, R
 use crate::data::labels::LabelSet;
 use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::Rng;
-use crate::train::log::Log;
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::Ctx;
 use crate::train::system::System;
@@ -96,10 +95,6 @@ pub struct Trained {
     pub file: PathBuf,
 }
 
-fn ctx_for(dir: &Path, seed: u64, resume: bool, meta: &[(String, String)]) -> Result<Ctx, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok(Ctx { dir: dir.to_path_buf(), seed, resume, log: Log::open(dir)?, meta: meta.to_vec(), bf16_products: false })
-}
 
 /// Trains (or, for nets already in `out`, loads) every net of the plan and returns their
 /// figures, in plan order.
@@ -129,7 +124,7 @@ pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option
         let net = if file.exists() {
             Dbn::load(&file).map_err(|e| e.to_string())?.0
         } else {
-            let mut ctx = ctx_for(&dir, seed, resume, meta)?;
+            let mut ctx = Ctx::new(&dir, seed, resume, meta.to_vec())?;
             eprintln!("== {} on {} ({} training, {} held-out positions)", arch.describe(), split.describe(), train.len(), valid.len());
             let mut net = Dbn::new(arch.clone(), &mut Rng::new(seed ^ 0xDB));
             if prof.rbm.epochs > 0 {

@@ -103,7 +103,7 @@ pub fn pretrain(ctx: &mut Ctx, samples: &Samples, train: &[usize], valid: &[usiz
             *params.value_mut(w) = rbm.w.clone();
             *params.value_mut(vb) = rbm.vbias.clone();
             *params.value_mut(hb) = rbm.hbias.clone();
-            Ok(EpochStats { loss: err / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: order.len(), aux: Some(("fe_gap", gap)), aux_val: None })
+            Ok(EpochStats::new(err / batches.max(1) as f64, f64::NAN, f64::NAN, order.len()).with_figure("fe_gap", gap))
         })?;
         stack.push((params.value(w).clone(), params.value(hb).clone()));
         save_stack(file, &stack, &ctx.meta)?;
@@ -274,7 +274,8 @@ pub fn finetune(ctx: &mut Ctx, net: &mut Dbn, samples: &Samples, train: &[usize]
         }
         let val = if valid.is_empty() { f64::NAN } else { evaluate(net, samples, valid).accuracy };
         *params = std::mem::take(&mut net.params);
-        Ok(EpochStats { loss: loss / batches.max(1) as f64, train_acc: right as f64 / order.len().max(1) as f64, val_acc: val, samples: order.len(), aux: Some(("clipped", clipped as f64 / batches.max(1) as f64)), aux_val: None })
+        let stats = EpochStats::new(loss / batches.max(1) as f64, right as f64 / order.len().max(1) as f64, val, order.len());
+        Ok(stats.with_figure("clipped", clipped as f64 / batches.max(1) as f64))
     });
     net.params = params;
     result

@@ -12,7 +12,6 @@ use crate::data::dataset::Dataset;
 use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::Rng;
 use crate::train::checkpoint::OptCfg;
-use crate::train::log::Log;
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::{Ctx, StageCfg};
 use crate::train::system::System;
@@ -489,7 +488,8 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     if recorded.is_none() {
         settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
     }
-    let mut ctx = Ctx { dir: out.clone(), seed, resume, log: Log::open(&out).map_err(CliError::Failed)?, meta, bf16_products };
+    let mut ctx = Ctx::new(&out, seed, resume, meta).map_err(CliError::Failed)?;
+    ctx.bf16_products = bf16_products;
     let t = Instant::now();
     let trained = run(&mut ctx, &prof, phases, &train, &valid, positions.as_ref()).map_err(CliError::Failed)?;
     let mut md = format!(

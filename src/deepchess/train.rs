@@ -51,7 +51,7 @@ fn position_epoch(
         prog.update((bi + 1) * cfg.batch, loss_sum / (bi + 1) as f64, None, "pos");
     }
     prog.finish();
-    Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: f64::NAN, val_acc: f64::NAN, samples: batches * cfg.batch, aux: None, aux_val: None })
+    Ok(EpochStats::new(loss_sum / batches.max(1) as f64, f64::NAN, f64::NAN, batches * cfg.batch))
 }
 
 /// Trains tower layer `k` of `net` as an autoencoder on the frozen codes of layers `< k`.
@@ -166,10 +166,14 @@ pub fn siamese(
         }
         prog.finish();
         let val_acc = pair_accuracy(&view, val.valid, val.pairs, 0x7A11_DA7E);
-        let aux_val = val.positions.map(|p| ("valid_positions", pair_accuracy(&view, p, val.pairs, 0x7A11_DA7E)));
+        let positions = val.positions.map(|p| pair_accuracy(&view, p, val.pairs, 0x7A11_DA7E));
         *params = view.params;
         let n = batches * cfg.batch;
-        Ok(EpochStats { loss: loss_sum / batches.max(1) as f64, train_acc: right as f64 / n as f64, val_acc, samples: n, aux: None, aux_val })
+        let stats = EpochStats::new(loss_sum / batches.max(1) as f64, right as f64 / n as f64, val_acc, n);
+        Ok(match positions {
+            Some(p) => stats.with_accuracy("valid_positions", p),
+            None => stats,
+        })
     })
 }
 

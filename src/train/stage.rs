@@ -4,7 +4,7 @@
 use super::checkpoint::{Checkpoint, OptCfg};
 use super::log::{Log, Row};
 use crate::tensor::{Optimizer, Params, Rng};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Per-epoch random stream: depends only on (seed, what, epoch), so a resumed run draws
@@ -25,24 +25,60 @@ pub struct Ctx {
     pub log: Log,
     /// Extra header entries for checkpoints (profile, data folder …).
     pub meta: Vec<(String, String)>,
-    /// Products in bf16 with f32 sums (`--precision bf16`) in the steps that offer it.
+    /// Products in bf16 with f32 sums (`--precision bf16`) in the steps that offer it; a
+    /// run-wide numeric setting, off unless the system's command line turns it on.
     pub bf16_products: bool,
 }
 
+impl Ctx {
+    /// The context of a run in `dir` (created if missing), its log opened (a resumed run
+    /// appends to it).
+    pub fn new(dir: &Path, seed: u64, resume: bool, meta: Vec<(String, String)>) -> Result<Ctx, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        Ok(Ctx { dir: dir.to_path_buf(), seed, resume, log: Log::open(dir)?, meta, bf16_products: false })
+    }
+}
+
+/// A figure of an epoch beside the loss and the accuracies, named by the phase that
+/// measured it and logged as a curve of its own (phase `NAME.LABEL`): an RBM's free-energy
+/// gap, the share of clipped steps, a second validation protocol.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Extra {
+    pub label: &'static str,
+    pub value: f64,
+    /// `true`: an accuracy (the log's validation column, shown in %); `false`: a loss-like
+    /// figure (the loss column).
+    pub accuracy: bool,
+}
+
 /// Figures of one epoch, returned by the phase's epoch function.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct EpochStats {
     pub loss: f64,
     pub train_acc: f64,
     pub val_acc: f64,
     pub samples: usize,
-    /// A second figure of the epoch, logged as its own curve (phase `NAME.LABEL`, value in
-    /// the loss column): an RBM's free-energy gap beside its reconstruction error.
-    pub aux: Option<(&'static str, f64)>,
-    /// A second validation accuracy (another protocol), logged as its own curve (phase
-    /// `NAME.LABEL`, value in the validation column): the CNN's position split beside its
-    /// game split.
-    pub aux_val: Option<(&'static str, f64)>,
+    /// Further named figures, each its own curve.
+    pub extra: Vec<Extra>,
+}
+
+impl EpochStats {
+    /// An epoch's loss, accuracies (NaN where not measured) and samples seen.
+    pub fn new(loss: f64, train_acc: f64, val_acc: f64, samples: usize) -> EpochStats {
+        EpochStats { loss, train_acc, val_acc, samples, extra: Vec::new() }
+    }
+
+    /// With a loss-like figure called `label`.
+    pub fn with_figure(mut self, label: &'static str, value: f64) -> EpochStats {
+        self.extra.push(Extra { label, value, accuracy: false });
+        self
+    }
+
+    /// With an accuracy called `label` (another validation set or protocol).
+    pub fn with_accuracy(mut self, label: &'static str, value: f64) -> EpochStats {
+        self.extra.push(Extra { label, value, accuracy: true });
+        self
+    }
 }
 
 /// Epochs and samples per epoch, batch size and optimizer of one stage.
@@ -116,17 +152,16 @@ impl Ctx {
                     rate: st.samples as f64 / secs.max(1e-9),
                 })
                 .map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
-            if let Some((label, value)) = st.aux {
-                eprintln!("[{name}] epoch {} {label} {value:.5}", epoch + 1);
-                self.log
-                    .push(Row { phase: format!("{name}.{label}"), epoch: epoch + 1, lr, loss: value, train_acc: f64::NAN, val_acc: f64::NAN, seconds: secs, rate: f64::NAN })
-                    .map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
-            }
-            if let Some((label, value)) = st.aux_val {
-                eprintln!("[{name}] epoch {} {label} {:.2}%", epoch + 1, 100.0 * value);
-                self.log
-                    .push(Row { phase: format!("{name}.{label}"), epoch: epoch + 1, lr, loss: f64::NAN, train_acc: f64::NAN, val_acc: value, seconds: secs, rate: f64::NAN })
-                    .map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
+            for x in &st.extra {
+                let phase = format!("{name}.{}", x.label);
+                let row = if x.accuracy {
+                    eprintln!("[{name}] epoch {} {} {:.2}%", epoch + 1, x.label, 100.0 * x.value);
+                    Row { phase, epoch: epoch + 1, lr, loss: f64::NAN, train_acc: f64::NAN, val_acc: x.value, seconds: secs, rate: f64::NAN }
+                } else {
+                    eprintln!("[{name}] epoch {} {} {:.5}", epoch + 1, x.label, x.value);
+                    Row { phase, epoch: epoch + 1, lr, loss: x.value, train_acc: f64::NAN, val_acc: f64::NAN, seconds: secs, rate: f64::NAN }
+                };
+                self.log.push(row).map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
             }
             let mut meta = self.meta.clone();
             meta.push(("stage".into(), name.into()));
