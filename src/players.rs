@@ -132,7 +132,11 @@ pub const PLAYERS: &[Entry] = &[
 ];
 
 /// Every trainable system, the first the default of `deepchess train`.
-pub const SYSTEMS: &[&System] = &[&crate::deepchess::pipeline::SYSTEM, &crate::dbn::pipeline::SYSTEM, &crate::cnn::pipeline::SYSTEM];
+pub const SYSTEMS: &[&System] = &[
+    &crate::deepchess::pipeline::SYSTEM,
+    &crate::dbn::pipeline::SYSTEM,
+    &crate::cnn::pipeline::SYSTEM,
+];
 
 /// The system called `name` (any case).
 pub fn find_system(name: &str) -> Option<&'static System> {

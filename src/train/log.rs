@@ -111,10 +111,8 @@ impl Progress {
         let rate = done as f64 / secs;
         let eta = (self.total.saturating_sub(done)) as f64 / rate.max(1e-9);
         let acc = acc.map(|a| format!(" acc {:.1}%", 100.0 * a)).unwrap_or_default();
-        eprint!(
-            "\r{} {}/{} loss {:.4}{} {:.0} {unit}/s ETA {}   ",
-            self.label, done, self.total, loss, acc, rate, fmt_secs(eta)
-        );
+        let loss = if loss.is_finite() { format!(" loss {loss:.4}") } else { String::new() };
+        eprint!("\r{} {}/{}{loss}{acc} {rate:.0} {unit}/s ETA {}   ", self.label, done, self.total, fmt_secs(eta));
         let _ = std::io::stderr().flush();
     }
 

@@ -1,7 +1,7 @@
 //! The epoch loop every phase runs in: per-epoch random streams, a checkpoint after each
 //! epoch (atomic), `--resume` from the last one, the CSV/SVG log and the progress line.
 
-use super::checkpoint::{Checkpoint, OptCfg};
+use super::checkpoint::OptCfg;
 use super::log::{Log, Row};
 use crate::tensor::{Optimizer, Params, Rng};
 use std::path::{Path, PathBuf};
@@ -92,10 +92,6 @@ pub struct StageCfg {
 }
 
 impl Ctx {
-    fn checkpoint_path(&self) -> PathBuf {
-        self.dir.join("checkpoint.dcw")
-    }
-
     /// Runs `epoch_fn` for each remaining epoch of stage `name`, checkpointing after each.
     pub fn run_stage(
         &mut self,
@@ -105,25 +101,7 @@ impl Ctx {
         mut epoch_fn: impl FnMut(&mut Params, &mut dyn Optimizer, usize, &mut Rng) -> Result<EpochStats, String>,
     ) -> Result<(), String> {
         let mut opt = cfg.opt.build();
-        let mut start = 0;
-        let ck = self.checkpoint_path();
-        if self.resume && ck.exists() {
-            let c = Checkpoint::load(&ck).map_err(|e| e.to_string())?;
-            if c.meta("stage") == Some(name) {
-                if c.meta("seed") != Some(&self.seed.to_string()) {
-                    return Err(format!("{}: made with another --seed ({:?}); resume with the same settings", ck.display(), c.meta("seed")));
-                }
-                // Checked against the stage as a net is against its architecture: a count
-                // beyond the schedule would end the stage at once with a "finished" net.
-                let done = c.meta("epochs_done").unwrap_or("(missing)");
-                start = match done.parse::<usize>() {
-                    Ok(n) if (1..=cfg.epochs).contains(&n) => n,
-                    _ => return Err(format!("{}: epochs_done '{done}' in stage {name}, which has {} epochs: not a checkpoint of this run", ck.display(), cfg.epochs)),
-                };
-                c.restore(params, opt.as_mut(), cfg.samples > 0, &ck.display().to_string())?;
-                eprintln!("[{name}] resuming after epoch {start} from {}", ck.display());
-            }
-        }
+        let start = self.resume_stage(name, params, opt.as_mut(), cfg.epochs, ("epochs_done", "epoch"), cfg.samples > 0)?;
         for epoch in start..cfg.epochs {
             let t = Instant::now();
             let mut rng = epoch_rng(self.seed, name, epoch);
@@ -152,22 +130,25 @@ impl Ctx {
                     rate: st.samples as f64 / secs.max(1e-9),
                 })
                 .map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
-            for x in &st.extra {
-                let phase = format!("{name}.{}", x.label);
-                let row = if x.accuracy {
-                    eprintln!("[{name}] epoch {} {} {:.2}%", epoch + 1, x.label, 100.0 * x.value);
-                    Row { phase, epoch: epoch + 1, lr, loss: f64::NAN, train_acc: f64::NAN, val_acc: x.value, seconds: secs, rate: f64::NAN }
-                } else {
-                    eprintln!("[{name}] epoch {} {} {:.5}", epoch + 1, x.label, x.value);
-                    Row { phase, epoch: epoch + 1, lr, loss: x.value, train_acc: f64::NAN, val_acc: f64::NAN, seconds: secs, rate: f64::NAN }
-                };
-                self.log.push(row).map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
-            }
-            let mut meta = self.meta.clone();
-            meta.push(("stage".into(), name.into()));
-            meta.push(("epochs_done".into(), (epoch + 1).to_string()));
-            meta.push(("seed".into(), self.seed.to_string()));
-            Checkpoint::save(&ck, &meta, params, opt.as_ref()).map_err(|e| e.to_string())?;
+            self.log_extras(name, ("epoch", epoch), lr, secs, &st)?;
+            self.save_checkpoint(name, "epochs_done", epoch + 1, params, opt.as_ref())?;
+        }
+        Ok(())
+    }
+
+    /// Logs the named figures of `unit` `k` (0-based: an epoch, a batch) of stage `name`,
+    /// each as its own curve.
+    pub(super) fn log_extras(&mut self, name: &str, (unit, k): (&str, usize), lr: f32, secs: f64, st: &EpochStats) -> Result<(), String> {
+        for x in &st.extra {
+            let phase = format!("{name}.{}", x.label);
+            let row = if x.accuracy {
+                eprintln!("[{name}] {unit} {} {} {:.2}%", k + 1, x.label, 100.0 * x.value);
+                Row { phase, epoch: k + 1, lr, loss: f64::NAN, train_acc: f64::NAN, val_acc: x.value, seconds: secs, rate: f64::NAN }
+            } else {
+                eprintln!("[{name}] {unit} {} {} {:.5}", k + 1, x.label, x.value);
+                Row { phase, epoch: k + 1, lr, loss: x.value, train_acc: f64::NAN, val_acc: f64::NAN, seconds: secs, rate: f64::NAN }
+            };
+            self.log.push(row).map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
         }
         Ok(())
     }
