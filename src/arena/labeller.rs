@@ -235,21 +235,7 @@ pub fn run(cfg: &LabelConfig, mut warn: impl FnMut(&str), mut progress: impl FnM
         return Err(format!("no position to label in {}", cfg.sources.join(", ")));
     }
     if let Some(set) = finished {
-        // This run's set, already written: checked position by position, never rewritten.
-        let same = set.items.len() == items.len()
-            && set.items.iter().zip(&items).all(|(a, b)| (a.game, a.ply, a.result, a.pos) == (b.game, b.ply, b.result, b.pos));
-        if !same {
-            return Err(format!(
-                "{} holds other positions than this run samples (its command matches: were the --pgn files changed?); choose another --out or delete it",
-                cfg.out.display()
-            ));
-        }
-        // A kill between the set's write and the checkpoint's removal left the checkpoint.
-        if partial.exists() {
-            std::fs::remove_file(&partial).map_err(|e| format!("{}: cannot remove: {e}", partial.display()))?;
-        }
-        let n = set.items.len();
-        return Ok(RunSummary { set, stats, resumed: n, scored: 0, elapsed: t0.elapsed() });
+        return keep_finished(cfg, set, &items, stats, &partial, t0);
     }
     // Start the engines first: the provenance holds the engine's name.
     let options = vec![("Threads".to_string(), "1".to_string()), ("Hash".to_string(), cfg.hash_mb.to_string())];
@@ -261,23 +247,7 @@ pub fn run(cfg: &LabelConfig, mut warn: impl FnMut(&str), mut progress: impl FnM
             _ => format!("{}: {e}", cfg.engine),
         })?);
     }
-    let mut set = LabelSet::default();
-    set.set_meta("format", FORMAT);
-    set.set_meta("columns", "game = 1-based number of the game in the sources (skipped games counted), ply = half-moves played before the position, result = the game's result, score = engine centipawns or #N mate in N (#-N: Black mates), both from White's side");
-    set.set_meta("engine", engines[0].name.clone());
-    set.set_meta("search", format!("go depth {}, Threads=1, Hash={}, ucinewgame before every position", cfg.depth, cfg.hash_mb));
-    set.set_meta("sources", cfg.sources.join(" "));
-    set.set_meta("games", stats.to_string());
-    set.set_meta(
-        "sampling",
-        format!(
-            "up to {} random positions a game from ply {} on (the final position included), draws included, no position without a legal move, no position (board, side, castling, en passant) twice in the set; games in source order until the target",
-            cfg.per_game, cfg.skip_plies
-        ),
-    );
-    set.set_meta("seed", format!("{} (a game's RNG is SplitMix64(seed ^ fnv1a(start FEN + moves)))", cfg.seed));
-    set.set_meta("target", cfg.positions.map_or("every game".to_string(), |n| n.to_string()));
-    set.set_meta("command", cfg.command());
+    let mut set = provenance(cfg, &engines[0].name, &stats);
 
     let mut scores: Vec<Option<EngineScore>> = vec![None; items.len()];
     let resumed = if cfg.resume && partial.exists() { read_partial(&partial, &set.meta, &items, &mut scores)? } else { 0 };
@@ -378,6 +348,46 @@ pub fn run(cfg: &LabelConfig, mut warn: impl FnMut(&str), mut progress: impl FnM
     set.save(&cfg.out)?;
     std::fs::remove_file(&partial).map_err(|e| format!("{}: cannot remove: {e}", partial.display()))?;
     Ok(RunSummary { set, stats, resumed, scored: p.done - resumed, elapsed: t0.elapsed() })
+}
+
+/// This run's set, already written: checked position by position against `items`, never
+/// rewritten; a checkpoint left by a kill between the set's write and its removal goes.
+fn keep_finished(cfg: &LabelConfig, set: LabelSet, items: &[Sampled], stats: SampleStats, partial: &Path, t0: Instant) -> Result<RunSummary, String> {
+    let same = set.items.len() == items.len()
+        && set.items.iter().zip(items).all(|(a, b)| (a.game, a.ply, a.result, a.pos) == (b.game, b.ply, b.result, b.pos));
+    if !same {
+        return Err(format!(
+            "{} holds other positions than this run samples (its command matches: were the --pgn files changed?); choose another --out or delete it",
+            cfg.out.display()
+        ));
+    }
+    if partial.exists() {
+        std::fs::remove_file(partial).map_err(|e| format!("{}: cannot remove: {e}", partial.display()))?;
+    }
+    let n = set.items.len();
+    Ok(RunSummary { set, stats, resumed: n, scored: 0, elapsed: t0.elapsed() })
+}
+
+/// The provenance of a run's set (and of its checkpoint, which a resume compares).
+fn provenance(cfg: &LabelConfig, engine: &str, stats: &SampleStats) -> LabelSet {
+    let mut set = LabelSet::default();
+    set.set_meta("format", FORMAT);
+    set.set_meta("columns", "game = 1-based number of the game in the sources (skipped games counted), ply = half-moves played before the position, result = the game's result, score = engine centipawns or #N mate in N (#-N: Black mates), both from White's side");
+    set.set_meta("engine", engine);
+    set.set_meta("search", format!("go depth {}, Threads=1, Hash={}, ucinewgame before every position", cfg.depth, cfg.hash_mb));
+    set.set_meta("sources", cfg.sources.join(" "));
+    set.set_meta("games", stats.to_string());
+    set.set_meta(
+        "sampling",
+        format!(
+            "up to {} random positions a game from ply {} on (the final position included), draws included, no position without a legal move, no position (board, side, castling, en passant) twice in the set; games in source order until the target",
+            cfg.per_game, cfg.skip_plies
+        ),
+    );
+    set.set_meta("seed", format!("{} (a game's RNG is SplitMix64(seed ^ fnv1a(start FEN + moves)))", cfg.seed));
+    set.set_meta("target", cfg.positions.map_or("every game".to_string(), |n| n.to_string()));
+    set.set_meta("command", cfg.command());
+    set
 }
 
 /// What may be written at `cfg.out`: nothing there, or (with `resume`) this run's own

@@ -392,6 +392,17 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let peak = median(&peaks);
     println!("FMA peak again after the rounds: {:.0} GFLOPS; quoted against {peak:.0}", peaks[1]);
     println!();
+    report(&arch, &phases, &ours, &theirs, peak, active);
+    if p.has("breakdown") && phases.iter().any(|&(ph, _)| ph == "p2") {
+        let peak1 = fma_peak_gflops(kernel, 1, 1.0);
+        breakdown(&arch, &pools, batch, secs, threads, peak1, macs(&arch, "p2", active).0);
+    }
+    Ok(())
+}
+
+/// The table of the rounds: each figure's rate on both sides, their ratio and their share
+/// of the FMA peak, for whole rounds and for their quiet stretches.
+fn report(arch: &Arch, phases: &[(&str, bool)], ours: &[Vec<Rate>], theirs: &[Vec<Rate>], peak: f64, active: f64) {
     // The whole rounds (the figure quoted), then their quiet stretches.
     for (i, (title, pick)) in [("phase (median [min, max] of rounds)", (|r: &Rate| r.whole) as fn(&Rate) -> f64), ("quiet stretches (90th pct of chunks)", |r: &Rate| r.quiet)].into_iter().enumerate() {
         if i > 0 {
@@ -399,7 +410,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         }
         println!("{title:<36} {:>26} {:>26} {:>18} {:>9} {:>9}", "ours /s", "JAX /s", "ours/JAX", "ours %pk", "JAX %pk");
         for (pi, &(ph, bf16)) in phases.iter().enumerate() {
-            let (m_ours, m_jax) = macs(&arch, ph, active);
+            let (m_ours, m_jax) = macs(arch, ph, active);
             let name = match (ph, bf16) {
                 ("p2", false) => "2: DeepChess pairs (Siamese)",
                 ("p2", true) => "2: DeepChess pairs, bf16 products",
@@ -432,11 +443,6 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     }
     println!("(% of peak counts each side's own arithmetic: ours reads the set bits of the first layer, JAX multiplies all 773 inputs;");
     println!(" a quiet stretch is a chunk of {CHUNK} steps, waited for on both sides, at the 90th percentile of a round's chunk rates)");
-    if p.has("breakdown") && phases.iter().any(|&(ph, _)| ph == "p2") {
-        let peak1 = fma_peak_gflops(kernel, 1, 1.0);
-        breakdown(&arch, &pools, batch, secs, threads, peak1, macs(&arch, "p2", active).0);
-    }
-    Ok(())
 }
 
 /// Where a phase-2 step's time goes: pair drawing and the optimizer step timed alone, and

@@ -370,7 +370,8 @@ pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Datase
     Ok((pools, d))
 }
 
-fn train_cli(p: &Parsed) -> Result<(), CliError> {
+/// The profile the flags name, with their overrides.
+fn profile_of(p: &Parsed) -> Result<Profile, CliError> {
     let pname = p.get("profile").unwrap_or("quick");
     let mut prof = Profile::by_name(pname)
         .ok_or_else(|| CliError::Usage(format!("deepchess train: unknown profile '{pname}' (quick, paper, memorise, curve, tiny)")))?;
@@ -403,6 +404,12 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         prof.compact_aux = AuxPairs::parse(a)
             .map_err(|e| CliError::Usage(format!("deepchess train: bad --compact-aux '{a}': {e}")))?;
     }
+    Ok(prof)
+}
+
+fn train_cli(p: &Parsed) -> Result<(), CliError> {
+    let pname = p.get("profile").unwrap_or("quick");
+    let prof = profile_of(p)?;
     let phases = match p.get("phases") {
         Some(s) => Phases::parse(s).ok_or_else(|| CliError::Usage(format!("deepchess train: bad --phases '{s}'")))?,
         None => Phases::ALL,

@@ -19,6 +19,10 @@ impl<C: Comparator> Searcher<C> {
     /// (fail-soft): at least `beta` is a cut-off, not above `alpha` a fail-low, anything
     /// else exact. `pv`: a node on the principal variation with an open window; every other
     /// node gets a null window (`beta` = `alpha` + ε: only "better than alpha or not?").
+    ///
+    /// One long body on purpose: a node's steps (draws and mate distance, the table, the
+    /// static cut-offs, null move, the move loop with reductions and its re-searches, the
+    /// table store) read in the order a node takes them, as in every engine's search.
     pub(super) fn alphabeta(
         &mut self,
         pos: &Position,

@@ -123,6 +123,8 @@ impl Tape {
         }
     }
 
+    // One long body on purpose: the pass is one `match` with an arm per op, read top to
+    // bottom beside the forward ops it mirrors (as micrograd's and candle's are).
     fn backward_impl(&mut self, loss: Var, params: &Params, grads: &mut [Matrix], seed: f32, set: bool) -> Result<()> {
         if grads.len() != params.len() {
             return Err(TensorError::shape("backward", format!("{} gradient matrices for {} parameters", grads.len(), params.len())));
