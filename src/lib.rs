@@ -1,17 +1,24 @@
-//! deepchess: learned chess systems reproduced end to end on one set of rules, one numeric
-//! engine, one search and one arena. Today DeepChess (David, Netanyahu & Wolf, 2016).
+//! deepchess: the learned chess systems of five source documents reproduced end to end on
+//! one set of rules, one numeric engine, one search and one arena, so that they can be
+//! studied side by side and measured against each other. In: DeepChess (seed 000, David,
+//! Netanyahu & Wolf 2016), the deep belief network evaluators (seed 001) and the
+//! convolutional win/loss classifier (seed 003); to come: NeuroChess (seed 004) and the
+//! self-play Q-learning agents (seed 002), on the platform already here for systems that
+//! learn by playing (the episode stage, players without search).
 //!
 //! A floor per shared layer, a folder per learned system; dependencies point down only
 //! (`docs/architecture.md`, guarded by `tests/layering.rs`):
-//! - [`chess`] (rules) and [`tensor`] (numerics: SIMD flavours, GEMM, dense and sparse
-//!   layers, autograd, optimizers, weight files), which know nothing of each other;
+//! - [`io`]: atomic writes, bounded reads, xz streams, checksums, command-line flags;
+//! - [`chess`] (rules) and [`tensor`] (numerics: kernels, autograd, layers, the parallel
+//!   runtime, optimizers, weight files), which know nothing of each other;
 //! - [`data`] (games to positions, datasets) and [`eval`] (what a search needs from an
 //!   evaluator: comparators, scalar evaluators, the handcrafted one);
-//! - [`train`] (the shared trainer) and [`search`] (comparison alpha-beta over any
-//!   comparator; it knows no network);
-//! - the systems: [`deepchess`], [`dbn`] (seed 001), [`cnn`] (seed 003);
-//! - [`players`]: the one registry of evaluators the engine plays with;
-//! - [`uci`] (the engine) and [`arena`] (matches, Elo, datagen);
+//! - [`train`] (the shared trainer: the epoch stage and the episode stage) and [`search`]
+//!   (comparison alpha-beta over any comparator, and the `Player` every move chooser is; it
+//!   knows no network);
+//! - the systems, one folder each in one template: [`deepchess`], [`dbn`], [`cnn`];
+//! - [`players`]: the one registry of players and of trainable systems;
+//! - [`uci`] (the engine) and [`arena`] (matches, Elo, datagen, labelling);
 //! - [`cli`]: one file per subcommand.
 
 // Printing that never panics. std's `print!` and `eprint!` panic when their stream is gone
