@@ -57,7 +57,7 @@ bench-pgn: build target/corpus.pgn
 
 # Datasets from the shipped corpus (data/*.pgn.xz and data/datagen/*.pgn.xz, data/README.md):
 # every quiet position of each decisive game after move 5 (--per-game 0: measured better than
-# the paper's 10, docs/results.md), 5 % of games held out by a hash of their moves.
+# the paper's 10, docs/notebook/results.md), 5 % of games held out by a hash of their moves.
 CORPUS := $(sort $(wildcard data/*.pgn.xz)) $(sort $(wildcard data/datagen/*.pgn.xz))
 PER_GAME ?= 0
 dataset: runs/dataset/train.dcds
@@ -217,7 +217,7 @@ install-jax:
 	@echo "Installing JAX (CPU) with pip (only used by 'make bench-train' to compare training speed)"
 	pip install jax
 
-# The fidelity experiment (docs/results.md, "The paper's 98 %"): DeepChess and its distilled
+# The fidelity experiment (docs/notebook/results.md, "The paper's 98 %"): DeepChess and its distilled
 # net trained past 97 % training accuracy on 2k, 8k and 32k decisive games of our own engine,
 # judged on held-out games and on held-out positions of trained games, every epoch. About an
 # hour on 2 cores. Resumable: rerunning continues or prints the results.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Accuracy against epochs under both protocols (docs/results.md, "The paper's 98 %").
+"""Accuracy against epochs under both protocols (docs/notebook/results.md, "The paper's 98 %").
 
 An aid for the docs, not part of the crate or its tests; plain Python 3, no packages. Reads
 the log.csv of each run of `make fidelity` and draws, per corpus size, the DeepChess phase's

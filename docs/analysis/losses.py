@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where our engine's losses against Stockfish start (docs/results.md, "Why the games are lost").
+"""Where our engine's losses against Stockfish start (docs/notebook/results.md, "Why the games are lost").
 
 An analysis aid, not part of the crate or its tests; needs python-chess (pip install chess)
 and, for --terms, Stockfish 15.1 (its `eval` prints the classical terms).

@@ -1,7 +1,7 @@
 //! What each head learns (section III.A): the game's result in three classes, the engine's
 //! score clipped to [−300, 300] cp and normalised, and that score quantized into seven
 //! classes. The seed's "Equation 2" (its quantization) is not in the text: the bins here are
-//! ours, and docs/results.md says why.
+//! ours, and docs/notebook/results.md says why.
 //!
 //! Every target and every value is from White's side.
 
@@ -14,7 +14,7 @@ pub const CLIP_CP: i32 = 300;
 /// is |cp| < `EDGES_CP[0]`, class 4 is `EDGES_CP[0]` ≤ cp < `EDGES_CP[1]`, …, class 6 is cp ≥
 /// `EDGES_CP[2]`; negative scores mirror them (classes 2, 1, 0). Symmetric around 0, so a
 /// colour-mirrored position lands in the mirrored class, and set near equal mass on our
-/// labelled positions (docs/results.md shows the counts).
+/// labelled positions (docs/notebook/results.md shows the counts).
 pub const EDGES_CP: [i32; 3] = [20, 90, 300];
 
 /// Number of quantized classes.

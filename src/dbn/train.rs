@@ -158,7 +158,7 @@ pub struct FineCfg {
 
 /// Joint gradient norm a step may take (beyond the seed): the ReLU net over RBM-pretrained
 /// weights of the 772-600-400-200-100 configuration diverged to NaN in its first epoch at
-/// batch 32 without it (docs/results.md). Steps that hit it are logged per epoch.
+/// batch 32 without it (docs/notebook/results.md). Steps that hit it are logged per epoch.
 pub const MAX_GRAD_NORM: f64 = 5.0;
 
 /// A regression output within this distance of its target (normalised units: 0.1 = 30 cp)

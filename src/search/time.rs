@@ -93,7 +93,7 @@ pub struct Clock {
 
 /// Default number of moves to plan for when `movestogo` is absent (sudden death). Games
 /// against Stockfish are decided soon after the opening, and planning for more moves left
-/// clock unused at the end of games (docs/results.md).
+/// clock unused at the end of games (docs/notebook/results.md).
 const MOVES_TO_GO: u32 = 24;
 
 /// Kept back beyond the overhead at any time control, never planned into a budget: a

@@ -3,7 +3,7 @@
 //! A `Vec<f32>` of a large matrix starts 16 bytes into a line (the allocator's header), so
 //! every 64-byte vector load of a row straddles two lines. The sparse first layer reads
 //! whole weight rows and gradient rows this way, and pays for the split loads (measured in
-//! docs/benchmarks.md); with the start on a line, rows whose length is a multiple of 16
+//! docs/notebook/benchmarks.md); with the start on a line, rows whose length is a multiple of 16
 //! floats never straddle, and others straddle half as often.
 
 /// One cache line of floats: the unit of allocation, so the buffer inherits its alignment.

@@ -16,7 +16,7 @@
 use super::comparator::SiameseNet;
 use crate::deepchess::features::INPUTS;
 use crate::deepchess::model::{Arch, Net};
-use crate::tensor::layers::dense::{self, pad, Dense, LANES};
+use crate::tensor::layers::dense::{pad, Dense, LayerKernel, Portable, LANES};
 use crate::tensor::Rng;
 use crate::tensor::Kernel;
 use std::path::Path;
@@ -158,35 +158,32 @@ impl<const N: usize, const W: usize> NetEval<N, W> {
     }
 }
 
-/// The tower after the first layer, then the head's fused halves; `dense` is the layer
-/// kernel, so every kernel shares this code.
+/// The tower after the first layer, then the head's fused halves, with layer kernel `K`, so
+/// every kernel shares this code.
+///
+/// Safety: `K`'s instructions are available (the caller is compiled for them).
 #[inline(always)]
-fn finish_with<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32], dense: impl Fn(&Dense, &[f32], &mut [f32], bool)) -> Halves<N> {
+unsafe fn finish_with<K: LayerKernel, const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
     let (mut xa, mut ya) = ([0.0f32; W], [0.0f32; W]);
     let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
     for (a, &s) in x.iter_mut().zip(first) {
         *a = s.max(0.0);
     }
     for d in &n.tower {
-        dense(d, &x[..d.rows()], &mut y[..d.cols()], true);
+        K::layer(d, &x[..d.rows()], &mut y[..d.cols()], true);
         std::mem::swap(&mut x, &mut y);
     }
     let mut h = Halves::<N>::default();
-    dense(&n.halves, &x[..n.halves.rows()], h.as_mut_slice(), false);
+    K::layer(&n.halves, &x[..n.halves.rows()], h.as_mut_slice(), false);
     h
 }
 
 /// The head's remaining layers on a pair of codes: the logit difference, sigmoid of which is
-/// P(a better than b for White). `dense` runs the hidden layers and `diff` the last one's
-/// logit difference (the kernel's own).
+/// P(a better than b for White), with layer kernel `K`.
+///
+/// Safety: as [`finish_with`].
 #[inline(always)]
-fn head_with<const N: usize, const W: usize>(
-    n: &NetEval<N, W>,
-    a: &Halves<N>,
-    b: &Halves<N>,
-    dense: impl Fn(&Dense, &[f32], &mut [f32], bool),
-    diff: impl Fn(&Dense, &[f32]) -> f32,
-) -> f32 {
+unsafe fn head_with<K: LayerKernel, const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
     // Later head layers are no wider than the first (checked at load): N-sized scratch.
     let (mut xa, mut ya) = ([0.0f32; N], [0.0f32; N]);
     let (mut x, mut y) = (&mut xa[..], &mut ya[..]);
@@ -195,10 +192,10 @@ fn head_with<const N: usize, const W: usize>(
     }
     let (last, hidden) = n.head_rest.split_last().expect("checked at load");
     for d in hidden {
-        dense(d, &x[..d.rows()], &mut y[..d.cols()], true);
+        K::layer(d, &x[..d.rows()], &mut y[..d.cols()], true);
         std::mem::swap(&mut x, &mut y);
     }
-    diff(last, x)
+    K::logit_diff(last, x)
 }
 
 /// Thin `#[target_feature]` wrappers around the whole tower and head per flavour, so that
@@ -206,7 +203,7 @@ fn head_with<const N: usize, const W: usize>(
 #[cfg(target_arch = "x86_64")]
 mod simd {
     use super::{Halves, NetEval};
-    use crate::tensor::layers::dense::{layer, layer2, logit_diff_simd};
+    use crate::tensor::layers::dense::{layer2, logit_diff_simd};
     use crate::tensor::kernels::simd::{Avx2, Avx512, Flavour};
 
     /// Both orders of a comparison, the logits of (a, b) and (b, a), through one pass of
@@ -230,12 +227,12 @@ mod simd {
 
     #[target_feature(enable = "avx2,fma,f16c")]
     pub unsafe fn finish_avx2<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
-        super::finish_with(n, first, |d, x, y, r| layer::<Avx2>(d, x, y, r))
+        super::finish_with::<Avx2, N, W>(n, first)
     }
 
     #[target_feature(enable = "avx2,fma,f16c")]
     pub unsafe fn head_logit_avx2<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
-        super::head_with(n, a, b, |d, x, y, r| layer::<Avx2>(d, x, y, r), |d, x| logit_diff_simd::<Avx2>(d, x))
+        super::head_with::<Avx2, N, W>(n, a, b)
     }
 
     #[target_feature(enable = "avx2,fma,f16c")]
@@ -245,12 +242,12 @@ mod simd {
 
     #[target_feature(enable = "avx512f")]
     pub unsafe fn finish_avx512<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
-        super::finish_with(n, first, |d, x, y, r| layer::<Avx512>(d, x, y, r))
+        super::finish_with::<Avx512, N, W>(n, first)
     }
 
     #[target_feature(enable = "avx512f")]
     pub unsafe fn head_logit_avx512<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
-        super::head_with(n, a, b, |d, x, y, r| layer::<Avx512>(d, x, y, r), |d, x| logit_diff_simd::<Avx512>(d, x))
+        super::head_with::<Avx512, N, W>(n, a, b)
     }
 
     #[target_feature(enable = "avx512f")]
@@ -278,7 +275,8 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
             Kernel::Avx512 => unsafe { simd::finish_avx512(self, first) },
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { simd::finish_avx2(self, first) },
-            _ => finish_with(self, first, dense::forward),
+            // Safety: the portable loop needs no instruction beyond the base set.
+            _ => unsafe { finish_with::<Portable, N, W>(self, first) },
         }
     }
     fn head_logit(&self, a: &Halves<N>, b: &Halves<N>) -> f32 {
@@ -287,7 +285,8 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
             Kernel::Avx512 => unsafe { simd::head_logit_avx512(self, a, b) },
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { simd::head_logit_avx2(self, a, b) },
-            _ => head_with(self, a, b, dense::forward, dense::logit_diff),
+            // Safety: as above.
+            _ => unsafe { head_with::<Portable, N, W>(self, a, b) },
         }
     }
     fn head_logit_pair(&self, a: &Halves<N>, b: &Halves<N>) -> (f32, f32) {

@@ -214,29 +214,13 @@ unsafe fn narrow<F: Flavour>(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
 }
 
 /// The inputs nonzero in any of `xs` (the ReLU left the rest at 0), as bits in `words`
-/// (`rows.div_ceil(64)` of them, zeroed): the k loop visits only those.
+/// (`rows.div_ceil(64)` of them, zeroed): the k loop visits only those. Inputs past
+/// [`STACK_WIDTH`] take their mask from the heap.
 #[inline(always)]
 unsafe fn nonzero_words<F: Flavour, const K: usize>(xs: [&[f32]; K], rows: usize, words: &mut [u64]) {
     for j in (0..rows).step_by(F::LANES) {
         let nz = xs.iter().fold(0, |m, x| m | F::nonzero(F::load(x.as_ptr().add(j))));
         words[j / 64] |= nz << (j % 64);
-    }
-}
-
-/// Calls `f` with the nonzero mask of `xs` over `rows` inputs: on the stack up to
-/// [`STACK_WIDTH`] inputs, else in a heap buffer (a layer that wide costs far more than the
-/// allocation).
-#[inline(always)]
-unsafe fn with_nonzero_words<F: Flavour, const K: usize, R>(xs: [&[f32]; K], rows: usize, f: impl FnOnce(&[u64]) -> R) -> R {
-    let n = rows.div_ceil(64);
-    if n <= STACK_WIDTH / 64 {
-        let mut words = [0u64; STACK_WIDTH / 64];
-        nonzero_words::<F, K>(xs, rows, &mut words[..n]);
-        f(&words[..n])
-    } else {
-        let mut words = vec![0u64; n];
-        nonzero_words::<F, K>(xs, rows, &mut words);
-        f(&words)
     }
 }
 
@@ -262,19 +246,30 @@ pub(crate) unsafe fn layer<F: Flavour>(d: &Dense, x: &[f32], y: &mut [f32], relu
     if d.is_narrow() {
         return narrow::<F>(d, x, y, relu);
     }
-    with_nonzero_words::<F, 1, _>([x], d.rows, |words| {
-        for (c, size) in blocks(d.cols / F::LANES, max_acc(F::REGISTERS), F::LANES) {
-            macro_rules! by_size {
-                ($($n:literal)*) => {
-                    match size {
-                        $($n => block::<F, $n>(d, x, words, c, y, relu),)*
-                        _ => unreachable!("block of {size} vectors"),
-                    }
-                };
-            }
-            by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30);
+    // The mask on the stack up to STACK_WIDTH inputs, else on the heap (a layer that wide
+    // costs far more than the allocation). No closure: it would not inherit the caller's
+    // target features, and its intrinsics would become calls.
+    let n = d.rows.div_ceil(64);
+    let (mut stack, mut heap) = ([0u64; STACK_WIDTH / 64], Vec::new());
+    let words: &mut [u64] = if n <= stack.len() {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, 0);
+        &mut heap
+    };
+    nonzero_words::<F, 1>([x], d.rows, words);
+    let words = &*words;
+    for (c, size) in blocks(d.cols / F::LANES, max_acc(F::REGISTERS), F::LANES) {
+        macro_rules! by_size {
+            ($($n:literal)*) => {
+                match size {
+                    $($n => block::<F, $n>(d, x, words, c, y, relu),)*
+                    _ => unreachable!("block of {size} vectors"),
+                }
+            };
         }
-    })
+        by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30);
+    }
 }
 
 /// `x · w` over whole vectors (`x.len()` a multiple of `LANES`).
@@ -340,20 +335,77 @@ pub(crate) unsafe fn layer2<F: Flavour>(d: &Dense, x: [&[f32]; 2], y: [&mut [f32
         return narrow::<F>(d, x[1], y1, relu);
     }
     let [y0, y1] = y;
-    with_nonzero_words::<F, 2, _>(x, d.rows, |words| {
-        // Two accumulator sets, two broadcasts and the weight vector within the registers.
-        for (c, size) in blocks(d.cols / F::LANES, (F::REGISTERS - 3) / 2, F::LANES) {
-            macro_rules! by_size {
-                ($($n:literal)*) => {
-                    match size {
-                        $($n => block2::<F, $n>(d, x, words, c, [&mut *y0, &mut *y1], relu),)*
-                        _ => unreachable!("block of {size} vectors"),
-                    }
-                };
-            }
-            by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14);
+    let n = d.rows.div_ceil(64);
+    let (mut stack, mut heap) = ([0u64; STACK_WIDTH / 64], Vec::new());
+    let words: &mut [u64] = if n <= stack.len() {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, 0);
+        &mut heap
+    };
+    nonzero_words::<F, 2>(x, d.rows, words);
+    let words = &*words;
+    // Two accumulator sets, two broadcasts and the weight vector within the registers.
+    for (c, size) in blocks(d.cols / F::LANES, (F::REGISTERS - 3) / 2, F::LANES) {
+        macro_rules! by_size {
+            ($($n:literal)*) => {
+                match size {
+                    $($n => block2::<F, $n>(d, x, words, c, [&mut *y0, &mut *y1], relu),)*
+                    _ => unreachable!("block of {size} vectors"),
+                }
+            };
         }
-    })
+        by_size!(1 2 3 4 5 6 7 8 9 10 11 12 13 14);
+    }
+}
+
+/// A layer kernel as a type: a network's whole forward pass, generic over it, inlines into
+/// one `#[target_feature]` function per flavour. (A closure passed instead would not inherit
+/// the function's target features, and every intrinsic in it would become a call: the
+/// distilled and big nets searched ten times slower so.)
+pub trait LayerKernel {
+    /// [`forward`] with this kernel. Safety: its instructions are available.
+    unsafe fn layer(d: &Dense, x: &[f32], y: &mut [f32], relu: bool);
+    /// [`logit_diff`] with this kernel. Safety: as `layer`.
+    unsafe fn logit_diff(d: &Dense, x: &[f32]) -> f32;
+}
+
+/// The portable loop as a [`LayerKernel`].
+pub struct Portable;
+
+impl LayerKernel for Portable {
+    #[inline(always)]
+    unsafe fn layer(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
+        forward(d, x, y, relu)
+    }
+    #[inline(always)]
+    unsafe fn logit_diff(d: &Dense, x: &[f32]) -> f32 {
+        logit_diff(d, x)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl LayerKernel for Avx2 {
+    #[inline(always)]
+    unsafe fn layer(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
+        layer::<Avx2>(d, x, y, relu)
+    }
+    #[inline(always)]
+    unsafe fn logit_diff(d: &Dense, x: &[f32]) -> f32 {
+        logit_diff_simd::<Avx2>(d, x)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl LayerKernel for Avx512 {
+    #[inline(always)]
+    unsafe fn layer(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
+        layer::<Avx512>(d, x, y, relu)
+    }
+    #[inline(always)]
+    unsafe fn logit_diff(d: &Dense, x: &[f32]) -> f32 {
+        logit_diff_simd::<Avx512>(d, x)
+    }
 }
 
 #[cfg(test)]

@@ -72,7 +72,7 @@ fn spec(k: Kernel) -> Spec {
 }
 
 /// Below this many flops a GEMM runs on one thread: spawning a scoped thread costs as much
-/// as several Mflop of work (docs/benchmarks.md, numeric kernels).
+/// as several Mflop of work (docs/notebook/benchmarks.md, numeric kernels).
 const PAR_MIN_FLOPS: usize = 24_000_000;
 
 /// `C = alpha · op(A) · op(B) + beta · C` on matrices, with the active kernel and thread
@@ -347,7 +347,7 @@ unsafe fn run(
     // the same operations whatever the thread count (bitwise deterministic).
     // Split the columns: each thread packs only its part of B and shares the (usually
     // batch-sized) A; splitting rows instead was slower for the network shapes
-    // (docs/benchmarks.md). Rows are split only when C is too narrow to share.
+    // (docs/notebook/benchmarks.md). Rows are split only when C is too narrow to share.
     // Boundaries at nr/2 are covered by the half-width edge kernels.
     let split_m = n < spec.nr * nt.max(1) && m > n;
     if split_m {
