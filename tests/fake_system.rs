@@ -102,6 +102,18 @@ fn a_fake_system_joins_by_its_folder_and_two_registry_lines_then_trains_and_play
     let net = out.join("values.dcw");
     let (ok, _, err) = run(&exe, &["train", "--system", "fake", "--profile", "tiny", "--out", out.to_str().unwrap()]);
     assert!(!ok && err.contains("--resume"), "{err}");
+    // Killed before the write after its first batch's checkpoint (the failpoint aborts as
+    // `kill -9` would), then resumed: the same values, log and checkpoint as the run above.
+    let killed = dir.join("killed");
+    let o = Command::new(&exe)
+        .args(["train", "--system", "fake", "--profile", "tiny", "--out", killed.to_str().unwrap()])
+        .env("DEEPCHESS_FAILPOINT", "before-rename:7")
+        .output()
+        .unwrap();
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("aborting before the rename"), "{}", String::from_utf8_lossy(&o.stderr));
+    let (ok, _, err) = run(&exe, &["train", "--system", "fake", "--profile", "tiny", "--out", killed.to_str().unwrap(), "--resume"]);
+    assert!(ok && err.contains("resuming after batch 1"), "{err}");
+    common::crash::assert_same_outputs(&out, &killed, "the fake system killed after its first batch");
 
     // Through the UCI engine.
     let mut child = Command::new(&exe).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
