@@ -81,7 +81,7 @@ pub const PLAYERS: &[Entry] = &[
         system: "dbn",
         default_net: Some("dbn-classify.dcw"),
         offered: true,
-        memory_mb: crate::dbn::player::memory_mb,
+        memory_mb: table_only,
         build: crate::dbn::player::build_classify,
     },
     Entry {
@@ -90,7 +90,7 @@ pub const PLAYERS: &[Entry] = &[
         system: "dbn",
         default_net: Some("dbn-regress.dcw"),
         offered: true,
-        memory_mb: crate::dbn::player::memory_mb,
+        memory_mb: table_only,
         build: crate::dbn::player::build_regress,
     },
     Entry {
@@ -99,7 +99,7 @@ pub const PLAYERS: &[Entry] = &[
         system: "dbn",
         default_net: Some("dbn-quantized.dcw"),
         offered: true,
-        memory_mb: crate::dbn::player::memory_mb,
+        memory_mb: table_only,
         build: crate::dbn::player::build_quantized,
     },
     Entry {
@@ -108,7 +108,7 @@ pub const PLAYERS: &[Entry] = &[
         system: "cnn",
         default_net: Some("cnn.dcw"),
         offered: true,
-        memory_mb: crate::cnn::player::memory_mb,
+        memory_mb: table_only,
         build: crate::cnn::player::build,
     },
     Entry {
@@ -180,7 +180,8 @@ impl Entry {
     }
 }
 
-/// A player whose only memory is its table.
+/// A player whose only memory is its table (the handcrafted evaluator, and the DBN and CNN
+/// nets, which are under two megabytes).
 fn table_only(hash_mb: usize) -> usize {
     hash_mb
 }

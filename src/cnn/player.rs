@@ -1,6 +1,6 @@
 //! The classifier in the search, and what seed 003 registers (src/players.rs, `cnn`): a
 //! position's value is the logit of P(White wins), behind the shared scalar-evaluator
-//! adapter, so it plays in the same alpha-beta as every evaluator. Its memory is the table.
+//! adapter, so it plays in the same alpha-beta as every evaluator.
 //!
 //! One position per call on the tensor engine's tape-free layers (the same forward functions
 //! as the training tape, one thread). The first convolution's pre-activation is linear in the
@@ -145,12 +145,6 @@ pub fn build(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
     let c = comparator(cnn, s.kernel.and_then(Kernel::from_name).unwrap_or_else(Kernel::best));
     let what = format!("{} ({arch}, {} kernel)", path.display(), c.eval.kernel().name());
     Ok(Built { player: Box::new(Searcher::new(c, s.hash_mb)), loaded: Some(what) })
-}
-
-/// What the CNN player takes with a table of `hash_mb`, in MB: the table (the net is under
-/// two megabytes).
-pub fn memory_mb(hash_mb: usize) -> usize {
-    hash_mb
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The DBN in the search (section IV), and what seed 001 registers (src/players.rs): each
 //! head read as one value from White's side, behind the shared scalar-evaluator adapter, so
 //! the three nets (`dbn-classify`, `dbn-regress`, `dbn-quantized`) play in the same
-//! alpha-beta and transposition table as every other evaluator. Their memory is the table.
+//! alpha-beta and transposition table as every other evaluator.
 //!
 //! Readings, all in the normalised-score unit (1 = 300 cp):
 //! - classify: P(win) − P(loss), the expected result with a draw worth 0;
@@ -166,12 +166,6 @@ pub fn build_regress(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, St
 /// `dbn-quantized`.
 pub fn build_quantized(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
     build(s, net, Head::Quantized, "dbn-quantized")
-}
-
-/// What a DBN player takes with a table of `hash_mb`, in MB: the table (the net is a few
-/// hundred kilobytes).
-pub fn memory_mb(hash_mb: usize) -> usize {
-    hash_mb
 }
 
 #[cfg(test)]

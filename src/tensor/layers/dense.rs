@@ -224,6 +224,36 @@ unsafe fn nonzero_words<F: Flavour, const K: usize>(xs: [&[f32]; K], rows: usize
     }
 }
 
+/// Room for a nonzero mask: on the stack up to [`STACK_WIDTH`] inputs, else on the heap (a
+/// layer that wide costs far more than the allocation). A plain value, not a closure: a
+/// closure would not inherit the caller's target features, and its intrinsics would become
+/// calls.
+struct Mask {
+    stack: [u64; STACK_WIDTH / 64],
+    heap: Vec<u64>,
+}
+
+impl Mask {
+    #[inline(always)]
+    fn new() -> Mask {
+        Mask { stack: [0; STACK_WIDTH / 64], heap: Vec::new() }
+    }
+
+    /// The mask of the inputs nonzero in any of `xs` over `rows` inputs.
+    #[inline(always)]
+    unsafe fn of<F: Flavour, const K: usize>(&mut self, xs: [&[f32]; K], rows: usize) -> &[u64] {
+        let n = rows.div_ceil(64);
+        let words: &mut [u64] = if n <= self.stack.len() {
+            &mut self.stack[..n]
+        } else {
+            self.heap.resize(n, 0);
+            &mut self.heap
+        };
+        nonzero_words::<F, K>(xs, rows, words);
+        words
+    }
+}
+
 /// The jr loop: `(first column, vectors)` of blocks covering `vectors` output vectors as
 /// evenly as blocks of at most `cap` vectors allow.
 #[inline(always)]
@@ -246,19 +276,8 @@ pub(crate) unsafe fn layer<F: Flavour>(d: &Dense, x: &[f32], y: &mut [f32], relu
     if d.is_narrow() {
         return narrow::<F>(d, x, y, relu);
     }
-    // The mask on the stack up to STACK_WIDTH inputs, else on the heap (a layer that wide
-    // costs far more than the allocation). No closure: it would not inherit the caller's
-    // target features, and its intrinsics would become calls.
-    let n = d.rows.div_ceil(64);
-    let (mut stack, mut heap) = ([0u64; STACK_WIDTH / 64], Vec::new());
-    let words: &mut [u64] = if n <= stack.len() {
-        &mut stack[..n]
-    } else {
-        heap.resize(n, 0);
-        &mut heap
-    };
-    nonzero_words::<F, 1>([x], d.rows, words);
-    let words = &*words;
+    let mut mask = Mask::new();
+    let words = mask.of::<F, 1>([x], d.rows);
     for (c, size) in blocks(d.cols / F::LANES, max_acc(F::REGISTERS), F::LANES) {
         macro_rules! by_size {
             ($($n:literal)*) => {
@@ -335,16 +354,8 @@ pub(crate) unsafe fn layer2<F: Flavour>(d: &Dense, x: [&[f32]; 2], y: [&mut [f32
         return narrow::<F>(d, x[1], y1, relu);
     }
     let [y0, y1] = y;
-    let n = d.rows.div_ceil(64);
-    let (mut stack, mut heap) = ([0u64; STACK_WIDTH / 64], Vec::new());
-    let words: &mut [u64] = if n <= stack.len() {
-        &mut stack[..n]
-    } else {
-        heap.resize(n, 0);
-        &mut heap
-    };
-    nonzero_words::<F, 2>(x, d.rows, words);
-    let words = &*words;
+    let mut mask = Mask::new();
+    let words = mask.of::<F, 2>(x, d.rows);
     // Two accumulator sets, two broadcasts and the weight vector within the registers.
     for (c, size) in blocks(d.cols / F::LANES, (F::REGISTERS - 3) / 2, F::LANES) {
         macro_rules! by_size {
