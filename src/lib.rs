@@ -69,6 +69,7 @@ pub mod dbn;
 pub mod deepchess;
 pub mod eval;
 pub mod io;
+pub mod neurochess;
 pub mod players;
 pub mod search;
 pub mod tensor;

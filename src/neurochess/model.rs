@@ -1,0 +1,439 @@
+//! The two networks of NeuroChess (seed §3, §5):
+//! - **V**, the evaluation net: 175 features → `hidden` tanh units (0 to 80; 0 is a linear
+//!   model) → one tanh output, White's expected result in (−1, 1);
+//! - **M**, the chess model: 175 → 165 tanh → 175 linear, the features of the board two
+//!   half-moves later.
+//!
+//! V's training fits values *and slopes* (Tangent-Prop): its loss on a board is
+//! `a·(V(x) − t)² + λ·‖∇ₓV(x) − s‖²`, so its gradient needs the derivative of an
+//! input-gradient with respect to the weights. For this one-hidden-layer shape it is written
+//! out by hand in [`Value::accumulate`] (the derivation is in its comments) and checked
+//! against finite differences in the tests. M is trained on the tape (`tensor::autograd`);
+//! EBNN needs only its vector–Jacobian product, [`Model::vjp`].
+//!
+//! Parameter names: V `v.w1` (175 × H, one row per feature), `v.b1`, `v.w2` (H × 1; 175 × 1
+//! when H = 0), `v.b2`; M `m.w1` (175 × 165), `m.b1`, `m.w2` (165 × 175), `m.b2`.
+
+use super::features::FEATURES;
+use crate::tensor::{Init, Matrix, ParamId, Params, Result, Rng, TensorError, WeightFile};
+use std::path::Path;
+
+/// M's hidden width (the seed's 165).
+pub const MODEL_HIDDEN: usize = 165;
+
+/// The most hidden units V may have (the seed's 80).
+pub const MAX_HIDDEN: usize = 80;
+
+/// The evaluation net V.
+#[derive(Clone)]
+pub struct Value {
+    pub hidden: usize,
+    pub params: Params,
+    /// `v.w1`, `v.b1`, `v.w2`, `v.b2` (the first two absent when `hidden` is 0).
+    pub ids: [Option<ParamId>; 4],
+}
+
+/// What one board's forward pass leaves for the backward one.
+#[derive(Clone, Debug, Default)]
+pub struct Pass {
+    /// Hidden activations `h = tanh(x·W1 + b1)`.
+    pub h: Vec<f32>,
+    /// The output `V = tanh(u)`.
+    pub v: f32,
+}
+
+impl Value {
+    /// V with `hidden` units (0 to 80), Xavier-initialised.
+    pub fn new(hidden: usize, rng: &mut Rng) -> Value {
+        assert!(hidden <= MAX_HIDDEN, "at most {MAX_HIDDEN} hidden units");
+        let mut params = Params::new();
+        let mut ids = [None; 4];
+        let last_in = if hidden == 0 { FEATURES } else { hidden };
+        if hidden > 0 {
+            ids[0] = Some(params.add("v.w1", Init::XavierUniform.matrix(FEATURES, hidden, rng)).expect("new name"));
+            ids[1] = Some(params.add("v.b1", Matrix::zeros(1, hidden)).expect("new name"));
+        }
+        ids[2] = Some(params.add("v.w2", Init::XavierUniform.matrix(last_in, 1, rng)).expect("new name"));
+        ids[3] = Some(params.add("v.b2", Matrix::zeros(1, 1)).expect("new name"));
+        Value { hidden, params, ids }
+    }
+
+    fn id(&self, k: usize) -> ParamId {
+        self.ids[k].expect("a layer of this shape")
+    }
+
+    /// `175-H-1`.
+    pub fn describe(&self) -> String {
+        format!("{FEATURES}-{}-1", self.hidden)
+    }
+
+    /// V(x) and what the backward pass needs.
+    pub fn forward(&self, x: &[f32], pass: &mut Pass) -> f32 {
+        let w2 = self.params.value(self.id(2)).data();
+        let u = if self.hidden == 0 {
+            x.iter().zip(w2).map(|(a, b)| a * b).sum::<f32>()
+        } else {
+            let (w1, b1) = (self.params.value(self.id(0)).data(), self.params.value(self.id(1)).data());
+            let h = self.hidden;
+            pass.h.clear();
+            pass.h.extend_from_slice(b1);
+            for (i, &xi) in x.iter().enumerate() {
+                if xi != 0.0 {
+                    for (a, w) in pass.h.iter_mut().zip(&w1[i * h..(i + 1) * h]) {
+                        *a += xi * w;
+                    }
+                }
+            }
+            pass.h.iter_mut().for_each(|a| *a = a.tanh());
+            pass.h.iter().zip(w2).map(|(a, b)| a * b).sum::<f32>()
+        } + self.params.value(self.id(3)).get(0, 0);
+        pass.v = u.tanh();
+        pass.v
+    }
+
+    /// ∇ₓV at the board of `pass` (after [`Value::forward`]), into `g` (175).
+    pub fn input_gradient(&self, pass: &Pass, g: &mut [f32]) {
+        let a = 1.0 - pass.v * pass.v;
+        let w2 = self.params.value(self.id(2)).data();
+        if self.hidden == 0 {
+            g.iter_mut().zip(w2).for_each(|(gi, w)| *gi = a * w);
+            return;
+        }
+        let (w1, h) = (self.params.value(self.id(0)).data(), self.hidden);
+        // g = a · W1 c, c_j = (1 − h_j²) w2_j.
+        let c: Vec<f32> = pass.h.iter().zip(w2).map(|(hj, w)| (1.0 - hj * hj) * w).collect();
+        for (i, gi) in g.iter_mut().enumerate().take(FEATURES) {
+            *gi = a * w1[i * h..(i + 1) * h].iter().zip(&c).map(|(w, cj)| w * cj).sum::<f32>();
+        }
+    }
+
+    /// Adds to the parameters' gradients those of
+    /// `value_weight·(V(x) − target)² + slope_weight·‖∇ₓV(x) − slope‖²` at board `x`; returns
+    /// the two terms. `slope` is skipped when `None` (plain back-propagation).
+    ///
+    /// With `z = x·W1 + b1`, `h = tanh z`, `u = h·w2 + b2`, `V = tanh u`, `a = 1 − V²`,
+    /// `c_j = (1 − h_j²)·w2_j`: `∇ₓV = a·W1·c`. For the slope term, with `r = ∇ₓV − s` and
+    /// `e = 2λr`: ∂/∂W1\[i,j\] gets `e_i·a·c_j`; through `c`, `p = a·W1ᵀe` gives
+    /// ∂/∂w2_j `p_j(1 − h_j²)` and ∂/∂h_j `−2 p_j w2_j h_j`; through `a`, ∂/∂u gets
+    /// `(e·W1c)·(−2Va)`. Then u, h and z back-propagate as in the value term.
+    pub fn accumulate(&mut self, x: &[f32], target: f32, value_weight: f32, slope: Option<(&[f32], f32)>, pass: &mut Pass) -> (f32, f32) {
+        let v = self.forward(x, pass);
+        let a = 1.0 - v * v;
+        let mut du = 2.0 * value_weight * (v - target) * a;
+        let value_loss = value_weight * (v - target) * (v - target);
+        let mut slope_loss = 0.0;
+        let h = self.hidden;
+        if h == 0 {
+            let w2 = self.params.value(self.id(2)).data().to_vec();
+            let mut gw2 = vec![0.0f32; FEATURES];
+            if let Some((s, lambda)) = slope {
+                // ∇ₓV = a·w2: ∂/∂w2_i gets e_i·a, ∂/∂u gets (e·w2)(−2Va).
+                let mut ew = 0.0;
+                for i in 0..FEATURES {
+                    let r = a * w2[i] - s[i];
+                    slope_loss += lambda * r * r;
+                    let e = 2.0 * lambda * r;
+                    gw2[i] += e * a;
+                    ew += e * w2[i];
+                }
+                du += ew * (-2.0 * v * a);
+            }
+            for i in 0..FEATURES {
+                gw2[i] += du * x[i];
+            }
+            add(self.params.grad_mut(self.id(2)).data_mut(), &gw2);
+            self.params.grad_mut(self.id(3)).data_mut()[0] += du;
+            return (value_loss, slope_loss);
+        }
+        let w1 = self.params.value(self.id(0)).data().to_vec();
+        let w2 = self.params.value(self.id(2)).data().to_vec();
+        let hv = pass.h.clone();
+        let mut gw1 = vec![0.0f32; FEATURES * h];
+        let mut gw2 = vec![0.0f32; h];
+        let mut dh = vec![0.0f32; h];
+        if let Some((s, lambda)) = slope {
+            let c: Vec<f32> = hv.iter().zip(&w2).map(|(hj, w)| (1.0 - hj * hj) * w).collect();
+            let mut p = vec![0.0f32; h];
+            let mut e_dot_q = 0.0;
+            for i in 0..FEATURES {
+                let row = &w1[i * h..(i + 1) * h];
+                let q: f32 = row.iter().zip(&c).map(|(w, cj)| w * cj).sum();
+                let r = a * q - s[i];
+                slope_loss += lambda * r * r;
+                let e = 2.0 * lambda * r;
+                e_dot_q += e * q;
+                let g = &mut gw1[i * h..(i + 1) * h];
+                for j in 0..h {
+                    g[j] += e * a * c[j];
+                    p[j] += a * e * row[j];
+                }
+            }
+            du += e_dot_q * (-2.0 * v * a);
+            for j in 0..h {
+                gw2[j] += p[j] * (1.0 - hv[j] * hv[j]);
+                dh[j] += -2.0 * p[j] * w2[j] * hv[j];
+            }
+        }
+        for j in 0..h {
+            gw2[j] += du * hv[j];
+            dh[j] += du * w2[j];
+        }
+        let dz: Vec<f32> = dh.iter().zip(&hv).map(|(d, hj)| d * (1.0 - hj * hj)).collect();
+        for (i, &xi) in x.iter().enumerate() {
+            if xi != 0.0 {
+                for (g, d) in gw1[i * h..(i + 1) * h].iter_mut().zip(&dz) {
+                    *g += xi * d;
+                }
+            }
+        }
+        add(self.params.grad_mut(self.id(0)).data_mut(), &gw1);
+        add(self.params.grad_mut(self.id(1)).data_mut(), &dz);
+        add(self.params.grad_mut(self.id(2)).data_mut(), &gw2);
+        self.params.grad_mut(self.id(3)).data_mut()[0] += du;
+        (value_loss, slope_loss)
+    }
+
+    /// Saves V (atomically) with `meta` in its header.
+    pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
+        let mut m = vec![("kind".to_string(), "neurochess-v".to_string()), ("arch".to_string(), self.describe())];
+        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
+        self.params.save(path, &m)
+    }
+
+    /// Loads a V saved by [`Value::save`], its shape checked against its tensors.
+    pub fn load(path: &Path) -> Result<(Value, Vec<(String, String)>)> {
+        let (wf, arch, origin) = WeightFile::load_net(path, "neurochess-v", "a NeuroChess V net")?;
+        let hidden = arch
+            .strip_prefix(&format!("{FEATURES}-"))
+            .and_then(|r| r.strip_suffix("-1"))
+            .and_then(|h| h.parse::<usize>().ok())
+            .filter(|&h| h <= MAX_HIDDEN)
+            .ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch}' (want {FEATURES}-H-1, H at most {MAX_HIDDEN})")))?;
+        let meta = wf.meta.clone();
+        let last_in = if hidden == 0 { FEATURES } else { hidden };
+        let mut shapes = Vec::new();
+        if hidden > 0 {
+            shapes.push(("v.w1".to_string(), FEATURES, hidden));
+            shapes.push(("v.b1".to_string(), 1, hidden));
+        }
+        shapes.push(("v.w2".to_string(), last_in, 1));
+        shapes.push(("v.b2".to_string(), 1, 1));
+        let ordered = wf.into_layout(&shapes, &arch, &origin)?;
+        let mut params = Params::new();
+        let mut ids = [None; 4];
+        let slots: Vec<usize> = if hidden > 0 { vec![0, 1, 2, 3] } else { vec![2, 3] };
+        for ((name, m), k) in ordered.into_iter().zip(slots) {
+            ids[k] = Some(params.add(&name, m)?);
+        }
+        Ok((Value { hidden, params, ids }, meta))
+    }
+}
+
+fn add(acc: &mut [f32], g: &[f32]) {
+    acc.iter_mut().zip(g).for_each(|(a, b)| *a += b);
+}
+
+/// The chess model M: the features of the board two half-moves later.
+pub struct Model {
+    pub params: Params,
+    pub w1: ParamId,
+    pub b1: ParamId,
+    pub w2: ParamId,
+    pub b2: ParamId,
+}
+
+impl Model {
+    pub fn new(rng: &mut Rng) -> Model {
+        let mut params = Params::new();
+        let w1 = params.add("m.w1", Init::XavierUniform.matrix(FEATURES, MODEL_HIDDEN, rng)).expect("new name");
+        let b1 = params.add("m.b1", Matrix::zeros(1, MODEL_HIDDEN)).expect("new name");
+        let w2 = params.add("m.w2", Init::XavierUniform.matrix(MODEL_HIDDEN, FEATURES, rng)).expect("new name");
+        let b2 = params.add("m.b2", Matrix::zeros(1, FEATURES)).expect("new name");
+        Model { params, w1, b1, w2, b2 }
+    }
+
+    /// M(x) on a batch on the tape, and the squared-error loss against `target`.
+    pub fn loss_on_tape(&self, tape: &mut crate::tensor::Tape, x: &Matrix, target: &Matrix) -> Result<(crate::tensor::Var, crate::tensor::Var)> {
+        let xv = tape.input(x);
+        let z = tape.affine(&self.params, xv, self.w1, self.b1)?;
+        let h = tape.tanh(z)?;
+        let y = tape.affine(&self.params, h, self.w2, self.b2)?;
+        let t = tape.input(target);
+        Ok((tape.mse(y, t)?, y))
+    }
+
+    /// M(x) for one board, into `y` (175), the hidden activations into `h` (165).
+    pub fn forward(&self, x: &[f32], h: &mut Vec<f32>, y: &mut [f32]) {
+        let (w1, b1) = (self.params.value(self.w1).data(), self.params.value(self.b1).data());
+        let (w2, b2) = (self.params.value(self.w2).data(), self.params.value(self.b2).data());
+        h.clear();
+        h.extend_from_slice(b1);
+        for (i, &xi) in x.iter().enumerate() {
+            if xi != 0.0 {
+                for (a, w) in h.iter_mut().zip(&w1[i * MODEL_HIDDEN..(i + 1) * MODEL_HIDDEN]) {
+                    *a += xi * w;
+                }
+            }
+        }
+        h.iter_mut().for_each(|a| *a = a.tanh());
+        y.copy_from_slice(b2);
+        for (j, &hj) in h.iter().enumerate() {
+            for (o, w) in y.iter_mut().zip(&w2[j * FEATURES..(j + 1) * FEATURES]) {
+                *o += hj * w;
+            }
+        }
+    }
+
+    /// `vᵀ·∂M(x)/∂x` (175): how the features of `x` move `v · M(x)`. EBNN's target slope is
+    /// `γ · vjp(x_t, ∇V(x_{t+2}))`.
+    pub fn vjp(&self, x: &[f32], v: &[f32], out: &mut [f32]) {
+        let mut h = Vec::with_capacity(MODEL_HIDDEN);
+        let mut y = vec![0.0f32; FEATURES];
+        self.forward(x, &mut h, &mut y);
+        let (w1, w2) = (self.params.value(self.w1).data(), self.params.value(self.w2).data());
+        // d = (W2 v) ⊙ (1 − h²), then out = W1 d.
+        let d: Vec<f32> = (0..MODEL_HIDDEN)
+            .map(|j| w2[j * FEATURES..(j + 1) * FEATURES].iter().zip(v).map(|(w, vi)| w * vi).sum::<f32>() * (1.0 - h[j] * h[j]))
+            .collect();
+        for (i, o) in out.iter_mut().enumerate().take(FEATURES) {
+            *o = w1[i * MODEL_HIDDEN..(i + 1) * MODEL_HIDDEN].iter().zip(&d).map(|(w, dj)| w * dj).sum();
+        }
+    }
+
+    pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
+        let mut m = vec![("kind".to_string(), "neurochess-m".to_string()), ("arch".to_string(), format!("{FEATURES}-{MODEL_HIDDEN}-{FEATURES}"))];
+        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
+        self.params.save(path, &m)
+    }
+
+    pub fn load(path: &Path) -> Result<Model> {
+        let (wf, arch, origin) = WeightFile::load_net(path, "neurochess-m", "a NeuroChess chess model")?;
+        let want = format!("{FEATURES}-{MODEL_HIDDEN}-{FEATURES}");
+        if arch != want {
+            return Err(TensorError::format(&origin, format!("bad architecture '{arch}' (want {want})")));
+        }
+        let shapes = vec![
+            ("m.w1".to_string(), FEATURES, MODEL_HIDDEN),
+            ("m.b1".to_string(), 1, MODEL_HIDDEN),
+            ("m.w2".to_string(), MODEL_HIDDEN, FEATURES),
+            ("m.b2".to_string(), 1, FEATURES),
+        ];
+        let ordered = wf.into_layout(&shapes, &arch, &origin)?;
+        let mut params = Params::new();
+        let ids: Vec<ParamId> = ordered.into_iter().map(|(n, m)| params.add(&n, m)).collect::<Result<_>>()?;
+        Ok(Model { params, w1: ids[0], b1: ids[1], w2: ids[2], b2: ids[3] })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(rng: &mut Rng) -> Vec<f32> {
+        // Feature-like: many zeros, the rest in [−1, 1].
+        (0..FEATURES).map(|i| if i % 3 == 0 { 0.0 } else { rng.uniform(-1.0, 1.0) }).collect()
+    }
+
+    /// The loss `a(V − t)² + λ‖∇V − s‖²` as a plain function of the parameters (for
+    /// finite differences).
+    fn loss(v: &Value, x: &[f32], t: f32, a: f32, s: Option<(&[f32], f32)>) -> f64 {
+        let mut pass = Pass::default();
+        let y = v.forward(x, &mut pass);
+        let mut l = (a * (y - t) * (y - t)) as f64;
+        if let Some((s, lambda)) = s {
+            let mut g = vec![0.0; FEATURES];
+            v.input_gradient(&pass, &mut g);
+            l += lambda as f64 * g.iter().zip(s).map(|(gi, si)| ((gi - si) as f64).powi(2)).sum::<f64>();
+        }
+        l
+    }
+
+    /// Tangent-Prop's gradient (and the plain value gradient) against central finite
+    /// differences, for a hidden layer and for none.
+    #[test]
+    fn tangent_prop_gradient_matches_finite_differences() {
+        for hidden in [0usize, 7] {
+            let mut rng = Rng::new(9 + hidden as u64);
+            let mut v = Value::new(hidden, &mut rng);
+            // Larger weights than the initialisation so the tanh curvature matters.
+            for id in v.ids.iter().flatten() {
+                v.params.value_mut(*id).data_mut().iter_mut().for_each(|w| *w *= 3.0);
+            }
+            let x = input(&mut rng);
+            let s: Vec<f32> = (0..FEATURES).map(|_| rng.uniform(-0.05, 0.05)).collect();
+            for slope in [None, Some((&s[..], 4.0f32))] {
+                for id in v.ids.iter().flatten() {
+                    v.params.grad_mut(*id).data_mut().fill(0.0);
+                }
+                let mut pass = Pass::default();
+                let (lv, ls) = v.accumulate(&x, 0.3, 2.0, slope, &mut pass);
+                assert!(((lv + ls) as f64 - loss(&v, &x, 0.3, 2.0, slope)).abs() < 1e-5);
+                for id in v.ids.iter().flatten().copied() {
+                    let n = v.params.value(id).len();
+                    for k in (0..n).step_by((n / 23).max(1)) {
+                        let eps = 1e-3f32;
+                        let orig = v.params.value(id).data()[k];
+                        v.params.value_mut(id).data_mut()[k] = orig + eps;
+                        let up = loss(&v, &x, 0.3, 2.0, slope);
+                        v.params.value_mut(id).data_mut()[k] = orig - eps;
+                        let down = loss(&v, &x, 0.3, 2.0, slope);
+                        v.params.value_mut(id).data_mut()[k] = orig;
+                        let fd = (up - down) / (2.0 * eps as f64);
+                        let got = v.params.grad_mut(id).data()[k] as f64;
+                        assert!((fd - got).abs() < 2e-3 * (1.0 + fd.abs()), "hidden {hidden}, slope {}, {} [{k}]: analytic {got}, numeric {fd}", slope.is_some(), v.params.name(id));
+                    }
+                }
+            }
+        }
+    }
+
+    /// ∇ₓV and M's vector–Jacobian product against finite differences in the input.
+    #[test]
+    fn input_gradient_and_model_vjp_match_finite_differences() {
+        let mut rng = Rng::new(4);
+        let v = Value::new(11, &mut rng);
+        let m = Model::new(&mut rng);
+        let x = input(&mut rng);
+        let dir: Vec<f32> = (0..FEATURES).map(|_| rng.uniform(-1.0, 1.0)).collect();
+        let mut pass = Pass::default();
+        v.forward(&x, &mut pass);
+        let mut g = vec![0.0; FEATURES];
+        v.input_gradient(&pass, &mut g);
+        let mut vjp = vec![0.0; FEATURES];
+        m.vjp(&x, &dir, &mut vjp);
+        let eps = 1e-3f32;
+        for i in (0..FEATURES).step_by(7) {
+            let (mut up, mut down) = (x.clone(), x.clone());
+            up[i] += eps;
+            down[i] -= eps;
+            let fd = (v.forward(&up, &mut pass) - v.forward(&down, &mut pass)) / (2.0 * eps);
+            assert!((fd - g[i]).abs() < 1e-3, "∇V[{i}]: {} vs {fd}", g[i]);
+            let proj = |x: &[f32]| {
+                let (mut h, mut y) = (Vec::new(), vec![0.0; FEATURES]);
+                m.forward(x, &mut h, &mut y);
+                y.iter().zip(&dir).map(|(a, b)| a * b).sum::<f32>()
+            };
+            let fd = (proj(&up) - proj(&down)) / (2.0 * eps);
+            assert!((fd - vjp[i]).abs() < 2e-3 * (1.0 + fd.abs()), "vjp[{i}]: {} vs {fd}", vjp[i]);
+        }
+    }
+
+    #[test]
+    fn nets_save_and_load() {
+        let dir = std::env::temp_dir().join(format!("deepchess-nc-model-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for hidden in [0, 5] {
+            let v = Value::new(hidden, &mut Rng::new(1));
+            let p = dir.join(format!("v{hidden}.dcw"));
+            v.save(&p, &[]).unwrap();
+            let (back, _) = Value::load(&p).unwrap();
+            let x = vec![0.5; FEATURES];
+            assert_eq!(back.forward(&x, &mut Pass::default()), v.forward(&x, &mut Pass::default()));
+        }
+        let m = Model::new(&mut Rng::new(2));
+        m.save(&dir.join("m.dcw"), &[]).unwrap();
+        assert!(Model::load(&dir.join("m.dcw")).is_ok());
+        assert!(Value::load(&dir.join("m.dcw")).err().expect("M is not V").to_string().contains("not a NeuroChess V net"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
