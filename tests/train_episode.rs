@@ -176,3 +176,36 @@ fn games_follow_the_rules_openings_limits_rewards_and_exploration() {
     let log = std::fs::read_to_string(dir.join("log.csv")).unwrap();
     assert!(log.contains("\nvalues,3,") && log.contains("\nvalues.plies,3,"), "{log}");
 }
+
+/// Expert lines as openings: each game plays a prefix of one of the lines, at least the
+/// given share of it, and the learner sees the prefix.
+#[test]
+fn games_open_with_a_prefix_of_an_expert_line() {
+    use std::sync::Arc;
+    let line: Vec<Move> = {
+        let mut g = Game::default();
+        for san in ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"] {
+            g.play_san(san).unwrap();
+        }
+        g.moves().to_vec()
+    };
+    let lines = Arc::new(vec![(Position::startpos(), line.clone())]);
+    let dir = common::TempDir::new("episode-lines");
+    let mut ctx = Ctx::new(&dir, 3, false, vec![]).unwrap();
+    let mut p = Params::new();
+    let id = p.add("values", Matrix::filled(1, 5, 1.0)).unwrap();
+    let mut l = Values { id, seen: Vec::new() };
+    let cfg = EpisodeCfg { opening: Opening::Lines(lines, 0.5), max_plies: 30, ..cfg(1) };
+    ctx.run_episodes("values", &mut p, &cfg, 2, &mut l).unwrap();
+    let mut lengths = std::collections::HashSet::new();
+    for t in &l.seen[0] {
+        assert_eq!(t.opening_start, Position::startpos());
+        assert!(t.opening.len() >= 5 && t.opening.len() <= line.len(), "{}", t.opening.len());
+        assert_eq!(t.opening[..], line[..t.opening.len()]);
+        let mut p = t.opening_start;
+        t.opening.iter().for_each(|&m| p.play(m));
+        assert_eq!(p, t.start);
+        lengths.insert(t.opening.len());
+    }
+    assert!(lengths.len() > 1, "prefixes of several lengths: {lengths:?}");
+}

@@ -30,6 +30,11 @@ pub enum Opening {
     RandomPlies(usize),
     /// From one of these positions (chosen at random per game), then 0 to `n` random plies.
     Book(Vec<Position>, usize),
+    /// A prefix of one of these games (start position and moves, chosen at random per
+    /// game): its first `k` moves, `k` uniform from `low` (a fraction of the game's length)
+    /// to the whole game. The learner sees the prefix ([`Trajectory::opening`]): NeuroChess
+    /// learns from expert moves and from its own.
+    Lines(std::sync::Arc<Vec<(Position, Vec<Move>)>>, f64),
 }
 
 /// Exploration, decaying linearly from `start` at the first batch to `end` at batch
@@ -73,11 +78,15 @@ pub enum End {
     MoveLimit,
 }
 
-/// One game as the learner sees it: the moves its actor chose (the opening's random plies
-/// are not among them), the position before each, the reward of each, and the result.
+/// One game as the learner sees it: the opening (where the game began and the moves played
+/// before the actor took over: random plies, an expert prefix), then the moves its actor
+/// chose, the position before each, the reward of each, and the result.
 #[derive(Clone, Debug)]
 pub struct Trajectory {
-    /// Where the actor took over (after the opening plies).
+    /// Where the game began, and the opening's moves from there.
+    pub opening_start: Position,
+    pub opening: Vec<Move>,
+    /// Where the actor took over (after the opening).
     pub start: Position,
     pub positions: Vec<Position>,
     pub moves: Vec<Move>,
@@ -120,12 +129,26 @@ pub fn game_rng(seed: u64, stage: &str, b: usize, g: usize) -> Rng {
 
 /// Plays one game: the opening, then the actor until the rules end it or `max_plies`.
 fn play<L: EpisodeLearner>(actor: &mut L::Actor, cfg: &EpisodeCfg, explore: f64, rng: &mut Rng) -> Trajectory {
-    let (start, random_plies) = match &cfg.opening {
-        Opening::Start => (Position::startpos(), 0),
-        Opening::RandomPlies(n) => (Position::startpos(), rng.below(*n as u64 + 1) as usize),
-        Opening::Book(book, n) => (book[rng.below(book.len().max(1) as u64) as usize], rng.below(*n as u64 + 1) as usize),
+    let (start, prefix, random_plies): (Position, &[Move], usize) = match &cfg.opening {
+        Opening::Start => (Position::startpos(), &[], 0),
+        Opening::RandomPlies(n) => (Position::startpos(), &[], rng.below(*n as u64 + 1) as usize),
+        Opening::Book(book, n) => (book[rng.below(book.len().max(1) as u64) as usize], &[], rng.below(*n as u64 + 1) as usize),
+        Opening::Lines(lines, low) => {
+            let (p, moves) = &lines[rng.below(lines.len().max(1) as u64) as usize];
+            let from = ((moves.len() as f64 * low.clamp(0.0, 1.0)).round() as usize).min(moves.len());
+            let k = from + rng.below((moves.len() - from) as u64 + 1) as usize;
+            (*p, &moves[..k], 0)
+        }
     };
     let mut game = Game::new(start);
+    let mut opening = Vec::new();
+    for &m in prefix {
+        if game.outcome().is_some() || !game.position().is_legal(m) {
+            break;
+        }
+        game.play_unchecked(m);
+        opening.push(m);
+    }
     for _ in 0..random_plies {
         let moves = game.position().legal_moves();
         if moves.is_empty() || game.outcome().is_some() {
@@ -133,8 +156,18 @@ fn play<L: EpisodeLearner>(actor: &mut L::Actor, cfg: &EpisodeCfg, explore: f64,
         }
         let m = moves.as_slice()[rng.below(moves.len() as u64) as usize];
         game.play_unchecked(m);
+        opening.push(m);
     }
-    let mut t = Trajectory { start: *game.position(), positions: Vec::new(), moves: Vec::new(), rewards: Vec::new(), outcome: Outcome::Draw, end: End::MoveLimit };
+    let mut t = Trajectory {
+        opening_start: start,
+        opening,
+        start: *game.position(),
+        positions: Vec::new(),
+        moves: Vec::new(),
+        rewards: Vec::new(),
+        outcome: Outcome::Draw,
+        end: End::MoveLimit,
+    };
     loop {
         if let Some((outcome, ending)) = game.outcome() {
             (t.outcome, t.end) = (outcome, End::Rules(ending));
