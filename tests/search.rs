@@ -268,3 +268,24 @@ fn bench_vs_net_reports_the_median_of_interleaved_rounds() {
         assert!(err.contains(says) && !err.contains("eval handcrafted"), "{err}");
     }
 }
+
+/// Quiescence off (UCI `Quiescence false`, seed 004's tables "cut at depth 2, or 4") leaves
+/// the position at the horizon as it is: at depth 1 the queen takes a knight the pawn
+/// defends, which the quiescence search sees refuted (the check extension stays).
+#[test]
+fn quiescence_off_cuts_the_search_at_the_nominal_depth() {
+    let pos = Position::from_fen("4k3/8/4p3/3n4/8/8/8/3QK3 w - - 0 1").unwrap();
+    let game = Game::new(pos);
+    let mut with = full_width();
+    let mut without = full_width();
+    without.quiescence = false;
+    let a = run(&mut with, &game, Limits::depth(1));
+    let b = run(&mut without, &game, Limits::depth(1));
+    assert_ne!(a.best, Some(uci(&pos, "d1d5")), "quiescence sees exd5");
+    assert_eq!(b.best, Some(uci(&pos, "d1d5")), "cut at depth 1, the capture looks like a knight won");
+    assert!(b.info.nodes < a.info.nodes, "nodes {} without, {} with", b.info.nodes, a.info.nodes);
+    // Mate at the horizon is still seen.
+    let mate = Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").unwrap();
+    let r = run(&mut without, &Game::new(mate), Limits::depth(2));
+    assert_eq!(r.best, Some(uci(&mate, "a1a8")));
+}

@@ -5,7 +5,7 @@ use crate::io::args::{parse, usage, CliError};
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let about = format!(
         "Speaks UCI on stdin/stdout (what 'deepchess' with no arguments runs). Options: Hash,\n\
-         Threads, Move Overhead, EvalFile, Selective, Eval ({}; default {}).",
+         Threads, Move Overhead, EvalFile, Selective, Quiescence, Eval ({}; default {}).",
         crate::players::offered_names().join(" | "),
         crate::players::DEFAULT
     );

@@ -32,6 +32,10 @@ pub trait Player: Send {
     /// Selective search on or off (UCI `Selective`); a player that does not search ignores it.
     fn set_selective(&mut self, _on: bool) {}
 
+    /// Quiescence search at the horizon on or off (UCI `Quiescence`); a player that does not
+    /// search ignores it.
+    fn set_quiescence(&mut self, _on: bool) {}
+
     /// Its name, as `info string` and `bench` show it.
     fn name(&self) -> &'static str;
 
@@ -84,6 +88,9 @@ where
     }
     fn set_selective(&mut self, on: bool) {
         self.selective = on;
+    }
+    fn set_quiescence(&mut self, on: bool) {
+        self.quiescence = on;
     }
     fn name(&self) -> &'static str {
         self.comp.name()

@@ -36,6 +36,12 @@ impl<C: Comparator> Searcher<C> {
                 return Value::draw();
             }
         }
+        if !self.quiescence {
+            if !pos.has_legal_move() {
+                return if in_check { Value::mate(side.flip(), ply) } else { Value::draw() };
+            }
+            return Value::pos(self.comp.key(ply, pos));
+        }
         // Deep in quiescence a check is not resolved any more (evasions are quiet moves and
         // chains of checking captures would explode): the position stands for itself.
         if ply >= MAX_PLY - 1 || (in_check && qply > QS_EVASION_PLIES) {

@@ -80,6 +80,9 @@ pub struct Searcher<C: Comparator> {
     /// Principal variation search (off: every node gets the full window; tests compare
     /// the two).
     pub null_windows: bool,
+    /// Quiescence search at the horizon (off: the position at the nominal depth stands for
+    /// itself, as in the tables of seed 004, whose searches were "cut at depth 2, or 4").
+    pub quiescence: bool,
 }
 
 impl<C: Comparator> Searcher<C> {
@@ -102,6 +105,7 @@ impl<C: Comparator> Searcher<C> {
             root_moves: Vec::new(),
             selective: true,
             null_windows: true,
+            quiescence: true,
         }
     }
 

@@ -63,6 +63,8 @@ pub struct Engine {
     eval_file: Option<String>,
     /// Null move, late-move reductions and pruning (off: the paper's full-width search).
     selective: bool,
+    /// Quiescence search at the horizon (off: seed 004's fixed-depth tables).
+    quiescence: bool,
     searcher: Option<Box<dyn Player>>,
     running: Option<Running>,
     /// What the last (re)build loaded, said after `uciok`.
@@ -95,6 +97,7 @@ impl Engine {
             eval: players::find_offered(players::DEFAULT).expect("the default player is registered"),
             eval_file: None,
             selective: true,
+            quiescence: true,
             searcher: None,
             running: None,
             notice: String::new(),
@@ -186,6 +189,7 @@ impl Engine {
             "option name EvalFile type string default <empty>".to_string(),
             format!("option name Eval type combo default {}{}", players::DEFAULT, players::offered_names().iter().map(|n| format!(" var {n}")).collect::<String>()),
             "option name Selective type check default true".to_string(),
+            "option name Quiescence type check default true".to_string(),
             "option name Ponder type check default false".to_string(),
             "uciok".to_string(),
         ] {
@@ -363,6 +367,7 @@ impl Engine {
         let (mut s, mut msg, fallback) = build_player(self.eval, self.eval_file.as_deref(), self.hash_mb);
         msg.push_str(&note);
         s.set_selective(self.selective);
+        s.set_quiescence(self.quiescence);
         self.searcher = Some(s);
         self.notice = msg;
         self.fallback = fallback;
@@ -430,6 +435,15 @@ impl Engine {
                     }
                 }
                 _ => self.info(&format!("setoption Selective: '{value}' is not true or false; ignored")),
+            },
+            "quiescence" => match value.to_ascii_lowercase().as_str() {
+                v @ ("true" | "false") => {
+                    self.quiescence = v == "true";
+                    if let Some(s) = self.searcher.as_mut() {
+                        s.set_quiescence(self.quiescence);
+                    }
+                }
+                _ => self.info(&format!("setoption Quiescence: '{value}' is not true or false; ignored")),
             },
             // The engine always prints its expected reply; the option tells it a GUI ponders.
             "ponder" => match value.to_ascii_lowercase().as_str() {
