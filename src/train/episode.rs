@@ -103,6 +103,10 @@ pub trait EpisodeLearner {
     /// An actor playing with `params` as they are now.
     fn actor(&self, params: &Params) -> Self::Actor;
 
+    /// A new game begins for this actor (forget tables tied to the last one, so that a game
+    /// does not depend on which thread played the game before it).
+    fn begin(_actor: &mut Self::Actor) {}
+
     /// The move to play in `game` (which has a legal move), exploring by `explore`, drawing
     /// any randomness from `rng`.
     fn act(actor: &mut Self::Actor, game: &Game, explore: f64, rng: &mut Rng) -> Move;
@@ -111,6 +115,13 @@ pub trait EpisodeLearner {
     /// from results alone).
     fn reward(_before: &Position, _mv: Move, _after: &Position) -> f32 {
         0.0
+    }
+
+    /// After batch `b` (0-based) was learned, before its checkpoint: a learner may keep
+    /// snapshots of the parameters (written atomically: a kill before the checkpoint replays
+    /// the batch, which writes the same bits again).
+    fn after_batch(&mut self, _b: usize, _params: &Params) -> Result<(), String> {
+        Ok(())
     }
 
     /// Learns from one batch of games (in game order), updating `params` through `opt`;
@@ -140,6 +151,7 @@ fn play<L: EpisodeLearner>(actor: &mut L::Actor, cfg: &EpisodeCfg, explore: f64,
             (*p, &moves[..k], 0)
         }
     };
+    L::begin(actor);
     let mut game = Game::new(start);
     let mut opening = Vec::new();
     for &m in prefix {
@@ -200,6 +212,7 @@ impl Ctx {
             let lr = opt.lr();
             let mut rng = super::stage::epoch_rng(self.seed, name, b);
             let st = learner.learn(params, opt.as_mut(), &games, &mut rng)?;
+            learner.after_batch(b, params)?;
             opt.end_epoch();
             let secs = t.elapsed().as_secs_f64();
             let plies: usize = games.iter().map(|g| g.moves.len()).sum();
