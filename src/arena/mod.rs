@@ -1,10 +1,12 @@
 //! Where engines meet: the client for external UCI engines (our own included, run as a
 //! process), games and matches between them with our own rules and clock, adjudication,
-//! Elo statistics (pentanomial, SPRT, the rating fit of a gauntlet), opening suites,
+//! Elo statistics (pentanomial, SPRT, the rating fit of a gauntlet), learning curves
+//! (a system's snapshots against one opponent), opening suites,
 //! engine-vs-engine game generation for the corpus, and the labeller that scores sampled
 //! positions with an engine (seed 001's labelled sets).
 
 pub mod adjudication;
+pub mod curve;
 pub mod datagen;
 pub mod datagen_file;
 pub mod elo;

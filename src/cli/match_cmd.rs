@@ -27,6 +27,10 @@ const FLAGS: &[Flag] = &[
     Flag { name: "hang-margin", value: Some("MS"), help: "after clock + this, a silent engine is killed (default 1000)" },
     Flag { name: "move-timeout", value: Some("SECONDS"), help: "longest nodes/depth search (default 60)" },
     Flag { name: "start-timeout", value: Some("SECONDS"), help: "longest engine start-up, net loading included (default 30)" },
+    Flag { name: "curve", value: Some("FILE"), help: "a learning curve: the first player with each net of FILE ('SERIES GAMES NET' lines, a relative NET from FILE's folder, as train --system neurochess writes) against the second" },
+    Flag { name: "curve-out", value: Some("DIR"), help: "the curve's folder: points.tsv, curve.md, curve.svg, games.pgn (default: FILE's folder/curve-A-vs-B)" },
+    Flag { name: "test-share", value: Some("X"), help: "a curve point's test games per training game of its interval (default 1, seed 004's protocol)" },
+    Flag { name: "resume", value: None, help: "continue the curve in --curve-out (its finished points are kept)" },
     Flag { name: "exe", value: Some("PATH"), help: "program run as 'PATH uci' for builtin= players (default: this one)" },
 ];
 
@@ -46,6 +50,12 @@ A player is a list of KEY=VALUE words after --engine (quote a value that has spa
 Each opening is played twice with colours swapped. Engines that play an illegal move, crash,
 stay silent or overstep the clock (beyond --time-tolerance) lose the game, with the reason in
 the PGN tag TerminationDetails; a crashed or silent engine is restarted for the next game.
+
+With --curve FILE, the first player plays each net of FILE in turn (a learning curve: its
+snapshots as it trained), each point's test games as many as the training games since the
+series' previous point (times --test-share), the same openings for every series at the same
+point; the table gives each interval's W-D-L and Elo and the cumulative wins (seed 004's
+Table 1), the SVG the cumulative wins per series.
 
 Example:
   deepchess match --engine name=dc builtin=handcrafted --engine name=sf cmd=/usr/games/stockfish \\
@@ -186,6 +196,9 @@ pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
 }
 
 pub fn run_cli(args: &[String]) -> Result<(), CliError> {
+    if args.iter().any(|a| a == "--curve") {
+        return curve_cli(args);
+    }
     let cfg = config(args)?;
     if let Some(dir) = cfg.pgn_out.as_ref().and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| CliError::Failed(format!("{}: {e}", dir.display())))?;
@@ -202,5 +215,67 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     if let Some(p) = &cfg.pgn_out {
         println!("Games appended to {}", p.display());
     }
+    Ok(())
+}
+
+/// `deepchess match --curve FILE ...`: the first player's snapshots against the second.
+fn curve_cli(args: &[String]) -> Result<(), CliError> {
+    use crate::arena::curve::{parse_points, run_curve, CurveConfig};
+    let about = ABOUT.replace("{KINDS}", &crate::players::offered_names().join(" | "));
+    let help = format!("{}\n\n{}", about, usage("match", "--engine SPEC --engine SPEC [options]", "", FLAGS).trim_start());
+    let p = parse("match", &group_specs(args), FLAGS, &help)?;
+    if p.get("games").is_some() || p.get("sprt").is_some() {
+        return Err(usage_err("--curve decides the games of each point (--test-share); --games and --sprt do not apply".into()));
+    }
+    let file = PathBuf::from(p.get("curve").unwrap_or_default());
+    let text = crate::io::files::read_regular(&file, 1 << 24, "curve list")
+        .map_err(|e| CliError::Failed(format!("--curve {}: {e}", file.display())))
+        .and_then(|b| String::from_utf8(b).map_err(|_| CliError::Failed(format!("--curve {}: not UTF-8 text", file.display()))))?;
+    let mut points = parse_points(&text, &file.display().to_string()).map_err(CliError::Failed)?;
+    // A relative net is relative to the list's folder (a run folder can be moved).
+    let base_dir = file.parent().unwrap_or(std::path::Path::new(""));
+    for q in &mut points {
+        if std::path::Path::new(&q.net).is_relative() {
+            q.net = base_dir.join(&q.net).display().to_string();
+        }
+    }
+    let share: f64 = p.get_or("match", "test-share", 1.0)?;
+    if !(share > 0.0 && share <= 100.0) {
+        return Err(usage_err("--test-share must be in (0, 100]".into()));
+    }
+    // The base match: the parsed flags with one game (each point sets its own).
+    let mut base_args: Vec<String> = Vec::new();
+    let mut skip = false;
+    for a in args {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if ["--curve", "--curve-out", "--test-share"].contains(&a.as_str()) {
+            skip = true;
+            continue;
+        }
+        if a == "--resume" {
+            continue;
+        }
+        base_args.push(a.clone());
+    }
+    let mut base = config(&base_args)?;
+    let names = format!("{}-vs-{}", base.players[0].name, base.players[1].name);
+    let out = match p.get("curve-out") {
+        Some(d) => PathBuf::from(d),
+        None => file.parent().unwrap_or(std::path::Path::new(".")).join(format!("curve-{names}")),
+    };
+    if p.get("pgn").is_none() {
+        base.pgn_out = Some(out.join("games.pgn"));
+    }
+    if let Some(missing) = points.iter().find(|q| !std::path::Path::new(&q.net).is_file()) {
+        return Err(CliError::Failed(format!("--curve {}: {} at {} games: {} not found", file.display(), missing.series, missing.trained, missing.net)));
+    }
+    let cfg = CurveConfig { base, points, share, out: out.clone(), resume: p.has("resume") };
+    let done = run_curve(&cfg, |pt, m, s| eprint!("\r{} {}: {}   ", pt.series, pt.trained, report::progress_line(m, s))).map_err(CliError::Failed)?;
+    eprintln!();
+    print!("{}", crate::arena::curve::table(&done, &format!("Curve {names}")));
+    println!("Table: {}, plot: {}", out.join("curve.md").display(), out.join("curve.svg").display());
     Ok(())
 }
