@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train train-dbn train-cnn cnn-data test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
+.PHONY: all build train train-dbn train-cnn cnn-data train-neurochess neurochess-table1 install-gnuchess test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train bench-neurochess perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
 
 all: build
 
@@ -22,7 +22,7 @@ test-full:
 	DEEPCHESS_FUZZ_CASES=5000 $(CARGO) test --all-targets -- --include-ignored
 
 # Every benchmark, each figure beside its anchor as a ratio measured in the same run.
-bench: bench-tensor bench-perft bench-pgn bench-search bench-dbn bench-train
+bench: bench-tensor bench-perft bench-pgn bench-search bench-dbn bench-train bench-neurochess
 
 # Perft speed against Stockfish's `go perft` (when Stockfish is installed; see install-stockfish).
 bench-perft: build
@@ -40,6 +40,13 @@ bench-search: build
 bench-dbn: build
 	$(BIN) bench-dbn
 	$(BIN) bench --depth 7 --vs dbn-classify,dbn-regress,dbn-quantized --rounds 3
+
+# Seed 004: the 175 features and V's evaluations against the handcrafted evaluator's, a
+# Tangent-Prop step against a plain one (interleaved rounds, medians), then V's search speed
+# against the handcrafted one.
+bench-neurochess: build
+	$(BIN) bench-neurochess --rounds 5
+	$(BIN) bench --depth 7 --vs neurochess,neurochess-bp --rounds 3
 
 # DeepChess training steps (phase 2: Siamese pairs; phase 1: the first Pos2Vec autoencoder) at
 # batch 256 beside JAX training the same network (make install-jax; skipped with a message when
@@ -98,6 +105,42 @@ train-cnn: build cnn-data
 	$(BIN) train --system cnn --profile $(CNN_PROFILE) --corpus runs/cnn-data/corpus/train.dcds \
 	  --test later-stockfish=runs/cnn-data/later/train.dcds --test own-engine=runs/cnn-data/own/train.dcds \
 	  --out runs/cnn-$(CNN_PROFILE) --resume
+
+# Seed 004's NeuroChess (src/neurochess): the chess model M on the shipped Stockfish games,
+# then V by TD(0) over 2,400 games (expert prefix + self-play), by plain back-propagation and
+# by EBNN from the same seed, a snapshot every 100 games; then Table 1 (neurochess-table1).
+# NC_PROFILE=quick (default) | paper | tiny. Resumable; runs/neurochess-NC_PROFILE/.
+NC_PROFILE ?= quick
+NC_RUN ?= runs/neurochess-$(NC_PROFILE)
+train-neurochess: build
+	$(BIN) train --system neurochess --profile $(NC_PROFILE) --out $(NC_RUN) --resume
+	$(MAKE) --no-print-directory neurochess-table1 RUN=$(NC_RUN)
+
+# Table 1 of seed 004: every snapshot of RUN against GNU Chess at depth 2 and at depth 4, ours
+# at depth 2 without quiescence (the table's caption), as many test games as training games
+# (NC_TEST_SHARE=1, the seed's protocol; less for a quicker look), openings paired between
+# BP and EBNN; and the seed's "same search" condition, V against our handcrafted evaluator in
+# our search at depth 2. GNU Chess is optional (make install-gnuchess): without it those two
+# curves are skipped, said so. Each curve: RUN/table1-NAME/curve.md, curve.svg, games.pgn.
+GNUCHESS ?= $(shell command -v gnuchess || ls /usr/games/gnuchess 2>/dev/null)
+RUN ?= $(NC_RUN)
+NC_TEST_SHARE ?= 1
+NC_PLAYER = --engine name=neurochess builtin=neurochess option.Quiescence=false depth=2
+NC_CURVE = --curve $(RUN)/snapshots.txt --test-share $(NC_TEST_SHARE) --concurrency $(CONCURRENCY) --resume
+neurochess-table1: build
+	@test -f $(RUN)/snapshots.txt || { echo "$(RUN)/snapshots.txt not found: train first (make train-neurochess)"; exit 1; }
+	$(BIN) match $(NC_PLAYER) --engine name=handcrafted builtin=handcrafted option.Quiescence=false depth=2 \
+	  $(NC_CURVE) --curve-out $(RUN)/table1-handcrafted-d2
+	@if [ -z "$(GNUCHESS)" ]; then echo "GNU Chess not found: the two GNU Chess curves are skipped (make install-gnuchess, or GNUCHESS=path)"; else \
+	  set -e; for d in 2 4; do \
+	    $(BIN) match $(NC_PLAYER) --engine name=gnuchess-d$$d cmd=$(GNUCHESS) -u option.OwnBook=false depth=$$d \
+	      $(NC_CURVE) --curve-out $(RUN)/table1-gnuchess-d$$d; \
+	  done; fi
+
+# Optional: installs Debian's GNU Chess 6.2 (seed 004's opponent; UCI with 'gnuchess -u'). Uses apt.
+install-gnuchess:
+	@echo "Installing GNU Chess with apt-get (Debian package 'gnuchess', into /usr/games)"
+	apt-get update && apt-get install -y gnuchess
 
 # Grow the corpus with Stockfish self-play (needs Stockfish: make install-stockfish).
 STOCKFISH ?= $(shell command -v stockfish || ls /usr/games/stockfish 2>/dev/null)

@@ -112,6 +112,24 @@ pub const PLAYERS: &[Entry] = &[
         build: crate::cnn::player::build,
     },
     Entry {
+        name: "neurochess",
+        description: "seed 004's NeuroChess, V learned by TD(0) with EBNN slopes (175 features, 175-80-1 tanh)",
+        system: "neurochess",
+        default_net: Some("neurochess.dcw"),
+        offered: true,
+        memory_mb: table_only,
+        build: crate::neurochess::player::build,
+    },
+    Entry {
+        name: "neurochess-bp",
+        description: "seed 004's NeuroChess, V learned by TD(0) with plain back-propagation (175 features, 175-80-1 tanh)",
+        system: "neurochess",
+        default_net: Some("neurochess-bp.dcw"),
+        offered: true,
+        memory_mb: table_only,
+        build: crate::neurochess::player::build,
+    },
+    Entry {
         name: "handcrafted",
         description: "material and tapered piece-square tables (the paper's handcrafted baseline)",
         system: "handcrafted",
@@ -136,6 +154,7 @@ pub const SYSTEMS: &[&System] = &[
     &crate::deepchess::pipeline::SYSTEM,
     &crate::dbn::pipeline::SYSTEM,
     &crate::cnn::pipeline::SYSTEM,
+    &crate::neurochess::pipeline::SYSTEM,
 ];
 
 /// The system called `name` (any case).
@@ -180,8 +199,8 @@ impl Entry {
     }
 }
 
-/// A player whose only memory is its table (the handcrafted evaluator, and the DBN and CNN
-/// nets, which are under two megabytes).
+/// A player whose only memory is its table (the handcrafted evaluator, and the DBN, CNN and
+/// NeuroChess nets, which are under two megabytes).
 fn table_only(hash_mb: usize) -> usize {
     hash_mb
 }

@@ -131,8 +131,8 @@ fn bad_flags_and_files_are_named() {
     wf.save(&good).unwrap();
     let e = deepchess::dbn::model::Dbn::load(&good).err().expect("arch and tensors disagree").to_string();
     assert!(e.contains("772-16-9/regress") && e.contains("hidden.1.w"), "{e}");
-    let r = train(&["--system", "neurochess"]);
-    assert!(String::from_utf8_lossy(&r.stderr).contains("unknown --system 'neurochess'"));
+    let r = train(&["--system", "alphazero"]);
+    assert!(String::from_utf8_lossy(&r.stderr).contains("unknown --system 'alphazero'"));
     // A labels file with a bad row is refused with its line.
     let bad = dir.join("bad.csv");
     std::fs::write(&bad, "game,ply,result,score,fen\n1,12,1-0,abc,8/8/8/8/8/8/8/K6k w - - 0 1\n").unwrap();

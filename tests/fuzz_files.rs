@@ -236,6 +236,7 @@ const MODEL_PARTS: &[&str] = &[
 
 static DBN_NETS: Tally = Tally::new();
 static CNN_NETS: Tally = Tally::new();
+static NEUROCHESS_NETS: Tally = Tally::new();
 static CHECKPOINTS: Tally = Tally::new();
 
 /// Loads `bytes` as a file with `load`; an accepted file must `play` (a finite value), a
@@ -302,8 +303,46 @@ fn fuzz_cnn_net_files() {
     CNN_NETS.report("CNN net files");
 }
 
+/// Seed 004's two nets: V (a 175-H-1 evaluator, as the search loads it) and the chess model
+/// M; an accepted file must evaluate to a finite value.
+#[test]
+fn fuzz_neurochess_net_files() {
+    use deepchess::eval::scalar::Evaluator;
+    use deepchess::neurochess::features::{features, FEATURES};
+    use deepchess::neurochess::model::{Model, Value};
+    use deepchess::neurochess::player::VEval;
+    let dir = tmp("neurochess-net");
+    let v_sample = {
+        let p = dir.join("v.dcw");
+        Value::new(5, &mut Rng::new(5)).save(&p, &[("variant".into(), "ebnn".into())]).unwrap();
+        std::fs::read(&p).unwrap()
+    };
+    let m_sample = {
+        let p = dir.join("m.dcw");
+        Model::new(&mut Rng::new(6)).save(&p, &[]).unwrap();
+        std::fs::read(&p).unwrap()
+    };
+    let load_v = |p: &Path| Value::load(p).map(|(v, _)| v).map_err(|e| e.to_string());
+    let play_v = |v: Value| {
+        let e = VEval::new(v).evaluate(&Position::startpos());
+        assert!(e.is_finite(), "{e}");
+    };
+    let load_m = |p: &Path| Model::load(p).map_err(|e| e.to_string());
+    let play_m = |m: Model| {
+        let (mut h, mut y) = (Vec::new(), vec![0.0; FEATURES]);
+        m.forward(&features(&Position::startpos()), &mut h, &mut y);
+        assert!(y.iter().all(|v| v.is_finite()));
+    };
+    check_model(&dir, &v_sample, &NEUROCHESS_NETS, load_v, play_v);
+    check_model(&dir, &m_sample, &NEUROCHESS_NETS, load_m, play_m);
+    assert_eq!(NEUROCHESS_NETS.accepted.load(Ordering::Relaxed), 2, "the samples themselves load");
+    fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_model(&dir, &mutated(&v_sample, &ops, fix), &NEUROCHESS_NETS, load_v, play_v));
+    fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_model(&dir, &mutated(&m_sample, &ops, fix), &NEUROCHESS_NETS, load_m, play_m));
+    NEUROCHESS_NETS.report("NeuroChess net files (V and M)");
+}
+
 /// Checkpoints of each system's model with the optimizer its training uses (DeepChess's
-/// AdamW, the DBN's SGD with momentum, the CNN's SGD in Mocha's form), after one step: a
+/// AdamW, the DBN's SGD with momentum, the CNN's SGD in Mocha's form, NeuroChess V's SGD), after one step: a
 /// checkpoint that loads must restore into the run's parameters and optimizer or be refused
 /// naming the part, and what it restores is finite and bounded.
 #[test]
@@ -323,6 +362,7 @@ fn fuzz_checkpoint_files() {
             deepchess::cnn::model::Cnn::new(deepchess::cnn::model::Arch::parse("8x8x7-c2k4-p2s2-c2k2-ip2-1/linear").unwrap(), &mut Rng::new(1)).params,
             OptCfg::SgdMocha { lr: 0.01, momentum: 0.9 },
         ),
+        ("neurochess", deepchess::neurochess::model::Value::new(4, &mut Rng::new(1)).params, OptCfg::Sgd { lr: 0.01, decay: 1.0, momentum: 0.9 }),
     ];
     for (name, params, cfg) in models {
         let mut stepped = params.clone();
@@ -346,8 +386,8 @@ fn fuzz_checkpoint_files() {
         check_model(&dir, &sample, &CHECKPOINTS, load, play);
         fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_model(&dir, &mutated(&sample, &ops, fix), &CHECKPOINTS, load, play));
     }
-    assert!(CHECKPOINTS.accepted.load(Ordering::Relaxed) >= 3, "the samples themselves restore");
-    CHECKPOINTS.report("checkpoints (DeepChess, DBN, CNN)");
+    assert!(CHECKPOINTS.accepted.load(Ordering::Relaxed) >= 4, "the samples themselves restore");
+    CHECKPOINTS.report("checkpoints (DeepChess, DBN, CNN, NeuroChess)");
 }
 
 // --- dataset files -------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 //! Crash safety of `deepchess train` for every trainable system (DeepChess, the DBNs of seed
-//! 001, the CNN of seed 003; a new system joins by adding its tiny run to [`systems`]): a run
+//! 001, the CNN of seed 003, NeuroChess of seed 004; a new system joins by adding its tiny
+//! run here): a run
 //! killed and resumed with `--resume` ends with the same files, in every folder, as a run
 //! never interrupted (nets, checkpoints, stacks, curves and run records byte for byte,
 //! `log.csv` less its wall-clock columns, the tables of `results.md`), and no temporary.
@@ -58,6 +59,15 @@ fn cnn_system() -> System {
     let corpus = common::sample_corpus(dir.path());
     let args = ["--system", "cnn", "--profile", "tiny", "--threads", "1", "--corpus", corpus.to_str().unwrap(), "--valid-per-mille", "150"];
     System { name: "cnn", args: strings(&args), _inputs: dir }
+}
+
+/// M, then V by both variants over two batches of self-play games (an episode stage, its
+/// snapshots written after each batch).
+fn neurochess_system() -> System {
+    let dir = TempDir::new("crash-inputs-neurochess");
+    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
+    let args = ["--system", "neurochess", "--profile", "tiny", "--threads", "2", "--expert", &src];
+    System { name: "neurochess", args: strings(&args), _inputs: dir }
 }
 
 fn train(sys: &System, out: &Path, resume: bool) -> Command {
@@ -137,6 +147,12 @@ fn dbn_killed_before_each_kind_of_write_and_after_each_epoch_resumes_identical()
 }
 
 #[test]
+fn neurochess_killed_before_each_kind_of_write_and_after_each_batch_resumes_identical() {
+    let n = killed_at(neurochess_system(), kinds_and_epochs);
+    assert!(n >= 10, "{n}");
+}
+
+#[test]
 fn cnn_killed_before_each_kind_of_write_and_after_each_epoch_resumes_identical() {
     let n = killed_at(cnn_system(), kinds_and_epochs);
     assert!(n >= 12, "{n}");
@@ -146,7 +162,7 @@ fn cnn_killed_before_each_kind_of_write_and_after_each_epoch_resumes_identical()
 #[test]
 #[ignore = "minutes: two processes per write of every system's run"]
 fn every_system_killed_before_every_write_resumes_identical() {
-    for sys in [dbn_system("positions,games"), cnn_system(), deepchess_system()] {
+    for sys in [dbn_system("positions,games"), cnn_system(), deepchess_system(), neurochess_system()] {
         killed_at(sys, |w| (1..=w.len()).collect());
     }
 }

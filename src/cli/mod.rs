@@ -4,6 +4,7 @@
 mod accuracy;
 mod bench;
 mod bench_dbn;
+mod bench_neurochess;
 mod bench_perft;
 mod bench_conv;
 mod bench_tensor;
@@ -45,6 +46,7 @@ Subcommands:
   bench-tensor [--reps N] [--quick]    numeric kernels, RBM training, conv (vs numpy, sklearn, torch if present)
   bench-dbn [--seconds S]              DBN fine-tuning positions/s beside the GEMM's GFLOPS
   bench-train [--rounds N]             DeepChess training pairs/s beside JAX (if present) and the FMA peak
+  bench-neurochess [--rounds N]        seed 004's features, V evaluations, Tangent-Prop steps beside their anchors
   help                                 print this help
   version                              print the version
 
@@ -75,6 +77,7 @@ pub fn run(args: &[String]) -> i32 {
     let result = match cmd {
         "bench-tensor" => bench_tensor::run(rest),
         "bench-dbn" => bench_dbn::run(rest),
+        "bench-neurochess" => bench_neurochess::run(rest),
         "bench-train" => bench_train::run(rest),
 
         "uci" => uci::run(rest),

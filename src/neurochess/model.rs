@@ -67,6 +67,17 @@ impl Value {
         format!("{FEATURES}-{}-1", self.hidden)
     }
 
+    /// The weights as the fast inference path reads them: W1 (175 rows of H, row-major), b1,
+    /// w2 (H, or 175 without a hidden layer), b2.
+    pub fn weights(&self) -> (&[f32], &[f32], &[f32], f32) {
+        let w2 = self.params.value(self.id(2)).data();
+        let b2 = self.params.value(self.id(3)).get(0, 0);
+        if self.hidden == 0 {
+            return (&[], &[], w2, b2);
+        }
+        (self.params.value(self.id(0)).data(), self.params.value(self.id(1)).data(), w2, b2)
+    }
+
     /// V(x) and what the backward pass needs.
     pub fn forward(&self, x: &[f32], pass: &mut Pass) -> f32 {
         let w2 = self.params.value(self.id(2)).data();

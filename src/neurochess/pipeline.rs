@@ -1,0 +1,437 @@
+//! The seed's experiment, training side: the chess model M on expert games, then V from the
+//! same seed twice, by plain back-propagation (`bp/`) and by EBNN (`ebnn/`), each saving a
+//! snapshot after every batch of games: the points of Table 1's learning curves, which
+//! `deepchess match --curve` plays against GNU Chess and our handcrafted evaluator
+//! (`make train-neurochess` runs both halves).
+//!
+//! Run folder: `model/` (M's `m.dcw`, log, curves), `bp/` and `ebnn/` (each `v.dcw`, `log.csv`,
+//! `curves.svg`, `snapshots/v-GAMES.dcw`, the checkpoint), `snapshots.txt` (one line per
+//! snapshot: variant, games, file), `results.md`. A finished net is loaded, not trained
+//! again, so `--resume` continues where a run stopped.
+
+use super::data::{held_out, pairs, read_games, Line, Pairs};
+use super::model::{Model, Value, MAX_HIDDEN};
+use super::train::{group_errors, model_error, snapshot_name, train_model, ModelCfg, Td, TdCfg};
+use crate::io::args::{CliError, Flag, Parsed};
+use crate::tensor::Rng;
+use crate::train::checkpoint::OptCfg;
+use crate::train::episode::{EpisodeCfg, Exploration, Opening};
+use crate::train::settings::{Kind, RunSettings};
+use crate::train::stage::Ctx;
+use crate::train::system::System;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The two ways V learns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// TD(0) values only.
+    Bp,
+    /// TD(0) values and M's slopes (Tangent-Prop).
+    Ebnn,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Bp => "bp",
+            Variant::Ebnn => "ebnn",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Variant> {
+        match s {
+            "bp" => Some(Variant::Bp),
+            "ebnn" => Some(Variant::Ebnn),
+            _ => None,
+        }
+    }
+}
+
+/// A schedule and the nets' sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    pub name: &'static str,
+    /// M's training pairs (a seeded sample of the expert games' boards) and schedule.
+    pub model_pairs: usize,
+    pub model: ModelCfg,
+    /// V's hidden units (the seed's Table 1: 80).
+    pub hidden: usize,
+    pub td: TdCfg,
+    /// Batches of games, games per batch (a snapshot after each batch).
+    pub batches: usize,
+    pub games_per_batch: usize,
+    pub max_plies: usize,
+    /// The expert prefix is at least this share of its game (uniform from there to the end).
+    pub expert_low: f64,
+    pub lr: f32,
+}
+
+impl Profile {
+    /// Table 1's horizon (2,400 training games in batches of 100), V with 80 hidden units,
+    /// self-play at depth 2; M on 600,000 pairs.
+    pub fn quick() -> Profile {
+        Profile {
+            name: "quick",
+            model_pairs: 600_000,
+            model: ModelCfg { epochs: 6, batch: 256, lr: 1e-3 },
+            hidden: MAX_HIDDEN,
+            td: TdCfg { gamma: 0.98, final_weight: 20.0, slope_weight: 0.1, batch: 32, passes: 4, depth: 2 },
+            batches: 24,
+            games_per_batch: 100,
+            max_plies: 400,
+            expert_low: 0.8,
+            lr: 0.01,
+        }
+    }
+
+    /// As quick, M on 2,000,000 pairs for 10 epochs.
+    pub fn paper() -> Profile {
+        Profile { name: "paper", model_pairs: 2_000_000, model: ModelCfg { epochs: 10, batch: 256, lr: 1e-3 }, ..Profile::quick() }
+    }
+
+    /// Seconds: for tests.
+    pub fn tiny() -> Profile {
+        Profile {
+            name: "tiny",
+            model_pairs: 3000,
+            model: ModelCfg { epochs: 1, batch: 64, lr: 1e-3 },
+            hidden: 8,
+            td: TdCfg { depth: 1, ..Profile::quick().td },
+            batches: 2,
+            games_per_batch: 4,
+            max_plies: 120,
+            ..Profile::quick()
+        }
+    }
+
+    pub fn by_name(name: &str) -> Option<Profile> {
+        match name {
+            "quick" => Some(Profile::quick()),
+            "paper" => Some(Profile::paper()),
+            "tiny" => Some(Profile::tiny()),
+            _ => None,
+        }
+    }
+
+    /// One line for results.
+    pub fn describe(&self) -> String {
+        format!(
+            "M on {} pairs ({} epochs, batch {}, Adam {}); V 175-{}-1, {} games ({} batches of {}), self-play depth {}, γ {}, final boards ×{}, slope weight λ {}, SGD lr {} momentum 0.9 on batches of {} boards ({} passes a batch), expert prefix ≥ {:.0} % of its game, games cut at {} plies",
+            self.model_pairs,
+            self.model.epochs,
+            self.model.batch,
+            self.model.lr,
+            self.hidden,
+            self.batches * self.games_per_batch,
+            self.batches,
+            self.games_per_batch,
+            self.td.depth,
+            self.td.gamma,
+            self.td.final_weight,
+            self.td.slope_weight,
+            self.lr,
+            self.td.batch,
+            self.td.passes,
+            100.0 * self.expert_low,
+            self.max_plies
+        )
+    }
+}
+
+/// The expert games as the run uses them.
+pub struct Expert {
+    pub train: Vec<Line>,
+    pub valid: Vec<Line>,
+}
+
+/// Splits `games` by game: `per_mille` of them held out (M's error is measured on them; V's
+/// prefixes are drawn from the others).
+pub fn split(games: Vec<Line>, per_mille: u32, seed: u64) -> Expert {
+    let (mut train, mut valid) = (Vec::new(), Vec::new());
+    for (i, g) in games.into_iter().enumerate() {
+        if held_out(i, per_mille, seed) {
+            valid.push(g);
+        } else {
+            train.push(g);
+        }
+    }
+    Expert { train, valid }
+}
+
+/// What one run produced.
+pub struct Trained {
+    pub model_file: PathBuf,
+    /// M's mean squared error per feature on held-out games, and the copy prediction's.
+    pub model_error: (f64, f64),
+    pub groups: Vec<super::train::GroupError>,
+    pub valid_pairs: usize,
+    pub variants: Vec<(Variant, PathBuf)>,
+}
+
+/// Trains (or loads) M, then V for each of `variants`, in `out`.
+pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], seed: u64, resume: bool, threads: usize, meta: &[(String, String)]) -> Result<Trained, String> {
+    let valid_refs: Vec<&Line> = expert.valid.iter().collect();
+    let valid = pairs(&valid_refs, (prof.model_pairs / 10).max(1000), seed ^ 2);
+    let model_dir = out.join("model");
+    let model_file = model_dir.join("m.dcw");
+    let model = if model_file.exists() {
+        Model::load(&model_file).map_err(|e| e.to_string())?
+    } else {
+        let train_refs: Vec<&Line> = expert.train.iter().collect();
+        let t = Instant::now();
+        let train: Pairs = pairs(&train_refs, prof.model_pairs, seed ^ 1);
+        eprintln!("== chess model M 175-165-175 on {} pairs of {} expert games ({} held-out pairs, {:.1}s to build)", train.len(), train.games, valid.len(), t.elapsed().as_secs_f64());
+        let mut ctx = Ctx::new(&model_dir, seed, resume, meta.to_vec())?;
+        let mut m = Model::new(&mut Rng::new(seed ^ 0x40DE1));
+        train_model(&mut ctx, &mut m, &train, &valid, &prof.model)?;
+        m.save(&model_file, meta).map_err(|e| e.to_string())?;
+        m
+    };
+    let model_error = model_error(&model, &valid);
+    let groups = group_errors(&model, &valid);
+    eprintln!("   M on held-out games: {:.5} mean squared error per feature (copying s_t: {:.5})", model_error.0, model_error.1);
+    let model = Arc::new(model);
+    let lines: Arc<Vec<Line>> = Arc::new(expert.train.clone());
+    let mut done = Vec::new();
+    for &variant in variants {
+        let dir = out.join(variant.name());
+        let file = dir.join("v.dcw");
+        if !file.exists() {
+            let snaps = dir.join("snapshots");
+            std::fs::create_dir_all(&snaps).map_err(|e| format!("cannot create {}: {e}", snaps.display()))?;
+            let mut vmeta = meta.to_vec();
+            vmeta.push(("variant".into(), variant.name().into()));
+            let mut ctx = Ctx::new(&dir, seed, resume, vmeta.clone())?;
+            eprintln!("== V {} by {} over {} games", Value::new(prof.hidden, &mut Rng::new(0)).describe(), if variant == Variant::Ebnn { "TD(0) + EBNN slopes (Tangent-Prop)" } else { "TD(0), plain back-propagation" }, prof.batches * prof.games_per_batch);
+            // The same initial V and the same game streams for both variants.
+            let v = Value::new(prof.hidden, &mut Rng::new(seed ^ 0x7D0));
+            let mut params = v.params.clone();
+            let mut td = Td {
+                cfg: prof.td,
+                template: v,
+                model: (variant == Variant::Ebnn).then(|| model.clone()),
+                snapshots: Some((snaps, prof.games_per_batch, vmeta.clone())),
+            };
+            let cfg = EpisodeCfg {
+                batches: prof.batches,
+                games_per_batch: prof.games_per_batch,
+                max_plies: prof.max_plies,
+                opening: Opening::Lines(lines.clone(), prof.expert_low),
+                exploration: Exploration { start: 0.0, end: 0.0, over: 0 },
+                opt: OptCfg::Sgd { lr: prof.lr, decay: 1.0, momentum: 0.9 },
+            };
+            ctx.run_episodes("v", &mut params, &cfg, threads, &mut td)?;
+            let trained = Value { params, ..td.template };
+            trained.save(&file, &vmeta).map_err(|e| e.to_string())?;
+        }
+        done.push((variant, file));
+    }
+    // The curve's points, for `deepchess match --curve`.
+    let mut list = String::from("# variant games net (relative to this file's folder; written by deepchess train --system neurochess)\n");
+    for &(variant, _) in &done {
+        for b in 1..=prof.batches {
+            let games = b * prof.games_per_batch;
+            let _ = writeln!(list, "{} {games} {}/snapshots/{}", variant.name(), variant.name(), snapshot_name(games));
+        }
+    }
+    crate::io::write_atomic(&out.join("snapshots.txt"), list.as_bytes()).map_err(|e| format!("writing snapshots.txt: {e}"))?;
+    Ok(Trained { model_file, model_error, groups, valid_pairs: valid.len(), variants: done })
+}
+
+/// The results (markdown): M's error per feature group against copying the board, and the
+/// nets written.
+pub fn results(t: &Trained) -> String {
+    let mut s = format!(
+        "## The chess model M\n\n`{}`: on {} pairs of held-out expert games, {:.5} mean squared error per feature, against {:.5} for copying s_t ({:.1} % of it).\n\n\
+         | feature group | features | M | copying s_t | M / copy |\n|---|---:|---:|---:|---:|\n",
+        t.model_file.display(),
+        t.valid_pairs,
+        t.model_error.0,
+        t.model_error.1,
+        100.0 * t.model_error.0 / t.model_error.1.max(1e-12)
+    );
+    for g in &t.groups {
+        let _ = writeln!(s, "| {} | {} | {:.5} | {:.5} | {:.2} |", g.name, g.features, g.model, g.copy, g.model / g.copy.max(1e-12));
+    }
+    s.push_str("\n## V\n\n");
+    for (v, f) in &t.variants {
+        let _ = writeln!(s, "- {}: `{}` (curves: `{}`)", v.name(), f.display(), f.with_file_name("curves.svg").display());
+    }
+    s
+}
+
+// ---------------------------------------------------------------- the command line
+
+/// `deepchess train --system neurochess` (src/players.rs, `SYSTEMS`).
+pub const SYSTEM: System = System {
+    name: "neurochess",
+    seed: "seed 004: NeuroChess, TD(0) with explanation-based slopes (NIPS 7, 1995)",
+    about: "the chess model M on expert games, then V by TD(0) with and without EBNN slopes, a snapshot per batch for Table 1",
+    synopsis: "[--profile quick|paper|tiny] [--expert FILE ...] [--out DIR] [--resume] [options]",
+    help: "Trains seed 004's chess model M (175-165-175, the features of the board two plies later)\n\
+         on expert games, then the evaluation net V (175-H-1, tanh) by TD(0) over games that\n\
+         start from a random-length prefix of an expert game and are completed by self-play\n\
+         with V in our search: targets gamma*V(s_t+2), the result on final boards (weighted x20),\n\
+         quiescent boards only; once by plain back-propagation (bp/) and once with EBNN's slopes\n\
+         gamma*dV(s_t+2)/ds_t+2 * dM(s_t)/ds_t fitted by Tangent-Prop (ebnn/), from the same seed.\n\
+         Writes M, each V with a snapshot after every batch (snapshots.txt lists them for\n\
+         'deepchess match --curve'), log.csv and curves.svg per net, and results.md.",
+    flags: FLAGS,
+    run: train_cli,
+};
+
+/// The expert games read when none are given: the shipped Stockfish 15.1 games.
+pub const DEFAULT_EXPERT: &[&str] = &[
+    "data/sf15-selfplay-1.pgn.xz",
+    "data/sf15-selfplay-2.pgn.xz",
+    "data/datagen/sf15-datagen-1.pgn.xz",
+    "data/datagen/sf15-datagen-2.pgn.xz",
+    "data/datagen/sf15-datagen-3.pgn.xz",
+];
+
+const FLAGS: &[Flag] = &[
+    Flag { name: "profile", value: Some("NAME"), help: "quick (default, Table 1's 2,400 games per variant) | paper (M on 2M pairs) | tiny (seconds)" },
+    Flag { name: "expert", value: Some("FILE"), help: "PGN of expert games (.xz read through xz); repeatable (default: the shipped Stockfish 15.1 games)" },
+    Flag { name: "out", value: Some("DIR"), help: "run folder (default runs/neurochess-PROFILE)" },
+    Flag { name: "variants", value: Some("LIST"), help: "comma list of bp (plain back-propagation), ebnn (default bp,ebnn)" },
+    Flag { name: "games", value: Some("N"), help: "training games per variant instead of the profile's (a multiple of --per-batch)" },
+    Flag { name: "per-batch", value: Some("N"), help: "games per batch, one snapshot each (default 100)" },
+    Flag { name: "hidden", value: Some("N"), help: "V's hidden units, 0 to 80 (default 80, Table 1's)" },
+    Flag { name: "depth", value: Some("N"), help: "self-play search depth (default 2)" },
+    Flag { name: "slope-weight", value: Some("X"), help: "Tangent-Prop's weight λ of the slope term (default 0.1; the seed gives none)" },
+    Flag { name: "expert-low", value: Some("X"), help: "the expert prefix is at least this share of its game, 0 to 1 (default 0.8)" },
+    Flag { name: "lr", value: Some("X"), help: "V's learning rate (default 0.01)" },
+    Flag { name: "passes", value: Some("N"), help: "passes over each batch's boards (default 4)" },
+    Flag { name: "seed", value: Some("N"), help: "seed of initialisation and sampling (default 1)" },
+    Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
+    Flag { name: "threads", value: Some("N"), help: "self-play games at once (default: all cores)" },
+];
+
+fn train_cli(p: &Parsed) -> Result<(), CliError> {
+    let usage_err = |m: &str| CliError::Usage(format!("deepchess train --system neurochess: {m}"));
+    let pname = p.get("profile").unwrap_or("quick");
+    let mut prof = Profile::by_name(pname).ok_or_else(|| usage_err(&format!("unknown profile '{pname}' (quick, paper, tiny)")))?;
+    if p.get("per-batch").is_some() {
+        prof.games_per_batch = p.get_or("train", "per-batch", 100)?;
+        if !(1..=100_000).contains(&prof.games_per_batch) {
+            return Err(usage_err("--per-batch must be 1 to 100000"));
+        }
+    }
+    if p.get("games").is_some() {
+        let games: usize = p.get_or("train", "games", 2400)?;
+        if games == 0 || games % prof.games_per_batch != 0 {
+            return Err(usage_err(&format!("--games must be a positive multiple of the batch ({} games)", prof.games_per_batch)));
+        }
+        prof.batches = games / prof.games_per_batch;
+    }
+    if p.get("hidden").is_some() {
+        prof.hidden = p.get_or("train", "hidden", MAX_HIDDEN)?;
+        if prof.hidden > MAX_HIDDEN {
+            return Err(usage_err(&format!("--hidden must be 0 to {MAX_HIDDEN}")));
+        }
+    }
+    if p.get("depth").is_some() {
+        prof.td.depth = p.get_or("train", "depth", 2)?;
+        if !(1..=8).contains(&prof.td.depth) {
+            return Err(usage_err("--depth must be 1 to 8"));
+        }
+    }
+    if p.get("slope-weight").is_some() {
+        prof.td.slope_weight = p.get_or("train", "slope-weight", 0.1)?;
+        if !(prof.td.slope_weight >= 0.0 && prof.td.slope_weight <= 1e4) {
+            return Err(usage_err("--slope-weight must be 0 to 10000"));
+        }
+    }
+    if p.get("expert-low").is_some() {
+        prof.expert_low = p.get_or("train", "expert-low", 0.8)?;
+        if !(0.0..=1.0).contains(&prof.expert_low) {
+            return Err(usage_err("--expert-low must be 0 to 1"));
+        }
+    }
+    if p.get("lr").is_some() {
+        prof.lr = p.get_or("train", "lr", 0.01)?;
+        if !(prof.lr > 0.0 && prof.lr < 10.0) {
+            return Err(usage_err("--lr must be in (0, 10)"));
+        }
+    }
+    if p.get("passes").is_some() {
+        prof.td.passes = p.get_or("train", "passes", 4)?;
+        if !(1..=100).contains(&prof.td.passes) {
+            return Err(usage_err("--passes must be 1 to 100"));
+        }
+    }
+    let variants = p
+        .get("variants")
+        .unwrap_or("bp,ebnn")
+        .split(',')
+        .map(|s| Variant::parse(s.trim()).ok_or_else(|| usage_err(&format!("bad --variants entry '{s}' (bp, ebnn)"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let given = p.get_all("expert");
+    let files: Vec<PathBuf> = if given.is_empty() { DEFAULT_EXPERT.iter().map(PathBuf::from).collect() } else { given.iter().map(PathBuf::from).collect() };
+    for f in &files {
+        if !f.is_file() {
+            return Err(CliError::Failed(format!("{}: expert games not found (give --expert FILE)", f.display())));
+        }
+    }
+    let threads: usize = p.get_or("train", "threads", 0)?;
+    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads.min(256) };
+    let seed: u64 = p.get_or("train", "seed", 1)?;
+    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/neurochess-{pname}")));
+    let resume = p.has("resume");
+
+    let settings = run_settings(&prof, seed, &files, &variants)?;
+    let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
+    let t = Instant::now();
+    let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let games = read_games(&refs).map_err(CliError::Failed)?;
+    let n_games = games.len();
+    let expert = split(games, 50, seed);
+    eprintln!(
+        "profile {pname}: {n_games} expert games in {} file(s): {} for M and V's prefixes, {} held out to measure M ({:.1}s to read)",
+        files.len(),
+        expert.train.len(),
+        expert.valid.len(),
+        t.elapsed().as_secs_f64()
+    );
+    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
+    if recorded.is_none() {
+        settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
+    }
+    let meta = vec![("profile".to_string(), pname.to_string()), ("seed".to_string(), seed.to_string())];
+    let trained = run(&out, &prof, &expert, &variants, seed, resume, threads, &meta).map_err(CliError::Failed)?;
+    let md = format!(
+        "# NeuroChess run `{}`\n\nProfile `{pname}`, seed {seed}: {}.\nExpert games: {n_games} of {} ({} held out for M's error).\n\n{}\n\
+         Table 1 (the snapshots against GNU Chess and the handcrafted evaluator): `make neurochess-table1 RUN={}`.\n\n\
+         Wall time of this invocation: {:.1} min.\n",
+        out.display(),
+        prof.describe(),
+        files.iter().map(|f| format!("`{}`", f.display())).collect::<Vec<_>>().join(", "),
+        expert.valid.len(),
+        results(&trained),
+        out.display(),
+        t.elapsed().as_secs_f64() / 60.0
+    );
+    crate::io::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
+    print!("{md}");
+    Ok(())
+}
+
+/// What defines a run (see `train::settings`).
+fn run_settings(prof: &Profile, seed: u64, files: &[PathBuf], variants: &[Variant]) -> Result<RunSettings, CliError> {
+    let mut s = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
+    s.add("system", "neurochess", "--system", Kind::Defining);
+    s.add("profile", prof.name, "--profile", Kind::Defining);
+    s.add("seed", seed, "--seed", Kind::Defining);
+    let mut prints = Vec::new();
+    for f in files {
+        let bytes = crate::io::files::read_regular(f, 1 << 32, "expert games").map_err(|e| CliError::Failed(format!("{}: {e}", f.display())))?;
+        prints.push(format!("{}:{:016x}", f.display(), crate::io::checksum::fnv1a64(&bytes)));
+    }
+    s.add("expert", prints.join(","), "--expert", Kind::Defining);
+    s.add("schedule", prof.describe(), "schedule (--profile and its flags)", Kind::FromProfile);
+    s.add("variants", variants.iter().map(|v| v.name()).collect::<Vec<_>>().join(","), "--variants", Kind::Defining);
+    Ok(s)
+}

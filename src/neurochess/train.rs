@@ -1,0 +1,383 @@
+//! Training (seed §3–§4): the chess model M on expert pairs (an epoch stage), then V by
+//! TD(0) over games sampled as an expert prefix completed by self-play (an episode stage),
+//! with EBNN's slopes or without them (plain back-propagation).
+//!
+//! V's targets, for the boards s_0 … s_T of one game (the expert prefix, the boards before
+//! each self-played move, the final board), White's expected result z ∈ {+1, 0, −1}:
+//! - the final board: z, its loss weighted ×20 (the seed's "learning rate for final values
+//!   amplified by a factor of 20");
+//! - every other *quiescent* board s_t: γ·V(s_{t+2}) (γ = 0.98), or γ·z when s_{t+2} is not
+//!   before the final board; with EBNN also the slope γ·∇V(s_{t+2})·∂M(s_t)/∂s_t wherever
+//!   s_{t+2} exists (Eq. 3–5), fitted by Tangent-Prop with weight λ.
+//!
+//! Targets and slopes of a batch come from V as it stood when the batch's games were played
+//! (the same net that played them), so a batch is one deterministic function of the
+//! parameters and the batch's streams, and a resumed run is bit-identical.
+
+use super::data::Pairs;
+use super::features::{features_into, is_quiescent, BLOCKS, FEATURES, PER_SIDE};
+use super::model::{Model, Pass, Value};
+use super::player::{searcher, VEval};
+use crate::chess::{Color, Game, Move, Outcome, Position};
+use crate::eval::scalar::ScoreComparator;
+use crate::search::{Limits, Searcher};
+use crate::tensor::{Matrix, Optimizer, Params, Rng, Tape};
+use crate::train::checkpoint::OptCfg;
+use crate::train::episode::{EpisodeLearner, Trajectory};
+use crate::train::stage::{Ctx, EpochStats, StageCfg};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+// ---------------------------------------------------------------- the chess model M
+
+/// M's schedule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ModelCfg {
+    pub epochs: usize,
+    pub batch: usize,
+    pub lr: f32,
+}
+
+/// M's mean squared error per feature on `pairs`, and the same for the "copy" prediction
+/// s_{t+2} = s_t (what M must beat to have learned anything).
+pub fn model_error(m: &Model, pairs: &Pairs) -> (f64, f64) {
+    let (mut e, mut c) = (0.0f64, 0.0f64);
+    let (mut h, mut y) = (Vec::new(), vec![0.0f32; FEATURES]);
+    for i in 0..pairs.len() {
+        let (x, t) = pairs.row(i);
+        m.forward(x, &mut h, &mut y);
+        e += y.iter().zip(t).map(|(a, b)| ((a - b) as f64).powi(2)).sum::<f64>();
+        c += x.iter().zip(t).map(|(a, b)| ((a - b) as f64).powi(2)).sum::<f64>();
+    }
+    let n = (pairs.len() * FEATURES).max(1) as f64;
+    (e / n, c / n)
+}
+
+/// M's error on one feature group.
+pub struct GroupError {
+    pub name: &'static str,
+    pub features: usize,
+    /// Mean squared error per feature of M, and of the copy prediction.
+    pub model: f64,
+    pub copy: f64,
+}
+
+/// M's error per block of features (both sides' blocks together, then the globals).
+pub fn group_errors(m: &Model, pairs: &Pairs) -> Vec<GroupError> {
+    let mut groups: Vec<(&'static str, Vec<usize>)> = BLOCKS.iter().map(|&(n, at, k)| (n, (at..at + k).chain(PER_SIDE + at..PER_SIDE + at + k).collect())).collect();
+    groups.push(("global", (2 * PER_SIDE..FEATURES).collect()));
+    let mut sums = vec![(0.0f64, 0.0f64); groups.len()];
+    let (mut h, mut y) = (Vec::new(), vec![0.0f32; FEATURES]);
+    for i in 0..pairs.len() {
+        let (x, t) = pairs.row(i);
+        m.forward(x, &mut h, &mut y);
+        for (g, s) in groups.iter().zip(sums.iter_mut()) {
+            for &f in &g.1 {
+                s.0 += ((y[f] - t[f]) as f64).powi(2);
+                s.1 += ((x[f] - t[f]) as f64).powi(2);
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .zip(sums)
+        .map(|((name, idx), (e, c))| {
+            let n = (pairs.len() * idx.len()).max(1) as f64;
+            GroupError { name, features: idx.len(), model: e / n, copy: c / n }
+        })
+        .collect()
+}
+
+/// Trains M on `train` as stage `model` of the run in `ctx` (Adam, mean squared error per
+/// feature); the held-out games' error is the epoch's `model.valid_mse` curve.
+pub fn train_model(ctx: &mut Ctx, m: &mut Model, train: &Pairs, valid: &Pairs, cfg: &ModelCfg) -> Result<(), String> {
+    let stage = StageCfg { epochs: cfg.epochs, samples: train.len(), batch: cfg.batch, opt: OptCfg::Adam { lr: cfg.lr, decay: 1.0, weight_decay: 0.0 } };
+    let mut order: Vec<usize> = (0..train.len()).collect();
+    let mut tape = Tape::new();
+    let (mut x, mut y) = (Matrix::zeros(0, 0), Matrix::zeros(0, 0));
+    let mut params = std::mem::take(&mut m.params);
+    let result = ctx.run_stage("model", &mut params, &stage, |params, opt, epoch, rng| {
+        m.params = std::mem::take(params);
+        order.sort_unstable();
+        rng.shuffle(&mut order);
+        let (mut loss, mut seen) = (0.0f64, 0usize);
+        let t = Instant::now();
+        let batches = order.len().div_ceil(cfg.batch.max(1));
+        for (b, chunk) in order.chunks(cfg.batch.max(1)).enumerate() {
+            x.resize(chunk.len(), FEATURES);
+            y.resize(chunk.len(), FEATURES);
+            for (r, &i) in chunk.iter().enumerate() {
+                let (a, c) = train.row(i);
+                x.row_mut(r).copy_from_slice(a);
+                y.row_mut(r).copy_from_slice(c);
+            }
+            tape.reset();
+            let (l, _) = m.loss_on_tape(&mut tape, &x, &y).map_err(|e| e.to_string())?;
+            let lv = tape.scalar(l);
+            if !lv.is_finite() {
+                return Err(format!("model epoch {} batch {b}: the loss is {lv}: training diverged (lower the learning rate)", epoch + 1));
+            }
+            loss += lv as f64 * chunk.len() as f64;
+            seen += chunk.len();
+            tape.backward(l, &mut m.params).map_err(|e| e.to_string())?;
+            opt.step(&mut m.params);
+            if b % 100 == 99 {
+                eprint!("\r[model] epoch {} batch {}/{batches} mse {:.5} {:.0} pairs/s   ", epoch + 1, b + 1, loss / seen as f64, seen as f64 / t.elapsed().as_secs_f64().max(1e-9));
+            }
+        }
+        eprintln!();
+        let (val, copy) = model_error(m, valid);
+        *params = std::mem::take(&mut m.params);
+        Ok(EpochStats::new(loss / seen.max(1) as f64, f64::NAN, f64::NAN, seen).with_figure("valid_mse", val).with_figure("valid_copy_mse", copy))
+    });
+    m.params = params;
+    result
+}
+
+// ---------------------------------------------------------------- V by TD(0)
+
+/// V's learning settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TdCfg {
+    /// The discount γ (the seed's 0.98).
+    pub gamma: f32,
+    /// The weight of final boards' loss (the seed's ×20 learning rate).
+    pub final_weight: f32,
+    /// Tangent-Prop's slope weight λ (used when a chess model is given: EBNN).
+    pub slope_weight: f32,
+    /// Boards per gradient step.
+    pub batch: usize,
+    /// Passes over each batch's boards (the seed's workers drew from ring buffers of recent
+    /// boards, so each board served more than one step).
+    pub passes: usize,
+    /// The self-play search depth (plies, quiescence on).
+    pub depth: u32,
+}
+
+/// The TD(0) learner of the episode stage: plays with V in our search, learns from the
+/// batch's games; EBNN when it holds a chess model.
+pub struct Td {
+    pub cfg: TdCfg,
+    /// V's shape (its parameters are the stage's).
+    pub template: Value,
+    pub model: Option<Arc<Model>>,
+    /// Where V is saved after every batch (`v-GAMES.dcw`, GAMES the games played so far),
+    /// with these header entries: the points of the learning curve.
+    pub snapshots: Option<(std::path::PathBuf, usize, Vec<(String, String)>)>,
+}
+
+/// The most nodes a self-play move may search (beyond the depth limit).
+pub const SELF_PLAY_NODES: u64 = 50_000;
+
+/// The self-play side of one thread: V in the search.
+pub struct Actor {
+    search: Searcher<ScoreComparator<VEval>>,
+    depth: u32,
+}
+
+/// One board V trains on.
+struct Example {
+    x: [f32; FEATURES],
+    target: f32,
+    weight: f32,
+    slope: Option<Box<[f32; FEATURES]>>,
+    expert: bool,
+}
+
+/// White's result as a number.
+pub fn result_value(o: Outcome) -> f32 {
+    match o {
+        Outcome::Win(Color::White) => 1.0,
+        Outcome::Win(Color::Black) => -1.0,
+        Outcome::Draw => 0.0,
+    }
+}
+
+/// The boards of a game, s_0 … s_T (the opening's, then the actor's, then the final one),
+/// and whether each came from the expert prefix.
+pub fn boards(t: &Trajectory) -> Vec<(Position, bool)> {
+    let mut out = Vec::with_capacity(t.opening.len() + t.positions.len() + 1);
+    let mut g = Game::new(t.opening_start);
+    for &m in &t.opening {
+        out.push((*g.position(), true));
+        g.play_unchecked(m);
+    }
+    let mut last = *g.position();
+    for (p, &m) in t.positions.iter().zip(&t.moves) {
+        out.push((*p, false));
+        last = *p;
+        last.play(m);
+    }
+    out.push((last, false));
+    out
+}
+
+/// The TD(0) targets of one game (in board order): `(board index, target, weight)` for every
+/// board trained on, the final one last. `quiescent[t]` says which boards may be trained.
+pub fn td_targets(values: &[f32], quiescent: &[bool], z: f32, gamma: f32, final_weight: f32) -> Vec<(usize, f32, f32)> {
+    let last = values.len() - 1;
+    let mut out: Vec<(usize, f32, f32)> = (0..last).filter(|&t| quiescent[t]).map(|t| (t, if t + 2 < last { gamma * values[t + 2] } else { gamma * z }, 1.0)).collect();
+    out.push((last, z, final_weight));
+    out
+}
+
+/// The file of the snapshot after `games` training games.
+pub fn snapshot_name(games: usize) -> String {
+    format!("v-{games:05}.dcw")
+}
+
+impl Td {
+    fn value_of(&self, params: &Params) -> Value {
+        Value { hidden: self.template.hidden, params: params.clone(), ids: self.template.ids }
+    }
+
+    /// The examples of one game, from V0 (the net that played it).
+    fn examples(&self, v0: &Value, game: &Trajectory, out: &mut Vec<Example>) {
+        let boards = boards(game);
+        let n = boards.len();
+        let mut xs = vec![[0.0f32; FEATURES]; n];
+        let mut values = vec![0.0f32; n];
+        let mut passes = vec![Pass::default(); n];
+        for (i, (p, _)) in boards.iter().enumerate() {
+            features_into(p, &mut xs[i]);
+            values[i] = v0.forward(&xs[i], &mut passes[i]);
+        }
+        let quiescent: Vec<bool> = boards.iter().map(|(p, _)| is_quiescent(p)).collect();
+        let z = result_value(game.outcome);
+        let (gamma, last) = (self.cfg.gamma, n - 1);
+        let mut grad = [0.0f32; FEATURES];
+        for (t, target, weight) in td_targets(&values, &quiescent, z, gamma, self.cfg.final_weight) {
+            let slope = match &self.model {
+                Some(m) if t + 2 <= last => {
+                    v0.input_gradient(&passes[t + 2], &mut grad);
+                    let mut s = Box::new([0.0f32; FEATURES]);
+                    m.vjp(&xs[t], &grad, &mut s[..]);
+                    s.iter_mut().for_each(|v| *v *= gamma);
+                    Some(s)
+                }
+                _ => None,
+            };
+            out.push(Example { x: xs[t], target, weight, slope, expert: boards[t].1 });
+        }
+    }
+}
+
+impl EpisodeLearner for Td {
+    type Actor = Actor;
+
+    fn actor(&self, params: &Params) -> Actor {
+        Actor { search: searcher(self.value_of(params), 1), depth: self.cfg.depth }
+    }
+
+    fn begin(actor: &mut Actor) {
+        actor.search.clear();
+    }
+
+    fn act(actor: &mut Actor, game: &Game, explore: f64, rng: &mut Rng) -> Move {
+        if explore > 0.0 && rng.next_f64() < explore {
+            let moves = game.position().legal_moves();
+            return moves.as_slice()[rng.below(moves.len() as u64) as usize];
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        // A node budget as well as the depth: with a V that does not yet see material,
+        // standing pat rarely cuts and a quiescence search among many mutual captures can
+        // run to millions of nodes (1.5M for one depth-2 move of an early run). Nodes are
+        // counted, not timed, so a game stays a function of its inputs.
+        let limits = Limits { nodes: Some(SELF_PLAY_NODES), ..Limits::depth(actor.depth) };
+        let r = actor.search.search(game, &limits, Duration::ZERO, stop, &mut |_| {});
+        r.best.expect("the game has a legal move")
+    }
+
+    fn after_batch(&mut self, b: usize, params: &Params) -> Result<(), String> {
+        let Some((dir, per_batch, meta)) = &self.snapshots else { return Ok(()) };
+        let file = dir.join(snapshot_name((b + 1) * per_batch));
+        let mut meta = meta.clone();
+        meta.push(("games".into(), ((b + 1) * per_batch).to_string()));
+        self.value_of(params).save(&file, &meta).map_err(|e| format!("{}: {e}", file.display()))
+    }
+
+    fn learn(&mut self, params: &mut Params, opt: &mut dyn Optimizer, games: &[Trajectory], rng: &mut Rng) -> Result<EpochStats, String> {
+        let v0 = self.value_of(params);
+        let mut ex = Vec::new();
+        for g in games {
+            self.examples(&v0, g, &mut ex);
+        }
+        let mut v = Value { hidden: self.template.hidden, params: std::mem::take(params), ids: self.template.ids };
+        let (mut value_loss, mut slope_loss, mut final_loss) = (0.0f64, 0.0f64, 0.0f64);
+        let (mut finals, mut expert) = (0usize, 0usize);
+        let mut pass = Pass::default();
+        let lambda = self.cfg.slope_weight;
+        let passes = self.cfg.passes.max(1);
+        let mut order: Vec<usize> = (0..ex.len()).collect();
+        for pass_no in 0..passes {
+            rng.shuffle(&mut order);
+            // The figures are those of the last pass.
+            if pass_no + 1 == passes {
+                (value_loss, slope_loss, final_loss, finals, expert) = (0.0, 0.0, 0.0, 0, 0);
+            }
+            for chunk in order.chunks(self.cfg.batch.max(1)) {
+                for e in chunk.iter().map(|&i| &ex[i]) {
+                    let slope = e.slope.as_ref().map(|s| (&s[..], lambda));
+                    let (lv, ls) = v.accumulate(&e.x, e.target, e.weight, slope, &mut pass);
+                    if e.weight == 1.0 {
+                        value_loss += lv as f64;
+                    } else {
+                        final_loss += (lv / e.weight) as f64;
+                        finals += 1;
+                    }
+                    slope_loss += ls as f64;
+                    expert += e.expert as usize;
+                }
+                let scale = 1.0 / chunk.len() as f32;
+                for id in v.ids.iter().flatten() {
+                    v.params.grad_mut(*id).data_mut().iter_mut().for_each(|g| *g *= scale);
+                }
+                opt.step(&mut v.params);
+            }
+        }
+        *params = v.params;
+        if !value_loss.is_finite() || !slope_loss.is_finite() {
+            return Err(format!("the TD loss is {value_loss} (slopes {slope_loss}): training diverged (lower the learning rate or the slope weight)"));
+        }
+        let inner = (ex.len() - finals).max(1) as f64;
+        let plies: usize = games.iter().map(|g| g.moves.len()).sum();
+        let white = games.iter().filter(|g| g.outcome == Outcome::Win(Color::White)).count();
+        let black = games.iter().filter(|g| g.outcome == Outcome::Win(Color::Black)).count();
+        let n = games.len().max(1) as f64;
+        let mut st = EpochStats::new(value_loss / inner, f64::NAN, f64::NAN, ex.len())
+            .with_figure("final_mse", final_loss / finals.max(1) as f64)
+            .with_figure("expert_share", expert as f64 / ex.len().max(1) as f64)
+            .with_figure("self_play_plies", plies as f64 / n)
+            .with_figure("white_wins", white as f64 / n)
+            .with_figure("black_wins", black as f64 / n);
+        if self.model.is_some() {
+            st = st.with_figure("slope_mse", slope_loss / inner / lambda.max(1e-12) as f64 / FEATURES as f64);
+        }
+        Ok(st)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The TD targets on a hand-made game of five boards s_0 … s_4 (s_4 final, a White win):
+    /// s_0 and s_1 look two plies ahead (γ·V(s_2), γ·V(s_3)); s_3's board two plies on lies
+    /// past the final one, so it takes γ·z; the final board takes z weighted ×20; s_2, not
+    /// quiescent, is left out.
+    #[test]
+    fn td_targets_on_a_hand_made_game() {
+        let values = [0.1, -0.2, 0.3, 0.4, 0.9];
+        let q = [true, true, false, true, true];
+        let t = td_targets(&values, &q, 1.0, 0.98, 20.0);
+        let want = [(0, 0.98 * 0.3, 1.0), (1, 0.98 * 0.4, 1.0), (3, 0.98, 1.0), (4, 1.0, 20.0)];
+        assert_eq!(t.len(), want.len());
+        for (a, b) in t.iter().zip(want) {
+            assert_eq!(a.0, b.0);
+            assert!((a.1 - b.1).abs() < 1e-6 && a.2 == b.2, "{a:?} vs {b:?}");
+        }
+        // A game of the final board alone trains only that board.
+        assert_eq!(td_targets(&[0.5], &[true], -1.0, 0.98, 20.0), vec![(0, -1.0, 20.0)]);
+    }
+}
