@@ -200,8 +200,8 @@ fn sigkilled(sys: &System, r: &Reference, step: usize, delays_us: &[u64]) -> usi
 }
 
 #[test]
-fn dbn_and_cnn_sigkilled_again_and_again_resume_identical() {
-    for (sys, step) in [(dbn_system("positions,games"), 7), (cnn_system(), 3)] {
+fn dbn_cnn_and_neurochess_sigkilled_again_and_again_resume_identical() {
+    for (sys, step) in [(dbn_system("positions,games"), 7), (cnn_system(), 3), (neurochess_system(), 5)] {
         let r = reference(&sys);
         let kills = sigkilled(&sys, &r, step, &[0, 300, 1500, 4000, 50, 800]);
         eprintln!("{}: {kills} SIGKILLs survived ({} writes in the run)", sys.name, r.writes.len());
