@@ -92,6 +92,7 @@ fn cfg(batches: usize) -> EpisodeCfg {
         opening: Opening::RandomPlies(6),
         exploration: Exploration { start: 0.6, end: 0.2, over: 2 },
         opt: OptCfg::Sgd { lr: 0.5, decay: 0.9, momentum: 0.9 },
+        rule_draws: true,
     }
 }
 

@@ -67,6 +67,10 @@ pub struct EpisodeCfg {
     pub opening: Opening,
     pub exploration: Exploration,
     pub opt: OptCfg,
+    /// Whether threefold repetition and the fifty-move rule end a game (legal chess as played:
+    /// true). False keeps only mate, stalemate, insufficient material and the move limit, as
+    /// an environment without those rules (seed 002's) would.
+    pub rule_draws: bool,
 }
 
 /// How a game ended.
@@ -116,6 +120,11 @@ pub trait EpisodeLearner {
     fn reward(_before: &Position, _mv: Move, _after: &Position) -> f32 {
         0.0
     }
+
+    /// Batch `b` (0-based) is about to be played (a learner whose figures depend on where it
+    /// is in the run, e.g. an evaluation every k batches, learns it here; a resumed run calls
+    /// it for the first batch it plays).
+    fn batch_begins(&mut self, _b: usize) {}
 
     /// After batch `b` (0-based) was learned, before its checkpoint: a learner may keep
     /// snapshots of the parameters (written atomically: a kill before the checkpoint replays
@@ -182,8 +191,10 @@ fn play<L: EpisodeLearner>(actor: &mut L::Actor, cfg: &EpisodeCfg, explore: f64,
     };
     loop {
         if let Some((outcome, ending)) = game.outcome() {
-            (t.outcome, t.end) = (outcome, End::Rules(ending));
-            return t;
+            if cfg.rule_draws || !matches!(ending, Ending::Repetition | Ending::FiftyMoves) {
+                (t.outcome, t.end) = (outcome, End::Rules(ending));
+                return t;
+            }
         }
         if game.moves().len() >= cfg.max_plies {
             return t;
@@ -207,6 +218,7 @@ impl Ctx {
         for b in start..cfg.batches {
             let t = Instant::now();
             let explore = cfg.exploration.at(b);
+            learner.batch_begins(b);
             let games = self.play_batch(name, b, learner, params, cfg, explore, threads.max(1));
             let played = t.elapsed().as_secs_f64();
             let lr = opt.lr();
