@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train train-dbn train-cnn cnn-data train-neurochess neurochess-table1 install-gnuchess test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train bench-neurochess perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
+.PHONY: all build train train-dbn train-cnn cnn-data train-neurochess train-selfplay neurochess-table1 install-gnuchess test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train bench-neurochess perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
 
 all: build
 
@@ -136,6 +136,13 @@ neurochess-table1: build
 	    $(BIN) match $(NC_PLAYER) --engine name=gnuchess-d$$d cmd=$(GNUCHESS) -u option.OwnBook=false depth=$$d \
 	      $(NC_CURVE) --curve-out $(RUN)/table1-gnuchess-d$$d; \
 	  done; fi
+
+# Seed 002's two self-play Q-learning agents (work in progress, issue 48): SP_PROFILE=quick
+# (10,000 games, a few minutes on 2 cores) | paper (the seed's 100,000) | tiny. Resumable;
+# the milestone table in runs/selfplay-SP_PROFILE/results.md.
+SP_PROFILE ?= quick
+train-selfplay: build
+	$(BIN) train --system selfplay --profile $(SP_PROFILE) --out runs/selfplay-$(SP_PROFILE) --resume
 
 # Optional: installs Debian's GNU Chess 6.2 (seed 004's opponent; UCI with 'gnuchess -u'). Uses apt.
 install-gnuchess:

@@ -72,6 +72,7 @@ pub mod io;
 pub mod neurochess;
 pub mod players;
 pub mod search;
+pub mod selfplay;
 pub mod tensor;
 pub mod train;
 pub mod uci;

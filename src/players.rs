@@ -155,6 +155,7 @@ pub const SYSTEMS: &[&System] = &[
     &crate::dbn::pipeline::SYSTEM,
     &crate::cnn::pipeline::SYSTEM,
     &crate::neurochess::pipeline::SYSTEM,
+    &crate::selfplay::pipeline::SYSTEM,
 ];
 
 /// The system called `name` (any case).

@@ -70,6 +70,11 @@ fn neurochess_system() -> System {
     System { name: "neurochess", args: strings(&args), _inputs: dir }
 }
 
+fn selfplay_system() -> System {
+    let args = ["--system", "selfplay", "--profile", "tiny", "--threads", "2"];
+    System { name: "selfplay", args: strings(&args), _inputs: TempDir::new("crash-inputs-selfplay") }
+}
+
 fn train(sys: &System, out: &Path, resume: bool) -> Command {
     crash::train(&sys.args, out, resume)
 }
@@ -153,6 +158,12 @@ fn neurochess_killed_before_each_kind_of_write_and_after_each_batch_resumes_iden
 }
 
 #[test]
+fn selfplay_killed_before_each_kind_of_write_and_after_each_batch_resumes_identical() {
+    let n = killed_at(selfplay_system(), kinds_and_epochs);
+    assert!(n >= 5, "{n}");
+}
+
+#[test]
 fn cnn_killed_before_each_kind_of_write_and_after_each_epoch_resumes_identical() {
     let n = killed_at(cnn_system(), kinds_and_epochs);
     assert!(n >= 12, "{n}");
@@ -162,7 +173,7 @@ fn cnn_killed_before_each_kind_of_write_and_after_each_epoch_resumes_identical()
 #[test]
 #[ignore = "minutes: two processes per write of every system's run"]
 fn every_system_killed_before_every_write_resumes_identical() {
-    for sys in [dbn_system("positions,games"), cnn_system(), deepchess_system(), neurochess_system()] {
+    for sys in [dbn_system("positions,games"), cnn_system(), deepchess_system(), neurochess_system(), selfplay_system()] {
         killed_at(sys, |w| (1..=w.len()).collect());
     }
 }

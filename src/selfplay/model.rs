@@ -1,0 +1,325 @@
+//! The fourteen networks (seed 002, "the neural network architecture"): each agent, White and
+//! Black, has a piece selector and six move selectors (one per piece type), all of one shape,
+//! none shared. The text gives "32, 128, and 32 filters … flattened into 128 nodes … an output
+//! of 64 nodes" and no pooling; its diagram (and the author's code) give 3×3 kernels without
+//! padding, ReLU after every convolution and after a hidden dense layer of 128, and a linear
+//! output: 8×8×6 → 6×6×32 → 4×4×128 → 2×2×32 (= 128) → 128 → 64 values, one per square.
+//!
+//! Initialisation as the seed ("10^(-7) … the first layer, … 10^(-6)" in the deeper ones,
+//! uniform bounds in the author's code): the first convolution U(±1e-7), the other two
+//! U(±1e-6), the dense layers U(±1/√fan_in), biases 0.
+//!
+//! Parameter names: `{white,black}.{piece,pawn,knight,bishop,rook,queen,king}.{c1,c2,c3,fc,out}.{w,b}`.
+//! Inference for play and self-play ([`Infer`]) runs without a tape, one position at a time.
+
+use super::features::{INPUTS, PLANES};
+use crate::chess::{Color, Role};
+use crate::tensor::kernels::simd::Kernel;
+use crate::tensor::layers::{affine_act, conv};
+use crate::tensor::{Conv2d, Matrix, ParamId, Params, Result, Rng, Tape, TensorError, Var};
+use std::path::Path;
+
+/// The header's kind of an agents file.
+pub const KIND: &str = "selfplay-agents";
+
+/// Widths of the three convolutions and of the hidden dense layer (the seed's: 32, 128, 32,
+/// 128). Kernels (3×3, no padding), the input and the 64 outputs are fixed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Arch {
+    pub c1: usize,
+    pub c2: usize,
+    pub c3: usize,
+    pub fc: usize,
+}
+
+/// One of an agent's seven nets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Net {
+    Piece,
+    Move(Role),
+}
+
+impl Net {
+    /// The seven, in parameter order: the piece selector, then the move selectors by role.
+    pub const ALL: [Net; 7] = [Net::Piece, Net::Move(Role::Pawn), Net::Move(Role::Knight), Net::Move(Role::Bishop), Net::Move(Role::Rook), Net::Move(Role::Queen), Net::Move(Role::King)];
+
+    pub fn index(self) -> usize {
+        match self {
+            Net::Piece => 0,
+            Net::Move(r) => 1 + r.index(),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        ["piece", "pawn", "knight", "bishop", "rook", "queen", "king"][self.index()]
+    }
+}
+
+impl Arch {
+    pub const SEED: Arch = Arch { c1: 32, c2: 128, c3: 32, fc: 128 };
+
+    /// The three convolutions: 8×8 → 6×6 → 4×4 → 2×2.
+    pub fn convs(&self) -> [Conv2d; 3] {
+        let c = |hw: usize, in_c: usize, out_c: usize| Conv2d { in_h: hw, in_w: hw, in_c, out_c, kh: 3, kw: 3, stride: 1, pad: 0 };
+        [c(8, PLANES, self.c1), c(6, self.c1, self.c2), c(4, self.c2, self.c3)]
+    }
+
+    /// `8x8x6-c32k3-c128k3-c32k3-ip128-64`.
+    pub fn describe(&self) -> String {
+        format!("8x8x6-c{}k3-c{}k3-c{}k3-ip{}-64", self.c1, self.c2, self.c3, self.fc)
+    }
+
+    pub fn parse(s: &str) -> Option<Arch> {
+        let p: Vec<&str> = s.split('-').collect();
+        if p.len() != 6 || p[0] != "8x8x6" || p[5] != "64" {
+            return None;
+        }
+        let num = |s: &str, pre: &str, post: &str| s.strip_prefix(pre)?.strip_suffix(post)?.parse::<usize>().ok().filter(|n| (1..=1024).contains(n));
+        Some(Arch { c1: num(p[1], "c", "k3")?, c2: num(p[2], "c", "k3")?, c3: num(p[3], "c", "k3")?, fc: num(p[4], "ip", "")? })
+    }
+
+    /// One net's parameters as (suffix, rows, columns), in creation order.
+    fn net_shapes(&self) -> Vec<(&'static str, usize, usize)> {
+        let [a, b, c] = self.convs();
+        vec![
+            ("c1.w", a.weight_shape().0, self.c1),
+            ("c1.b", 1, self.c1),
+            ("c2.w", b.weight_shape().0, self.c2),
+            ("c2.b", 1, self.c2),
+            ("c3.w", c.weight_shape().0, self.c3),
+            ("c3.b", 1, self.c3),
+            ("fc.w", c.out_len(), self.fc),
+            ("fc.b", 1, self.fc),
+            ("out.w", self.fc, 64),
+            ("out.b", 1, 64),
+        ]
+    }
+
+    /// Every parameter of both agents as (name, rows, columns), in creation order.
+    pub fn shapes(&self) -> Vec<(String, usize, usize)> {
+        let mut v = Vec::new();
+        for colour in ["white", "black"] {
+            for net in Net::ALL {
+                v.extend(self.net_shapes().into_iter().map(|(s, r, c)| (format!("{colour}.{}.{s}", net.name()), r, c)));
+            }
+        }
+        v
+    }
+
+    /// Multiply-adds × 2 of one net's forward pass on one position.
+    pub fn flops(&self) -> f64 {
+        let [a, b, c] = self.convs();
+        a.flops() + b.flops() + c.flops() + 2.0 * (c.out_len() * self.fc + self.fc * 64) as f64
+    }
+}
+
+/// The ids of one net's ten tensors (weight, bias of c1, c2, c3, fc, out).
+#[derive(Clone, Copy, Debug)]
+pub struct NetIds([ParamId; 10]);
+
+/// Where each net's tensors are in a `Params`: `ids[colour][net]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    pub arch: Arch,
+    pub ids: [[NetIds; 7]; 2],
+}
+
+/// Both agents: the layout and the parameters.
+pub struct Agents {
+    pub layout: Layout,
+    pub params: Params,
+}
+
+/// The seed's initial scale of a tensor (see the module documentation).
+fn init_bound(suffix: &str, rows: usize) -> f32 {
+    match suffix {
+        "c1.w" => 1e-7,
+        "c2.w" | "c3.w" => 1e-6,
+        _ if suffix.ends_with(".w") => 1.0 / (rows as f32).sqrt(),
+        _ => 0.0,
+    }
+}
+
+impl Agents {
+    pub fn new(arch: Arch, rng: &mut Rng) -> Agents {
+        let tensors = arch
+            .shapes()
+            .into_iter()
+            .map(|(name, rows, cols)| {
+                let suffix = name.splitn(3, '.').nth(2).expect("colour.net.tensor");
+                let bound = init_bound(suffix, rows);
+                let mut m = Matrix::zeros(rows, cols);
+                if bound > 0.0 {
+                    m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-bound, bound));
+                }
+                (name, m)
+            })
+            .collect();
+        Agents::assemble(arch, tensors)
+    }
+}
+
+impl Layout {
+    /// The layout of parameters made as [`Arch::shapes`] (a training run's `Params`).
+    pub fn of(params: &Params, arch: Arch) -> Result<Layout> {
+        let id = |name: String| params.find(&name).ok_or_else(|| TensorError::Argument { what: "agents".into(), detail: format!("no tensor '{name}'") });
+        let net = |colour: &str, net: Net| -> Result<NetIds> {
+            let v: Vec<ParamId> = arch.net_shapes().into_iter().map(|(s, _, _)| id(format!("{colour}.{}.{s}", net.name()))).collect::<Result<_>>()?;
+            Ok(NetIds(v.try_into().expect("ten tensors a net")))
+        };
+        let agent = |colour: &str| -> Result<[NetIds; 7]> {
+            let v: Vec<NetIds> = Net::ALL.into_iter().map(|n| net(colour, n)).collect::<Result<_>>()?;
+            Ok(v.try_into().expect("seven nets an agent"))
+        };
+        Ok(Layout { arch, ids: [agent("white")?, agent("black")?] })
+    }
+
+    /// The 64 values of `net` of `colour`'s agent for a batch `x` (`batch × 384`) on a tape.
+    pub fn net_on_tape(&self, params: &Params, tape: &mut Tape, x: Var, colour: Color, net: Net) -> Result<Var> {
+        if tape.value(x).cols() != INPUTS {
+            return Err(TensorError::Argument { what: "agent input".into(), detail: format!("{} columns, not {INPUTS}", tape.value(x).cols()) });
+        }
+        let id = self.ids[colour.index()][net.index()].0;
+        let mut h = x;
+        for (k, shape) in self.arch.convs().into_iter().enumerate() {
+            h = tape.conv2d(params, h, id[2 * k], id[2 * k + 1], shape)?;
+            h = tape.relu(h)?;
+        }
+        h = tape.affine_relu(params, h, id[6], id[7])?;
+        tape.affine(params, h, id[8], id[9])
+    }
+
+    /// The tensors of one net (for per-net gradient scaling).
+    pub fn tensors(&self, colour: Color, net: Net) -> [ParamId; 10] {
+        self.ids[colour.index()][net.index()].0
+    }
+}
+
+impl Agents {
+    fn assemble(arch: Arch, tensors: Vec<(String, Matrix)>) -> Agents {
+        let mut params = Params::new();
+        for (n, m) in tensors {
+            params.add(&n, m).expect("distinct names");
+        }
+        let layout = Layout::of(&params, arch).expect("the names just added");
+        Agents { layout, params }
+    }
+
+    // --- files -------------------------------------------------------------------------
+
+    /// Saves both agents (atomically) with the architecture and `meta` in the header.
+    pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
+        let mut m = vec![("kind".to_string(), KIND.to_string()), ("arch".to_string(), self.layout.arch.describe())];
+        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
+        self.params.save(path, &m)
+    }
+
+    /// Loads agents saved by [`Agents::save`], the architecture from the header checked
+    /// against the tensors.
+    pub fn load(path: &Path) -> Result<(Agents, Vec<(String, String)>)> {
+        let (wf, arch_s, origin) = crate::tensor::WeightFile::load_net(path, KIND, "self-play agents")?;
+        let arch = Arch::parse(&arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
+        let meta = wf.meta.clone();
+        let ordered = wf.into_layout(&arch.shapes(), &arch_s, &origin)?;
+        Ok((Agents::assemble(arch, ordered), meta))
+    }
+}
+
+/// One position through nets without a tape (play and self-play): buffers kept between calls.
+pub struct Infer {
+    kernel: Kernel,
+    x: Matrix,
+    a: Matrix,
+    b: Matrix,
+}
+
+impl Infer {
+    pub fn new(kernel: Kernel) -> Infer {
+        Infer { kernel, x: Matrix::zeros(1, INPUTS), a: Matrix::zeros(1, 1), b: Matrix::zeros(1, 1) }
+    }
+
+    /// The encoded position to evaluate next (length 384).
+    pub fn input(&mut self) -> &mut [f32] {
+        self.x.data_mut()
+    }
+
+    /// The 64 values of `net` of `colour`'s agent for the input, into `out`.
+    pub fn eval(&mut self, agents: &Agents, colour: Color, net: Net, out: &mut [f32; 64]) -> Result<()> {
+        let id = agents.layout.ids[colour.index()][net.index()].0;
+        let p = &agents.params;
+        let [s1, s2, s3] = agents.layout.arch.convs();
+        conv::forward_with(self.kernel, 1, &s1, &self.x, p.value(id[0]), p.value(id[1]), &mut self.a)?;
+        relu(&mut self.a);
+        conv::forward_with(self.kernel, 1, &s2, &self.a, p.value(id[2]), p.value(id[3]), &mut self.b)?;
+        relu(&mut self.b);
+        conv::forward_with(self.kernel, 1, &s3, &self.b, p.value(id[4]), p.value(id[5]), &mut self.a)?;
+        relu(&mut self.a);
+        affine_act(&self.a, p.value(id[6]), p.value(id[7]), true, &mut self.b)?;
+        affine_act(&self.b, p.value(id[8]), p.value(id[9]), false, &mut self.a)?;
+        out.copy_from_slice(self.a.data());
+        Ok(())
+    }
+}
+
+fn relu(m: &mut Matrix) {
+    crate::tensor::layers::relu_inplace(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::Position;
+
+    #[test]
+    fn the_seed_shapes() {
+        let a = Arch::SEED;
+        let [c1, c2, c3] = a.convs();
+        assert_eq!((c1.out_h(), c2.out_h(), c3.out_h()), (6, 4, 2));
+        assert_eq!(c3.out_len(), 128, "flattened into 128 nodes");
+        let per_net: usize = a.net_shapes().iter().map(|(_, r, c)| r * c).sum();
+        assert_eq!(per_net, 54 * 32 + 32 + 288 * 128 + 128 + 1152 * 32 + 32 + 128 * 128 + 128 + 128 * 64 + 64);
+        assert_eq!(a.shapes().len(), 140, "14 nets of 10 tensors");
+        assert_eq!(Arch::parse(&a.describe()), Some(a));
+        for bad in ["8x8x6-c32k3-c128k3-c32k3-ip128", "8x8x7-c32k3-c128k3-c32k3-ip128-64", "8x8x6-c0k3-c128k3-c32k3-ip128-64"] {
+            assert!(Arch::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    /// The tape-free pass equals the tape's, on every kernel flavour, for weights of a
+    /// usable scale; and a saved file loads to the same values.
+    #[test]
+    fn inference_is_the_tape_forward_and_files_round_trip() {
+        let arch = Arch { c1: 5, c2: 7, c3: 3, fc: 9 };
+        let mut ag = Agents::new(arch, &mut Rng::new(2));
+        let mut rng = Rng::new(3);
+        let ids: Vec<ParamId> = ag.params.ids().collect();
+        for id in ids {
+            ag.params.value_mut(id).data_mut().iter_mut().for_each(|v| *v = rng.uniform(-0.5, 0.5));
+        }
+        let pos = Position::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3").unwrap();
+        let mut x = Matrix::zeros(1, INPUTS);
+        super::super::features::encode(&pos, Color::Black, x.data_mut());
+        let mut tape = Tape::new();
+        let xv = tape.input(&x);
+        let y = ag.layout.net_on_tape(&ag.params, &mut tape, xv, Color::Black, Net::Move(Role::Knight)).unwrap();
+        let want = tape.value(y).data().to_vec();
+        for k in Kernel::available_kernels() {
+            let mut inf = Infer::new(k);
+            inf.input().copy_from_slice(x.data());
+            let mut out = [0.0f32; 64];
+            inf.eval(&ag, Color::Black, Net::Move(Role::Knight), &mut out).unwrap();
+            for (a, b) in out.iter().zip(&want) {
+                assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{}: {a} vs {b}", k.name());
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("selfplay-model-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("a.dcw");
+        ag.save(&f, &[("profile".into(), "test".into())]).unwrap();
+        let (back, meta) = Agents::load(&f).unwrap();
+        assert_eq!(back.layout.arch, arch);
+        assert!(meta.iter().any(|(k, v)| k == "profile" && v == "test"));
+        assert!(back.params.ids().zip(ag.params.ids()).all(|(a, b)| back.params.value(a).data() == ag.params.value(b).data()));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,290 @@
+//! Profiles, the run and its results, and the command line (`train --system selfplay`).
+//!
+//! A run is one episode stage, `q`: batches of games the two agents play each other from the
+//! start position (ε-greedy, ε from 1 to 0.05 over the first 1,000 games: the seed's "in the
+//! first 1,000 games, the moves made by the agents were completely random"), each batch learnt
+//! by Q-learning, a checkpoint after each; every 1,000 games the agents also play a random
+//! mover and a one-ply greedy capturer. The agents are written to `agents.dcw`; `results.md`
+//! holds the milestone table (per 1,000 games) read back from `log.csv`.
+
+use super::model::{Agents, Arch, Layout};
+use super::policy::Compose;
+use super::train::{Learner, QCfg};
+use crate::io::args::{CliError, Flag, Parsed};
+use crate::tensor::Rng;
+use crate::train::checkpoint::OptCfg;
+use crate::train::episode::{EpisodeCfg, Exploration, Opening};
+use crate::train::settings::{Kind, RunSettings};
+use crate::train::stage::Ctx;
+use crate::train::system::System;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A schedule and the nets' widths.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    pub name: &'static str,
+    pub arch: Arch,
+    pub batches: usize,
+    pub games_per_batch: usize,
+    /// The seed's code cuts a game at 100 plies, scored a draw.
+    pub max_plies: usize,
+    /// Exploration falls from 1 to 0.05 over this many games.
+    pub explore_games: usize,
+    pub lr: f32,
+    pub q: QCfg,
+}
+
+impl Profile {
+    /// 10,000 games (the seed's "1,000 – 10,000 games: both agents occasionally try to capture").
+    pub fn quick() -> Profile {
+        Profile {
+            name: "quick",
+            arch: Arch::SEED,
+            batches: 100,
+            games_per_batch: 100,
+            max_plies: 100,
+            explore_games: 1000,
+            lr: 1e-3,
+            q: QCfg { gamma: 0.99, no_capture: -0.1, batch: 256, passes: 1, compose: Compose::Signed, eval_every: 10, eval_games: 100, eval_plies: 100, rule_draws: false },
+        }
+    }
+
+    /// The seed's 100,000 games.
+    pub fn paper() -> Profile {
+        Profile { name: "paper", batches: 1000, ..Profile::quick() }
+    }
+
+    /// Seconds: for tests.
+    pub fn tiny() -> Profile {
+        Profile {
+            name: "tiny",
+            arch: Arch { c1: 4, c2: 8, c3: 4, fc: 8 },
+            batches: 3,
+            games_per_batch: 4,
+            max_plies: 40,
+            explore_games: 8,
+            q: QCfg { batch: 32, eval_every: 1, eval_games: 4, eval_plies: 40, ..Profile::quick().q },
+            ..Profile::quick()
+        }
+    }
+
+    pub fn by_name(name: &str) -> Option<Profile> {
+        match name {
+            "quick" => Some(Profile::quick()),
+            "paper" => Some(Profile::paper()),
+            "tiny" => Some(Profile::tiny()),
+            _ => None,
+        }
+    }
+
+    pub fn games(&self) -> usize {
+        self.batches * self.games_per_batch
+    }
+
+    /// One line for results.
+    pub fn describe(&self) -> String {
+        let q = &self.q;
+        format!(
+            "agents {} ×7 ×2; {} games ({} batches of {}), cut at {} plies{}; ε 1 → 0.05 over {} games; Adam {} on batches of {} moves ({} pass a batch); γ {}, {} for a move that captures nothing, {} composition; {} games against each baseline every {} games",
+            self.arch.describe(),
+            self.games(),
+            self.batches,
+            self.games_per_batch,
+            self.max_plies,
+            if q.rule_draws { ", repetition and fifty-move draws" } else { ", no repetition or fifty-move draws (the seed's environment)" },
+            self.explore_games,
+            self.lr,
+            q.batch,
+            q.passes,
+            q.gamma,
+            q.no_capture,
+            q.compose.name(),
+            q.eval_games,
+            q.eval_every * self.games_per_batch
+        )
+    }
+
+    fn episodes(&self) -> EpisodeCfg {
+        EpisodeCfg {
+            batches: self.batches,
+            games_per_batch: self.games_per_batch,
+            max_plies: self.max_plies,
+            opening: Opening::Start,
+            exploration: Exploration { start: 1.0, end: 0.05, over: self.explore_games.div_ceil(self.games_per_batch) },
+            opt: OptCfg::Adam { lr: self.lr, decay: 1.0, weight_decay: 0.0 },
+            rule_draws: self.q.rule_draws,
+        }
+    }
+}
+
+/// Trains the agents in `out` (resuming when asked); returns the agents.
+pub fn run(out: &Path, prof: &Profile, seed: u64, resume: bool, threads: usize, meta: &[(String, String)]) -> Result<Agents, String> {
+    let mut ctx = Ctx::new(out, seed, resume, meta.to_vec())?;
+    let init = Agents::new(prof.arch, &mut Rng::new(seed ^ 0x5E1F_A6E5));
+    let mut params = init.params;
+    let layout = Layout::of(&params, prof.arch).map_err(|e| e.to_string())?;
+    let mut learner = Learner { cfg: prof.q, layout, seed, batch: 0, threads };
+    eprintln!("== two agents, 14 nets of {} ({:.2} MFLOP a net and position), {} self-play games", prof.arch.describe(), prof.arch.flops() / 1e6, prof.games());
+    ctx.run_episodes("q", &mut params, &prof.episodes(), threads, &mut learner)?;
+    let agents = Agents { layout, params };
+    let mut m = meta.to_vec();
+    m.push(("compose".into(), prof.q.compose.name().into()));
+    m.push(("games".into(), prof.games().to_string()));
+    agents.save(&out.join("agents.dcw"), &m).map_err(|e| format!("writing agents.dcw: {e}"))?;
+    Ok(agents)
+}
+
+/// The milestone table, per evaluation point, read from the run's `log.csv`: figures are
+/// the means over the batches since the previous point.
+pub fn milestones(log: &str, games_per_batch: usize) -> String {
+    const COLS: [(&str, &str); 8] = [
+        ("captures_per_game", "captures / game"),
+        ("material_per_game", "material taken / game"),
+        ("en_prise_share", "moves leaving a piece en prise"),
+        ("mate_share", "games ending in mate"),
+        ("limit_share", "games cut at the limit"),
+        ("plies_per_game", "plies / game"),
+        ("vs_random", "score vs random"),
+        ("vs_greedy", "score vs greedy capturer"),
+    ];
+    let mut rows: Vec<(usize, [f64; 8], [usize; 8])> = Vec::new();
+    let mut acc = ([0.0f64; 8], [0usize; 8]);
+    for line in log.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        if f.len() < 4 {
+            continue;
+        }
+        let Some(name) = f[0].strip_prefix("q.") else { continue };
+        let (Ok(b), Ok(v)) = (f[1].parse::<usize>(), f[3].parse::<f64>()) else { continue };
+        if let Some(k) = COLS.iter().position(|(n, _)| *n == name) {
+            acc.0[k] += v;
+            acc.1[k] += 1;
+            if name == "vs_greedy" {
+                rows.push((b * games_per_batch, acc.0, acc.1));
+                acc = ([0.0; 8], [0; 8]);
+            }
+        }
+    }
+    let mut s = String::from("| games |");
+    for (_, label) in COLS {
+        s += &format!(" {label} |");
+    }
+    s += "\n|---:|";
+    s += &"---:|".repeat(COLS.len());
+    s.push('\n');
+    for (games, sum, n) in rows {
+        s += &format!("| {games} |");
+        for k in 0..COLS.len() {
+            let v = sum[k] / n[k].max(1) as f64;
+            s += &if k >= 2 && k != 5 { format!(" {:.1} % |", 100.0 * v) } else { format!(" {v:.2} |") };
+        }
+        s.push('\n');
+    }
+    s
+}
+
+const FLAGS: &[Flag] = &[
+    Flag { name: "profile", value: Some("NAME"), help: "quick (default, 10,000 games) | paper (the seed's 100,000) | tiny (seconds)" },
+    Flag { name: "out", value: Some("DIR"), help: "run folder (default runs/selfplay-PROFILE)" },
+    Flag { name: "games", value: Some("N"), help: "self-play games instead of the profile's (a multiple of --per-batch)" },
+    Flag { name: "per-batch", value: Some("N"), help: "games per batch (default 100)" },
+    Flag { name: "lr", value: Some("X"), help: "Adam's learning rate (default 0.001)" },
+    Flag { name: "compose", value: Some("RULE"), help: "signed (default, the author's code) | product (the text's)" },
+    Flag { name: "rule-draws", value: None, help: "threefold repetition and the fifty-move rule end games (legal chess; the seed's environment has neither)" },
+    Flag { name: "seed", value: Some("N"), help: "seed of initialisation and play (default 1)" },
+    Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
+    Flag { name: "threads", value: Some("N"), help: "self-play games at once (default: all cores)" },
+];
+
+pub const SYSTEM: System = System {
+    name: "selfplay",
+    seed: "002 (two self-play Q-learning agents)",
+    about: "two agents, a piece selector and six move selector CNNs each, learning by Q-learning from games against each other",
+    synopsis: "[--profile quick|paper|tiny] [--games N] [--out DIR] [--resume]",
+    help: "Trains seed 002's two agents by self-play and Q-learning on the episode stage; reports captures, material, pieces left en prise, how games end and the score against a random mover and a greedy capturer every 1,000 games. The agents play as `qagent`.",
+    flags: FLAGS,
+    run: train_cli,
+};
+
+fn train_cli(p: &Parsed) -> Result<(), CliError> {
+    let usage_err = |m: &str| CliError::Usage(format!("deepchess train --system selfplay: {m}"));
+    let pname = p.get("profile").unwrap_or("quick");
+    let mut prof = Profile::by_name(pname).ok_or_else(|| usage_err(&format!("unknown profile '{pname}' (quick, paper, tiny)")))?;
+    if p.get("per-batch").is_some() {
+        prof.games_per_batch = p.get_or("train", "per-batch", 100)?;
+        if !(1..=100_000).contains(&prof.games_per_batch) {
+            return Err(usage_err("--per-batch must be 1 to 100000"));
+        }
+    }
+    if p.get("games").is_some() {
+        let games: usize = p.get_or("train", "games", 10_000)?;
+        if games == 0 || games % prof.games_per_batch != 0 {
+            return Err(usage_err(&format!("--games must be a positive multiple of the batch ({} games)", prof.games_per_batch)));
+        }
+        prof.batches = games / prof.games_per_batch;
+    }
+    if p.get("lr").is_some() {
+        prof.lr = p.get_or("train", "lr", 1e-3)?;
+        if !(prof.lr > 0.0 && prof.lr < 10.0) {
+            return Err(usage_err("--lr must be in (0, 10)"));
+        }
+    }
+    if let Some(c) = p.get("compose") {
+        prof.q.compose = Compose::parse(c).ok_or_else(|| usage_err(&format!("unknown --compose '{c}' (signed, product)")))?;
+    }
+    if p.has("rule-draws") {
+        prof.q.rule_draws = true;
+    }
+    let threads: usize = p.get_or("train", "threads", 0)?;
+    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads.min(256) };
+    let seed: u64 = p.get_or("train", "seed", 1)?;
+    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/selfplay-{pname}")));
+    let resume = p.has("resume");
+    let mut settings = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
+    settings.add("system", "selfplay", "--system", Kind::Defining);
+    settings.add("profile", prof.name, "--profile", Kind::Defining);
+    settings.add("seed", seed, "--seed", Kind::Defining);
+    settings.add("schedule", prof.describe(), "schedule (--profile and its flags)", Kind::FromProfile);
+    let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
+    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
+    if recorded.is_none() {
+        settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
+    }
+    let t = Instant::now();
+    let meta = vec![("profile".to_string(), pname.to_string()), ("seed".to_string(), seed.to_string())];
+    run(&out, &prof, seed, resume, threads, &meta).map_err(CliError::Failed)?;
+    let log = crate::io::files::read_regular(&out.join("log.csv"), 1 << 30, "training log").map_err(|e| CliError::Failed(format!("{}: {e}", out.join("log.csv").display())))?;
+    let md = format!(
+        "# Self-play agents run `{}`\n\nProfile `{pname}`, seed {seed}: {}.\n\nAgents: `{}` (play them as `qagent`: `deepchess match --engine builtin=qagent net=FILE …`).\n\n## What the seed saw, measured every {} games\n\nEach row: the means over the batches since the row before (the games the agents played each other, exploring), and the greedy agents' score in {} games against each baseline (half with each colour, cut at {} plies as a draw).\n\n{}\nWall time of this invocation: {:.1} min.\n",
+        out.display(),
+        prof.describe(),
+        out.join("agents.dcw").display(),
+        prof.q.eval_every * prof.games_per_batch,
+        prof.q.eval_games,
+        prof.q.eval_plies,
+        milestones(&String::from_utf8_lossy(&log), prof.games_per_batch),
+        t.elapsed().as_secs_f64() / 60.0
+    );
+    crate::io::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
+    print!("{md}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn milestones_average_the_batches_between_evaluations() {
+        let log = "phase,epoch,lr,loss,train_acc,val_acc,seconds,rate\n\
+                   q.captures_per_game,1,0.001,2.0,NaN,NaN,1,NaN\nq.captures_per_game,2,0.001,4.0,NaN,NaN,1,NaN\n\
+                   q.vs_random,2,0.001,0.5,NaN,NaN,1,NaN\nq.vs_greedy,2,0.001,0.25,NaN,NaN,1,NaN\n\
+                   q.captures_per_game,3,0.001,1.0,NaN,NaN,1,NaN\n";
+        let t = milestones(log, 100);
+        assert!(t.contains("| 200 | 3.00 |"), "{t}");
+        assert!(t.contains("| 50.0 % | 25.0 % |"), "{t}");
+        assert_eq!(t.lines().count(), 3, "{t}");
+        assert_eq!(Profile::tiny().episodes().exploration.over, 2);
+    }
+}
