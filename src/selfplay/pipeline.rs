@@ -211,19 +211,7 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     let usage_err = |m: &str| CliError::Usage(format!("deepchess train --system selfplay: {m}"));
     let pname = p.get("profile").unwrap_or("quick");
     let mut prof = Profile::by_name(pname).ok_or_else(|| usage_err(&format!("unknown profile '{pname}' (quick, paper, tiny)")))?;
-    if p.get("per-batch").is_some() {
-        prof.games_per_batch = p.get_or("train", "per-batch", 100)?;
-        if !(1..=100_000).contains(&prof.games_per_batch) {
-            return Err(usage_err("--per-batch must be 1 to 100000"));
-        }
-    }
-    if p.get("games").is_some() {
-        let games: usize = p.get_or("train", "games", 10_000)?;
-        if games == 0 || games % prof.games_per_batch != 0 {
-            return Err(usage_err(&format!("--games must be a positive multiple of the batch ({} games)", prof.games_per_batch)));
-        }
-        prof.batches = games / prof.games_per_batch;
-    }
+    crate::train::system::episode_flags(p, "selfplay", &mut prof.games_per_batch, &mut prof.batches)?;
     if p.get("lr").is_some() {
         prof.lr = p.get_or("train", "lr", 1e-3)?;
         if !(prof.lr > 0.0 && prof.lr < 10.0) {

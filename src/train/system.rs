@@ -20,3 +20,23 @@ pub struct System {
     /// Trains with the parsed flags (the caller has parsed them against `flags`).
     pub run: fn(&Parsed) -> Result<(), CliError>,
 }
+
+/// The flags `--per-batch N` and `--games N` of a system trained on the episode stage, applied
+/// to its profile's `games_per_batch` and `batches` (games must be a whole number of batches).
+pub fn episode_flags(p: &Parsed, system: &str, games_per_batch: &mut usize, batches: &mut usize) -> Result<(), CliError> {
+    let usage_err = |m: &str| CliError::Usage(format!("deepchess train --system {system}: {m}"));
+    if p.get("per-batch").is_some() {
+        *games_per_batch = p.get_or("train", "per-batch", 100)?;
+        if !(1..=100_000).contains(games_per_batch) {
+            return Err(usage_err("--per-batch must be 1 to 100000"));
+        }
+    }
+    if p.get("games").is_some() {
+        let games: usize = p.get_or("train", "games", 1)?;
+        if games == 0 || games % *games_per_batch != 0 {
+            return Err(usage_err(&format!("--games must be a positive multiple of the batch ({games_per_batch} games)")));
+        }
+        *batches = games / *games_per_batch;
+    }
+    Ok(())
+}
