@@ -5,6 +5,7 @@ mod accuracy;
 mod bench;
 mod bench_dbn;
 mod bench_neurochess;
+mod bench_selfplay;
 mod bench_perft;
 mod bench_conv;
 mod bench_tensor;
@@ -47,6 +48,7 @@ Subcommands:
   bench-dbn [--seconds S]              DBN fine-tuning positions/s beside the GEMM's GFLOPS
   bench-train [--rounds N]             DeepChess training pairs/s beside JAX (if present) and the FMA peak
   bench-neurochess [--rounds N]        seed 004's features, V evaluations, Tangent-Prop steps beside their anchors
+  bench-selfplay [--batch N]           seed 002's training update beside PyTorch, self-play speed
   help                                 print this help
   version                              print the version
 
@@ -78,6 +80,7 @@ pub fn run(args: &[String]) -> i32 {
         "bench-tensor" => bench_tensor::run(rest),
         "bench-dbn" => bench_dbn::run(rest),
         "bench-neurochess" => bench_neurochess::run(rest),
+        "bench-selfplay" => bench_selfplay::run(rest),
         "bench-train" => bench_train::run(rest),
 
         "uci" => uci::run(rest),
