@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train train-dbn train-cnn cnn-data train-neurochess train-selfplay neurochess-table1 install-gnuchess test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train bench-neurochess perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
+.PHONY: all build train train-dbn train-cnn cnn-data train-neurochess train-selfplay neurochess-table1 install-gnuchess test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train bench-neurochess bench-selfplay perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
 
 all: build
 
@@ -22,7 +22,7 @@ test-full:
 	DEEPCHESS_FUZZ_CASES=5000 $(CARGO) test --all-targets -- --include-ignored
 
 # Every benchmark, each figure beside its anchor as a ratio measured in the same run.
-bench: bench-tensor bench-perft bench-pgn bench-search bench-dbn bench-train bench-neurochess
+bench: bench-tensor bench-perft bench-pgn bench-search bench-dbn bench-train bench-neurochess bench-selfplay
 
 # Perft speed against Stockfish's `go perft` (when Stockfish is installed; see install-stockfish).
 bench-perft: build
@@ -47,6 +47,12 @@ bench-dbn: build
 bench-neurochess: build
 	$(BIN) bench-neurochess --rounds 5
 	$(BIN) bench --depth 7 --vs neurochess,neurochess-bp --rounds 3
+
+# Seed 002: one agent net's training update beside PyTorch (when importable: make
+# install-torch) at 1 thread and at every core, and the agents' self-play games/s.
+bench-selfplay: build
+	$(BIN) bench-selfplay --rounds 5 --threads 1
+	$(BIN) bench-selfplay --rounds 5
 
 # DeepChess training steps (phase 2: Siamese pairs; phase 1: the first Pos2Vec autoencoder) at
 # batch 256 beside JAX training the same network (make install-jax; skipped with a message when
@@ -258,7 +264,7 @@ install-sklearn:
 # Optional: PyTorch (CPU build), only for the convolution comparison in bench-tensor (seed 003's
 # conv and pool layers beside torch with one thread, same shapes, same run).
 install-torch:
-	@echo "Installing PyTorch, CPU-only build, with pip (only used by 'make bench-tensor' to compare convolution speed)"
+	@echo "Installing PyTorch, CPU-only build, with pip (only used by 'make bench-tensor' and 'make bench-selfplay' as a speed anchor)"
 	pip install torch --index-url https://download.pytorch.org/whl/cpu || { echo "PyTorch's CPU index unreachable: trying PyPI's torch (larger download)"; pip install torch; }
 
 # Optional: JAX (CPU), only for the training-speed comparison in bench-train (the same
