@@ -399,6 +399,41 @@ mod tests {
         assert_eq!(Learner::reward(&mate, mm, &done), 255.0);
     }
 
+    /// The update reaches the outputs it should: trained on two moves of one position (a
+    /// capture of a hanging queen worth 9, a quiet move worth −0.1), the greedy agent comes to
+    /// choose the capture, and Black's nets, never trained, are untouched.
+    #[test]
+    fn updates_teach_the_chosen_outputs() {
+        use super::super::model::Arch;
+        let pos = Position::from_fen("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1").unwrap();
+        let (take, quiet) = (pos.parse_uci("d2d5").unwrap(), pos.parse_uci("e1f1").unwrap());
+        let arch = Arch { c1: 4, c2: 8, c3: 4, fc: 16 };
+        let agents = Agents::new(arch, &mut Rng::new(4));
+        let black_before: Vec<f32> = agents.layout.tensors(Color::Black, Net::Piece).iter().flat_map(|&id| agents.params.value(id).data().to_vec()).collect();
+        let cfg = QCfg { gamma: 0.99, no_capture: -0.1, batch: 2, passes: 1, compose: Compose::Signed, eval_every: 0, eval_games: 0, eval_plies: 0, rule_draws: false };
+        let learner = Learner { cfg, layout: agents.layout, seed: 1, batch: 0, threads: 1 };
+        let example = |m: Move, q: f32| {
+            let mut x = Box::new([0.0f32; INPUTS]);
+            encode(&pos, Color::White, &mut x[..]);
+            Example { x, colour: Color::White, from: m.from.index(), to: m.to.index(), role: pos.role_on(m.from).unwrap(), q_piece: q, q_move: q }
+        };
+        let ex = [example(take, 9.0), example(quiet, -0.1)];
+        let mut params = agents.params;
+        let mut opt = crate::tensor::Adam::new(0.01);
+        let mut last = f64::INFINITY;
+        for _ in 0..300 {
+            let (lp, lm) = learner.step(&mut params, &mut opt, &[&ex[0], &ex[1]]).unwrap();
+            last = lp + lm;
+        }
+        assert!(last < 0.1, "the squared errors stay at {last}");
+        let mut actor = Actor::new(Agents { layout: learner.layout, params }, Compose::Signed);
+        let c = actor.greedy(&pos);
+        assert_eq!(c.mv, take, "{c:?}");
+        assert!((c.p - 9.0).abs() < 0.3 && (c.m - 9.0).abs() < 0.3, "{c:?}");
+        let black_after: Vec<f32> = learner.layout.tensors(Color::Black, Net::Piece).iter().flat_map(|&id| actor.agents.params.value(id).data().to_vec()).collect();
+        assert_eq!(black_before, black_after);
+    }
+
     #[test]
     fn q_targets_bootstrap_only_where_the_agent_moves_again() {
         let t = q_targets(&[-0.1, 2.0, 5.0], &[Some((1.0, -2.0)), Some((0.5, 0.5)), None], 0.99);
