@@ -209,14 +209,15 @@ impl Learner {
 
     /// One optimizer step on `chunk`: per (agent, net), the squared error of the chosen
     /// outputs against their targets, summed over the chunk's examples and divided by its
-    /// size. Returns (piece loss, move loss) summed.
+    /// size. The fourteen nets are independent, so their tapes run on `threads` threads (net
+    /// g on thread g mod threads, each into its own gradient buffer, kernels serial inside):
+    /// the same bits for any thread count. Returns (piece loss, move loss) summed.
     fn step(&self, params: &mut Params, opt: &mut dyn Optimizer, chunk: &[&Example]) -> Result<(f64, f64), String> {
-        params.zero_grads();
-        let (mut lp, mut lm) = (0.0f64, 0.0f64);
-        let total = chunk.len() as f32;
+        type Rows<'a> = Vec<(&'a Example, usize, f32)>;
+        let mut groups: Vec<(Color, Net, Rows)> = Vec::new();
         for colour in [Color::White, Color::Black] {
             for net in Net::ALL {
-                let rows: Vec<(&Example, usize, f32)> = chunk
+                let rows: Rows = chunk
                     .iter()
                     .filter(|e| e.colour == colour)
                     .filter_map(|e| match net {
@@ -225,39 +226,72 @@ impl Learner {
                         Net::Move(_) => None,
                     })
                     .collect();
-                if rows.is_empty() {
-                    continue;
+                if !rows.is_empty() {
+                    groups.push((colour, net, rows));
                 }
-                let mut x = Matrix::zeros(rows.len(), INPUTS);
-                for (r, (e, _, _)) in rows.iter().enumerate() {
-                    x.row_mut(r).copy_from_slice(&e.x[..]);
+            }
+        }
+        let total = chunk.len() as f32;
+        let workers = self.threads.clamp(1, groups.len().max(1));
+        let shared: &Params = params;
+        let run = |w: usize| -> Result<(Vec<Matrix>, Vec<(usize, f64)>), String> {
+            crate::tensor::runtime::threads::serial(|| {
+                let mut grads: Vec<Matrix> = shared.ids().map(|id| Matrix::zeros(shared.value(id).rows(), shared.value(id).cols())).collect();
+                let mut losses = Vec::new();
+                for (g, (colour, net, rows)) in groups.iter().enumerate().skip(w).step_by(workers) {
+                    let mut x = Matrix::zeros(rows.len(), INPUTS);
+                    for (r, (e, _, _)) in rows.iter().enumerate() {
+                        x.row_mut(r).copy_from_slice(&e.x[..]);
+                    }
+                    let mut tape = Tape::new();
+                    let xv = tape.input(&x);
+                    let y = self.layout.net_on_tape(shared, &mut tape, xv, *colour, *net).map_err(|e| e.to_string())?;
+                    // The target is the output itself but for the chosen square: the
+                    // gradient flows through the chosen outputs only.
+                    let mut target = tape.value(y).clone();
+                    let mut sq = 0.0f64;
+                    for (r, &(_, k, q)) in rows.iter().enumerate() {
+                        let d = target.get(r, k) - q;
+                        sq += (d * d) as f64;
+                        target.row_mut(r)[k] = q;
+                    }
+                    let t = tape.input(&target);
+                    let loss = tape.mse(y, t).map_err(|e| e.to_string())?;
+                    // mse averages over rows × 64 outputs; the step's loss is the sum over
+                    // the chunk's examples divided by the chunk.
+                    tape.backward_into(loss, shared, &mut grads, 64.0 * rows.len() as f32 / total).map_err(|e| e.to_string())?;
+                    losses.push((g, sq));
                 }
-                let mut tape = Tape::new();
-                let xv = tape.input(&x);
-                let y = self.layout.net_on_tape(params, &mut tape, xv, colour, net).map_err(|e| e.to_string())?;
-                // The target is the output itself but for the chosen square: the gradient
-                // flows through the chosen outputs only.
-                let mut target = tape.value(y).clone();
-                let mut sq = 0.0f64;
-                for (r, &(_, k, q)) in rows.iter().enumerate() {
-                    let d = target.get(r, k) - q;
-                    sq += (d * d) as f64;
-                    target.row_mut(r)[k] = q;
+                Ok((grads, losses))
+            })
+        };
+        let done: Vec<Result<(Vec<Matrix>, Vec<(usize, f64)>), String>> = if workers == 1 {
+            vec![run(0)]
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..workers).map(|w| s.spawn(move || run(w))).collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a training thread panicked".into()))).collect()
+            })
+        };
+        params.zero_grads();
+        let mut sq = vec![0.0f64; groups.len()];
+        for r in done {
+            let (grads, losses) = r?;
+            for (g, l) in losses {
+                let (colour, net, _) = &groups[g];
+                for id in self.layout.tensors(*colour, *net) {
+                    params.grad_mut(id).data_mut().copy_from_slice(grads[id.index()].data());
                 }
-                let t = tape.input(&target);
-                let loss = tape.mse(y, t).map_err(|e| e.to_string())?;
-                tape.backward(loss, params).map_err(|e| e.to_string())?;
-                // mse averages over rows × 64 outputs; the step's loss is the sum over the
-                // chunk's examples divided by the chunk.
-                let scale = 64.0 * rows.len() as f32 / total;
-                for id in self.layout.tensors(colour, net) {
-                    params.grad_mut(id).data_mut().iter_mut().for_each(|g| *g *= scale);
-                }
-                if net == Net::Piece {
-                    lp += sq;
-                } else {
-                    lm += sq;
-                }
+                sq[g] = l;
+            }
+        }
+        // Summed in the nets' order, whichever thread computed them.
+        let (mut lp, mut lm) = (0.0f64, 0.0f64);
+        for (g, (_, net, _)) in groups.iter().enumerate() {
+            if *net == Net::Piece {
+                lp += sq[g];
+            } else {
+                lm += sq[g];
             }
         }
         opt.step(params);
@@ -292,11 +326,27 @@ impl EpisodeLearner for Learner {
     }
 
     fn learn(&mut self, params: &mut Params, opt: &mut dyn Optimizer, games: &[Trajectory], rng: &mut Rng) -> Result<EpochStats, String> {
-        let mut actor = self.actor(params);
-        let mut ex = Vec::new();
-        for g in games {
-            self.examples(&mut actor, g, &mut ex);
-        }
+        // The targets need the greedy action at every s′: games split over the threads, each
+        // with its own copy of the batch's nets, examples kept in game order.
+        let per = games.len().div_ceil(self.threads.max(1)).max(1);
+        let this = &*self;
+        let shared: &Params = params;
+        let ex: Vec<Example> = std::thread::scope(|s| {
+            let handles: Vec<_> = games
+                .chunks(per)
+                .map(|part| {
+                    s.spawn(move || {
+                        let mut actor = this.actor(shared);
+                        let mut out = Vec::new();
+                        for g in part {
+                            this.examples(&mut actor, g, &mut out);
+                        }
+                        out
+                    })
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().expect("a target thread")).collect()
+        });
         let (mut lp, mut lm) = (0.0f64, 0.0f64);
         let mut order: Vec<usize> = (0..ex.len()).collect();
         let passes = self.cfg.passes.max(1);
@@ -432,6 +482,38 @@ mod tests {
         assert!((c.p - 9.0).abs() < 0.3 && (c.m - 9.0).abs() < 0.3, "{c:?}");
         let black_after: Vec<f32> = learner.layout.tensors(Color::Black, Net::Piece).iter().flat_map(|&id| actor.agents.params.value(id).data().to_vec()).collect();
         assert_eq!(black_before, black_after);
+    }
+
+    /// Steps on one and on three threads give the same parameters, bit for bit.
+    #[test]
+    fn a_step_is_the_same_on_any_thread_count() {
+        use super::super::model::Arch;
+        let pos = Position::startpos();
+        let arch = Arch { c1: 3, c2: 5, c3: 2, fc: 6 };
+        let cfg = QCfg { gamma: 0.99, no_capture: -0.1, batch: 8, passes: 1, compose: Compose::Signed, eval_every: 0, eval_games: 0, eval_plies: 0, rule_draws: false };
+        let mut ex = Vec::new();
+        let mut p = pos;
+        for (i, m) in ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"].iter().enumerate() {
+            let mv = p.parse_uci(m).unwrap();
+            let mut x = Box::new([0.0f32; INPUTS]);
+            encode(&p, p.turn(), &mut x[..]);
+            ex.push(Example { x, colour: p.turn(), from: mv.from.index(), to: mv.to.index(), role: p.role_on(mv.from).unwrap(), q_piece: i as f32 - 2.0, q_move: 1.5 - i as f32 });
+            p.play(mv);
+        }
+        let refs: Vec<&Example> = ex.iter().collect();
+        let run = |threads: usize| {
+            let agents = Agents::new(arch, &mut Rng::new(8));
+            let learner = Learner { cfg, layout: agents.layout, seed: 1, batch: 0, threads };
+            let mut params = agents.params;
+            let mut opt = crate::tensor::Adam::new(0.01);
+            let mut losses = Vec::new();
+            for _ in 0..3 {
+                losses.push(learner.step(&mut params, &mut opt, &refs).unwrap());
+            }
+            let bits: Vec<u32> = params.ids().flat_map(|id| params.value(id).data().iter().map(|v| v.to_bits()).collect::<Vec<_>>()).collect();
+            (bits, losses)
+        };
+        assert_eq!(run(1), run(3));
     }
 
     #[test]
