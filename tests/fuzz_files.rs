@@ -237,6 +237,7 @@ const MODEL_PARTS: &[&str] = &[
 static DBN_NETS: Tally = Tally::new();
 static CNN_NETS: Tally = Tally::new();
 static NEUROCHESS_NETS: Tally = Tally::new();
+static SELFPLAY_AGENTS: Tally = Tally::new();
 static CHECKPOINTS: Tally = Tally::new();
 
 /// Loads `bytes` as a file with `load`; an accepted file must `play` (a finite value), a
@@ -339,6 +340,36 @@ fn fuzz_neurochess_net_files() {
     fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_model(&dir, &mutated(&v_sample, &ops, fix), &NEUROCHESS_NETS, load_v, play_v));
     fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_model(&dir, &mutated(&m_sample, &ops, fix), &NEUROCHESS_NETS, load_m, play_m));
     NEUROCHESS_NETS.report("NeuroChess net files (V and M)");
+}
+
+/// Seed 002's agents files (fourteen nets): an accepted file must give a legal move at the
+/// start position and after 1. e4, as the `qagent` player would play it.
+#[test]
+fn fuzz_selfplay_agents_files() {
+    use deepchess::selfplay::model::{Agents, Arch, Infer};
+    use deepchess::selfplay::policy::{choose, evaluate, Compose, Values};
+    let dir = tmp("selfplay-agents");
+    let sample = {
+        let p = dir.join("a.dcw");
+        Agents::new(Arch { c1: 2, c2: 3, c3: 2, fc: 3 }, &mut Rng::new(7)).save(&p, &[("compose".into(), "signed".into())]).unwrap();
+        std::fs::read(&p).unwrap()
+    };
+    let load = |p: &Path| Agents::load(p).map(|(a, _)| a).map_err(|e| e.to_string());
+    let play = |a: Agents| {
+        let mut infer = Infer::new(deepchess::tensor::Kernel::Scalar);
+        let mut v = Values::default();
+        let mut pos = Position::startpos();
+        for _ in 0..2 {
+            evaluate(&mut infer, &a, &pos, &mut v).unwrap();
+            let m = choose(&pos, &v, Compose::Signed).mv;
+            assert!(pos.is_legal(m), "{m} in {}", pos.fen());
+            pos.play(m);
+        }
+    };
+    check_model(&dir, &sample, &SELFPLAY_AGENTS, load, play);
+    assert_eq!(SELFPLAY_AGENTS.accepted.load(Ordering::Relaxed), 1, "the sample itself loads");
+    fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, fix)| check_model(&dir, &mutated(&sample, &ops, fix), &SELFPLAY_AGENTS, load, play));
+    SELFPLAY_AGENTS.report("self-play agents files");
 }
 
 /// Checkpoints of each system's model with the optimizer its training uses (DeepChess's

@@ -135,20 +135,22 @@ pub fn run(out: &Path, prof: &Profile, seed: u64, resume: bool, threads: usize, 
     Ok(agents)
 }
 
-/// The milestone table, per evaluation point, read from the run's `log.csv`: figures are
-/// the means over the batches since the previous point.
-pub fn milestones(log: &str, games_per_batch: usize) -> String {
-    const COLS: [(&str, &str); 8] = [
-        ("captures_per_game", "captures / game"),
-        ("material_per_game", "material taken / game"),
-        ("en_prise_share", "moves leaving a piece en prise"),
-        ("mate_share", "games ending in mate"),
-        ("limit_share", "games cut at the limit"),
-        ("plies_per_game", "plies / game"),
-        ("vs_random", "score vs random"),
-        ("vs_greedy", "score vs greedy capturer"),
-    ];
-    let mut rows: Vec<(usize, [f64; 8], [usize; 8])> = Vec::new();
+/// The milestone figures: (name in the log, label).
+const COLS: [(&str, &str); 8] = [
+    ("captures_per_game", "captures / game"),
+    ("material_per_game", "material taken / game"),
+    ("en_prise_share", "moves leaving a piece en prise"),
+    ("mate_share", "games ending in mate"),
+    ("limit_share", "games cut at the limit"),
+    ("plies_per_game", "plies / game"),
+    ("vs_random", "score vs random"),
+    ("vs_greedy", "score vs greedy capturer"),
+];
+
+/// Per evaluation point read from the run's `log.csv`: the games played, and each figure's
+/// mean over the batches since the previous point (the scores: at the point).
+fn milestone_rows(log: &str, games_per_batch: usize) -> Vec<(usize, [f64; 8])> {
+    let mut rows = Vec::new();
     let mut acc = ([0.0f64; 8], [0usize; 8]);
     for line in log.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
@@ -161,11 +163,25 @@ pub fn milestones(log: &str, games_per_batch: usize) -> String {
             acc.0[k] += v;
             acc.1[k] += 1;
             if name == "vs_greedy" {
-                rows.push((b * games_per_batch, acc.0, acc.1));
+                let mut mean = [0.0; 8];
+                for k in 0..8 {
+                    mean[k] = acc.0[k] / acc.1[k].max(1) as f64;
+                }
+                rows.push((b * games_per_batch, mean));
                 acc = ([0.0; 8], [0; 8]);
             }
         }
     }
+    rows
+}
+
+/// Whether figure `k` is a share (printed and drawn as a percentage).
+fn is_share(k: usize) -> bool {
+    k >= 2 && k != 5
+}
+
+/// The milestone table (Markdown), one row per evaluation point.
+pub fn milestones(log: &str, games_per_batch: usize) -> String {
     let mut s = String::from("| games |");
     for (_, label) in COLS {
         s += &format!(" {label} |");
@@ -173,14 +189,39 @@ pub fn milestones(log: &str, games_per_batch: usize) -> String {
     s += "\n|---:|";
     s += &"---:|".repeat(COLS.len());
     s.push('\n');
-    for (games, sum, n) in rows {
+    for (games, v) in milestone_rows(log, games_per_batch) {
         s += &format!("| {games} |");
-        for k in 0..COLS.len() {
-            let v = sum[k] / n[k].max(1) as f64;
-            s += &if k >= 2 && k != 5 { format!(" {:.1} % |", 100.0 * v) } else { format!(" {v:.2} |") };
+        for (k, x) in v.iter().enumerate() {
+            s += &if is_share(k) { format!(" {:.1} % |", 100.0 * x) } else { format!(" {x:.2} |") };
         }
         s.push('\n');
     }
+    s
+}
+
+/// The shares of the milestone table against games played, as an SVG (0–100 %).
+pub fn milestones_svg(log: &str, games_per_batch: usize, title: &str) -> String {
+    let rows = milestone_rows(log, games_per_batch);
+    let (w, h, x0, y0, pw, ph) = (780.0, 380.0, 60.0, 50.0, 480.0, 280.0);
+    let max_games = rows.last().map_or(1, |r| r.0).max(1) as f64;
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"18\" font-size=\"13\">{}</text>\n<rect x=\"{x0}\" y=\"{y0}\" width=\"{pw}\" height=\"{ph}\" fill=\"none\" stroke=\"#999\"/>\n<text x=\"{}\" y=\"{}\" text-anchor=\"end\">100 %</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">0</text><text x=\"{x0}\" y=\"{}\">0</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{max_games} games</text>\n",
+        title.replace('&', "&amp;").replace('<', "&lt;"),
+        x0 - 4.0,
+        y0 + 8.0,
+        x0 - 4.0,
+        y0 + ph,
+        y0 + ph + 14.0,
+        x0 + pw,
+        y0 + ph + 14.0
+    );
+    let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"];
+    for (c, k) in (0..COLS.len()).filter(|&k| is_share(k)).enumerate() {
+        let pts: Vec<String> = rows.iter().map(|(g, v)| format!("{:.1},{:.1}", x0 + pw * *g as f64 / max_games, y0 + ph * (1.0 - v[k].clamp(0.0, 1.0)))).collect();
+        s += &format!("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n", colours[c % colours.len()], pts.join(" "));
+        s += &format!("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", x0 + pw + 8.0, y0 + 14.0 * (c as f64 + 1.0), colours[c % colours.len()], COLS[k].1);
+    }
+    s += "</svg>\n";
     s
 }
 
@@ -254,6 +295,9 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         milestones(&String::from_utf8_lossy(&log), prof.games_per_batch),
         t.elapsed().as_secs_f64() / 60.0
     );
+    // results.md last: a run is finished when it is there.
+    let svg = milestones_svg(&String::from_utf8_lossy(&log), prof.games_per_batch, &format!("seed 002's agents, profile {pname}: shares per 1,000 games"));
+    crate::io::write_atomic(&out.join("milestones.svg"), svg.as_bytes()).map_err(|e| CliError::Failed(format!("writing milestones.svg: {e}")))?;
     crate::io::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
     print!("{md}");
     Ok(())
@@ -273,6 +317,9 @@ mod tests {
         assert!(t.contains("| 200 | 3.00 |"), "{t}");
         assert!(t.contains("| 50.0 % | 25.0 % |"), "{t}");
         assert_eq!(t.lines().count(), 3, "{t}");
+        let svg = milestones_svg(log, 100, "x");
+        assert_eq!(svg.matches("<polyline").count(), 5, "{svg}");
+        assert!(svg.contains("score vs greedy capturer"));
         assert_eq!(Profile::tiny().episodes().exploration.over, 2);
     }
 }
