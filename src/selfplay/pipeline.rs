@@ -136,7 +136,7 @@ pub fn run(out: &Path, prof: &Profile, seed: u64, resume: bool, threads: usize, 
 }
 
 /// The milestone figures: (name in the log, label).
-const COLS: [(&str, &str); 8] = [
+const COLS: [(&str, &str); 10] = [
     ("captures_per_game", "captures / game"),
     ("material_per_game", "material taken / game"),
     ("en_prise_share", "moves leaving a piece en prise"),
@@ -145,13 +145,15 @@ const COLS: [(&str, &str); 8] = [
     ("plies_per_game", "plies / game"),
     ("vs_random", "score vs random"),
     ("vs_greedy", "score vs greedy capturer"),
+    ("material_vs_random", "material won vs random / game"),
+    ("material_vs_greedy", "material won vs greedy / game"),
 ];
 
 /// Per evaluation point read from the run's `log.csv`: the games played, and each figure's
 /// mean over the batches since the previous point (the scores: at the point).
-fn milestone_rows(log: &str, games_per_batch: usize) -> Vec<(usize, [f64; 8])> {
+fn milestone_rows(log: &str, games_per_batch: usize) -> Vec<(usize, [f64; COLS.len()])> {
     let mut rows = Vec::new();
-    let mut acc = ([0.0f64; 8], [0usize; 8]);
+    let mut acc = ([0.0f64; COLS.len()], [0usize; COLS.len()]);
     for line in log.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
         if f.len() < 4 {
@@ -163,12 +165,13 @@ fn milestone_rows(log: &str, games_per_batch: usize) -> Vec<(usize, [f64; 8])> {
             acc.0[k] += v;
             acc.1[k] += 1;
             if name == "vs_greedy" {
-                let mut mean = [0.0; 8];
-                for k in 0..8 {
-                    mean[k] = acc.0[k] / acc.1[k].max(1) as f64;
+                let mut mean = [0.0; COLS.len()];
+                for k in 0..COLS.len() {
+                    // A figure the run did not log (an older run) is NaN: printed as "–".
+                    mean[k] = if acc.1[k] == 0 { f64::NAN } else { acc.0[k] / acc.1[k] as f64 };
                 }
                 rows.push((b * games_per_batch, mean));
-                acc = ([0.0; 8], [0; 8]);
+                acc = ([0.0; COLS.len()], [0; COLS.len()]);
             }
         }
     }
@@ -177,7 +180,7 @@ fn milestone_rows(log: &str, games_per_batch: usize) -> Vec<(usize, [f64; 8])> {
 
 /// Whether figure `k` is a share (printed and drawn as a percentage).
 fn is_share(k: usize) -> bool {
-    k >= 2 && k != 5
+    matches!(k, 2 | 3 | 4 | 6 | 7)
 }
 
 /// The milestone table (Markdown), one row per evaluation point.
@@ -192,7 +195,13 @@ pub fn milestones(log: &str, games_per_batch: usize) -> String {
     for (games, v) in milestone_rows(log, games_per_batch) {
         s += &format!("| {games} |");
         for (k, x) in v.iter().enumerate() {
-            s += &if is_share(k) { format!(" {:.1} % |", 100.0 * x) } else { format!(" {x:.2} |") };
+            s += &if x.is_nan() {
+                " – |".to_string()
+            } else if is_share(k) {
+                format!(" {:.1} % |", 100.0 * x)
+            } else {
+                format!(" {x:.2} |")
+            };
         }
         s.push('\n');
     }
@@ -217,7 +226,7 @@ pub fn milestones_svg(log: &str, games_per_batch: usize, title: &str) -> String 
     );
     let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"];
     for (c, k) in (0..COLS.len()).filter(|&k| is_share(k)).enumerate() {
-        let pts: Vec<String> = rows.iter().map(|(g, v)| format!("{:.1},{:.1}", x0 + pw * *g as f64 / max_games, y0 + ph * (1.0 - v[k].clamp(0.0, 1.0)))).collect();
+        let pts: Vec<String> = rows.iter().filter(|(_, v)| !v[k].is_nan()).map(|(g, v)| format!("{:.1},{:.1}", x0 + pw * *g as f64 / max_games, y0 + ph * (1.0 - v[k].clamp(0.0, 1.0)))).collect();
         s += &format!("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n", colours[c % colours.len()], pts.join(" "));
         s += &format!("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", x0 + pw + 8.0, y0 + 14.0 * (c as f64 + 1.0), colours[c % colours.len()], COLS[k].1);
     }
@@ -315,7 +324,7 @@ mod tests {
                    q.captures_per_game,3,0.001,1.0,NaN,NaN,1,NaN\n";
         let t = milestones(log, 100);
         assert!(t.contains("| 200 | 3.00 |"), "{t}");
-        assert!(t.contains("| 50.0 % | 25.0 % |"), "{t}");
+        assert!(t.contains("| 50.0 % | 25.0 % | – | – |"), "{t}");
         assert_eq!(t.lines().count(), 3, "{t}");
         let svg = milestones_svg(log, 100, "x");
         assert_eq!(svg.matches("<polyline").count(), 5, "{svg}");

@@ -138,19 +138,29 @@ impl Baseline {
     }
 }
 
-/// The agents' score (wins and half the draws, per game) in `cfg.eval_games` games against
-/// `baseline`, half with each colour, each game cut at `cfg.eval_plies` (a draw), greedy
-/// agents; game g draws from its own stream, so the thread count changes nothing.
-pub fn score_against(agents: &Agents, baseline: Baseline, cfg: &QCfg, seed: u64, threads: usize) -> f64 {
+/// What the greedy agents did against a baseline: their score (wins and half the draws, per
+/// game) and the material they took less the material the baseline took, per game. Games
+/// cut at the limit are draws, so against a weak mover the score moves only with mates; the
+/// material shows captures and escapes long before.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Versus {
+    pub score: f64,
+    pub material: f64,
+}
+
+/// [`Versus`] over `cfg.eval_games` games against `baseline`, half with each colour, each
+/// cut at `cfg.eval_plies`; game g draws from its own stream, so the thread count changes
+/// nothing.
+pub fn score_against(agents: &Agents, baseline: Baseline, cfg: &QCfg, seed: u64, threads: usize) -> Versus {
     let (compose, games, plies, rule_draws) = (cfg.compose, cfg.eval_games, cfg.eval_plies, cfg.rule_draws);
     use crate::chess::game::{Ending, Outcome};
     let per = games.div_ceil(threads.max(1));
-    let points: f64 = std::thread::scope(|s| {
+    let (points, material): (f64, f64) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads.max(1))
             .map(|t| {
                 s.spawn(move || {
                     let mut actor = Actor::new(Agents { layout: agents.layout, params: agents.params.clone() }, compose);
-                    let mut pts = 0.0f64;
+                    let (mut pts, mut mat) = (0.0f64, 0.0f64);
                     for g in (t * per)..((t + 1) * per).min(games) {
                         let mut rng = Rng::new(seed ^ (g as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
                         let ours = if g % 2 == 0 { Color::White } else { Color::Black };
@@ -161,7 +171,10 @@ pub fn score_against(agents: &Agents, baseline: Baseline, cfg: &QCfg, seed: u64,
                         };
                         while !over(&game) && game.moves().len() < plies {
                             let pos = *game.position();
-                            let m = if pos.turn() == ours { actor.greedy(&pos).mv } else { baseline.choose(&pos, &mut rng) };
+                            let mine = pos.turn() == ours;
+                            let m = if mine { actor.greedy(&pos).mv } else { baseline.choose(&pos, &mut rng) };
+                            let taken = capture_value(&pos, m) as f64;
+                            mat += if mine { taken } else { -taken };
                             game.play_unchecked(m);
                         }
                         pts += match game.outcome().filter(|_| over(&game)) {
@@ -170,13 +183,14 @@ pub fn score_against(agents: &Agents, baseline: Baseline, cfg: &QCfg, seed: u64,
                             _ => 0.5,
                         };
                     }
-                    pts
+                    (pts, mat)
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("an evaluation thread")).sum()
+        handles.into_iter().map(|h| h.join().expect("an evaluation thread")).fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
     });
-    points / games.max(1) as f64
+    let n = games.max(1) as f64;
+    Versus { score: points / n, material: material / n }
 }
 
 impl Learner {
@@ -374,9 +388,12 @@ impl EpisodeLearner for Learner {
         if c.eval_every > 0 && (self.batch + 1) % c.eval_every == 0 {
             let agents = self.agents(params);
             let seed = self.seed ^ (self.batch as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03);
+            let (r, g) = (score_against(&agents, Baseline::Random, c, seed, self.threads), score_against(&agents, Baseline::Greedy, c, seed ^ 1, self.threads));
             st = st
-                .with_figure("vs_random", score_against(&agents, Baseline::Random, c, seed, self.threads))
-                .with_figure("vs_greedy", score_against(&agents, Baseline::Greedy, c, seed ^ 1, self.threads));
+                .with_figure("material_vs_random", r.material)
+                .with_figure("material_vs_greedy", g.material)
+                .with_figure("vs_random", r.score)
+                .with_figure("vs_greedy", g.score);
         }
         Ok(st)
     }
