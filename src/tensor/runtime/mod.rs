@@ -4,5 +4,6 @@
 
 pub(crate) mod crew;
 pub mod help;
+pub mod memory;
 pub mod shards;
 pub mod threads;
