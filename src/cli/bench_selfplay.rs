@@ -8,7 +8,7 @@
 use crate::chess::Color;
 use crate::io::args::{self, median, CliError, Flag};
 use crate::selfplay::features::INPUTS;
-use crate::selfplay::model::{Agents, Arch, Net};
+use crate::selfplay::model::{Agents, Arch, Layout, Net};
 use crate::selfplay::pipeline::Profile;
 use crate::selfplay::train::{score_against, Baseline};
 use crate::tensor::{Adam, Matrix, Optimizer, Rng, Tape};
@@ -107,7 +107,15 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     }
     crate::tensor::runtime::threads::set_threads(threads);
     let mut rng = Rng::new(1);
-    let mut agents = Agents::new(Arch::SEED, &mut rng);
+    // One net's tensors only, so that Adam steps the parameters of the net updated (as
+    // PyTorch's optimizer does), not the thirteen others'.
+    let all = Agents::new(Arch::SEED, &mut rng);
+    let mut params = crate::tensor::Params::new();
+    for id in all.layout.tensors(Color::White, Net::Piece) {
+        params.add(all.params.name(id), all.params.value(id).clone()).map_err(|e| CliError::Failed(e.to_string()))?;
+    }
+    let layout = Layout::single(&params, Arch::SEED, "white.piece").map_err(|e| CliError::Failed(e.to_string()))?;
+    let mut agents = Agents { layout, params };
     let mut x = Matrix::zeros(batch, INPUTS);
     x.data_mut().iter_mut().for_each(|v| *v = [-1.0, 0.0, 0.0, 0.0, 1.0][rng.below(5) as usize]);
     let chosen: Vec<(usize, f32)> = (0..batch).map(|_| (rng.below(64) as usize, rng.uniform(-1.0, 1.0))).collect();

@@ -130,24 +130,53 @@ pub struct Agents {
     pub params: Params,
 }
 
-/// The seed's initial scale of a tensor (see the module documentation).
-fn init_bound(suffix: &str, rows: usize) -> f32 {
-    match suffix {
-        "c1.w" => 1e-7,
-        "c2.w" | "c3.w" => 1e-6,
-        _ if suffix.ends_with(".w") => 1.0 / (rows as f32).sqrt(),
-        _ => 0.0,
+/// How the weights start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Init {
+    /// The seed's: convolutions U(±1e-7) then U(±1e-6), dense layers U(±1/√fan_in).
+    Seed,
+    /// Every weight U(±1/√fan_in) (LeCun uniform), the convolutions included.
+    Lecun,
+}
+
+impl Init {
+    pub fn parse(s: &str) -> Option<Init> {
+        match s {
+            "seed" => Some(Init::Seed),
+            "lecun" => Some(Init::Lecun),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Init::Seed => "seed",
+            Init::Lecun => "lecun",
+        }
+    }
+    /// The bound of tensor `suffix` (e.g. `c1.w`) with `rows` inputs per output.
+    fn bound(self, suffix: &str, rows: usize) -> f32 {
+        match (self, suffix) {
+            (Init::Seed, "c1.w") => 1e-7,
+            (Init::Seed, "c2.w" | "c3.w") => 1e-6,
+            _ if suffix.ends_with(".w") => 1.0 / (rows as f32).sqrt(),
+            _ => 0.0,
+        }
     }
 }
 
 impl Agents {
+    /// The seed's initialisation.
     pub fn new(arch: Arch, rng: &mut Rng) -> Agents {
+        Agents::with_init(arch, Init::Seed, rng)
+    }
+
+    pub fn with_init(arch: Arch, init: Init, rng: &mut Rng) -> Agents {
         let tensors = arch
             .shapes()
             .into_iter()
             .map(|(name, rows, cols)| {
                 let suffix = name.splitn(3, '.').nth(2).expect("colour.net.tensor");
-                let bound = init_bound(suffix, rows);
+                let bound = init.bound(suffix, rows);
                 let mut m = Matrix::zeros(rows, cols);
                 if bound > 0.0 {
                     m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-bound, bound));
@@ -172,6 +201,18 @@ impl Layout {
             Ok(v.try_into().expect("seven nets an agent"))
         };
         Ok(Layout { arch, ids: [agent("white")?, agent("black")?] })
+    }
+
+    /// A layout whose fourteen slots all read the one net `prefix` (e.g. `white.piece`) of
+    /// `params`: one net's update on its own parameters, as a benchmark compares it.
+    pub fn single(params: &Params, arch: Arch, prefix: &str) -> Result<Layout> {
+        let v: Vec<ParamId> = arch
+            .net_shapes()
+            .into_iter()
+            .map(|(s, _, _)| params.find(&format!("{prefix}.{s}")).ok_or_else(|| TensorError::Argument { what: "agents".into(), detail: format!("no tensor '{prefix}.{s}'") }))
+            .collect::<Result<_>>()?;
+        let one = NetIds(v.try_into().expect("ten tensors a net"));
+        Ok(Layout { arch, ids: [[one; 7]; 2] })
     }
 
     /// The 64 values of `net` of `colour`'s agent for a batch `x` (`batch × 384`) on a tape.
@@ -241,6 +282,18 @@ impl Infer {
     /// The encoded position to evaluate next (length 384).
     pub fn input(&mut self) -> &mut [f32] {
         self.x.data_mut()
+    }
+
+    /// A layout whose fourteen slots all read the one net `prefix` (e.g. `white.piece`) of
+    /// `params`: one net's update on its own parameters, as a benchmark compares it.
+    pub fn single(params: &Params, arch: Arch, prefix: &str) -> Result<Layout> {
+        let v: Vec<ParamId> = arch
+            .net_shapes()
+            .into_iter()
+            .map(|(s, _, _)| params.find(&format!("{prefix}.{s}")).ok_or_else(|| TensorError::Argument { what: "agents".into(), detail: format!("no tensor '{prefix}.{s}'") }))
+            .collect::<Result<_>>()?;
+        let one = NetIds(v.try_into().expect("ten tensors a net"));
+        Ok(Layout { arch, ids: [[one; 7]; 2] })
     }
 
     /// The 64 values of `net` of `colour`'s agent for the input, into `out`.
