@@ -7,7 +7,7 @@
 //! mover and a one-ply greedy capturer. The agents are written to `agents.dcw`; `results.md`
 //! holds the milestone table (per 1,000 games) read back from `log.csv`.
 
-use super::model::{Agents, Arch, Layout};
+use super::model::{Agents, Arch, Init, Layout};
 use super::policy::Compose;
 use super::train::{Learner, QCfg};
 use crate::io::args::{CliError, Flag, Parsed};
@@ -32,6 +32,7 @@ pub struct Profile {
     /// Exploration falls from 1 to 0.05 over this many games.
     pub explore_games: usize,
     pub lr: f32,
+    pub init: Init,
     pub q: QCfg,
 }
 
@@ -46,7 +47,8 @@ impl Profile {
             max_plies: 100,
             explore_games: 1000,
             lr: 1e-3,
-            q: QCfg { gamma: 0.99, no_capture: -0.1, batch: 256, passes: 1, compose: Compose::Signed, eval_every: 10, eval_games: 100, eval_plies: 100, rule_draws: false },
+            init: Init::Seed,
+            q: QCfg { gamma: 0.99, no_capture: -0.1, batch: 256, passes: 1, compose: Compose::Signed, eval_every: 10, eval_games: 100, eval_plies: 100, rule_draws: false, mate: super::features::MATE_VALUE },
         }
     }
 
@@ -86,8 +88,9 @@ impl Profile {
     pub fn describe(&self) -> String {
         let q = &self.q;
         format!(
-            "agents {} ×7 ×2; {} games ({} batches of {}), cut at {} plies{}; ε 1 → 0.05 over {} games; Adam {} on batches of {} moves ({} pass a batch); γ {}, {} for a move that captures nothing, {} composition; {} games against each baseline every {} games",
+            "agents {} ×7 ×2 ({} initialisation); {} games ({} batches of {}), cut at {} plies{}; ε 1 → 0.05 over {} games; Adam {} on batches of {} moves ({} pass a batch); γ {}, {} for a move that captures nothing, {} for a mate, {} composition; {} games against each baseline every {} games",
             self.arch.describe(),
+            self.init.name(),
             self.games(),
             self.batches,
             self.games_per_batch,
@@ -99,6 +102,7 @@ impl Profile {
             q.passes,
             q.gamma,
             q.no_capture,
+            q.mate,
             q.compose.name(),
             q.eval_games,
             q.eval_every * self.games_per_batch
@@ -121,7 +125,7 @@ impl Profile {
 /// Trains the agents in `out` (resuming when asked); returns the agents.
 pub fn run(out: &Path, prof: &Profile, seed: u64, resume: bool, threads: usize, meta: &[(String, String)]) -> Result<Agents, String> {
     let mut ctx = Ctx::new(out, seed, resume, meta.to_vec())?;
-    let init = Agents::new(prof.arch, &mut Rng::new(seed ^ 0x5E1F_A6E5));
+    let init = Agents::with_init(prof.arch, prof.init, &mut Rng::new(seed ^ 0x5E1F_A6E5));
     let mut params = init.params;
     let layout = Layout::of(&params, prof.arch).map_err(|e| e.to_string())?;
     let mut learner = Learner { cfg: prof.q, layout, seed, batch: 0, threads };
@@ -241,6 +245,8 @@ const FLAGS: &[Flag] = &[
     Flag { name: "per-batch", value: Some("N"), help: "games per batch (default 100)" },
     Flag { name: "lr", value: Some("X"), help: "Adam's learning rate (default 0.001)" },
     Flag { name: "compose", value: Some("RULE"), help: "signed (default, the author's code) | product (the text's)" },
+    Flag { name: "init", value: Some("RULE"), help: "seed (default: convolutions U(±1e-7), U(±1e-6)) | lecun (every weight U(±1/√fan_in))" },
+    Flag { name: "mate", value: Some("X"), help: "the reward of a mate (default 255, the seed's king)" },
     Flag { name: "rule-draws", value: None, help: "threefold repetition and the fifty-move rule end games (legal chess; the seed's environment has neither)" },
     Flag { name: "seed", value: Some("N"), help: "seed of initialisation and play (default 1)" },
     Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
@@ -270,6 +276,15 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     }
     if let Some(c) = p.get("compose") {
         prof.q.compose = Compose::parse(c).ok_or_else(|| usage_err(&format!("unknown --compose '{c}' (signed, product)")))?;
+    }
+    if let Some(i) = p.get("init") {
+        prof.init = Init::parse(i).ok_or_else(|| usage_err(&format!("unknown --init '{i}' (seed, lecun)")))?;
+    }
+    if p.get("mate").is_some() {
+        prof.q.mate = p.get_or("train", "mate", 255.0)?;
+        if !(prof.q.mate.is_finite() && prof.q.mate >= 0.0 && prof.q.mate <= 1000.0) {
+            return Err(usage_err("--mate must be in [0, 1000]"));
+        }
     }
     if p.has("rule-draws") {
         prof.q.rule_draws = true;

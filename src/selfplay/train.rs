@@ -49,6 +49,8 @@ pub struct QCfg {
     /// seed's environment has neither, so by default only mate, stalemate, insufficient
     /// material and the move limit do.
     pub rule_draws: bool,
+    /// The reward of a mate (the seed's king value, 255).
+    pub mate: f32,
 }
 
 /// The rewards of one game's moves from each mover's side (see the module documentation):
@@ -201,7 +203,14 @@ impl Learner {
     /// The examples of one game, targets from `actor` (the batch's nets).
     fn examples(&self, actor: &mut Actor, t: &Trajectory, out: &mut Vec<Example>) {
         let n = t.moves.len();
-        let rewards = agent_rewards(&t.rewards, self.cfg.no_capture);
+        let rescaled: Vec<f32>;
+        let took = if self.cfg.mate == MATE_VALUE {
+            &t.rewards[..]
+        } else {
+            rescaled = t.rewards.iter().map(|&c| if c >= MATE_VALUE { c - MATE_VALUE + self.cfg.mate } else { c }).collect();
+            &rescaled[..]
+        };
+        let rewards = agent_rewards(took, self.cfg.no_capture);
         // s' of ply i is the board before ply i + 2, when the game went on that far.
         let next: Vec<Option<(f32, f32)>> = (0..n)
             .map(|i| {
@@ -477,7 +486,7 @@ mod tests {
         let arch = Arch { c1: 4, c2: 8, c3: 4, fc: 16 };
         let agents = Agents::new(arch, &mut Rng::new(4));
         let black_before: Vec<f32> = agents.layout.tensors(Color::Black, Net::Piece).iter().flat_map(|&id| agents.params.value(id).data().to_vec()).collect();
-        let cfg = QCfg { gamma: 0.99, no_capture: -0.1, batch: 2, passes: 1, compose: Compose::Signed, eval_every: 0, eval_games: 0, eval_plies: 0, rule_draws: false };
+        let cfg = QCfg { gamma: 0.99, no_capture: -0.1, batch: 2, passes: 1, compose: Compose::Signed, eval_every: 0, eval_games: 0, eval_plies: 0, rule_draws: false, mate: MATE_VALUE };
         let learner = Learner { cfg, layout: agents.layout, seed: 1, batch: 0, threads: 1 };
         let example = |m: Move, q: f32| {
             let mut x = Box::new([0.0f32; INPUTS]);
@@ -507,7 +516,7 @@ mod tests {
         use super::super::model::Arch;
         let pos = Position::startpos();
         let arch = Arch { c1: 3, c2: 5, c3: 2, fc: 6 };
-        let cfg = QCfg { gamma: 0.99, no_capture: -0.1, batch: 8, passes: 1, compose: Compose::Signed, eval_every: 0, eval_games: 0, eval_plies: 0, rule_draws: false };
+        let cfg = QCfg { gamma: 0.99, no_capture: -0.1, batch: 8, passes: 1, compose: Compose::Signed, eval_every: 0, eval_games: 0, eval_plies: 0, rule_draws: false, mate: MATE_VALUE };
         let mut ex = Vec::new();
         let mut p = pos;
         for (i, m) in ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"].iter().enumerate() {
