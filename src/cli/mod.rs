@@ -18,6 +18,7 @@ mod gauntlet_fit;
 mod label;
 mod match_cmd;
 mod perft;
+mod show;
 mod train;
 mod uci;
 
@@ -36,6 +37,7 @@ Subcommands:
   perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
   train [--system NAME] [--profile P]  train a system (below; DeepChess by default), checkpointed
+  show FILE                            a net's or dataset's header and the command that made it
   accuracy --net FILE [--data DIR]     pair accuracy on held-out games
   compare --net FILE FEN_A FEN_B       probability that A is better for White
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
@@ -76,6 +78,8 @@ pub fn run(args: &[String]) -> i32 {
         Some((c, r)) => (c.as_str(), r),
         None => ("uci", &[][..]), // no arguments: a UCI engine
     };
+    // Every file this process saves records this command (io::provenance).
+    crate::io::provenance::record(args, crate::tensor::active_kernel().name());
     let result = match cmd {
         "bench-tensor" => bench_tensor::run(rest),
         "bench-dbn" => bench_dbn::run(rest),
@@ -90,6 +94,7 @@ pub fn run(args: &[String]) -> i32 {
         "bench-pgn" => bench_pgn::run(rest),
         "data" => data::run(rest),
         "train" => train::run_cli(rest),
+        "show" => show::run(rest),
         "accuracy" => accuracy::run(rest),
         "compare" => compare::run(rest),
         "datagen" => datagen::run_cli(rest),

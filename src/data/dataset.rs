@@ -17,7 +17,7 @@ use crate::chess::{Color, Position, Square};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 8] = b"DCHSDATA";
+pub const MAGIC: &[u8; 8] = b"DCHSDATA";
 const VERSION: u32 = 1;
 pub const RECORD_BYTES: usize = 40;
 
@@ -172,11 +172,16 @@ impl Dataset {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
+        self.bytes_with(&self.meta)
+    }
+
+    /// The bytes with `meta` as the header.
+    fn bytes_with(&self, meta_kv: &[(String, String)]) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + self.records.len() * RECORD_BYTES);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         let mut meta = String::new();
-        for (k, v) in &self.meta {
+        for (k, v) in meta_kv {
             // Keys and values are single-line by construction; newlines would break parsing.
             meta.push_str(&format!("{}={}\n", k.replace(['\n', '='], " "), v.replace('\n', " ")));
         }
@@ -191,9 +196,10 @@ impl Dataset {
         out
     }
 
-    /// Writes atomically, so a kill never leaves a half-written dataset.
+    /// Writes atomically, so a kill never leaves a half-written dataset. The header gains what
+    /// made the file (`made.*`, [`crate::io::provenance`]) when the program recorded it.
     pub fn save(&self, path: &Path) -> Result<(), DatasetError> {
-        crate::io::write_atomic(path, &self.to_bytes())
+        crate::io::write_atomic(path, &self.bytes_with(&crate::io::provenance::stamp(&self.meta)))
             .map_err(|e| DatasetError { path: path.to_path_buf(), message: format!("cannot write: {e}") })
     }
 
@@ -218,6 +224,7 @@ impl Dataset {
     pub fn load(path: &Path) -> Result<Dataset, DatasetError> {
         let fail = |m: String| DatasetError { path: path.to_path_buf(), message: m };
         let bytes = crate::io::read_regular(path, MAX_FILE_BYTES, "dataset").map_err(|e| fail(format!("cannot read: {e}")))?;
+        crate::io::provenance::input(path);
         Dataset::from_bytes(&bytes).map_err(fail)
     }
 

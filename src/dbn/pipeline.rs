@@ -343,6 +343,7 @@ fn run_settings(prof: &Profile, plan: &Plan, seed: u64, labels: &Path, max_posit
     s.add("seed", seed, "--seed", Kind::Defining);
     // The file's bytes as stored: the same set compressed otherwise is another run.
     let bytes = crate::io::files::read_regular(labels, 1 << 30, "labelled set").map_err(|e| CliError::Failed(format!("{}: {e}", labels.display())))?;
+    crate::io::provenance::input(labels);
     let print = format!("{:016x}", crate::io::fnv1a64(&bytes));
     s.add("labels", print, "--labels", Kind::Defining);
     s.add("max_positions", max_positions.map_or("all".to_string(), |n| n.to_string()), "--max-positions", Kind::Defining);

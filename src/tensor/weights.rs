@@ -160,6 +160,11 @@ impl WeightFile {
 
     /// Serialises to the on-disk bytes (checksum included).
     pub fn to_bytes(&self) -> Vec<u8> {
+        self.bytes_with(&self.meta)
+    }
+
+    /// The bytes with `meta` as the header.
+    fn bytes_with(&self, meta: &[(String, String)]) -> Vec<u8> {
         let mut out = Vec::new();
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -167,8 +172,8 @@ impl WeightFile {
             out.extend_from_slice(&(s.len() as u32).to_le_bytes());
             out.extend_from_slice(s.as_bytes());
         };
-        out.extend_from_slice(&(self.meta.len() as u32).to_le_bytes());
-        for (k, v) in &self.meta {
+        out.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+        for (k, v) in meta {
             put_str(&mut out, k);
             put_str(&mut out, v);
         }
@@ -267,7 +272,8 @@ impl WeightFile {
     /// Writes atomically: temporary sibling file, fsync, rename over `path`. A tensor holding
     /// NaN, infinity or a weight beyond [`MAX_WEIGHT`] is refused here, as loading would
     /// refuse it: a diverged run fails at its epoch instead of leaving a checkpoint it cannot
-    /// resume from.
+    /// resume from. The header gains what made the file (`made.*`, see
+    /// [`crate::io::provenance`]) when the program recorded it and the header has none.
     pub fn save(&self, path: &Path) -> Result<()> {
         for (name, m) in &self.tensors {
             if let Some((i, v, why)) = first_bad_value(name, m.data()) {
@@ -278,7 +284,7 @@ impl WeightFile {
                 ));
             }
         }
-        write_atomic(path, &self.to_bytes()).map_err(|e| TensorError::Io { path: path.display().to_string(), source: e })
+        write_atomic(path, &self.bytes_with(&crate::io::provenance::stamp(&self.meta))).map_err(|e| TensorError::Io { path: path.display().to_string(), source: e })
     }
 }
 

@@ -22,7 +22,9 @@ pub fn stderr(o: &Output) -> String {
 
 /// Every file under `dir` (relative path → bytes), in comparable form: log.csv without its
 /// last two columns (seconds and samples per second measure the wall clock), results.md
-/// reduced to its table rows (its title names the folder, its last line the wall time).
+/// reduced to its table rows (its title names the folder, its last line the wall time),
+/// weight files without their `made.*` header keys (the command names the run's folder;
+/// tests/provenance.rs checks what they hold).
 pub fn outputs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, m: &mut BTreeMap<String, Vec<u8>>) {
         for e in std::fs::read_dir(dir).unwrap() {
@@ -37,6 +39,11 @@ pub fn outputs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             let kept = match path.file_name().unwrap().to_str().unwrap() {
                 "log.csv" => text().lines().map(|l| l.rsplitn(3, ',').nth(2).unwrap().to_string() + "\n").collect::<String>().into_bytes(),
                 "results.md" => text().lines().filter(|l| l.starts_with('|')).map(|l| l.to_string() + "\n").collect::<String>().into_bytes(),
+                n if n.ends_with(".dcw") => {
+                    let mut wf = deepchess::tensor::WeightFile::from_bytes(&bytes, n).unwrap();
+                    wf.meta.retain(|(k, _)| !k.starts_with("made."));
+                    wf.to_bytes()
+                }
                 _ => bytes,
             };
             m.insert(rel, kept);

@@ -168,6 +168,7 @@ pub fn open_pgn(path: &str) -> io::Result<Box<dyn BufRead>> {
         return Ok(Box::new(BufReader::with_capacity(BUF, io::stdin().lock())));
     }
     refuse_special(path)?;
+    crate::io::provenance::input(std::path::Path::new(path));
     if path.ends_with(".xz") {
         return Ok(Box::new(BufReader::with_capacity(BUF, crate::io::xz::decompress(std::path::Path::new(path))?)));
     }

@@ -1,0 +1,146 @@
+//! What made a file. The command line program records, once, the command it was given, the
+//! program's version and the numeric kernel in use ([`record`]); the data readers add each
+//! input file they open, with its size and checksum ([`input`]); every weight file and
+//! dataset saved afterwards carries these in its header as `made.*` keys ([`header`]), and
+//! `deepchess show FILE` prints them, the command first: the one command that makes the file
+//! again (on the same kernel: the kernels' float sums differ in their last bits).
+//!
+//! `--resume` is left out of the recorded command: a resumed run ends with the bytes of an
+//! uninterrupted one (tests/train_crash_systems.rs), so the command without it makes the file.
+//! Nothing is recorded in a process that did not call [`record`] (tests, library users):
+//! their files carry no `made.*` keys.
+
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+
+/// The header keys, in the order written.
+pub const COMMAND: &str = "made.command";
+pub const VERSION: &str = "made.version";
+pub const KERNEL: &str = "made.kernel";
+pub const PRECISION: &str = "made.precision";
+pub const INPUTS: &str = "made.inputs";
+
+struct Made {
+    command: String,
+    version: String,
+    kernel: String,
+    /// `path size=N fnv64=HEX`, in the order first opened, each path once.
+    inputs: Mutex<Vec<(String, String)>>,
+}
+
+static MADE: OnceLock<Made> = OnceLock::new();
+
+/// A word as a POSIX shell reads it back: bare when it holds only safe characters, else in
+/// single quotes (a quote inside written `'\''`).
+pub fn shell_word(s: &str) -> String {
+    let safe = !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+    if safe {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The command `deepchess ARGS` as one line, `--resume` left out.
+pub fn command_line(args: &[String]) -> String {
+    let mut words = vec!["deepchess".to_string()];
+    words.extend(args.iter().filter(|a| a.as_str() != "--resume").map(|a| shell_word(a)));
+    words.join(" ")
+}
+
+/// Records this process's command (`args` after the program name), the crate's version and
+/// the kernel's name. The first call wins; later ones change nothing.
+pub fn record(args: &[String], kernel: &str) {
+    let version = format!("deepchess {}{}", env!("CARGO_PKG_VERSION"), source_commit().map(|c| format!(", source commit {c}")).unwrap_or_default());
+    let _ = MADE.set(Made { command: command_line(args), version, kernel: kernel.to_string(), inputs: Mutex::new(Vec::new()) });
+}
+
+/// The commit checked out in the source tree the program was built from, when that tree is
+/// still there and is a git checkout (read from `.git` without running git; uncommitted
+/// changes are not seen).
+fn source_commit() -> Option<String> {
+    let git = Path::new(env!("CARGO_MANIFEST_DIR")).join(".git");
+    let head = std::fs::read_to_string(git.join("HEAD")).ok()?;
+    let head = head.trim();
+    let sha = match head.strip_prefix("ref: ") {
+        None => head.to_string(),
+        Some(r) => match std::fs::read_to_string(git.join(r)) {
+            Ok(s) => s.trim().to_string(),
+            Err(_) => {
+                let packed = std::fs::read_to_string(git.join("packed-refs")).ok()?;
+                packed.lines().find_map(|l| l.strip_suffix(r).map(|s| s.trim().to_string()))?
+            }
+        },
+    };
+    (sha.len() >= 12 && sha.bytes().all(|b| b.is_ascii_hexdigit())).then(|| sha[..12].to_string())
+}
+
+/// Adds the file at `path` to the inputs of what this process saves (its size and FNV-1a 64
+/// checksum; read once more, in pieces). Nothing happens before [`record`], or for a path
+/// already added, or for a file that cannot be read (its reader reports that).
+pub fn input(path: &Path) {
+    let Some(made) = MADE.get() else { return };
+    let name = path.display().to_string();
+    if made.inputs.lock().map_or(true, |v| v.iter().any(|(p, _)| *p == name)) {
+        return;
+    }
+    let Some(sum) = file_checksum(path) else { return };
+    if let Ok(mut v) = made.inputs.lock() {
+        if !v.iter().any(|(p, _)| *p == name) {
+            v.push((name, sum));
+        }
+    }
+}
+
+/// `size=N fnv64=HEX` of a file, read in 1 MB pieces.
+fn file_checksum(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut f = crate::io::open_regular(path, u64::MAX, "input file").ok()?;
+    let (mut h, mut n) = (crate::io::checksum::FNV_OFFSET, 0u64);
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let k = f.read(&mut buf).ok()?;
+        if k == 0 {
+            break;
+        }
+        h = crate::io::checksum::fnv1a64_continue(h, &buf[..k]);
+        n += k as u64;
+    }
+    Some(format!("size={n} fnv64={h:016x}"))
+}
+
+/// The `made.*` keys for a header (empty before [`record`]).
+pub fn header() -> Vec<(String, String)> {
+    let Some(m) = MADE.get() else { return Vec::new() };
+    let inputs = m.inputs.lock().map(|v| v.iter().map(|(p, s)| format!("{p} {s}")).collect::<Vec<_>>().join("; ")).unwrap_or_default();
+    let mut h = vec![(COMMAND.to_string(), m.command.clone()), (VERSION.to_string(), m.version.clone()), (KERNEL.to_string(), m.kernel.clone()), (PRECISION.to_string(), "f32".to_string())];
+    if !inputs.is_empty() {
+        h.push((INPUTS.to_string(), inputs));
+    }
+    h
+}
+
+/// `meta` with the `made.*` keys added where it has none of them (a file copied from another
+/// run keeps what made it).
+pub fn stamp(meta: &[(String, String)]) -> Vec<(String, String)> {
+    let mut out = meta.to_vec();
+    if !meta.iter().any(|(k, _)| k.starts_with("made.")) {
+        out.extend(header());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_read_back_as_they_were_given() {
+        assert_eq!(shell_word("--profile"), "--profile");
+        assert_eq!(shell_word("runs/a b"), "'runs/a b'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+        let args: Vec<String> = ["train", "--system", "dbn", "--resume", "--out", "x y"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(command_line(&args), "deepchess train --system dbn --out 'x y'");
+    }
+}

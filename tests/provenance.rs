@@ -1,0 +1,159 @@
+//! Every file a training run saves records the command that made it (`made.command`, with the
+//! kernel, the program and the input files' checksums), `deepchess show` prints it, and that
+//! command, run again (into another folder), makes the same nets: for each system's tiny
+//! profile, every net of the second run equals the first's, tensors and header (less the
+//! command's `--out`), byte for byte.
+
+mod common;
+
+use common::TempDir;
+use deepchess::tensor::WeightFile;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn deepchess(args: &[String]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_deepchess")).args(args).env_remove("DEEPCHESS_FAILPOINT").current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The words of a command as `io::provenance::shell_word` writes them (bare, or in single
+/// quotes with `'\''` for a quote).
+fn shell_words(s: &str) -> Vec<String> {
+    let (mut words, mut cur, mut quoted, mut any) = (Vec::new(), String::new(), false, false);
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' if quoted => quoted = false,
+            '\'' => (quoted, any) = (true, true),
+            '\\' if !quoted => cur.extend(chars.next()),
+            ' ' if !quoted => {
+                if any || !cur.is_empty() {
+                    words.push(std::mem::take(&mut cur));
+                }
+                any = false;
+            }
+            c => cur.push(c),
+        }
+    }
+    if any || !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+/// Every weight file under `dir` but checkpoints (relative path → file).
+fn nets(dir: &Path) -> Vec<(String, PathBuf)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else if p.extension().is_some_and(|x| x == "dcw") && !p.file_name().unwrap().to_str().unwrap().starts_with("checkpoint") {
+                out.push((p.strip_prefix(root).unwrap().display().to_string(), p));
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(dir, dir, &mut v);
+    v.sort();
+    v
+}
+
+/// `args` (after `train`) run into `a`; the command read back from a net's header run into
+/// `b`; every net the same.
+fn reproduces(name: &str, args: &[&str], dir: &TempDir) {
+    let a = dir.join("a");
+    let mut first: Vec<String> = vec!["train".into()];
+    first.extend(args.iter().map(|s| s.to_string()));
+    first.extend(["--out".into(), a.display().to_string()]);
+    let o = deepchess(&first);
+    assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+    let made = nets(&a);
+    assert!(!made.is_empty(), "{name}: no nets");
+    let (_, net) = &made[made.len() - 1];
+    let wf = WeightFile::load(net).unwrap();
+    let cmd = wf.meta("made.command").unwrap_or_else(|| panic!("{name}: no made.command in {}", net.display())).to_string();
+    assert!(wf.meta("made.kernel").is_some() && wf.meta("made.version").is_some_and(|v| v.starts_with("deepchess ")), "{name}: {:?}", wf.meta);
+    // `show` prints it.
+    let shown = deepchess(&["show".into(), net.display().to_string()]);
+    assert!(shown.status.success() && text(&shown.stdout).contains(&format!("made by: {cmd}")), "{name}: {}{}", text(&shown.stdout), text(&shown.stderr));
+    // The recorded command, into another folder.
+    let words = shell_words(&cmd);
+    assert_eq!(words[0], "deepchess", "{cmd}");
+    let b = dir.join("b");
+    let mut again: Vec<String> = words[1..].to_vec();
+    let at = again.iter().position(|w| w == "--out").unwrap_or_else(|| panic!("{name}: no --out in {cmd}"));
+    assert_eq!(again[at + 1], a.display().to_string(), "{cmd}");
+    again[at + 1] = b.display().to_string();
+    let o = deepchess(&again);
+    assert!(o.status.success(), "{name}: {}", text(&o.stderr));
+    let remade = nets(&b);
+    assert_eq!(made.iter().map(|n| &n.0).collect::<Vec<_>>(), remade.iter().map(|n| &n.0).collect::<Vec<_>>(), "{name}: not the same nets");
+    for ((rel, x), (_, y)) in made.iter().zip(&remade) {
+        let (mut x, mut y) = (WeightFile::load(x).unwrap(), WeightFile::load(y).unwrap());
+        for wf in [&mut x, &mut y] {
+            assert!(wf.meta("made.command").is_some(), "{name}: {rel} has no made.command");
+            wf.meta.retain(|(k, _)| k != "made.command");
+        }
+        assert!(x.to_bytes() == y.to_bytes(), "{name}: {rel} differs when made again by its recorded command");
+    }
+}
+
+#[test]
+fn deepchess_tiny_is_made_again_by_its_recorded_command() {
+    let dir = TempDir::new("made-deepchess");
+    let ds = common::sample_dataset(dir.path());
+    reproduces("deepchess", &["--profile", "tiny", "--threads", "1", "--data", ds.to_str().unwrap()], &dir);
+}
+
+#[test]
+fn dbn_tiny_is_made_again_by_its_recorded_command() {
+    let dir = TempDir::new("made-dbn");
+    let labels = common::sample_labels(dir.path());
+    let args = ["--system", "dbn", "--profile", "tiny", "--threads", "1", "--labels", labels.to_str().unwrap(), "--configs", "small", "--max-positions", "800", "--lr", "0.02"];
+    reproduces("dbn", &args, &dir);
+    // The labelled set is an input, with its size and checksum.
+    let net = nets(&dir.join("a")).pop().unwrap().1;
+    let inputs = WeightFile::load(&net).unwrap().meta("made.inputs").map(String::from).unwrap_or_default();
+    assert!(inputs.contains(labels.to_str().unwrap()) && inputs.contains("fnv64="), "{inputs}");
+}
+
+#[test]
+fn cnn_tiny_is_made_again_by_its_recorded_command() {
+    let dir = TempDir::new("made-cnn");
+    let corpus = common::sample_corpus(dir.path());
+    reproduces("cnn", &["--system", "cnn", "--profile", "tiny", "--threads", "1", "--corpus", corpus.to_str().unwrap(), "--valid-per-mille", "150"], &dir);
+}
+
+#[test]
+fn neurochess_tiny_is_made_again_by_its_recorded_command() {
+    let dir = TempDir::new("made-neurochess");
+    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
+    reproduces("neurochess", &["--system", "neurochess", "--profile", "tiny", "--threads", "2", "--expert", &src], &dir);
+}
+
+#[test]
+fn selfplay_tiny_is_made_again_by_its_recorded_command() {
+    let dir = TempDir::new("made-selfplay");
+    reproduces("selfplay", &["--system", "selfplay", "--profile", "tiny", "--threads", "2", "--init", "lecun"], &dir);
+}
+
+#[test]
+fn commands_with_spaces_and_quotes_read_back() {
+    assert_eq!(shell_words("deepchess train --out 'a b' --x 'it'\\''s' ''"), vec!["deepchess", "train", "--out", "a b", "--x", "it's", ""]);
+}
+
+#[test]
+fn show_names_what_it_cannot_read() {
+    let dir = TempDir::new("show-bad");
+    let f = dir.join("x.txt");
+    std::fs::write(&f, "not a net at all").unwrap();
+    let o = deepchess(&["show".into(), f.display().to_string()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o.stderr).contains("neither a weight file nor a dataset"), "{}", text(&o.stderr));
+    let o = deepchess(&["show".into()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+}
