@@ -34,7 +34,7 @@ fn describe_meta(meta: &[(String, String)]) -> String {
             s += &format!("made by: {cmd}\n");
             match get(made::KERNEL) {
                 Some(k) => {
-                    s += &format!("  kernel: {k} (another kernel adds products in another order: the same command there gives other last bits)\n");
+                    s += &format!("  kernel: {k} (another kernel may add products in another order, and the same command there give other last bits: data/nets/README.md says which nets do)\n");
                     s += &format!("  again, on this kernel: DEEPCHESS_KERNEL={} {cmd}\n", crate::io::provenance::shell_word(k));
                 }
                 None => s += "  kernel: not recorded\n",

@@ -14,6 +14,7 @@
 //! | §4 Position hashing | Pos2Vec features kept by position | [`inference::FeatureCache`] |
 //! | §5.1 Table 1 | uncompressed, distilled, small from scratch | [`pipeline::run`]; figures in docs/results.md |
 //! | §5.1 "randomly selected" positions, 98.2 % training / 98.0 % validation | both protocols on one run: `data --split both`, [`pairs::Validation`], profile [`pipeline::Profile::memorise`] | docs/results.md, "The paper's 98 %" |
+//! | §5.1 static understanding, Fig. 2 | pairs of positions differing by one concept; the grandmasters' sacrifices ranked among their positions' moves | [`understanding`]; `deepchess compare --suite`; docs/results.md |
 //! | §5.2 Table 2 | against a handcrafted evaluator in the same search | `eval::Handcrafted`, `arena`; figures in docs/results.md |
 //!
 //! Beyond the paper: the compact student the engine plays with ([`model::Arch::compact`],
@@ -28,4 +29,5 @@ pub mod pairs;
 pub mod pipeline;
 pub mod player;
 pub mod step;
+pub mod understanding;
 pub mod train;
