@@ -82,7 +82,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     }
     if &head == crate::tensor::weights::MAGIC {
         let wf = WeightFile::load(path).map_err(|e| CliError::Failed(e.to_string()))?;
-        println!("{file}: weight file, {} bytes, checksum {}", std::fs::metadata(path).map_or(0, |m| m.len()), checksum_of(path));
+        println!("{file}: weight file, {} bytes, checksum {}, tensors {}", std::fs::metadata(path).map_or(0, |m| m.len()), checksum_of(path), tensor_checksum(&wf));
         print!("{}", describe_weights(&wf));
         return Ok(());
     }
@@ -93,6 +93,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         return Ok(());
     }
     Err(CliError::Failed(format!("{file}: neither a weight file nor a dataset (its first bytes are not DCHSWGT or the dataset magic); a labelled set: deepchess label --show FILE")))
+}
+
+/// The checksum of a weight file's tensors alone (names, shapes, values; the header aside), as
+/// `fnv64=HEX`: it names a net across header changes (docs/results.md cites nets by it).
+pub fn tensor_checksum(wf: &WeightFile) -> String {
+    let bare = WeightFile { meta: Vec::new(), tensors: wf.tensors.clone() };
+    format!("fnv64={:016x}", crate::io::fnv1a64(&bare.to_bytes()))
 }
 
 /// The FNV-1a 64 the file ends with (what `load` verified), as `fnv64=HEX`.
