@@ -26,6 +26,24 @@ pub struct GameRun {
 }
 
 impl Pools {
+    /// The paper's Pos2Vec set: `n` positions drawn once from each pool (without replacement;
+    /// all of a pool smaller than `n`), no game runs.
+    pub fn balanced_subset(&self, n: usize, rng: &mut crate::tensor::Rng) -> Pools {
+        let pick = |pool: &[Features], rng: &mut crate::tensor::Rng| -> Vec<Features> {
+            let mut idx: Vec<usize> = (0..pool.len()).collect();
+            let k = n.min(idx.len());
+            // A partial Fisher-Yates shuffle: the first k indices are a uniform sample.
+            for i in 0..k {
+                let j = i + rng.below((idx.len() - i) as u64) as usize;
+                idx.swap(i, j);
+            }
+            idx[..k].iter().map(|&i| pool[i].clone()).collect()
+        };
+        let w = pick(&self.w, rng);
+        let l = pick(&self.l, rng);
+        Pools { w, l, games: Vec::new() }
+    }
+
     /// From a dataset; with `mirror`, each position's colour-mirrored twin joins the
     /// other pool (a W position mirrored is an L position), doubling the data.
     pub fn from_dataset(d: &Dataset, mirror: bool) -> Pools {
@@ -343,6 +361,21 @@ mod tests {
         let mut t = m.clone();
         t.truncate(2);
         assert!(t.games.iter().all(|g| g.start + g.len <= 2));
+    }
+
+    #[test]
+    fn the_paper_subset_is_balanced_fixed_and_without_repeats() {
+        let p = Pools { w: tagged(0, 50), l: tagged(100, 300), games: vec![] };
+        let s = p.balanced_subset(40, &mut crate::tensor::Rng::new(3));
+        assert_eq!((s.w.len(), s.l.len()), (40, 40), "n of each class, whatever the pools' sizes");
+        let mut w: Vec<&[u16]> = s.w.iter().map(|f| f.as_slice()).collect();
+        w.sort();
+        w.dedup();
+        assert_eq!(w.len(), 40, "no position twice");
+        assert!(s.w.iter().all(|f| f.as_slice()[0] < 100) && s.l.iter().all(|f| f.as_slice()[0] >= 100), "each from its own pool");
+        let again = p.balanced_subset(40, &mut crate::tensor::Rng::new(3));
+        assert!(s.w == again.w && s.l == again.l, "the same seed draws the same set");
+        assert_eq!(p.balanced_subset(60, &mut crate::tensor::Rng::new(3)).w.len(), 50, "a small pool is taken whole");
     }
 
     #[test]

@@ -38,6 +38,10 @@ pub struct Profile {
     /// Beyond the paper: same-game and material pairs mixed into the compact phase (none by
     /// default; `--compact-aux`).
     pub compact_aux: AuxPairs,
+    /// Pos2Vec's positions: `Some(n)`, a fixed subset of n won-game and n lost-game positions
+    /// drawn once (the paper's 1M + 1M); `None`, fresh draws from both pools each epoch, in
+    /// proportion to their sizes.
+    pub pos2vec_subset: Option<usize>,
     pub scratch_pos2vec: StageCfg,
     pub scratch_siamese: StageCfg,
 }
@@ -59,6 +63,7 @@ impl Profile {
             distill_arch: Arch::small(),
             compact: StageCfg { epochs: 300, ..sia },
             compact_aux: AuxPairs::NONE,
+            pos2vec_subset: Some(1_000_000),
             scratch_pos2vec: p2v,
             scratch_siamese: sia,
         }
@@ -83,6 +88,7 @@ impl Profile {
             // (docs/results.md, table 1).
             compact: StageCfg { epochs: 30, samples: 200_000, batch: 256, opt: adam(5e-4) },
             compact_aux: AuxPairs::NONE,
+            pos2vec_subset: None,
             scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3) },
             scratch_siamese: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4) },
         }
@@ -102,6 +108,7 @@ impl Profile {
             distill_arch: Arch::small(),
             compact: s(2, 4_000),
             compact_aux: AuxPairs::NONE,
+            pos2vec_subset: None,
             scratch_pos2vec: s(1, 2_000),
             scratch_siamese: s(2, 4_000),
         }
@@ -198,8 +205,19 @@ fn save(net: &Net, path: &Path, ctx: &Ctx, extra: &[(&str, String)]) -> Result<(
     net.save(path, &meta).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Pretrains `net`'s tower layer by layer unless `file` already holds all layers.
-fn pretrain(ctx: &mut Ctx, prefix: &str, net: &mut Net, file: &Path, pools: &Pools, cfg: &StageCfg) -> Result<(), String> {
+/// Pretrains `net`'s tower layer by layer unless `file` already holds all layers; on the
+/// paper's fixed balanced subset of `subset` positions a class when given (drawn from the
+/// run's seed, so a resumed run draws it again).
+fn pretrain(ctx: &mut Ctx, prefix: &str, net: &mut Net, file: &Path, pools: &Pools, cfg: &StageCfg, subset: Option<usize>) -> Result<(), String> {
+    let fixed;
+    let pools = match subset {
+        Some(n) => {
+            fixed = pools.balanced_subset(n, &mut crate::tensor::Rng::new(ctx.seed ^ 0x2B1A_5E75));
+            eprintln!("[{prefix}] the paper's fixed subset: {} positions of won games, {} of lost ones", fixed.w.len(), fixed.l.len());
+            &fixed
+        }
+        None => pools,
+    };
     let layers = net.tower.len();
     let mut done = 0;
     if let Some((n, meta)) = load_if(file)? {
@@ -234,7 +252,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
 
     let mut big = Net::new(Arch::big(), &mut rng);
     if phases.pos2vec {
-        pretrain(ctx, "pos2vec", &mut big, &dir.join("pos2vec.dcw"), train, &prof.pos2vec)?;
+        pretrain(ctx, "pos2vec", &mut big, &dir.join("pos2vec.dcw"), train, &prof.pos2vec, prof.pos2vec_subset)?;
     }
     let deepchess_path = dir.join("deepchess.dcw");
     if phases.siamese && !deepchess_path.exists() {
@@ -298,7 +316,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
     let scratch_path = dir.join("scratch.dcw");
     if phases.scratch && !scratch_path.exists() {
         let mut small = Net::new(Arch::small(), &mut Rng::new(ctx.seed ^ 0x5C4A7C4));
-        pretrain(ctx, "scratch.pos2vec", &mut small, &dir.join("scratch-pos2vec.dcw"), train, &prof.scratch_pos2vec)?;
+        pretrain(ctx, "scratch.pos2vec", &mut small, &dir.join("scratch-pos2vec.dcw"), train, &prof.scratch_pos2vec, prof.pos2vec_subset)?;
         siamese(ctx, "scratch.siamese", &mut small, None, train, valid, &prof.scratch_siamese, &AuxPairs::NONE)?;
         let a = acc(&small);
         save(&small, &scratch_path, ctx, &[("phase", "scratch".into()), ("val_pair_acc", format!("{a:.4}"))])?;
@@ -343,6 +361,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "siamese-epochs", value: Some("N"), help: "epochs of the DeepChess (Siamese) phase instead of the profile's" },
     Flag { name: "distill-arch", value: Some("ARCH"), help: "the distilled net's layers, e.g. 773-32-32-32/32-32-2 (default the paper's 773-100-100-100/100-100-2)" },
     Flag { name: "compact-aux", value: Some("SPEC"), help: "beyond the paper: mix same-game and material pairs into the compact phase, e.g. progress=0.3,gap=8,material=0.1 (default none)" },
+    Flag { name: "pos2vec-subset", value: Some("N"), help: "Pos2Vec on a fixed subset of N won-game and N lost-game positions drawn once (the paper's, N = 1,000,000: the paper profile's default); 0: fresh draws each epoch in proportion to the pools (the other profiles')" },
     Flag { name: "distill-epochs", value: Some("N"), help: "epochs of the distillation's pair phase instead of the profile's" },
     Flag { name: "precision", value: Some("P"), help: "f32 (default) or bf16: the training products' operands in bf16, sums and weights in f32 (mixed precision; about 1.5x faster with AVX-512 BF16, docs/benchmarks.md)" },
 ];
@@ -399,6 +418,10 @@ fn profile_of(p: &Parsed) -> Result<Profile, CliError> {
             return Err(CliError::Usage("deepchess train: --distill-epochs must be at least 1".into()));
         }
         prof.distill_full.epochs = e;
+    }
+    if p.get("pos2vec-subset").is_some() {
+        let n: usize = p.get_or("train", "pos2vec-subset", 0)?;
+        prof.pos2vec_subset = (n > 0).then_some(n);
     }
     if let Some(a) = p.get("compact-aux") {
         prof.compact_aux = AuxPairs::parse(a)
@@ -575,5 +598,6 @@ fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<us
     let a = prof.compact_aux;
     let aux = if a.is_none() { "none".to_string() } else { format!("progress={},gap={},material={}", a.progress, a.gap, a.material) };
     s.add("compact_aux", aux, "--compact-aux", Kind::FromProfile);
+    s.add("pos2vec_subset", prof.pos2vec_subset.map_or("fresh draws".to_string(), |n| format!("{n} a class, fixed")), "--pos2vec-subset", Kind::FromProfile);
     Ok(s)
 }
