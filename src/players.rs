@@ -130,6 +130,15 @@ pub const PLAYERS: &[Entry] = &[
         build: crate::neurochess::player::build,
     },
     Entry {
+        name: "qagent",
+        description: "seed 002's self-play Q-learning agents as a policy without search: piece selector × move selector CNNs of the side to move",
+        system: "selfplay",
+        default_net: Some("qagent.dcw"),
+        offered: true,
+        memory_mb: crate::selfplay::player::memory_mb,
+        build: crate::selfplay::player::build,
+    },
+    Entry {
         name: "handcrafted",
         description: "material and tapered piece-square tables (the paper's handcrafted baseline)",
         system: "handcrafted",

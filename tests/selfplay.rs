@@ -104,4 +104,12 @@ fn a_tiny_run_trains_reports_and_plays() {
         assert!((0.0..=1.0).contains(&one.score) && one.material.is_finite(), "{one:?}");
         assert_eq!(one, score_against(&agents, b, &cfg, 7, 2), "{b:?}");
     }
+    // The registered player: the run's agents play the handcrafted search through `match`.
+    let pgn = dir.join("g.pgn");
+    let net = format!("net={}", out.join("agents.dcw").display());
+    let m = deepchess(&["match", "--engine", "name=q", "builtin=qagent", &net, "--engine", "name=hc", "builtin=handcrafted", "--each", "depth=1", "--games", "2", "--pgn", pgn.to_str().unwrap()]);
+    assert!(m.status.success(), "{}", text(&m.stderr));
+    let games = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(games.matches("[Event ").count(), 2, "{games}");
+    assert!(games.contains("[White \"q\"]") && games.contains("[Black \"q\"]"), "{games}");
 }
