@@ -249,7 +249,9 @@ mod tests {
         assert!(find_offered("random-distilled").is_none() && find("random-distilled").is_some());
         assert!(find("stockfish").is_none());
         for p in PLAYERS {
-            assert!((p.memory_mb)(16) >= 16, "{}: a player takes at least its table", p.name);
+            // A policy without search (seed 002's agents) keeps no table: its memory is its nets.
+            let policy = p.system == "selfplay";
+            assert!((p.memory_mb)(16) >= 16 || (policy && (p.memory_mb)(16) > 0), "{}: a player takes at least its table", p.name);
         }
     }
 
