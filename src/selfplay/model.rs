@@ -189,15 +189,20 @@ impl Agents {
 }
 
 impl Layout {
+    /// The ten tensors of the net named `prefix` (e.g. `white.piece`) in `params`.
+    fn net_ids(params: &Params, arch: Arch, prefix: &str) -> Result<NetIds> {
+        let v: Vec<ParamId> = arch
+            .net_shapes()
+            .into_iter()
+            .map(|(s, _, _)| params.find(&format!("{prefix}.{s}")).ok_or_else(|| TensorError::Argument { what: "agents".into(), detail: format!("no tensor '{prefix}.{s}'") }))
+            .collect::<Result<_>>()?;
+        Ok(NetIds(v.try_into().expect("ten tensors a net")))
+    }
+
     /// The layout of parameters made as [`Arch::shapes`] (a training run's `Params`).
     pub fn of(params: &Params, arch: Arch) -> Result<Layout> {
-        let id = |name: String| params.find(&name).ok_or_else(|| TensorError::Argument { what: "agents".into(), detail: format!("no tensor '{name}'") });
-        let net = |colour: &str, net: Net| -> Result<NetIds> {
-            let v: Vec<ParamId> = arch.net_shapes().into_iter().map(|(s, _, _)| id(format!("{colour}.{}.{s}", net.name()))).collect::<Result<_>>()?;
-            Ok(NetIds(v.try_into().expect("ten tensors a net")))
-        };
         let agent = |colour: &str| -> Result<[NetIds; 7]> {
-            let v: Vec<NetIds> = Net::ALL.into_iter().map(|n| net(colour, n)).collect::<Result<_>>()?;
+            let v: Vec<NetIds> = Net::ALL.into_iter().map(|n| Layout::net_ids(params, arch, &format!("{colour}.{}", n.name()))).collect::<Result<_>>()?;
             Ok(v.try_into().expect("seven nets an agent"))
         };
         Ok(Layout { arch, ids: [agent("white")?, agent("black")?] })
@@ -206,12 +211,7 @@ impl Layout {
     /// A layout whose fourteen slots all read the one net `prefix` (e.g. `white.piece`) of
     /// `params`: one net's update on its own parameters, as a benchmark compares it.
     pub fn single(params: &Params, arch: Arch, prefix: &str) -> Result<Layout> {
-        let v: Vec<ParamId> = arch
-            .net_shapes()
-            .into_iter()
-            .map(|(s, _, _)| params.find(&format!("{prefix}.{s}")).ok_or_else(|| TensorError::Argument { what: "agents".into(), detail: format!("no tensor '{prefix}.{s}'") }))
-            .collect::<Result<_>>()?;
-        let one = NetIds(v.try_into().expect("ten tensors a net"));
+        let one = Layout::net_ids(params, arch, prefix)?;
         Ok(Layout { arch, ids: [[one; 7]; 2] })
     }
 
