@@ -224,7 +224,7 @@ impl Dataset {
     pub fn load(path: &Path) -> Result<Dataset, DatasetError> {
         let fail = |m: String| DatasetError { path: path.to_path_buf(), message: m };
         let bytes = crate::io::read_regular(path, MAX_FILE_BYTES, "dataset").map_err(|e| fail(format!("cannot read: {e}")))?;
-        crate::io::provenance::input(path);
+        crate::io::provenance::input_bytes(path, &bytes);
         Dataset::from_bytes(&bytes).map_err(fail)
     }
 

@@ -309,7 +309,6 @@ fn is_xz(path: &Path) -> bool {
 pub fn read_text(path: &Path) -> Result<Vec<u8>, String> {
     let fail = |e: String| format!("{}: {e}", path.display());
     let what = "labelled set";
-    crate::io::provenance::input(path);
     if !is_xz(path) {
         return crate::io::files::read_regular(path, MAX_FILE_BYTES, what).map_err(|e| fail(format!("cannot read: {e}")));
     }

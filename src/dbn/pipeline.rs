@@ -343,8 +343,9 @@ fn run_settings(prof: &Profile, plan: &Plan, seed: u64, labels: &Path, max_posit
     s.add("seed", seed, "--seed", Kind::Defining);
     // The file's bytes as stored: the same set compressed otherwise is another run.
     let bytes = crate::io::files::read_regular(labels, 1 << 30, "labelled set").map_err(|e| CliError::Failed(format!("{}: {e}", labels.display())))?;
-    crate::io::provenance::input(labels);
-    let print = format!("{:016x}", crate::io::fnv1a64(&bytes));
+    let fnv = crate::io::fnv1a64(&bytes);
+    crate::io::provenance::input_hashed(labels, bytes.len() as u64, fnv);
+    let print = format!("{fnv:016x}");
     s.add("labels", print, "--labels", Kind::Defining);
     s.add("max_positions", max_positions.map_or("all".to_string(), |n| n.to_string()), "--max-positions", Kind::Defining);
     s.add("rbm", format!("{:?}", prof.rbm), "pretraining schedule (the profile)", Kind::FromProfile);

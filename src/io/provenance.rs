@@ -76,24 +76,45 @@ fn source_commit() -> Option<String> {
 }
 
 /// Adds the file at `path` to the inputs of what this process saves (its size and FNV-1a 64
-/// checksum; read once more, in pieces). Nothing happens before [`record`], or for a path
-/// already added, or for a file that cannot be read (its reader reports that).
+/// checksum), reading it once more in pieces: for a file streamed by its reader. Nothing
+/// happens before [`record`], or for a path already added, or for a file that cannot be read
+/// (its reader reports that).
 pub fn input(path: &Path) {
-    let Some(made) = MADE.get() else { return };
-    let name = path.display().to_string();
-    if made.inputs.lock().map_or(true, |v| v.iter().any(|(p, _)| *p == name)) {
+    if known(path) != Some(false) {
         return;
     }
-    let Some(sum) = file_checksum(path) else { return };
+    if let Some((size, fnv)) = file_checksum(path) {
+        input_hashed(path, size, fnv);
+    }
+}
+
+/// [`input`] for a file whose bytes the caller holds: no second read.
+pub fn input_bytes(path: &Path, bytes: &[u8]) {
+    if known(path) == Some(false) {
+        input_hashed(path, bytes.len() as u64, crate::io::fnv1a64(bytes));
+    }
+}
+
+/// [`input`] for a file whose size and FNV-1a 64 the caller has computed.
+pub fn input_hashed(path: &Path, size: u64, fnv: u64) {
+    let Some(made) = MADE.get() else { return };
+    let name = path.display().to_string();
     if let Ok(mut v) = made.inputs.lock() {
         if !v.iter().any(|(p, _)| *p == name) {
-            v.push((name, sum));
+            v.push((name, format!("size={size} fnv64={fnv:016x}")));
         }
     }
 }
 
-/// `size=N fnv64=HEX` of a file, read in 1 MB pieces.
-fn file_checksum(path: &Path) -> Option<String> {
+/// Whether `path` is among the inputs already (`None`: nothing is recorded in this process).
+fn known(path: &Path) -> Option<bool> {
+    let made = MADE.get()?;
+    let name = path.display().to_string();
+    made.inputs.lock().ok().map(|v| v.iter().any(|(p, _)| *p == name))
+}
+
+/// A file's size and FNV-1a 64, read in 1 MB pieces.
+fn file_checksum(path: &Path) -> Option<(u64, u64)> {
     use std::io::Read;
     let mut f = crate::io::open_regular(path, u64::MAX, "input file").ok()?;
     let (mut h, mut n) = (crate::io::checksum::FNV_OFFSET, 0u64);
@@ -106,7 +127,7 @@ fn file_checksum(path: &Path) -> Option<String> {
         h = crate::io::checksum::fnv1a64_continue(h, &buf[..k]);
         n += k as u64;
     }
-    Some(format!("size={n} fnv64={h:016x}"))
+    Some((n, h))
 }
 
 /// The `made.*` keys for a header (empty before [`record`]).

@@ -417,8 +417,9 @@ fn run_settings(prof: &Profile, seed: u64, files: &[PathBuf], variants: &[Varian
     let mut prints = Vec::new();
     for f in files {
         let bytes = crate::io::files::read_regular(f, 1 << 32, "expert games").map_err(|e| CliError::Failed(format!("{}: {e}", f.display())))?;
-        crate::io::provenance::input(f);
-        prints.push(format!("{}:{:016x}", f.display(), crate::io::checksum::fnv1a64(&bytes)));
+        let fnv = crate::io::checksum::fnv1a64(&bytes);
+        crate::io::provenance::input_hashed(f, bytes.len() as u64, fnv);
+        prints.push(format!("{}:{fnv:016x}", f.display()));
     }
     s.add("expert", prints.join(","), "--expert", Kind::Defining);
     s.add("schedule", prof.describe(), "schedule (--profile and its flags)", Kind::FromProfile);
