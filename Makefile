@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train train-dbn train-cnn cnn-data train-neurochess train-selfplay neurochess-table1 install-gnuchess test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train bench-neurochess bench-selfplay perft datagen dataset labels-dbn match gauntlet install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
+.PHONY: all build train train-dbn train-cnn cnn-data train-neurochess train-selfplay neurochess-table1 install-gnuchess test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train bench-neurochess bench-selfplay perft datagen dataset labels-dbn match gauntlet tournament tournament-long install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
 
 all: build
 
@@ -240,6 +240,19 @@ gauntlet: build
 	  | tee $(GAUNTLET_DIR)/fit.txt; exit $${PIPESTATUS[0]}
 
 # Optional: installs Debian's Stockfish 15.1 (an anchor for benchmarks and an opponent). Uses apt.
+# The tournament: every player of the registry, Stockfish's UCI_Elo levels as anchors and GNU
+# Chess when installed (make install-stockfish, make install-gnuchess; without Stockfish the
+# handcrafted player is rated 0), at equal time (2+0.02) and equal depth (3), one Elo table per
+# condition. About 45 min on 2 cores; resumable (rerun to continue). tournament-long: the night
+# setting in its own folder. Extra flags: TOURNAMENT_ARGS="--engine name=toga cmd=/usr/games/toga2".
+TOURNAMENT_ARGS ?=
+tournament: build
+	@test -n "$(STOCKFISH)" || echo "Stockfish not found: no UCI_Elo anchors, the handcrafted player is rated 0 (make install-stockfish)"
+	@test -n "$(GNUCHESS)" || echo "GNU Chess not found: played without it (make install-gnuchess)"
+	$(BIN) tournament --out runs/tournament --stockfish $(or $(STOCKFISH),none) --gnuchess $(or $(GNUCHESS),none) $(TOURNAMENT_ARGS)
+tournament-long: build
+	$(BIN) tournament --long --out runs/tournament-long --stockfish $(or $(STOCKFISH),none) --gnuchess $(or $(GNUCHESS),none) $(TOURNAMENT_ARGS)
+
 install-stockfish:
 	@echo "Installing Stockfish with apt-get (Debian package 'stockfish', into /usr/games)"
 	apt-get update && apt-get install -y stockfish

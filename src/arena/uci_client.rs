@@ -54,6 +54,24 @@ pub struct SearchResult {
     /// Last reported line per multipv index (index 0 = multipv 1).
     pub lines: Vec<PvLine>,
     pub elapsed: Duration,
+    /// Nodes of the last `info` line that gave a count (`None`: the engine gave none).
+    pub nodes: Option<u64>,
+}
+
+/// The node count of an `info` line, if it has one.
+pub fn info_nodes(line: &str) -> Option<u64> {
+    let mut t = line.split_whitespace();
+    if t.next() != Some("info") {
+        return None;
+    }
+    while let Some(w) = t.next() {
+        match w {
+            "nodes" => return t.next()?.parse().ok(),
+            "pv" | "string" => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Parses an `info` line; `None` when it has no score.
@@ -198,6 +216,7 @@ impl Engine {
         self.send(&format!("go {limits}"))?;
         let deadline = start + timeout;
         let mut lines: Vec<PvLine> = Vec::new();
+        let mut nodes = None;
         loop {
             let line = match self.recv(deadline, "bestmove") {
                 Err(EngineError::Timeout(m)) => {
@@ -218,7 +237,11 @@ impl Engine {
                     depth: main.map_or(0, |l| l.depth),
                     lines,
                     elapsed: start.elapsed(),
+                    nodes,
                 });
+            }
+            if let Some(n) = info_nodes(&line) {
+                nodes = Some(n);
             }
             if let Some(pv) = parse_info(&line) {
                 let k = pv.multipv.clamp(1, 256) as usize;

@@ -17,6 +17,7 @@ mod datagen;
 mod gauntlet_fit;
 mod label;
 mod match_cmd;
+mod tournament;
 mod perft;
 mod show;
 mod train;
@@ -43,6 +44,7 @@ Subcommands:
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
   label --pgn FILE --out FILE          positions with game result + engine score (seed 001)
   match --engine SPEC --engine SPEC   play a match, report Elo with error bars
+  tournament [--out DIR]               every player and the anchors in one event, one Elo scale
   gauntlet-fit LEVEL:W-D-L|FILE ...    rating on an opponent's scale from several levels
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
@@ -99,6 +101,7 @@ pub fn run(args: &[String]) -> i32 {
         "compare" => compare::run(rest),
         "datagen" => datagen::run_cli(rest),
         "match" => match_cmd::run_cli(rest),
+        "tournament" => tournament::run_cli(rest),
         "gauntlet-fit" => gauntlet_fit::run(rest),
         "label" => label::run_cli(rest),
         "help" | "-h" | "--help" => Err(CliError::Help(top_help())),

@@ -70,6 +70,43 @@ pub struct GameOutcome {
     pub pgn: PgnGame,
     /// Engines (white, black) that must be restarted before their next game.
     pub broken: [bool; 2],
+    /// What each side's searches reported (white, black).
+    pub searched: [Searched; 2],
+}
+
+/// A side's searches over one game: how many, how deep, how many nodes in what time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Searched {
+    /// Moves the engine chose (opening moves excluded).
+    pub moves: u32,
+    /// Sum of the reported depths, over the moves that reported one.
+    pub depth_sum: u64,
+    pub depth_moves: u32,
+    /// Sum of the reported nodes, and the think time (ms) of the moves that reported them.
+    pub nodes: u64,
+    pub nodes_ms: u64,
+    pub nodes_moves: u32,
+}
+
+impl Searched {
+    pub fn add(&mut self, o: &Searched) {
+        self.moves += o.moves;
+        self.depth_sum += o.depth_sum;
+        self.depth_moves += o.depth_moves;
+        self.nodes += o.nodes;
+        self.nodes_ms += o.nodes_ms;
+        self.nodes_moves += o.nodes_moves;
+    }
+
+    /// Mean reported depth (`None`: no move reported one).
+    pub fn mean_depth(&self) -> Option<f64> {
+        (self.depth_moves > 0).then(|| self.depth_sum as f64 / self.depth_moves as f64)
+    }
+
+    /// Nodes per second over the moves that reported nodes, timed by us.
+    pub fn nps(&self) -> Option<f64> {
+        (self.nodes_moves > 0).then(|| self.nodes as f64 * 1000.0 / self.nodes_ms.max(1) as f64)
+    }
 }
 
 /// Whether `side` has mating material at all (FIDE: a flag fall against a bare king or a
@@ -110,6 +147,7 @@ pub fn play(
     // White-relative scores of the engine moves, for adjudication (None: no score given).
     let mut scores: Vec<Option<i32>> = Vec::new();
     let mut broken = [false, false];
+    let mut searched = [Searched::default(); 2];
     let tol = millis(s.time_tolerance) as i128;
 
     let (outcome, termination, detail) = loop {
@@ -188,6 +226,17 @@ pub fn play(
         if let Limit::Clock { .. } = limits[me] {
             clock[me] = clock[me].max(0) + inc[me] as i128;
         }
+        let st = &mut searched[me];
+        st.moves += 1;
+        if r.depth > 0 {
+            st.depth_sum += u64::from(r.depth);
+            st.depth_moves += 1;
+        }
+        if let Some(n) = r.nodes {
+            st.nodes += n;
+            st.nodes_ms += used.as_millis() as u64;
+            st.nodes_moves += 1;
+        }
         let secs = format!("{:.2}s", used.as_secs_f64());
         let comment = match r.score {
             Some(score) => format!("{} {secs}", EngineEval { score, depth: r.depth }),
@@ -203,7 +252,7 @@ pub fn play(
         }
     };
     pgn.result = Some(outcome);
-    GameOutcome { outcome, termination, detail, pgn, broken }
+    GameOutcome { outcome, termination, detail, pgn, broken, searched }
 }
 
 fn side_name(c: Color) -> &'static str {

@@ -9,7 +9,7 @@ pub mod game;
 pub mod player;
 pub mod report;
 
-pub use game::{GameSettings, Termination};
+pub use game::{GameOutcome, GameSettings, Searched, Termination};
 pub use player::{Limit, PlayerSpec, Program};
 
 use crate::chess::pgn::PgnGame;
@@ -19,7 +19,7 @@ use crate::arena::openings::{self, Opening};
 use crate::arena::uci_client::{Engine, EngineError};
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -156,30 +156,10 @@ pub fn run(cfg: &MatchConfig, mut on_game: impl FnMut(&MatchStats, &GameRecord) 
                     let Some(i) = take(&schedule, cfg.games) else { return };
                     let white = (i % 2) as usize;
                     let opening = &cfg.openings[order[(i / 2) as usize]];
-                    let result = match prepare(cfg, &mut engines, &mut start_failures, &ever_started, white) {
-                        Err(Fatal(msg)) => return set_fatal(msg),
-                        Ok(Some(mut failed)) => {
-                            failed.pgn = PgnGame::new(opening.start);
-                            for &m in &opening.moves {
-                                failed.pgn.push(m, None);
-                            }
-                            failed
-                        }
-                        Ok(None) => {
-                            let [a, b] = &mut engines;
-                            let (a, b) = (a.as_mut().unwrap(), b.as_mut().unwrap());
-                            let (w, bl) = if white == 0 { (a, b) } else { (b, a) };
-                            let names = [cfg.players[white].name.as_str(), cfg.players[1 - white].name.as_str()];
-                            let limits = [cfg.players[white].limit, cfg.players[1 - white].limit];
-                            let g = game::play([w, bl], names, limits, opening, &cfg.settings);
-                            for (c, &bad) in g.broken.iter().enumerate() {
-                                if bad {
-                                    // A hung or confused engine is killed (on drop) and restarted.
-                                    engines[if c == 0 { white } else { 1 - white }] = None;
-                                }
-                            }
-                            g
-                        }
+                    let seats = Seats { players: [&cfg.players[0], &cfg.players[1]], ever_started: [&ever_started[0], &ever_started[1]] };
+                    let result = match play_one(&seats, &cfg.exe, cfg.start_timeout, &cfg.settings, &mut engines, &mut start_failures, white, opening) {
+                        Err(msg) => return set_fatal(msg),
+                        Ok(g) => g,
                     };
                     let record = GameRecord {
                         number: i + 1,
@@ -189,7 +169,8 @@ pub fn run(cfg: &MatchConfig, mut on_game: impl FnMut(&MatchStats, &GameRecord) 
                         detail: result.detail.clone(),
                         plies: result.pgn.moves.len(),
                     };
-                    let text = pgn_text(cfg, &record, result.pgn, &date);
+                    let (w, b) = (&cfg.players[white], &cfg.players[1 - white]);
+                    let text = pgn_text(PgnHeader { event: &cfg.event, site: "deepchess match", round: &record.number.to_string(), date: &date }, [w, b], &record, result.pgn);
                     let mut guard = shared.lock().unwrap_or_else(|e| e.into_inner());
                     let (stats, half_pairs, on_game, file) = &mut *guard;
                     if let (Some(f), Ok(t)) = (file.as_mut(), &text) {
@@ -223,37 +204,89 @@ pub fn run(cfg: &MatchConfig, mut on_game: impl FnMut(&MatchStats, &GameRecord) 
     Ok(stats)
 }
 
+/// The two players of a game and whether each has ever started (a player that never got
+/// going stops the whole event; one that fails later loses games until it comes back).
+pub struct Seats<'a> {
+    pub players: [&'a PlayerSpec; 2],
+    pub ever_started: [&'a AtomicBool; 2],
+}
+
+/// Plays one game between `seats` (`white` is the index of the player with White), starting
+/// or restarting their engines in `engines` as needed; an engine that misbehaved is dropped
+/// (killed) so that the next game starts it afresh. `Err` is a failure that ends the whole
+/// event (a player that cannot run at all); a player whose engine fails to (re)start loses
+/// the game, which is returned like any other.
+#[allow(clippy::too_many_arguments)]
+pub fn play_one(
+    seats: &Seats,
+    exe: &Path,
+    start_timeout: Duration,
+    settings: &GameSettings,
+    engines: &mut [Option<Engine>; 2],
+    failures: &mut [u32; 2],
+    white: usize,
+    opening: &Opening,
+) -> Result<GameOutcome, String> {
+    match prepare(seats, exe, start_timeout, settings.move_timeout, engines, failures, white) {
+        Err(Fatal(msg)) => Err(msg),
+        Ok(Some(mut failed)) => {
+            failed.pgn = PgnGame::new(opening.start);
+            for &m in &opening.moves {
+                failed.pgn.push(m, None);
+            }
+            Ok(failed)
+        }
+        Ok(None) => {
+            let [a, b] = engines;
+            let (a, b) = (a.as_mut().unwrap(), b.as_mut().unwrap());
+            let (w, bl) = if white == 0 { (a, b) } else { (b, a) };
+            let names = [seats.players[white].name.as_str(), seats.players[1 - white].name.as_str()];
+            let limits = [seats.players[white].limit, seats.players[1 - white].limit];
+            let g = game::play([w, bl], names, limits, opening, settings);
+            for (c, &bad) in g.broken.iter().enumerate() {
+                if bad {
+                    // A hung or confused engine is killed (on drop) and restarted.
+                    engines[if c == 0 { white } else { 1 - white }] = None;
+                }
+            }
+            Ok(g)
+        }
+    }
+}
+
 /// A failure that ends the whole match (a player that cannot run at all).
 struct Fatal(String);
 
 /// Makes sure both engines are running and ready for a new game. `Ok(Some(game))` is a game
 /// already lost by a player whose engine failed to (re)start or to get ready.
 fn prepare(
-    cfg: &MatchConfig,
+    seats: &Seats,
+    exe: &Path,
+    start_timeout: Duration,
+    move_timeout: Duration,
     engines: &mut [Option<Engine>; 2],
     failures: &mut [u32; 2],
-    ever_started: &[AtomicBool; 2],
     white: usize,
 ) -> Result<Option<game::GameOutcome>, Fatal> {
     // White's engine first, so that a double failure is charged to White consistently.
     for p in [white, 1 - white] {
-        let spec = &cfg.players[p];
+        let spec = seats.players[p];
         let color = if p == white { Color::White } else { Color::Black };
         let mut err = None;
         if engines[p].is_none() {
-            let (cmd, options) = spec.command(&cfg.exe);
-            match Engine::start(&cmd, &options, cfg.start_timeout) {
+            let (cmd, options) = spec.command(exe);
+            match Engine::start(&cmd, &options, start_timeout) {
                 Ok(e) => engines[p] = Some(e),
                 Err(EngineError::Spawn(m)) => return Err(Fatal(format!("player {}: cannot start '{cmd}': {m}", spec.name))),
-                Err(e) if !ever_started[p].load(Ordering::SeqCst) => {
+                Err(e) if !seats.ever_started[p].load(Ordering::SeqCst) => {
                     return Err(Fatal(format!("player {}: '{cmd}' failed to start as a UCI engine: {e}", spec.name)))
                 }
                 Err(e) => err = Some(format!("failed to restart: {e}")),
             }
         }
         if let Some(e) = engines[p].as_mut() {
-            ever_started[p].store(true, Ordering::SeqCst);
-            if let Err(e) = e.new_game(cfg.settings.move_timeout) {
+            seats.ever_started[p].store(true, Ordering::SeqCst);
+            if let Err(e) = e.new_game(move_timeout) {
                 engines[p] = None;
                 err = Some(format!("not ready for a new game: {e}"));
             }
@@ -270,6 +303,7 @@ fn prepare(
                 detail: format!("{side} ({}) {why}", spec.name),
                 pgn: PgnGame::new(crate::chess::Position::startpos()),
                 broken: [false, false],
+                searched: Default::default(),
             }));
         }
         failures[p] = 0;
@@ -303,13 +337,21 @@ fn count(stats: &mut MatchStats, r: &GameRecord, half_pairs: &mut HashMap<u64, f
     }
 }
 
-fn pgn_text(cfg: &MatchConfig, r: &GameRecord, mut g: PgnGame, date: &str) -> std::io::Result<String> {
-    let (w, b) = (&cfg.players[r.white], &cfg.players[1 - r.white]);
+/// The tags a game's PGN shares with its event.
+pub struct PgnHeader<'a> {
+    pub event: &'a str,
+    pub site: &'a str,
+    pub round: &'a str,
+    pub date: &'a str,
+}
+
+/// A finished game as PGN text, with the players (`[white, black]`), limits and how it ended.
+pub fn pgn_text(h: PgnHeader, [w, b]: [&PlayerSpec; 2], r: &GameRecord, mut g: PgnGame) -> std::io::Result<String> {
     let tags = [
-        ("Event", cfg.event.clone()),
-        ("Site", "deepchess match".into()),
-        ("Date", date.to_string()),
-        ("Round", r.number.to_string()),
+        ("Event", h.event.to_string()),
+        ("Site", h.site.to_string()),
+        ("Date", h.date.to_string()),
+        ("Round", h.round.to_string()),
         ("White", w.name.clone()),
         ("Black", b.name.clone()),
     ];
@@ -332,7 +374,7 @@ fn pgn_text(cfg: &MatchConfig, r: &GameRecord, mut g: PgnGame, date: &str) -> st
 }
 
 /// Today's UTC date as `YYYY.MM.DD` (civil-from-days, H. Hinnant's algorithm).
-fn today() -> String {
+pub fn today() -> String {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let z = (secs / 86_400) as i64 + 719_468;
     let era = z.div_euclid(146_097);
