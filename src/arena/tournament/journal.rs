@@ -206,11 +206,12 @@ impl Journal {
         f.write_all(body.as_bytes()).and_then(|_| f.sync_data()).map_err(|e| format!("{}: {e}", self.path.display()))
     }
 
-    /// Records the event's settings (a new journal only).
+    /// Records settings of the event (all at once, one write: a kill leaves all or a cut
+    /// last line, which is dropped and the setting written again).
     pub fn write_settings(&mut self, settings: &[(String, String)]) -> Result<(), String> {
         let text: String = settings.iter().map(|(k, v)| format!("C\t{k}\t{}\n", escape(v))).collect();
         self.append(&text)?;
-        self.settings = settings.to_vec();
+        self.settings.extend(settings.iter().cloned());
         Ok(())
     }
 

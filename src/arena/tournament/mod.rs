@@ -64,7 +64,9 @@ pub struct TournamentConfig {
 
 impl TournamentConfig {
     /// The settings that fix what a game means; a journal started with others is not
-    /// continued. The number of rounds is not among them: a tournament can be lengthened.
+    /// continued. Keys `cond.NAME.…` belong to one condition: a journal may hold conditions
+    /// this run does not play, and a condition it never played is added. The number of
+    /// rounds is not among them: a tournament can be lengthened.
     pub fn identity(&self) -> Vec<(String, String)> {
         let mut v = vec![
             ("openings".to_string(), format!("{} ({} openings)", self.openings_name, self.openings.len())),
@@ -72,9 +74,14 @@ impl TournamentConfig {
             ("adjudication".to_string(), format!("{:?}", self.settings.adjudication)),
         ];
         for (i, e) in self.entrants.iter().enumerate() {
-            let specs: Vec<String> = self.conditions.iter().map(|c| format!("{}: {}", c.name, spec_text(&c.specs[i]))).collect();
             let anchor = e.anchor.map_or(String::new(), |a| format!(" anchor={a}"));
-            v.push((format!("player.{i}"), format!("{} system={}{anchor} | {}", e.name, e.system, specs.join(" | "))));
+            v.push((format!("player.{i}"), format!("{} system={}{anchor}", e.name, e.system)));
+        }
+        for c in &self.conditions {
+            v.push((format!("cond.{}", c.name), c.label.clone()));
+            for (i, s) in c.specs.iter().enumerate() {
+                v.push((format!("cond.{}.player.{i}", c.name), spec_text(s)));
+            }
         }
         v
     }
@@ -136,6 +143,35 @@ fn plan_round(cfg: &TournamentConfig, j: &Journal, cond: &str, round: usize) -> 
     pairs.into_iter().enumerate().map(|(k, (a, b))| Pair { a, b, opening: (before + k) % cfg.openings.len() }).collect()
 }
 
+/// The settings of `identity` a journal holding `old` lacks (those of a condition it never
+/// played, or of an event that has played nothing yet), or what differs. `played`: the
+/// conditions with a round in the journal.
+pub fn settings_to_add(old: &[(String, String)], identity: &[(String, String)], played: &[String]) -> Result<Vec<(String, String)>, String> {
+    let cond_of = |k: &str| k.strip_prefix("cond.").map(|r| r.split('.').next().unwrap_or(r).to_string());
+    let get = |set: &[(String, String)], k: &str| set.iter().find(|(k2, _)| k2 == k).map(|(_, v)| v.clone());
+    // Settings of the whole event, and of each condition already played, must agree.
+    let mut new = Vec::new();
+    for (k, v) in identity {
+        let open = match cond_of(k) {
+            Some(c) => !played.contains(&c),
+            None => played.is_empty(),
+        };
+        match get(old, k) {
+            Some(o) if &o == v => {}
+            Some(o) => return Err(format!("{k} differs (then: {o}; now: {v})")),
+            None if open => new.push((k.clone(), v.clone())),
+            None => return Err(format!("{k} is new (now: {v})")),
+        }
+    }
+    for (k, o) in old {
+        let played_now = cond_of(k).is_none_or(|c| identity.iter().any(|(k2, _)| cond_of(k2).as_deref() == Some(c.as_str())));
+        if played_now && get(identity, k).is_none() {
+            return Err(format!("{k} is gone (then: {o})"));
+        }
+    }
+    Ok(new)
+}
+
 /// Progress of a running tournament, for the caller's progress line.
 #[derive(Clone, Debug)]
 pub struct Progress {
@@ -162,21 +198,16 @@ pub fn run(cfg: &TournamentConfig, mut on_event: impl FnMut(&Progress) + Send) -
     let path = cfg.out.join("journal.tsv");
     let mut j = Journal::open(&path)?;
     let identity = cfg.identity();
-    if j.settings.is_empty() {
-        if !j.rounds.is_empty() {
-            return Err(format!("{}: rounds without the settings they were played under", path.display()));
-        }
-        j.write_settings(&identity)?;
-    } else if j.settings != identity {
-        let diff = identity
-            .iter()
-            .find(|(k, v)| j.settings.iter().find(|(k2, _)| k2 == k).map(|(_, v2)| v2) != Some(v))
-            .or_else(|| j.settings.iter().find(|(k, _)| !identity.iter().any(|(k2, _)| k2 == k)));
-        let what = diff.map_or("the players".to_string(), |(k, v)| format!("{k} (now: {v})"));
-        return Err(format!(
-            "{} holds a tournament played under other settings: {what} differs; continue it with its own settings, or give another --out",
+    let mut played: Vec<String> = j.rounds.keys().map(|(c, _)| c.clone()).collect();
+    played.dedup();
+    let new = settings_to_add(&j.settings, &identity, &played).map_err(|what| {
+        format!(
+            "{} holds a tournament played under other settings: {what}; continue it with its own settings, or give another --out",
             cfg.out.display()
-        ));
+        )
+    })?;
+    if !new.is_empty() {
+        j.write_settings(&new)?;
     }
     let started = Instant::now();
     let mut played_now = 0usize;
@@ -320,4 +351,33 @@ fn play_round(
 
 fn termination_text(t: &Termination) -> String {
     t.tag().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::settings_to_add;
+
+    fn kv(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn a_journal_continues_only_under_its_own_settings() {
+        let depth = kv(&[("openings", "x"), ("player.0", "a"), ("cond.depth", "d3"), ("cond.depth.player.0", "a depth=3")]);
+        let both = kv(&[("openings", "x"), ("player.0", "a"), ("cond.time", "t"), ("cond.time.player.0", "a tc=2"), ("cond.depth", "d3"), ("cond.depth.player.0", "a depth=3")]);
+        let played = vec!["depth".to_string()];
+        // A new journal takes everything; a condition never played is added.
+        assert_eq!(settings_to_add(&[], &depth, &[]).unwrap(), depth);
+        assert_eq!(settings_to_add(&depth, &both, &played).unwrap(), kv(&[("cond.time", "t"), ("cond.time.player.0", "a tc=2")]));
+        // A journal holding more conditions than this run plays continues.
+        assert!(settings_to_add(&both, &depth, &played).unwrap().is_empty());
+        // A played condition under another limit, or other players, is refused.
+        let other = kv(&[("openings", "x"), ("player.0", "a"), ("cond.depth", "d4"), ("cond.depth.player.0", "a depth=4")]);
+        assert!(settings_to_add(&depth, &other, &played).unwrap_err().contains("cond.depth differs"));
+        let more = kv(&[("openings", "x"), ("player.0", "a"), ("player.1", "b"), ("cond.depth", "d3"), ("cond.depth.player.0", "a depth=3")]);
+        assert!(settings_to_add(&depth, &more, &played).unwrap_err().contains("player.1 is new"));
+        assert!(settings_to_add(&more, &depth, &played).unwrap_err().contains("player.1 is gone"));
+        // Before any round, settings cut short by a kill are completed.
+        assert_eq!(settings_to_add(&depth[..2], &depth, &[]).unwrap(), depth[2..].to_vec());
+    }
 }
