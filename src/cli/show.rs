@@ -35,12 +35,15 @@ fn describe_meta(meta: &[(String, String)]) -> String {
             match get(made::KERNEL) {
                 Some(k) => {
                     s += &format!("  kernel: {k} (another kernel may add products in another order, and the same command there give other last bits: data/nets/README.md says which nets do)\n");
-                    s += &format!("  again, on this kernel: DEEPCHESS_KERNEL={} {cmd}\n", crate::io::provenance::shell_word(k));
+                    s += &format!("  again, by the program below on this kernel: DEEPCHESS_KERNEL={} {cmd}\n", crate::io::provenance::shell_word(k));
                 }
                 None => s += "  kernel: not recorded\n",
             }
             s += &format!("  program: {}\n", get(made::VERSION).unwrap_or("not recorded"));
             s += &format!("  precision: {}\n", get(made::PRECISION).unwrap_or("not recorded"));
+            if let Some(note) = get(made::NOTE) {
+                s += &format!("  note: {note}\n");
+            }
             match get(made::INPUTS) {
                 Some(inputs) => {
                     s += "  inputs:\n";

@@ -19,6 +19,8 @@ pub const VERSION: &str = "made.version";
 pub const KERNEL: &str = "made.kernel";
 pub const PRECISION: &str = "made.precision";
 pub const INPUTS: &str = "made.inputs";
+/// Written by hand only: how keys written after the file was made were checked.
+pub const NOTE: &str = "made.note";
 
 struct Made {
     command: String,
