@@ -77,7 +77,7 @@ dataset: runs/dataset/train.dcds
 runs/dataset/train.dcds: $(CORPUS) Makefile | build
 	$(BIN) data $(foreach f,$(CORPUS),--pgn $(f)) --per-game $(PER_GAME) --out runs/dataset --quiet
 
-# The three training phases. PROFILE=quick (default, ~30 min on 2 cores) | paper | tiny.
+# The three training phases. PROFILE=quick (default, ~8 min on 2 cores) | paper | tiny.
 # Always resumable: rerunning continues an interrupted run or just prints its results.
 PROFILE ?= quick
 train: build dataset
