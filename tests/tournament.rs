@@ -145,6 +145,15 @@ fn a_killed_tournament_continues_without_losing_or_repeating_a_game() {
 #[test]
 fn built_in_players_meet_in_both_conditions() {
     let dir = common::TempDir::new("tournament-builtin");
+    // A player that cannot start stops the event before any game; fixed, the same folder
+    // starts afresh (nothing was played under the old settings).
+    let bad = run(&[
+        "tournament", "--out", dir.path().to_str().unwrap(), "--players", "handcrafted", "--stockfish", "none", "--gnuchess", "none",
+        "--engine", "name=ghost", "cmd=/nonexistent/engine",
+    ]
+    .map(String::from));
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("player ghost: cannot start '/nonexistent/engine'"));
     let o = run(&[
         "tournament", "--out", dir.path().to_str().unwrap(), "--players", "handcrafted,compact,qagent", "--stockfish", "none",
         "--gnuchess", "none", "--rounds", "0", "--tc", "1+0.01", "--depth", "1", "--bootstrap", "50",

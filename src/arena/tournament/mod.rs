@@ -197,6 +197,12 @@ pub fn run(cfg: &TournamentConfig, mut on_event: impl FnMut(&Progress) + Send) -
     }
     let path = cfg.out.join("journal.tsv");
     let mut j = Journal::open(&path)?;
+    if j.games.is_empty() && !j.settings.is_empty() && settings_to_add(&j.settings, &cfg.identity(), &[]).is_err() {
+        // Nothing was played under the old settings (a player that would not start, say):
+        // start afresh rather than refuse.
+        std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        j = Journal::open(&path)?;
+    }
     let identity = cfg.identity();
     let mut played: Vec<String> = j.rounds.keys().map(|(c, _)| c.clone()).collect();
     played.dedup();
