@@ -331,36 +331,37 @@ fn solve(a: &mut [f64], b: &mut [f64], m: usize) -> Option<Vec<f64>> {
     Some(x)
 }
 
-/// A bootstrap replicate: each pairing's pairs and single games drawn with replacement.
+/// A bootstrap replicate: as many game pairs (and unpaired games) as the event has, drawn with
+/// replacement from all of them. Drawn from the whole event, not within each pairing: a round
+/// robin gives most pairings a single pair, which a draw within the pairing would only repeat.
 fn resample(res: &Results, rng: &mut Rng) -> Results {
-    let mut out = res.clone();
-    for (p, q) in res.pairings.iter().zip(out.pairings.iter_mut()) {
-        let units = p.units();
-        q.pairs = [0; 5];
-        q.singles = [0; 3];
-        let total = units;
-        for _ in 0..total {
-            let mut k = rng.below(units);
-            let mut placed = false;
-            for (c, &n) in p.pairs.iter().enumerate() {
-                if k < n {
-                    q.pairs[c] += 1;
-                    placed = true;
-                    break;
-                }
-                k -= n;
-            }
-            if !placed {
-                for (c, &n) in p.singles.iter().enumerate() {
-                    if k < n {
-                        q.singles[c] += 1;
-                        break;
-                    }
-                    k -= n;
-                }
-            }
+    // Every unit as (pairing, false = a pair / true = a single game, its points class).
+    let mut units: Vec<(usize, bool, usize)> = Vec::new();
+    for (k, p) in res.pairings.iter().enumerate() {
+        for (c, &n) in p.pairs.iter().enumerate() {
+            units.extend(std::iter::repeat_n((k, false, c), n as usize));
+        }
+        for (c, &n) in p.singles.iter().enumerate() {
+            units.extend(std::iter::repeat_n((k, true, c), n as usize));
         }
     }
+    let mut out = res.clone();
+    for q in &mut out.pairings {
+        q.pairs = [0; 5];
+        q.singles = [0; 3];
+    }
+    for _ in 0..units.len() {
+        let (k, single, c) = units[rng.below(units.len() as u64) as usize];
+        if single {
+            out.pairings[k].singles[c] += 1;
+        } else {
+            out.pairings[k].pairs[c] += 1;
+        }
+    }
+    // A pairing drawn no game is dropped (its players may still be linked by others); the
+    // draw counts serve the consistency check of the original results only.
+    out.pairings.retain(|p| p.units() > 0);
+    out.draws.clear();
     out
 }
 
@@ -499,6 +500,21 @@ mod tests {
             assert!(f.p_value > 0.001, "p = {}", f.p_value);
         }
         assert!(covered as f64 >= 0.8 * total as f64, "{covered} of {total} intervals cover the truth");
+    }
+
+    #[test]
+    fn a_round_robin_of_single_pairs_has_real_intervals() {
+        let truth = [0.0, 80.0, -120.0, 200.0, -40.0, 150.0, -250.0, 30.0, 100.0, -60.0];
+        let res = simulate(&truth, 1, 0.3, 5);
+        let mut anchors = vec![None; truth.len()];
+        anchors[0] = Some(0.0);
+        let f = fit(&res, &anchors, 300, 2);
+        for q in &f.rated[1..] {
+            if q.rating.is_finite() {
+                assert!(q.hi - q.lo > 100.0, "18 games each leave a wide interval: {q:?}");
+                assert!(q.lo <= q.rating && q.rating <= q.hi, "{q:?}");
+            }
+        }
     }
 
     #[test]
