@@ -14,7 +14,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "tc", value: Some("S+INC"), help: "the clock of the time condition (default 2+0.02, as make match)" },
     Flag { name: "depth", value: Some("N"), help: "the fixed depth of the depth condition (default 3)" },
     Flag { name: "rounds", value: Some("N"), help: "ladder rounds after the round robin, per condition (default 10; raise it to lengthen a tournament)" },
-    Flag { name: "long", value: None, help: "the night setting: 24 ladder rounds (about 8 h on 2 cores)" },
+    Flag { name: "long", value: None, help: "the night setting: 140 ladder rounds (about 7.5 h on 2 cores; the default, 10, takes about 41 min)" },
     Flag { name: "neighbours", value: Some("K"), help: "opponents below each player in a ladder round (default 2)" },
     Flag { name: "players", value: Some("LIST"), help: "built-in players, comma-separated, or 'none' (default: every player of the registry)" },
     Flag { name: "stockfish", value: Some("PATH|none"), help: "Stockfish for the anchors (default /usr/games/stockfish when installed)" },
@@ -154,7 +154,7 @@ pub fn config(args: &[String]) -> Result<TournamentConfig, CliError> {
         let label = if *c == "time" { format!("equal time, {tc} per game") } else { format!("equal depth, {depth} plies (Stockfish's anchors on the {tc} clock)") };
         conditions.push(Condition { name: c.to_string(), label, specs });
     }
-    let rounds: usize = if p.has("long") { p.get_or("tournament", "rounds", 24)? } else { p.get_or("tournament", "rounds", 10)? };
+    let rounds: usize = if p.has("long") { p.get_or("tournament", "rounds", 140)? } else { p.get_or("tournament", "rounds", 10)? };
     let neighbours: usize = p.get_or("tournament", "neighbours", 2)?;
     let concurrency: usize = p.get_or("tournament", "concurrency", 2)?;
     if neighbours == 0 || concurrency == 0 {

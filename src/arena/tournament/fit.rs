@@ -10,9 +10,8 @@
 //! joint fit (repeatedly, as taking one out can leave another unbeaten) and placed alone
 //! against its opponents' fitted ratings, with its one finite interval end.
 //!
-//! Intervals: a bootstrap over game pairs, resampled within each pairing (the schedule fixes
-//! how many pairs each pairing plays), 2.5 and 97.5 percentiles of each player's refitted
-//! rating. Consistency: each pairing's observed points against the fit's prediction.
+//! Intervals: a bootstrap over the event's game pairs, 2.5 and 97.5 percentiles of each
+//! player's refitted rating. Consistency: each pairing's observed points against the fit's prediction.
 
 use crate::arena::elo::{elo_to_score, fit_rating, phi, Wdl};
 use crate::chess::{Color, Outcome};

@@ -68,7 +68,7 @@ fn elo(x: f64) -> String {
     } else if x == f64::NEG_INFINITY {
         "−∞".into()
     } else {
-        format!("{x:.0}")
+        format!("{:.0}", x + 0.0).replace('-', "−")
     }
 }
 
@@ -156,7 +156,7 @@ pub fn ladder_svg(cfg: &TournamentConfig, cond: &Condition, rows: &[Row]) -> Str
     let axis_y = top + row_h * rows.len() as f64;
     while v <= hi {
         let _ = writeln!(s, r##"<line x1="{0:.1}" y1="{1}" x2="{0:.1}" y2="{2}" stroke="#dddddd"/>"##, x(v), top - 8.0, axis_y);
-        let _ = writeln!(s, r#"<text x="{:.1}" y="{}" text-anchor="middle">{v:.0}</text>"#, x(v), axis_y + 16.0);
+        let _ = writeln!(s, r#"<text x="{:.1}" y="{}" text-anchor="middle">{:.0}</text>"#, x(v), axis_y + 16.0, v + 0.0);
         v += step;
     }
     let _ = writeln!(s, r#"<text x="{:.1}" y="{}" text-anchor="middle">Elo (Stockfish UCI_Elo scale where anchored)</text>"#, (left + w - right) / 2.0, axis_y + 34.0);
