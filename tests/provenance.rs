@@ -157,3 +157,29 @@ fn show_names_what_it_cannot_read() {
     let o = deepchess(&["show".into()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
+
+/// Every shipped net names the command, kernel and program that make it again
+/// (data/nets/README.md records the check of each).
+#[test]
+fn every_shipped_net_names_what_makes_it() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets");
+    let mut nets = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("dcw") {
+            continue;
+        }
+        nets += 1;
+        let wf = WeightFile::load(&path).unwrap();
+        let get = |k: &str| wf.meta.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+        let command = get("made.command").unwrap_or_else(|| panic!("{}: no made.command", path.display()));
+        assert!(command.starts_with("deepchess train "), "{}: {command}", path.display());
+        assert!(get("made.kernel").is_some(), "{}: no made.kernel", path.display());
+        let version = get("made.version").unwrap_or_default();
+        assert!(version.contains("source commit "), "{}: {version}", path.display());
+        let file = path.file_name().unwrap().to_str().unwrap();
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+        assert!(readme.contains(&format!("`{file}`")), "data/nets/README.md says nothing of {file}");
+    }
+    assert!(nets >= 10, "{nets} nets");
+}
