@@ -62,8 +62,8 @@ Example:
       option.UCI_LimitStrength=true option.UCI_Elo=1400 --each tc=10+0.1 --games 200";
 
 /// Joins the words after `--engine`/`--each` into one value, so that a player can be written
-/// cutechess-style as separate `key=value` arguments.
-fn group_specs(args: &[String]) -> Vec<String> {
+/// cutechess-style as separate `key=value` arguments (`match` and `tournament`).
+pub(super) fn group_specs(args: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {

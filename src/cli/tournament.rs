@@ -48,27 +48,6 @@ fn usage_err(msg: String) -> CliError {
     CliError::Usage(format!("deepchess tournament: {msg}"))
 }
 
-/// `--engine` takes the words after it up to the next flag, as in `match`.
-fn group_specs(args: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        if args[i] == "--engine" {
-            let mut words = Vec::new();
-            while i + 1 < args.len() && !args[i + 1].starts_with("--") {
-                i += 1;
-                words.push(args[i].clone());
-            }
-            out.push("--engine".into());
-            out.push(words.join(" "));
-        } else {
-            out.push(args[i].clone());
-        }
-        i += 1;
-    }
-    out
-}
-
 /// A program given by flag, or found at its usual place; `none` leaves it out.
 fn program(flag: Option<&str>, default: &str) -> Option<String> {
     match flag {
@@ -80,7 +59,7 @@ fn program(flag: Option<&str>, default: &str) -> Option<String> {
 
 pub fn config(args: &[String]) -> Result<TournamentConfig, CliError> {
     let help = format!("{ABOUT}\n\n{}", usage("tournament", "[options]", "", FLAGS).trim_start());
-    let p = parse("tournament", &group_specs(args), FLAGS, &help)?;
+    let p = parse("tournament", &super::match_cmd::group_specs(args), FLAGS, &help)?;
     if let Some(a) = p.positional.first() {
         return Err(usage_err(format!("unexpected argument '{a}'")));
     }
