@@ -11,7 +11,7 @@ pub mod journal;
 pub mod report;
 pub mod schedule;
 
-use crate::arena::match_runner::{self, pgn_text, GameRecord, GameSettings, PgnHeader, PlayerSpec, Seats, Termination};
+use crate::arena::match_runner::{self, pgn_text, GameRecord, GameSettings, PgnHeader, PlayerSpec, Seats};
 use crate::arena::openings::Opening;
 use crate::arena::uci_client::Engine;
 use journal::{GameLine, Journal, Pair};
@@ -332,7 +332,7 @@ fn play_round(
                         pair: *k,
                         game: g,
                         outcome: record.outcome,
-                        termination: termination_text(&record.termination),
+                        termination: record.termination.tag().to_string(),
                         plies: record.plies,
                         searched: result.searched,
                         pgn,
@@ -353,10 +353,6 @@ fn play_round(
         Some(msg) => Err(msg),
         None => Ok(()),
     }
-}
-
-fn termination_text(t: &Termination) -> String {
-    t.tag().to_string()
 }
 
 #[cfg(test)]
