@@ -25,22 +25,24 @@ def series(log, phase, column):
     return out
 
 
-def panel(x0, width, title, curves, max_epoch):
+def panel(x0, width, title, curves, max_epoch, lo=LO, hi=HI, xlabel="epoch (200,000 pairs each)"):
+    """One chart's lines: accuracy in [lo, hi] (a grid line each 5 points) against epochs;
+    `curves` are (colour, dash, [(epoch, accuracy)]). docs/analysis/cnn_curves.py draws with it too."""
     def px(e):
         return x0 + (e - 1) / max(1, max_epoch - 1) * width
 
     def py(a):
-        return TOP + (HI - min(HI, max(LO, a))) / (HI - LO) * (H - TOP - BOTTOM)
+        return TOP + (hi - min(hi, max(lo, a))) / (hi - lo) * (H - TOP - BOTTOM)
 
     s = [f'<text x="{x0 + width / 2}" y="{TOP - 14}" text-anchor="middle" font-weight="bold">{title}</text>']
-    for k in range(7):
-        a = LO + k * 0.05
+    for k in range(round((hi - lo) / 0.05) + 1):
+        a = lo + k * 0.05
         s.append(f'<line x1="{x0}" y1="{py(a):.1f}" x2="{x0 + width}" y2="{py(a):.1f}" stroke="#ddd"/>')
         s.append(f'<text x="{x0 - 6}" y="{py(a) + 4:.1f}" text-anchor="end">{round(100 * a)}%</text>')
     step = 10 if max_epoch > 20 else 5
     for e in [1] + list(range(step, max_epoch + 1, step)):
         s.append(f'<text x="{px(e):.1f}" y="{H - BOTTOM + 16}" text-anchor="middle">{e}</text>')
-    s.append(f'<text x="{x0 + width / 2}" y="{H - BOTTOM + 34}" text-anchor="middle">epoch (200,000 pairs each)</text>')
+    s.append(f'<text x="{x0 + width / 2}" y="{H - BOTTOM + 34}" text-anchor="middle">{xlabel}</text>')
     for colour, dash, points in curves:
         if points:
             d = " ".join(f"{px(e):.1f},{py(a):.1f}" for e, a in points)
