@@ -31,6 +31,14 @@ fn tiny_run_trains_every_head_resumes_and_plays() {
     }
     let log = std::fs::read_to_string(out.join("games-100pm/772-100-100-100/log.csv")).unwrap();
     assert!(log.contains("rbm.0,1,") && log.contains("rbm.0.fe_gap,1,") && log.contains("finetune.regress,2,"), "{log}");
+    // Each fine-tuning epoch logs the share of clipped steps and the mean norm before clipping.
+    let norm = log.lines().find(|l| l.starts_with("finetune.regress.grad_norm,1,")).expect("grad_norm logged");
+    let norm: f64 = norm.split(',').nth(3).unwrap().parse().unwrap();
+    assert!(norm.is_finite() && norm > 0.0, "{norm}");
+    assert!(log.contains("finetune.regress.clipped,1,"), "{log}");
+    // The schedule keeps the form runs made before the clip setting recorded (they resume).
+    let txt = std::fs::read_to_string(out.join("run.txt")).unwrap();
+    assert!(txt.contains("fine=FineCfg { epochs: 2, batch: 32, lr: 0.02, decay: 1.0, momentum: 0.9, dropout: 0.5 }\n") && txt.contains("clip_norm=5.0\n"), "{txt}");
 
     // A finished run resumes to the same table without training again.
     let before = std::fs::metadata(&net).unwrap().modified().unwrap();
@@ -57,6 +65,7 @@ fn tiny_run_trains_every_head_resumes_and_plays() {
         (vec!["--folds", "2"], "--splits / --folds", "positions-f0of10,games-100pm"),
         (vec!["--side-bit", "none"], "--side-bit", "quantized"),
         (vec!["--configs", "small,medium"], "--configs", "[100, 100, 100]"),
+        (vec!["--clip-norm", "none"], "--clip-norm", "5.0"),
     ] {
         let mut a = again.clone();
         a.extend(extra.iter().copied());
@@ -65,6 +74,14 @@ fn tiny_run_trains_every_head_resumes_and_plays() {
         assert!(!r.status.success() && err.contains(&format!("{flag}: this run was made with '{was}'")), "{extra:?}: {err}");
         assert_eq!(table(&std::fs::read_to_string(out.join("results.md")).unwrap()), table(&md));
     }
+    // A net that diverges stops with the epoch and a way out instead of training on NaN.
+    let wild = dir.join("wild");
+    let mut w = base.to_vec();
+    w[7] = wild.to_str().unwrap();
+    w.extend(["--heads", "classify", "--splits", "games", "--side-bit", "none", "--rbm-epochs", "0", "--lr", "1e30", "--clip-norm", "none"]);
+    let r = train(&w);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success() && err.contains("diverged in epoch 1") && err.contains("--clip-norm 5"), "{err}");
     // Without --resume the folder is not overwritten.
     let r = train(&base);
     assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("--resume"));
@@ -103,6 +120,8 @@ fn bad_flags_and_files_are_named() {
         (vec!["--folds", "11"], "--folds"),
         (vec!["--profile", "fast"], "fast"),
         (vec!["--side-bit", "x"], "--side-bit"),
+        (vec!["--clip-norm", "0"], "--clip-norm"),
+        (vec!["--clip-norm", "inf"], "--clip-norm"),
         (vec!["--labels", "/nonexistent/labels.csv"], "/nonexistent/labels.csv"),
     ] {
         let mut a = vec!["--system", "dbn", "--out", o];

@@ -11,7 +11,7 @@
 use super::data::{Samples, Split};
 use super::features::Encoding;
 use super::model::{Arch, Dbn, Head};
-use super::train::{evaluate, finetune, load_stack, pretrain, FineCfg, Metrics, RbmCfg};
+use super::train::{evaluate, finetune, load_stack, pretrain, FineCfg, Metrics, RbmCfg, MAX_GRAD_NORM};
 use crate::data::labels::LabelSet;
 use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::Rng;
@@ -34,12 +34,13 @@ pub struct Profile {
 
 impl Profile {
     /// The seed's schedule (section III.B): lr 0.005 × 0.98^epoch, batch 32, 50 epochs of
-    /// pretraining per layer, 200 of fine-tuning, dropout 0.5, all ten folds.
+    /// pretraining per layer, 200 of fine-tuning, dropout 0.5, no gradient clipping, all ten
+    /// folds.
     pub fn paper() -> Profile {
         Profile {
             name: "paper",
             rbm: RbmCfg { epochs: 50, batch: 32, lr: 0.005, decay: 0.98, k: 1 },
-            fine: FineCfg { epochs: 200, batch: 32, lr: 0.005, decay: 0.98, momentum: 0.0, dropout: 0.5 },
+            fine: FineCfg { epochs: 200, batch: 32, lr: 0.005, decay: 0.98, momentum: 0.0, dropout: 0.5, clip: None },
             folds: 10,
         }
     }
@@ -50,7 +51,7 @@ impl Profile {
         Profile {
             name: "quick",
             rbm: RbmCfg { epochs: 2, batch: 32, lr: 0.05, decay: 0.9, k: 1 },
-            fine: FineCfg { epochs: 6, batch: 32, lr: 0.01, decay: 0.85, momentum: 0.9, dropout: 0.5 },
+            fine: FineCfg { epochs: 6, batch: 32, lr: 0.01, decay: 0.85, momentum: 0.9, dropout: 0.5, clip: Some(MAX_GRAD_NORM) },
             folds: 1,
         }
     }
@@ -60,7 +61,7 @@ impl Profile {
         Profile {
             name: "tiny",
             rbm: RbmCfg { epochs: 1, batch: 32, lr: 0.05, decay: 1.0, k: 1 },
-            fine: FineCfg { epochs: 2, batch: 32, lr: 0.02, decay: 1.0, momentum: 0.9, dropout: 0.5 },
+            fine: FineCfg { epochs: 2, batch: 32, lr: 0.02, decay: 1.0, momentum: 0.9, dropout: 0.5, clip: Some(MAX_GRAD_NORM) },
             folds: 1,
         }
     }
@@ -215,6 +216,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "lr", value: Some("X"), help: "fine-tuning learning rate instead of the profile's" },
     Flag { name: "momentum", value: Some("X"), help: "fine-tuning momentum instead of the profile's" },
     Flag { name: "dropout", value: Some("X"), help: "dropout rate of the hidden layers in fine-tuning instead of the seed's 0.5" },
+    Flag { name: "clip-norm", value: Some("X|none"), help: "joint gradient norm a fine-tuning step may take, or none (default: the profile's; quick 5, paper none as in the seed)" },
     Flag { name: "max-positions", value: Some("N"), help: "use only the first N labelled positions" },
     Flag { name: "seed", value: Some("N"), help: "seed of initialisation, sampling and folds (default 1)" },
     Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
@@ -264,6 +266,17 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         if !(0.0..1.0).contains(&prof.fine.dropout) {
             return Err(CliError::Usage("deepchess train --system dbn: --dropout must be in [0, 1)".into()));
         }
+    }
+    match p.get("clip-norm") {
+        Some("none") => prof.fine.clip = None,
+        Some(_) => {
+            let c: f64 = p.get_or("train", "clip-norm", MAX_GRAD_NORM)?;
+            if !(c > 0.0 && c.is_finite()) {
+                return Err(CliError::Usage("deepchess train --system dbn: --clip-norm must be a positive number or 'none'".into()));
+            }
+            prof.fine.clip = Some(c);
+        }
+        None => {}
     }
     let configs = match p.get("configs") {
         Some(s) => list("configs", s, config)?,
@@ -349,7 +362,8 @@ fn run_settings(prof: &Profile, plan: &Plan, seed: u64, labels: &Path, max_posit
     s.add("labels", print, "--labels", Kind::Defining);
     s.add("max_positions", max_positions.map_or("all".to_string(), |n| n.to_string()), "--max-positions", Kind::Defining);
     s.add("rbm", format!("{:?}", prof.rbm), "pretraining schedule (the profile)", Kind::FromProfile);
-    s.add("fine", format!("{:?}", prof.fine), "fine-tuning schedule (the profile)", Kind::FromProfile);
+    s.add("fine", prof.fine.schedule(), "fine-tuning schedule (the profile)", Kind::FromProfile);
+    s.add("clip_norm", prof.fine.clip.map_or("none".to_string(), |c| format!("{c:?}")), "--clip-norm", Kind::FromProfile);
     // The plan defines the run too: results.md is the table of this plan's nets, so a resume
     // with another plan would write a table without the earlier nets' rows.
     let describe = |v: &[String]| v.join(",");
