@@ -145,11 +145,11 @@ pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option
     Ok(outcomes)
 }
 
-/// The results table (markdown): per net, the seed's protocol (mean over the folds run)
-/// beside the game split; regression also as MAE in centipawns.
+/// The results table (markdown): per net, the seed's protocol (mean over the folds run, and
+/// their range when more than one) beside the game split; regression also as MAE in centipawns.
 pub fn table(outcomes: &[Trained]) -> String {
     let mut t = String::from(
-        "| net | head | seed protocol: position split (folds) | held-out games | train (game split) | MAE cp (positions / games) |\n|---|---|---|---|---|---|\n",
+        "| net | head | seed protocol: position split, mean [min, max] (folds) | held-out games | train (game split) | MAE cp (positions / games) |\n|---|---|---|---|---|---|\n",
     );
     let mut seen: Vec<Arch> = Vec::new();
     for o in outcomes {
@@ -163,12 +163,18 @@ pub fn table(outcomes: &[Trained]) -> String {
         let mean = |v: &[&&Trained], f: fn(&Metrics) -> f64| v.iter().map(|x| f(&x.valid)).sum::<f64>() / v.len().max(1) as f64;
         let pct = |x: f64| if x.is_finite() { format!("{:.2} %", 100.0 * x) } else { "–".into() };
         let cp = |x: f64| if x.is_finite() { format!("{x:.0}") } else { "–".into() };
+        // Over several folds, their range beside the mean, as the seed's cross-validation is read.
+        let spread = |v: &[&&Trained]| {
+            let acc = v.iter().map(|x| 100.0 * x.valid.accuracy);
+            let (lo, hi) = acc.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), a| (lo.min(a), hi.max(a)));
+            if v.len() > 1 { format!(" [{lo:.2}, {hi:.2}]") } else { String::new() }
+        };
         let _ = writeln!(
             t,
             "| {} | {} | {} ({}) | {} | {} | {} |",
             o.arch.layers(),
             o.arch.head.name(),
-            if pos.is_empty() { "–".into() } else { pct(mean(&pos, |m| m.accuracy)) },
+            if pos.is_empty() { "–".into() } else { pct(mean(&pos, |m| m.accuracy)) + &spread(&pos) },
             pos.len(),
             games.map(|g| pct(g.valid.accuracy)).unwrap_or("–".into()),
             games.map(|g| pct(g.train.accuracy)).unwrap_or("–".into()),
@@ -372,4 +378,24 @@ fn run_settings(prof: &Profile, plan: &Plan, seed: u64, labels: &Path, max_posit
     s.add("splits", describe(&plan.splits.iter().map(|x| x.name()).collect::<Vec<_>>()), "--splits / --folds", Kind::Defining);
     s.add("side_bit", plan.side_bit.map_or("none", |h| h.name()), "--side-bit", Kind::Defining);
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_gives_the_folds_mean_and_range_beside_held_out_games() {
+        let arch = Arch::parse("772-8/quantized").unwrap();
+        let m = |accuracy| Metrics { accuracy, mae_cp: f64::NAN, positions: 10 };
+        let t = |split, a| Trained { arch: arch.clone(), split, train: m(0.5), valid: m(a), file: PathBuf::new() };
+        let three = [0.30, 0.25, 0.29].iter().enumerate().map(|(fold, &a)| t(Split::Positions { fold, folds: 10 }, a));
+        let mut runs: Vec<Trained> = three.collect();
+        runs.push(t(Split::Games { per_mille: 100 }, 0.27));
+        let row = table(&runs).lines().find(|l| l.starts_with("| 772-8 |")).unwrap().to_string();
+        assert_eq!(row, "| 772-8 | quantized | 28.00 % [25.00, 30.00] (3) | 27.00 % | 50.00 % | – |");
+        // One fold: no range.
+        let row = table(&runs[..1]).lines().find(|l| l.starts_with("| 772-8 |")).unwrap().to_string();
+        assert_eq!(row, "| 772-8 | quantized | 30.00 % (1) | – | – | – |");
+    }
 }
