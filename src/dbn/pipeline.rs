@@ -145,6 +145,21 @@ pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option
     Ok(outcomes)
 }
 
+/// Seconds of training the nets' folders logged, over every invocation (a resumed run's
+/// own wall time leaves out what the earlier ones trained). Epoch rows only: the named
+/// figures beside them (no rate) repeat their epoch's time.
+fn logged_seconds(outcomes: &[Trained]) -> Result<f64, CliError> {
+    let mut dirs: Vec<&Path> = outcomes.iter().filter_map(|o| o.file.parent()).collect();
+    dirs.sort();
+    dirs.dedup();
+    let mut secs = 0.0;
+    for d in dirs {
+        let log = crate::train::log::Log::open(d).map_err(CliError::Failed)?;
+        secs += log.rows.iter().filter(|r| r.rate.is_finite() && r.seconds.is_finite()).map(|r| r.seconds).sum::<f64>();
+    }
+    Ok(secs)
+}
+
 /// The results table (markdown): per net, the seed's protocol (mean over the folds run, and
 /// their range when more than one) beside the game split; regression also as MAE in centipawns.
 pub fn table(outcomes: &[Trained]) -> String {
@@ -342,12 +357,14 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
          Accuracy: classify and quantized = argmax equals the class; regress = output within 0.1\n\
          of the normalised target (±30 cp). Seed protocol = fold(s) of a 10-fold split over\n\
          positions (positions of one game on both sides); held-out games = 10 % of games held\n\
-         out whole.\n\n{}\nWall time of this invocation: {:.1} min.\n",
+         out whole.\n\n{}\nWall time of this invocation: {:.1} min; the epochs' time in the nets' logs, over\n\
+         every invocation of the run: {:.1} min.\n",
         out.display(),
         s772.items.len(),
         labels.display(),
         table(&outcomes),
-        t.elapsed().as_secs_f64() / 60.0
+        t.elapsed().as_secs_f64() / 60.0,
+        logged_seconds(&outcomes)? / 60.0
     );
     crate::io::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
     print!("{md}");
@@ -394,6 +411,17 @@ mod tests {
         runs.push(t(Split::Games { per_mille: 100 }, 0.27));
         let row = table(&runs).lines().find(|l| l.starts_with("| 772-8 |")).unwrap().to_string();
         assert_eq!(row, "| 772-8 | quantized | 28.00 % [25.00, 30.00] (3) | 27.00 % | 50.00 % | – |");
+        // The run's time comes from every net folder's log, each once, epoch rows only.
+        let dir = std::env::temp_dir().join(format!("dbn-logged-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let csv = "phase,epoch,lr,loss,train_acc,val_acc,seconds,rate\n\
+                   rbm.0,1,0.005,0.02,NaN,NaN,30.5,1000\nrbm.0.fe_gap,1,0.005,0.3,NaN,NaN,30.5,NaN\n\
+                   finetune.classify,1,0.005,1.1,0.3,0.3,29.5,1000\nfinetune.classify.grad_norm,1,0.005,4,NaN,NaN,29.5,NaN\n";
+        std::fs::write(dir.join("log.csv"), csv).unwrap();
+        let mut here = runs.clone();
+        here.iter_mut().for_each(|o| o.file = dir.join("net.dcw"));
+        assert_eq!(logged_seconds(&here).unwrap(), 60.0);
+        std::fs::remove_dir_all(&dir).unwrap();
         // One fold: no range.
         let row = table(&runs[..1]).lines().find(|l| l.starts_with("| 772-8 |")).unwrap().to_string();
         assert_eq!(row, "| 772-8 | quantized | 30.00 % (1) | – | – | – |");
