@@ -79,8 +79,7 @@ fn tiny_run_trains_every_head_resumes_and_plays() {
     }
     // A net that diverges stops with the epoch and a way out instead of training on NaN.
     let wild = dir.join("wild");
-    let mut w = base.to_vec();
-    w[7] = wild.to_str().unwrap();
+    let mut w: Vec<&str> = base.iter().map(|&a| if a == o { wild.to_str().unwrap() } else { a }).collect();
     w.extend(["--heads", "classify", "--splits", "games", "--side-bit", "none", "--rbm-epochs", "0", "--lr", "1e30", "--clip-norm", "none"]);
     let r = train(&w);
     let err = String::from_utf8_lossy(&r.stderr);

@@ -280,10 +280,14 @@ pub fn finetune(ctx: &mut Ctx, net: &mut Dbn, samples: &Samples, train: &[usize]
             let out = tape.value(y);
             right += (0..chunk.len()).filter(|&r| judge(net.arch.head, out, r, classes[r], scores.get(r, 0)).0).count();
             tape.backward(l, &mut net.params).map_err(|e| e.to_string())?;
-            norms += net.params.grad_norm();
-            if let Some(max) = cfg.clip {
-                clipped += net.params.clip_grad_norm(max) as usize;
-            }
+            norms += match cfg.clip {
+                Some(max) => {
+                    let n = net.params.clip_grad_norm(max);
+                    clipped += (n > max) as usize;
+                    n
+                }
+                None => net.params.grad_norm(),
+            };
             opt.step(&mut net.params);
             batches += 1;
         }

@@ -108,16 +108,16 @@ impl Params {
         self.grads.iter().flat_map(|g| g.data()).map(|&x| x as f64 * x as f64).sum::<f64>().sqrt()
     }
 
-    /// Scales all gradients down so that their joint norm is at most `max`; whether it had to.
+    /// Scales all gradients down so that their joint norm is at most `max`; returns the norm
+    /// before (above `max`: it had to; one pass over the gradients serves the log too).
     /// (Gradient-norm clipping: one bad batch cannot throw the weights out of range.)
-    pub fn clip_grad_norm(&mut self, max: f64) -> bool {
+    pub fn clip_grad_norm(&mut self, max: f64) -> f64 {
         let n = self.grad_norm();
-        if !(n > max) {
-            return false;
+        if n > max {
+            let s = (max / n) as f32;
+            self.grads.iter_mut().for_each(|g| g.data_mut().iter_mut().for_each(|x| *x *= s));
         }
-        let s = (max / n) as f32;
-        self.grads.iter_mut().for_each(|g| g.data_mut().iter_mut().for_each(|x| *x *= s));
-        true
+        n
     }
 
     /// Writes all parameters (and `meta` key/value pairs) atomically to `path`.
@@ -173,8 +173,9 @@ mod tests {
         let b = p.add("b", Matrix::zeros(1, 1)).unwrap();
         p.grad_mut(a).data_mut().copy_from_slice(&[3.0, 0.0]);
         p.grad_mut(b).data_mut()[0] = 4.0;
-        assert!(!p.clip_grad_norm(5.0), "norm 5 is within 5");
-        assert!(p.clip_grad_norm(1.0));
+        assert_eq!(p.clip_grad_norm(5.0), 5.0, "norm 5 is within 5");
+        assert_eq!((p.grad(a).data()[0], p.grad(b).data()[0]), (3.0, 4.0));
+        assert_eq!(p.clip_grad_norm(1.0), 5.0);
         assert!((p.grad_norm() - 1.0).abs() < 1e-6);
         assert_eq!((p.grad(a).data()[0], p.grad(b).data()[0]), (0.6, 0.8));
     }
