@@ -288,8 +288,8 @@ install-jax:
 
 # The fidelity experiment (docs/notebook/results.md, "The paper's 98 %"): DeepChess and its distilled
 # net trained past 97 % training accuracy on 2k, 8k and 32k decisive games of our own engine,
-# judged on held-out games and on held-out positions of trained games, every epoch. About an
-# hour on 2 cores. Resumable: rerunning continues or prints the results.
+# judged on held-out games and on held-out positions of trained games, every epoch. About 45
+# min on 2 cores. Resumable: rerunning continues or prints the results.
 FIDELITY_DIR ?= runs/fidelity
 FIDELITY_SIZES ?= 2400:2k:20 9600:8k:30 38400:32k:50
 fidelity: build

@@ -1,0 +1,190 @@
+//! The docs stay runnable: every `deepchess …` command written in the README, in `docs/*.md`
+//! and in the data folders' READMEs names a subcommand that exists and only flags that its
+//! `--help` lists (a renamed or dropped flag breaks a documented command silently otherwise),
+//! and every shipped net cited with a checksum (`` `compact.dcw` d4f6e2bc ``) is cited with the
+//! checksum of the file in `data/nets/`. The notebooks are history and are not checked.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn deepchess(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_deepchess")).args(args).current_dir(root()).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// README.md, docs/*.md and every README.md under data/, relative to the crate's root.
+fn documents() -> Vec<PathBuf> {
+    fn readmes(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                readmes(&p, out);
+            } else if p.file_name().is_some_and(|n| n == "README.md") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = vec![root().join("README.md")];
+    for e in std::fs::read_dir(root().join("docs")).unwrap().flatten() {
+        if e.path().extension().is_some_and(|x| x == "md") {
+            files.push(e.path());
+        }
+    }
+    readmes(&root().join("data"), &mut files);
+    files.sort();
+    files
+}
+
+/// The `deepchess …` commands of a markdown text: lines of fenced blocks (after an optional
+/// `$ `) and inline code spans, which may run over several lines (whitespace collapsed).
+fn commands(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut fenced, mut prose) = (false, String::new());
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            prose.push('\n');
+            continue;
+        }
+        if fenced {
+            let l = line.trim();
+            let l = l.strip_prefix("$ ").unwrap_or(l);
+            if l.starts_with("deepchess ") {
+                out.push(l.to_string());
+            }
+        } else {
+            prose.push_str(line);
+            prose.push('\n');
+        }
+    }
+    for span in prose.split('`').skip(1).step_by(2) {
+        let span = span.split_whitespace().collect::<Vec<_>>().join(" ");
+        if span.starts_with("deepchess ") {
+            out.push(span);
+        }
+    }
+    out
+}
+
+/// The `--flag` words of a text (a flag starts a word: `x--y` and `---` are not flags).
+fn flags(text: &str) -> BTreeSet<String> {
+    let b = text.as_bytes();
+    let mut out = BTreeSet::new();
+    let mut i = 0;
+    while i + 2 < b.len() {
+        let starts_word = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'-' || b[i - 1] == b'_');
+        if starts_word && b[i] == b'-' && b[i + 1] == b'-' && b[i + 2].is_ascii_lowercase() {
+            let mut j = i + 2;
+            while j < b.len() && (b[j].is_ascii_lowercase() || b[j].is_ascii_digit() || b[j] == b'-') {
+                j += 1;
+            }
+            out.insert(text[i..j].trim_end_matches('-').to_string());
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// What is wrong with `cmd` against the CLI's help texts (cached per subcommand and system).
+fn problems(cmd: &str, help: &mut BTreeMap<(String, String), (i32, String)>) -> Vec<String> {
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    let sub = words.get(1).copied().unwrap_or("");
+    // `deepchess --help`, or a placeholder such as `deepchess SUBCOMMAND`.
+    if sub.starts_with('-') || sub.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+        return Vec::new();
+    }
+    let system = match words.iter().position(|w| *w == "--system") {
+        Some(i) if sub == "train" => words.get(i + 1).copied().unwrap_or("").to_string(),
+        _ => String::new(),
+    };
+    let (code, text) = help.entry((sub.to_string(), system.clone())).or_insert_with(|| {
+        let mut args = vec![sub];
+        if !system.is_empty() {
+            args.extend(["--system", system.as_str()]);
+        }
+        args.push("--help");
+        deepchess(&args)
+    });
+    let name = if system.is_empty() { format!("deepchess {sub}") } else { format!("deepchess {sub} --system {system}") };
+    if *code != 0 {
+        return vec![format!("`{name} --help` fails: {}", text.trim())];
+    }
+    let known = flags(text);
+    flags(cmd).into_iter().filter(|f| !known.contains(f)).map(|f| format!("{f} is not a flag of `{name}`")).collect()
+}
+
+#[test]
+fn the_checker_finds_commands_and_refuses_unknown_flags() {
+    let text = "Run `deepchess train --system dbn\n  --profile paper --no-such-flag 3` and\n```\n$ deepchess perft 5 --divide\n```\n`deepchess nosuch --x`, `make train`.";
+    let found = commands(text);
+    assert_eq!(found, ["deepchess perft 5 --divide", "deepchess train --system dbn --profile paper --no-such-flag 3", "deepchess nosuch --x"]);
+    let mut help = BTreeMap::new();
+    assert!(problems(&found[0], &mut help).is_empty(), "{:?}", problems(&found[0], &mut help));
+    assert_eq!(problems(&found[1], &mut help), ["--no-such-flag is not a flag of `deepchess train --system dbn`"]);
+    let unknown = problems(&found[2], &mut help);
+    assert!(unknown.len() == 1 && unknown[0].contains("unknown subcommand"), "{unknown:?}");
+    assert_eq!(flags("a--b --c-d, [--e] x---"), ["--c-d", "--e"].iter().map(|s| s.to_string()).collect());
+}
+
+#[test]
+fn every_documented_command_uses_flags_its_subcommand_knows() {
+    let mut help = BTreeMap::new();
+    let (mut checked, mut bad) = (0, Vec::new());
+    for file in documents() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for cmd in commands(&text) {
+            checked += 1;
+            for p in problems(&cmd, &mut help) {
+                bad.push(format!("{}: {p}: {cmd}", file.strip_prefix(root()).unwrap().display()));
+            }
+        }
+    }
+    assert!(checked >= 100, "only {checked} documented commands found: is the extraction broken?");
+    assert!(bad.is_empty(), "documented commands the CLI would refuse:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn every_shipped_net_cited_with_a_checksum_is_cited_with_its_own() {
+    let mut shipped = BTreeMap::new();
+    for e in std::fs::read_dir(root().join("data/nets")).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "dcw") {
+            let (code, text) = deepchess(&["show", p.to_str().unwrap()]);
+            assert_eq!(code, 0, "{text}");
+            let at = text.find("tensors fnv64=").unwrap_or_else(|| panic!("no tensors checksum in: {text}")) + "tensors fnv64=".len();
+            shipped.insert(p.file_name().unwrap().to_string_lossy().into_owned(), text[at..at + 8].to_string());
+        }
+    }
+    assert!(shipped.len() >= 10, "{shipped:?}");
+    let (mut cited, mut bad) = (0, Vec::new());
+    for file in documents() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        // `name.dcw` or `data/nets/name.dcw`, then an 8-hex checksum, bare or in parentheses.
+        for (at, _) in text.match_indices(".dcw`") {
+            let start = text[..at].rfind('`').unwrap_or(at);
+            let name = text[start + 1..at + 4].trim_start_matches("data/nets/");
+            let Some(sum) = shipped.get(name) else { continue };
+            let after = text[at + 5..].trim_start_matches([' ', '\n', '(']);
+            let after = after.strip_prefix("tensors ").unwrap_or(after);
+            let hex: String = after.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+            if hex.len() != 8 {
+                continue;
+            }
+            cited += 1;
+            if &hex != sum {
+                let line = text[..at].lines().count();
+                bad.push(format!("{}:{line}: {name} cited as {hex}, the file's is {sum}", file.strip_prefix(root()).unwrap().display()));
+            }
+        }
+    }
+    assert!(cited >= 30, "only {cited} citations found: is the extraction broken?");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
