@@ -221,8 +221,10 @@ match: build
 # 1350-2850). Needs Stockfish: make install-stockfish. Each run gets its own folder
 # runs/gauntlet-DATE-TIME/ (one PGN and one table per level), and ends with PLAYER's rating on
 # the UCI_Elo scale fitted to all levels (deepchess gauntlet-fit), saved as fit.txt there.
+# GAUNTLET_OPENING_START: the first opening of data/openings-balanced-1000.epd (1-based).
 GAUNTLET_ELOS ?= 1900 2000 2100
 GAUNTLET_GAMES ?= 100
+GAUNTLET_OPENING_START ?= 1
 GAUNTLET_TC ?= 10+0.1
 GAUNTLET_STAMPED := runs/gauntlet-$(shell date +%Y%m%d-%H%M%S)
 GAUNTLET_DIR ?= $(GAUNTLET_STAMPED)
@@ -233,7 +235,8 @@ gauntlet: build
 	set -e; for elo in $(GAUNTLET_ELOS); do \
 	  $(BIN) match --engine $(PLAYER) --engine name=sf-$$elo cmd=$(STOCKFISH) option.Threads=1 option.Hash=16 \
 	    option.UCI_LimitStrength=true option.UCI_Elo=$$elo --each tc=$(GAUNTLET_TC) --games $(GAUNTLET_GAMES) \
-	    --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --pgn $(GAUNTLET_DIR)/$$elo.pgn \
+	    --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --opening-start $(GAUNTLET_OPENING_START) \
+	    --pgn $(GAUNTLET_DIR)/$$elo.pgn \
 	    | tee $(GAUNTLET_DIR)/$$elo.txt; test $${PIPESTATUS[0]} -eq 0; \
 	done
 	$(BIN) gauntlet-fit --player $(GAUNTLET_NAME) $(foreach e,$(GAUNTLET_ELOS),$(e):$(GAUNTLET_DIR)/$(e).pgn) \
