@@ -2,7 +2,8 @@
 //! and in the data folders' READMEs names a subcommand that exists and only flags that its
 //! `--help` lists (a renamed or dropped flag breaks a documented command silently otherwise),
 //! and every shipped net cited with a checksum (`` `compact.dcw` d4f6e2bc ``) is cited with the
-//! checksum of the file in `data/nets/`. The notebooks are history and are not checked.
+//! checksum of the file in `data/nets/`; every `make …` command names targets and variables
+//! the Makefile has. The notebooks are history and are not checked.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -44,6 +45,11 @@ fn documents() -> Vec<PathBuf> {
 /// The `deepchess …` commands of a markdown text: lines of fenced blocks (after an optional
 /// `$ `) and inline code spans, which may run over several lines (whitespace collapsed).
 fn commands(text: &str) -> Vec<String> {
+    commands_of("deepchess ", text)
+}
+
+/// The commands starting with `program` (its name and a space), as [`commands`] finds them.
+fn commands_of(program: &str, text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let (mut fenced, mut prose) = (false, String::new());
     for line in text.lines() {
@@ -53,9 +59,10 @@ fn commands(text: &str) -> Vec<String> {
             continue;
         }
         if fenced {
-            let l = line.trim();
+            // A shell line: an optional prompt, an optional comment after the command.
+            let l = line.split(" #").next().unwrap().trim();
             let l = l.strip_prefix("$ ").unwrap_or(l);
-            if l.starts_with("deepchess ") {
+            if l.starts_with(program) {
                 out.push(l.to_string());
             }
         } else {
@@ -65,7 +72,7 @@ fn commands(text: &str) -> Vec<String> {
     }
     for span in prose.split('`').skip(1).step_by(2) {
         let span = span.split_whitespace().collect::<Vec<_>>().join(" ");
-        if span.starts_with("deepchess ") {
+        if span.starts_with(program) {
             out.push(span);
         }
     }
@@ -97,8 +104,8 @@ fn flags(text: &str) -> BTreeSet<String> {
 fn problems(cmd: &str, help: &mut BTreeMap<(String, String), (i32, String)>) -> Vec<String> {
     let words: Vec<&str> = cmd.split_whitespace().collect();
     let sub = words.get(1).copied().unwrap_or("");
-    // `deepchess --help`, or a placeholder such as `deepchess SUBCOMMAND`.
-    if sub.starts_with('-') || sub.chars().all(|c| c.is_ascii_uppercase() || c == '_') {
+    // `deepchess --help`, or a placeholder such as `deepchess SUBCOMMAND` or `deepchess …`.
+    if !sub.starts_with(|c: char| c.is_ascii_lowercase()) {
         return Vec::new();
     }
     let system = match words.iter().position(|w| *w == "--system") {
@@ -123,9 +130,10 @@ fn problems(cmd: &str, help: &mut BTreeMap<(String, String), (i32, String)>) -> 
 
 #[test]
 fn the_checker_finds_commands_and_refuses_unknown_flags() {
-    let text = "Run `deepchess train --system dbn\n  --profile paper --no-such-flag 3` and\n```\n$ deepchess perft 5 --divide\n```\n`deepchess nosuch --x`, `make train`.";
+    let text = "Run `deepchess train --system dbn\n  --profile paper --no-such-flag 3` and\n```\n$ deepchess perft 5 --divide   # a comment --not-a-flag\n```\n`deepchess nosuch --x`, `deepchess …`, `make train`.";
     let found = commands(text);
-    assert_eq!(found, ["deepchess perft 5 --divide", "deepchess train --system dbn --profile paper --no-such-flag 3", "deepchess nosuch --x"]);
+    assert_eq!(found, ["deepchess perft 5 --divide", "deepchess train --system dbn --profile paper --no-such-flag 3", "deepchess nosuch --x", "deepchess …"]);
+    assert!(problems(&found[3], &mut BTreeMap::new()).is_empty());
     let mut help = BTreeMap::new();
     assert!(problems(&found[0], &mut help).is_empty(), "{:?}", problems(&found[0], &mut help));
     assert_eq!(problems(&found[1], &mut help), ["--no-such-flag is not a flag of `deepchess train --system dbn`"]);
@@ -187,4 +195,45 @@ fn every_shipped_net_cited_with_a_checksum_is_cited_with_its_own() {
     }
     assert!(cited >= 30, "only {cited} citations found: is the extraction broken?");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// What is wrong with a documented `make …` command: a word that is not a target of the
+/// Makefile, or a `VAR=value` whose variable the Makefile never reads (`[VAR=…]` is optional).
+fn make_problems(cmd: &str, makefile: &str) -> Vec<String> {
+    let targets: BTreeSet<&str> = makefile
+        .lines()
+        .filter_map(|l| l.split_once(':').filter(|(t, rest)| !rest.starts_with('=') && !t.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')).map(|(t, _)| t))
+        .collect();
+    let mut out = Vec::new();
+    for w in cmd.split_whitespace().skip(1) {
+        let w = w.trim_start_matches('[');
+        if let Some((var, _)) = w.split_once('=') {
+            let read = makefile.contains(&format!("$({var})"))
+                || makefile.lines().any(|l| l.strip_prefix(var).is_some_and(|r| [" ?=", " =", " :=", "?=", "="].iter().any(|op| r.starts_with(op))));
+            if !read {
+                out.push(format!("{var} is not a variable of the Makefile"));
+            }
+        } else if w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') && !targets.contains(w) {
+            out.push(format!("{w} is not a target of the Makefile"));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_documented_make_command_names_targets_and_variables_the_makefile_has() {
+    let makefile = std::fs::read_to_string(root().join("Makefile")).unwrap();
+    assert_eq!(make_problems("make train-dbn [DBN_PROFILE=paper] NO_SUCH_VAR=1 no-such-target", &makefile), ["NO_SUCH_VAR is not a variable of the Makefile", "no-such-target is not a target of the Makefile"]);
+    let (mut checked, mut bad) = (0, Vec::new());
+    for file in documents() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for cmd in commands_of("make ", &text) {
+            checked += 1;
+            for p in make_problems(&cmd, &makefile) {
+                bad.push(format!("{}: {p}: {cmd}", file.strip_prefix(root()).unwrap().display()));
+            }
+        }
+    }
+    assert!(checked >= 50, "only {checked} documented make commands found: is the extraction broken?");
+    assert!(bad.is_empty(), "documented make commands the Makefile does not have:\n{}", bad.join("\n"));
 }
