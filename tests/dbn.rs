@@ -110,6 +110,52 @@ fn tiny_run_trains_every_head_resumes_and_plays() {
     assert!(e.contains("a quantized net, not a classify one"), "{e}");
 }
 
+/// `--jobs N` trains N net folders at once and gives the same nets, bit for bit, and the same
+/// table as one at a time; its console lines say which net they are about; a run made with
+/// one `--jobs` resumes with another.
+#[test]
+fn parallel_jobs_train_the_same_nets() {
+    let dir = TempDir::new("dbn-jobs");
+    let labels = common::sample_labels(dir.path());
+    let l = labels.to_str().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let mut a = vec!["--system", "dbn", "--profile", "tiny", "--labels", l, "--out", out.to_str().unwrap(), "--configs", "small,8-8", "--max-positions", "1200"];
+        a.extend(extra);
+        let r = train(&a);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+        (out, String::from_utf8_lossy(&r.stderr).into_owned())
+    };
+    let (one, _) = run("one", &[]);
+    let (three, log) = run("three", &["--jobs", "3"]);
+    assert!(log.contains("[positions-f0of10 772-8-8 finetune.classify] epoch 2/2") && log.contains("[games-100pm 773-100-100-100 rbm.0] epoch 1/1"), "{log}");
+    let tensors = |f: &Path| {
+        let o = Command::new(env!("CARGO_BIN_EXE_deepchess")).arg("show").arg(f).output().unwrap();
+        let t = String::from_utf8_lossy(&o.stdout).into_owned();
+        t.split("tensors fnv64=").nth(1).map(|x| x[..16].to_string()).unwrap_or_else(|| panic!("{t}"))
+    };
+    let mut nets = 0;
+    for split in ["positions-f0of10", "games-100pm"] {
+        for (layers, heads) in [("772-100-100-100", &["classify", "regress", "quantized"][..]), ("772-8-8", &["classify", "regress", "quantized"][..]), ("773-100-100-100", &["quantized"][..])] {
+            for head in heads {
+                let f = format!("{split}/{layers}/{head}.dcw");
+                assert_eq!(tensors(&one.join(&f)), tensors(&three.join(&f)), "{f} differs with --jobs 3");
+                nets += 1;
+            }
+        }
+    }
+    assert_eq!(nets, 14);
+    let table = |o: &Path| std::fs::read_to_string(o.join("results.md")).unwrap().lines().filter(|l| l.starts_with("| 77")).map(String::from).collect::<Vec<_>>();
+    assert_eq!(table(&one), table(&three));
+    assert_eq!(table(&one).len(), 7);
+    // --jobs is not part of the run: the finished run resumes one at a time.
+    let (_, again) = run("three", &["--resume"]);
+    assert!(!again.contains("epoch"), "a finished net was trained again: {again}");
+    // Both ways of splitting the cores at once is refused.
+    let r = train(&["--system", "dbn", "--labels", l, "--out", dir.join("x").to_str().unwrap(), "--jobs", "2", "--threads", "2"]);
+    assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("--jobs and --threads"));
+}
+
 #[test]
 fn bad_flags_and_files_are_named() {
     let dir = TempDir::new("dbn-flags");
@@ -124,6 +170,7 @@ fn bad_flags_and_files_are_named() {
         (vec!["--side-bit", "x"], "--side-bit"),
         (vec!["--clip-norm", "0"], "--clip-norm"),
         (vec!["--clip-norm", "inf"], "--clip-norm"),
+        (vec!["--jobs", "0"], "--jobs"),
         (vec!["--labels", "/nonexistent/labels.csv"], "/nonexistent/labels.csv"),
     ] {
         let mut a = vec!["--system", "dbn", "--out", o];

@@ -98,51 +98,109 @@ pub struct Trained {
 
 
 /// Trains (or, for nets already in `out`, loads) every net of the plan and returns their
-/// figures, in plan order.
-pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option<&Samples>, seed: u64, resume: bool, meta: &[(String, String)]) -> Result<Vec<Trained>, String> {
-    let mut outcomes = Vec::new();
-    let mut jobs: Vec<(Arch, Split)> = Vec::new();
+/// figures, in plan order. With `jobs` > 1 that many net folders (a split and a
+/// configuration: its pretrained stack, then its heads in turn) train at once, each on one
+/// thread; every net is the same, bit for bit, as when they train one after another.
+#[allow(clippy::too_many_arguments)]
+pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option<&Samples>, seed: u64, resume: bool, meta: &[(String, String)], jobs: usize) -> Result<Vec<Trained>, String> {
+    let mut nets: Vec<(Arch, Split)> = Vec::new();
     for split in &plan.splits {
         for hidden in &plan.configs {
             for &head in &plan.heads {
-                jobs.push((Arch::new(Encoding::Bits772, hidden.clone(), head), *split));
+                nets.push((Arch::new(Encoding::Bits772, hidden.clone(), head), *split));
             }
         }
     }
     if let (Some(head), Some(hidden)) = (plan.side_bit, plan.configs.first()) {
         for split in &plan.splits {
-            jobs.push((Arch::new(Encoding::Bits773, hidden.clone(), head), *split));
+            nets.push((Arch::new(Encoding::Bits773, hidden.clone(), head), *split));
         }
     }
-    for (arch, split) in jobs {
-        let samples = match arch.encoding {
-            Encoding::Bits772 => s772,
-            Encoding::Bits773 => s773.ok_or("the 773-bit variant needs its encoding")?,
-        };
-        let (train, valid) = split.apply(samples, seed);
-        let dir = out.join(split.name()).join(arch.layers());
-        let file = dir.join(format!("{}.dcw", arch.head.name()));
-        let net = if file.exists() {
-            Dbn::load(&file).map_err(|e| e.to_string())?.0
-        } else {
-            let mut ctx = Ctx::new(&dir, seed, resume, meta.to_vec())?;
-            eprintln!("== {} on {} ({} training, {} held-out positions)", arch.describe(), split.describe(), train.len(), valid.len());
-            let mut net = Dbn::new(arch.clone(), &mut Rng::new(seed ^ 0xDB));
-            if prof.rbm.epochs > 0 {
-                let stack = pretrain(&mut ctx, samples, &train, &valid, &arch.widths(), &prof.rbm, &dir.join("pretrained.dcw"))?;
-                load_stack(&mut net, &stack);
+    if s773.is_none() && nets.iter().any(|(a, _)| a.encoding == Encoding::Bits773) {
+        return Err("the 773-bit variant needs its encoding".into());
+    }
+    let samples = |arch: &Arch| if arch.encoding == Encoding::Bits773 { s773.expect("checked above") } else { s772 };
+    let train = |(arch, split): &(Arch, Split), label: &str| train_net(out, prof, arch, *split, samples(arch), seed, resume, meta, label);
+    if jobs <= 1 {
+        return nets.iter().map(|n| train(n, "")).collect();
+    }
+    // The units of work: the nets of one folder share its pretrained stack, so they stay
+    // together, in plan order.
+    let mut units: Vec<Vec<usize>> = Vec::new();
+    for (i, (arch, split)) in nets.iter().enumerate() {
+        match units.iter_mut().find(|u| nets[u[0]].0.layers() == arch.layers() && nets[u[0]].1 == *split) {
+            Some(u) => u.push(i),
+            None => units.push(vec![i]),
+        }
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let mut done: Vec<Option<Result<Trained, String>>> = (0..nets.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..jobs.min(units.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    while !failed.load(std::sync::atomic::Ordering::Relaxed) {
+                        let Some(unit) = units.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else { break };
+                        for &i in unit {
+                            let (arch, split) = &nets[i];
+                            let r = crate::tensor::runtime::threads::serial(|| train(&nets[i], &format!("{} {} ", split.name(), arch.layers())));
+                            let bad = r.is_err();
+                            mine.push((i, r));
+                            if bad {
+                                failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                                break;
+                            }
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        for w in workers {
+            for (i, r) in w.join().expect("a training thread panicked") {
+                done[i] = Some(r);
             }
-            finetune(&mut ctx, &mut net, samples, &train, &valid, &prof.fine)?;
-            let mut m = meta.to_vec();
-            m.push(("split".into(), split.describe()));
-            net.save(&file, &m).map_err(|e| e.to_string())?;
-            net
-        };
-        let o = Trained { train: evaluate(&net, samples, &train), valid: evaluate(&net, samples, &valid), arch, split, file };
-        eprintln!("   {} {}: held-out {:.2} % (train {:.2} %)", o.arch.describe(), o.split.name(), 100.0 * o.valid.accuracy, 100.0 * o.train.accuracy);
-        outcomes.push(o);
+        }
+    });
+    // Plan order; the first failure in it, if any (nets after a failure were not started).
+    let mut outcomes = Vec::new();
+    for r in done.into_iter().flatten() {
+        outcomes.push(r?);
+    }
+    if outcomes.len() < nets.len() {
+        return Err("training stopped before every net was trained".into());
     }
     Ok(outcomes)
+}
+
+/// Trains one net in its folder (or loads it when it is already there) and judges it.
+#[allow(clippy::too_many_arguments)]
+fn train_net(out: &Path, prof: &Profile, arch: &Arch, split: Split, samples: &Samples, seed: u64, resume: bool, meta: &[(String, String)], label: &str) -> Result<Trained, String> {
+    let (train, valid) = split.apply(samples, seed);
+    let dir = out.join(split.name()).join(arch.layers());
+    let file = dir.join(format!("{}.dcw", arch.head.name()));
+    let net = if file.exists() {
+        Dbn::load(&file).map_err(|e| e.to_string())?.0
+    } else {
+        let mut ctx = Ctx::new(&dir, seed, resume, meta.to_vec())?;
+        ctx.label = label.to_string();
+        eprintln!("== {} on {} ({} training, {} held-out positions)", arch.describe(), split.describe(), train.len(), valid.len());
+        let mut net = Dbn::new(arch.clone(), &mut Rng::new(seed ^ 0xDB));
+        if prof.rbm.epochs > 0 {
+            let stack = pretrain(&mut ctx, samples, &train, &valid, &arch.widths(), &prof.rbm, &dir.join("pretrained.dcw"))?;
+            load_stack(&mut net, &stack);
+        }
+        finetune(&mut ctx, &mut net, samples, &train, &valid, &prof.fine)?;
+        let mut m = meta.to_vec();
+        m.push(("split".into(), split.describe()));
+        net.save(&file, &m).map_err(|e| e.to_string())?;
+        net
+    };
+    let o = Trained { train: evaluate(&net, samples, &train), valid: evaluate(&net, samples, &valid), arch: arch.clone(), split, file };
+    eprintln!("   {} {}: held-out {:.2} % (train {:.2} %)", o.arch.describe(), o.split.name(), 100.0 * o.valid.accuracy, 100.0 * o.train.accuracy);
+    Ok(o)
 }
 
 /// Seconds of training the nets' folders logged, over every invocation (a resumed run's
@@ -242,6 +300,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "seed", value: Some("N"), help: "seed of initialisation, sampling and folds (default 1)" },
     Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
     Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default 1: batch 32 is too small to share)" },
+    Flag { name: "jobs", value: Some("N"), help: "net folders (a split and a configuration) trained at once, one thread each (default 1); the nets are the same bits" },
 ];
 
 fn list<T>(flag: &str, s: &str, f: impl Fn(&str) -> Option<T>) -> Result<Vec<T>, CliError> {
@@ -320,6 +379,13 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     };
     let threads: usize = p.get_or("train", "threads", 1)?;
     crate::tensor::set_threads(threads.clamp(1, 64));
+    let jobs: usize = p.get_or("train", "jobs", 1)?;
+    if !(1..=64).contains(&jobs) {
+        return Err(CliError::Usage("deepchess train --system dbn: --jobs must be 1 to 64".into()));
+    }
+    if jobs > 1 && threads > 1 {
+        return Err(CliError::Usage("deepchess train --system dbn: --jobs and --threads both split the cores: give one of them".into()));
+    }
     let seed: u64 = p.get_or("train", "seed", 1)?;
     let max_positions: Option<usize> = match p.get("max-positions") {
         Some(_) => Some(p.get_or("train", "max-positions", usize::MAX)?),
@@ -351,7 +417,7 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
     }
     let meta = vec![("profile".to_string(), pname.to_string()), ("labels".to_string(), labels.display().to_string())];
-    let outcomes = run(&out, &prof, &plan, &s772, s773.as_ref(), seed, resume, &meta).map_err(CliError::Failed)?;
+    let outcomes = run(&out, &prof, &plan, &s772, s773.as_ref(), seed, resume, &meta, jobs).map_err(CliError::Failed)?;
     let md = format!(
         "# DBN run `{}`\n\nProfile `{pname}`, seed {seed}, {} labelled positions from `{}`.\n\
          Accuracy: classify and quantized = argmax equals the class; regress = output within 0.1\n\

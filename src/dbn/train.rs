@@ -65,7 +65,7 @@ fn represent(samples: &Samples, idx: &[usize], stack: &[(Matrix, Matrix)], bufs:
 pub fn pretrain(ctx: &mut Ctx, samples: &Samples, train: &[usize], valid: &[usize], widths: &[usize], cfg: &RbmCfg, file: &Path) -> Result<Stack, String> {
     let mut stack: Stack = read_stack(file, widths)?;
     if !stack.is_empty() {
-        eprintln!("[rbm] {} of {} layers already pretrained in {}", stack.len(), widths.len() - 1, file.display());
+        eprintln!("[{}rbm] {} of {} layers already pretrained in {}", ctx.label, stack.len(), widths.len() - 1, file.display());
     }
     let gap_train: Vec<usize> = train.iter().step_by((train.len() / GAP_SAMPLE).max(1)).copied().take(GAP_SAMPLE).collect();
     let gap_valid: Vec<usize> = valid.iter().step_by((valid.len() / GAP_SAMPLE).max(1)).copied().take(GAP_SAMPLE).collect();

@@ -306,7 +306,7 @@ impl Ctx {
             _ => return Err(format!("{}: {count_key} '{done}' in stage {name}, which has {total} {unit}s: not a checkpoint of this run", ck.display())),
         };
         c.restore(params, opt, stepped, &ck.display().to_string())?;
-        eprintln!("[{name}] resuming after {unit} {start} from {}", ck.display());
+        eprintln!("[{}{name}] resuming after {unit} {start} from {}", self.label, ck.display());
         Ok(start)
     }
 

@@ -28,6 +28,9 @@ pub struct Ctx {
     /// Products in bf16 with f32 sums (`--precision bf16`) in the steps that offer it; a
     /// run-wide numeric setting, off unless the system's command line turns it on.
     pub bf16_products: bool,
+    /// Printed before the stage's name on the console (`[LABEL STAGE] epoch …`): which net
+    /// a line is about when several train at once. Empty by default.
+    pub label: String,
 }
 
 impl Ctx {
@@ -35,7 +38,7 @@ impl Ctx {
     /// appends to it).
     pub fn new(dir: &Path, seed: u64, resume: bool, meta: Vec<(String, String)>) -> Result<Ctx, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        Ok(Ctx { dir: dir.to_path_buf(), seed, resume, log: Log::open(dir)?, meta, bf16_products: false })
+        Ok(Ctx { dir: dir.to_path_buf(), seed, resume, log: Log::open(dir)?, meta, bf16_products: false, label: String::new() })
     }
 }
 
@@ -110,7 +113,8 @@ impl Ctx {
             opt.end_epoch();
             let secs = t.elapsed().as_secs_f64();
             eprintln!(
-                "[{name}] epoch {}/{} loss {:.5}{}{} lr {lr:.5} {:.1}s",
+                "[{}{name}] epoch {}/{} loss {:.5}{}{} lr {lr:.5} {:.1}s",
+                self.label,
                 epoch + 1,
                 cfg.epochs,
                 st.loss,
@@ -142,10 +146,10 @@ impl Ctx {
         for x in &st.extra {
             let phase = format!("{name}.{}", x.label);
             let row = if x.accuracy {
-                eprintln!("[{name}] {unit} {} {} {:.2}%", k + 1, x.label, 100.0 * x.value);
+                eprintln!("[{}{name}] {unit} {} {} {:.2}%", self.label, k + 1, x.label, 100.0 * x.value);
                 Row { phase, epoch: k + 1, lr, loss: f64::NAN, train_acc: f64::NAN, val_acc: x.value, seconds: secs, rate: f64::NAN }
             } else {
-                eprintln!("[{name}] {unit} {} {} {:.5}", k + 1, x.label, x.value);
+                eprintln!("[{}{name}] {unit} {} {} {:.5}", self.label, k + 1, x.label, x.value);
                 Row { phase, epoch: k + 1, lr, loss: x.value, train_acc: f64::NAN, val_acc: f64::NAN, seconds: secs, rate: f64::NAN }
             };
             self.log.push(row).map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
