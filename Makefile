@@ -235,7 +235,7 @@ gauntlet: build
 	set -e; for elo in $(GAUNTLET_ELOS); do \
 	  $(BIN) match --engine $(PLAYER) --engine name=sf-$$elo cmd=$(STOCKFISH) option.Threads=1 option.Hash=16 \
 	    option.UCI_LimitStrength=true option.UCI_Elo=$$elo --each tc=$(GAUNTLET_TC) --games $(GAUNTLET_GAMES) \
-	    --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --opening-start $(GAUNTLET_OPENING_START) \
+	    --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --opening-start $(or $(GAUNTLET_OPENING_START),1) \
 	    --pgn $(GAUNTLET_DIR)/$$elo.pgn \
 	    | tee $(GAUNTLET_DIR)/$$elo.txt; test $${PIPESTATUS[0]} -eq 0; \
 	done

@@ -51,19 +51,29 @@ fn commands(text: &str) -> Vec<String> {
 /// The commands starting with `program` (its name and a space), as [`commands`] finds them.
 fn commands_of(program: &str, text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let (mut fenced, mut prose) = (false, String::new());
+    let (mut fenced, mut prose, mut shell) = (false, String::new(), String::new());
     for line in text.lines() {
         if line.trim_start().starts_with("```") {
             fenced = !fenced;
             prose.push('\n');
             continue;
         }
-        if fenced {
-            // A shell line: an optional prompt, an optional comment after the command.
+        // Shell lines: in a fenced block, or in an indented one behind a `$ ` prompt, each
+        // with an optional comment, continued by a trailing `\`.
+        let indented = line.starts_with("    ") && line.trim_start().starts_with("$ ");
+        if fenced || indented || !shell.is_empty() {
             let l = line.split(" #").next().unwrap().trim();
-            let l = l.strip_prefix("$ ").unwrap_or(l);
-            if l.starts_with(program) {
-                out.push(l.to_string());
+            let l = if shell.is_empty() { l.strip_prefix("$ ").unwrap_or(l) } else { l };
+            if let Some(head) = l.strip_suffix('\\') {
+                shell.push_str(head);
+                shell.push(' ');
+                continue;
+            }
+            shell.push_str(l);
+            let cmd = shell.split_whitespace().collect::<Vec<_>>().join(" ");
+            shell.clear();
+            if cmd.starts_with(program) {
+                out.push(cmd);
             }
         } else {
             prose.push_str(line);
@@ -130,11 +140,14 @@ fn problems(cmd: &str, help: &mut BTreeMap<(String, String), (i32, String)>) -> 
 
 #[test]
 fn the_checker_finds_commands_and_refuses_unknown_flags() {
-    let text = "Run `deepchess train --system dbn\n  --profile paper --no-such-flag 3` and\n```\n$ deepchess perft 5 --divide   # a comment --not-a-flag\n```\n`deepchess nosuch --x`, `deepchess …`, `make train`.";
+    let text = "Run `deepchess train --system dbn\n  --profile paper --no-such-flag 3` and\n```\n$ deepchess perft 5 --divide   # a comment --not-a-flag\n$ deepchess perft 4 \\\n    --fen x --wrapped\n```\n`deepchess nosuch --x`, `deepchess …`, `make train`.\n\n    $ deepchess perft 3 --indented\n";
     let found = commands(text);
-    assert_eq!(found, ["deepchess perft 5 --divide", "deepchess train --system dbn --profile paper --no-such-flag 3", "deepchess nosuch --x", "deepchess …"]);
-    assert!(problems(&found[3], &mut BTreeMap::new()).is_empty());
+    assert_eq!(found, ["deepchess perft 5 --divide", "deepchess perft 4 --fen x --wrapped", "deepchess perft 3 --indented", "deepchess train --system dbn --profile paper --no-such-flag 3", "deepchess nosuch --x", "deepchess …"]);
     let mut help = BTreeMap::new();
+    assert_eq!(problems(&found[1], &mut help), ["--wrapped is not a flag of `deepchess perft`"]);
+    assert_eq!(problems(&found[2], &mut help), ["--indented is not a flag of `deepchess perft`"]);
+    let found = [found[0].clone(), found[3].clone(), found[4].clone(), found[5].clone()];
+    assert!(problems(&found[3], &mut BTreeMap::new()).is_empty());
     assert!(problems(&found[0], &mut help).is_empty(), "{:?}", problems(&found[0], &mut help));
     assert_eq!(problems(&found[1], &mut help), ["--no-such-flag is not a flag of `deepchess train --system dbn`"]);
     let unknown = problems(&found[2], &mut help);
@@ -180,7 +193,14 @@ fn every_shipped_net_cited_with_a_checksum_is_cited_with_its_own() {
             let start = text[..at].rfind('`').unwrap_or(at);
             let name = text[start + 1..at + 4].trim_start_matches("data/nets/");
             let Some(sum) = shipped.get(name) else { continue };
-            let after = text[at + 5..].trim_start_matches([' ', '\n', '(']);
+            // `name` d4f6e2bc, `name` (d4f6e2bc), `name`, d4f6e2bc, `name` (EBNN, 3514e4fb),
+            // `name` tensors d4f6e2bc.
+            let mut after = text[at + 5..].trim_start_matches([' ', '\n', '(', ',']);
+            if let Some((word, rest)) = after.split_once(", ") {
+                if !word.is_empty() && word.len() <= 12 && word.chars().all(|c| c.is_ascii_alphabetic()) && word.chars().any(|c| !c.is_ascii_hexdigit()) {
+                    after = rest;
+                }
+            }
             let after = after.strip_prefix("tensors ").unwrap_or(after);
             let hex: String = after.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
             if hex.len() != 8 {

@@ -100,7 +100,8 @@ pub struct Trained {
 /// Trains (or, for nets already in `out`, loads) every net of the plan and returns their
 /// figures, in plan order. With `jobs` > 1 that many net folders (a split and a
 /// configuration: its pretrained stack, then its heads in turn) train at once, each on one
-/// thread; every net is the same, bit for bit, as when they train one after another.
+/// thread; every net's tensors are the same, bit for bit, as when they train one after
+/// another (its header records the command, `--jobs` included).
 #[allow(clippy::too_many_arguments)]
 pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option<&Samples>, seed: u64, resume: bool, meta: &[(String, String)], jobs: usize) -> Result<Vec<Trained>, String> {
     let mut nets: Vec<(Arch, Split)> = Vec::new();
@@ -145,10 +146,15 @@ pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option
                         let Some(unit) = units.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else { break };
                         for &i in unit {
                             let (arch, split) = &nets[i];
-                            let r = crate::tensor::runtime::threads::serial(|| train(&nets[i], &format!("{} {} ", split.name(), arch.layers())));
-                            let bad = r.is_err();
+                            let label = format!("{} {} ", split.name(), arch.layers());
+                            // A panic is this net's failure: the other threads stop taking
+                            // new folders instead of training the rest of the plan first.
+                            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| crate::tensor::runtime::threads::serial(|| train(&nets[i], &label))))
+                                .unwrap_or_else(|p| Err(format!("{} on {}: panicked: {}", arch.describe(), split.describe(), p.downcast_ref::<String>().map(String::as_str).or(p.downcast_ref::<&str>().copied()).unwrap_or("(no message)"))));
+                            let bad = r.as_ref().err().cloned();
                             mine.push((i, r));
-                            if bad {
+                            if let Some(e) = bad {
+                                eprintln!("[{label}] failed: {e}; the nets in training finish their folders, no new one starts");
                                 failed.store(true, std::sync::atomic::Ordering::Relaxed);
                                 break;
                             }
@@ -159,7 +165,7 @@ pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option
             })
             .collect();
         for w in workers {
-            for (i, r) in w.join().expect("a training thread panicked") {
+            for (i, r) in w.join().expect("panics are caught inside the thread") {
                 done[i] = Some(r);
             }
         }
@@ -300,7 +306,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "seed", value: Some("N"), help: "seed of initialisation, sampling and folds (default 1)" },
     Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
     Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default 1: batch 32 is too small to share)" },
-    Flag { name: "jobs", value: Some("N"), help: "net folders (a split and a configuration) trained at once, one thread each (default 1); the nets are the same bits" },
+    Flag { name: "jobs", value: Some("N"), help: "net folders (a split and a configuration) trained at once, one thread each (default 1); the same tensors as one at a time" },
 ];
 
 fn list<T>(flag: &str, s: &str, f: impl Fn(&str) -> Option<T>) -> Result<Vec<T>, CliError> {
