@@ -151,6 +151,13 @@ fn parallel_jobs_train_the_same_nets() {
     // --jobs is not part of the run: the finished run resumes one at a time.
     let (_, again) = run("three", &["--resume"]);
     assert!(!again.contains("epoch"), "a finished net was trained again: {again}");
+    // A net that fails in one thread fails the run, named, without waiting for the plan.
+    let bad = three.join("positions-f0of10/772-8-8/classify.dcw");
+    let bytes = std::fs::read(&bad).unwrap();
+    std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
+    let r = train(&["--system", "dbn", "--profile", "tiny", "--labels", l, "--out", three.to_str().unwrap(), "--configs", "small,8-8", "--max-positions", "1200", "--resume", "--jobs", "2"]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success() && err.contains("failed:") && err.contains("classify.dcw"), "{err}");
     // Both ways of splitting the cores at once is refused.
     let r = train(&["--system", "dbn", "--labels", l, "--out", dir.join("x").to_str().unwrap(), "--jobs", "2", "--threads", "2"]);
     assert!(!r.status.success() && String::from_utf8_lossy(&r.stderr).contains("--jobs and --threads"));
