@@ -86,10 +86,12 @@ train: build dataset
 # Seed 001's deep belief networks (src/dbn): three configurations x three heads, each under
 # the seed's protocol (a fold over positions) and on held-out games, from the committed
 # labelled set (data/dbn/). DBN_PROFILE=quick (default, <= 30 min on 2 cores) | paper | tiny.
-# Resumable like `train`; the table lands in runs/dbn-DBN_PROFILE/results.md.
+# Resumable like `train`; the table lands in runs/dbn-DBN_PROFILE/results.md. A net trains on
+# one thread: DBN_JOBS net folders (folds, configurations) train at once (same tensors).
 DBN_PROFILE ?= quick
+DBN_JOBS ?= $(CONCURRENCY)
 train-dbn: build
-	$(BIN) train --system dbn --profile $(DBN_PROFILE) --out runs/dbn-$(DBN_PROFILE) --resume
+	$(BIN) train --system dbn --profile $(DBN_PROFILE) --jobs $(DBN_JOBS) --out runs/dbn-$(DBN_PROFILE) --resume
 
 # Seed 003's convolutional classifier (src/cnn): every position of the decisive Stockfish
 # games (data/*.pgn.xz, data/datagen/sf15-*), split into training and two validation sets
