@@ -126,7 +126,9 @@ fn parallel_jobs_train_the_same_nets() {
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
         (out, String::from_utf8_lossy(&r.stderr).into_owned())
     };
-    let (one, _) = run("one", &[]);
+    let (one, log1) = run("one", &[]);
+    // Progress over the nets to train, with an estimate of the time left.
+    assert!(log1.contains("-- 1 of 14 nets to train done (772-100-100-100/classify positions-f0of10)") && log1.contains("-- 14 of 14 nets to train done") && log1.contains("h left"), "{log1}");
     let (three, log) = run("three", &["--jobs", "3"]);
     assert!(log.contains("[positions-f0of10 772-8-8 finetune.classify] epoch 2/2") && log.contains("[games-100pm 773-100-100-100 rbm.0] epoch 1/1"), "{log}");
     let tensors = |f: &Path| {

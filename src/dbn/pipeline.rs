@@ -121,7 +121,20 @@ pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option
         return Err("the 773-bit variant needs its encoding".into());
     }
     let samples = |arch: &Arch| if arch.encoding == Encoding::Bits773 { s773.expect("checked above") } else { s772 };
-    let train = |(arch, split): &(Arch, Split), label: &str| train_net(out, prof, arch, *split, samples(arch), seed, resume, meta, label);
+    // Progress over the nets this invocation trains (a resumed run's finished ones load).
+    let todo = nets.iter().filter(|(a, s)| !net_file(out, a, *s).exists()).count();
+    let (trained, t0) = (std::sync::atomic::AtomicUsize::new(0), Instant::now());
+    let train = |n @ (arch, split): &(Arch, Split), label: &str| {
+        let fresh = !net_file(out, arch, *split).exists();
+        let r = train_net(out, prof, arch, *split, samples(arch), seed, resume, meta, label);
+        if fresh && r.is_ok() {
+            let k = trained.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            let secs = t0.elapsed().as_secs_f64();
+            let left = secs / k as f64 * (todo - k) as f64;
+            eprintln!("-- {k} of {todo} nets to train done ({} {}), {:.1} h so far, about {:.1} h left", n.0.describe(), n.1.name(), secs / 3600.0, left / 3600.0);
+        }
+        r
+    };
     if jobs <= 1 {
         return nets.iter().map(|n| train(n, "")).collect();
     }
@@ -181,12 +194,17 @@ pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option
     Ok(outcomes)
 }
 
+/// Where the net of `arch` on `split` is saved: `SPLIT/LAYERS/HEAD.dcw`.
+fn net_file(out: &Path, arch: &Arch, split: Split) -> PathBuf {
+    out.join(split.name()).join(arch.layers()).join(format!("{}.dcw", arch.head.name()))
+}
+
 /// Trains one net in its folder (or loads it when it is already there) and judges it.
 #[allow(clippy::too_many_arguments)]
 fn train_net(out: &Path, prof: &Profile, arch: &Arch, split: Split, samples: &Samples, seed: u64, resume: bool, meta: &[(String, String)], label: &str) -> Result<Trained, String> {
     let (train, valid) = split.apply(samples, seed);
-    let dir = out.join(split.name()).join(arch.layers());
-    let file = dir.join(format!("{}.dcw", arch.head.name()));
+    let file = net_file(out, arch, split);
+    let dir = file.parent().expect("a net file is in its folder").to_path_buf();
     let net = if file.exists() {
         Dbn::load(&file).map_err(|e| e.to_string())?.0
     } else {
