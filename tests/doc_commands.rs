@@ -3,7 +3,8 @@
 //! `--help` lists (a renamed or dropped flag breaks a documented command silently otherwise),
 //! and every shipped net cited with a checksum (`` `compact.dcw` d4f6e2bc ``) is cited with the
 //! checksum of the file in `data/nets/`; every `make …` command names targets and variables
-//! the Makefile has. The notebooks are history and are not checked.
+//! the Makefile has; every `python3 SCRIPT` names a script that exists. The notebooks are
+//! history and are not checked.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -256,4 +257,21 @@ fn every_documented_make_command_names_targets_and_variables_the_makefile_has() 
     }
     assert!(checked >= 50, "only {checked} documented make commands found: is the extraction broken?");
     assert!(bad.is_empty(), "documented make commands the Makefile does not have:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn every_documented_script_exists() {
+    let (mut checked, mut bad) = (0, Vec::new());
+    for file in documents() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for cmd in commands_of("python3 ", &text) {
+            checked += 1;
+            let script = cmd.split_whitespace().nth(1).unwrap_or("");
+            if !root().join(script).is_file() {
+                bad.push(format!("{}: {script} does not exist: {cmd}", file.strip_prefix(root()).unwrap().display()));
+            }
+        }
+    }
+    assert!(checked >= 3, "only {checked} documented scripts found: is the extraction broken?");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
