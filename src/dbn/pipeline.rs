@@ -123,15 +123,18 @@ pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option
     let samples = |arch: &Arch| if arch.encoding == Encoding::Bits773 { s773.expect("checked above") } else { s772 };
     // Progress over the nets this invocation trains (a resumed run's finished ones load).
     let todo = nets.iter().filter(|(a, s)| !net_file(out, a, *s).exists()).count();
-    let (trained, t0) = (std::sync::atomic::AtomicUsize::new(0), Instant::now());
+    // The estimate: the nets' mean time each (on its own thread) × those left / threads.
+    let (trained, net_ms, t0) = (std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicU64::new(0), Instant::now());
     let train = |n @ (arch, split): &(Arch, Split), label: &str| {
-        let fresh = !net_file(out, arch, *split).exists();
+        let (fresh, t) = (!net_file(out, arch, *split).exists(), Instant::now());
         let r = train_net(out, prof, arch, *split, samples(arch), seed, resume, meta, label);
         if fresh && r.is_ok() {
-            let k = trained.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            let secs = t0.elapsed().as_secs_f64();
-            let left = secs / k as f64 * (todo - k) as f64;
-            eprintln!("-- {k} of {todo} nets to train done ({} {}), {:.1} h so far, about {:.1} h left", n.0.describe(), n.1.name(), secs / 3600.0, left / 3600.0);
+            use std::sync::atomic::Ordering::Relaxed;
+            let took = t.elapsed().as_millis() as u64;
+            let ms = net_ms.fetch_add(took, Relaxed) + took;
+            let k = trained.fetch_add(1, Relaxed) + 1;
+            let left = ms as f64 / 1000.0 / k as f64 * (todo - k) as f64 / jobs.clamp(1, (todo - k).max(1)) as f64;
+            eprintln!("-- {k} of {todo} nets to train done ({} {}), {:.1} h so far, about {:.1} h left", n.0.describe(), n.1.name(), t0.elapsed().as_secs_f64() / 3600.0, left / 3600.0);
         }
         r
     };
