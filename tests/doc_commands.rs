@@ -267,7 +267,8 @@ fn every_documented_script_exists() {
         for cmd in commands_of("python3 ", &text) {
             checked += 1;
             let script = cmd.split_whitespace().nth(1).unwrap_or("");
-            if !root().join(script).is_file() {
+            // `python3 …` and `python3 SCRIPT` are placeholders.
+            if script.starts_with(|c: char| c.is_ascii_lowercase()) && !root().join(script).is_file() {
                 bad.push(format!("{}: {script} does not exist: {cmd}", file.strip_prefix(root()).unwrap().display()));
             }
         }
