@@ -20,6 +20,7 @@ use crate::train::stage::Ctx;
 use crate::train::system::System;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
 /// A schedule.
@@ -124,12 +125,11 @@ pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option
     // Progress over the nets this invocation trains (a resumed run's finished ones load).
     let todo = nets.iter().filter(|(a, s)| !net_file(out, a, *s).exists()).count();
     // The estimate: the nets' mean time each (on its own thread) × those left / threads.
-    let (trained, net_ms, t0) = (std::sync::atomic::AtomicUsize::new(0), std::sync::atomic::AtomicU64::new(0), Instant::now());
+    let (trained, net_ms, t0) = (AtomicUsize::new(0), AtomicU64::new(0), Instant::now());
     let train = |n @ (arch, split): &(Arch, Split), label: &str| {
         let (fresh, t) = (!net_file(out, arch, *split).exists(), Instant::now());
         let r = train_net(out, prof, arch, *split, samples(arch), seed, resume, meta, label);
         if fresh && r.is_ok() {
-            use std::sync::atomic::Ordering::Relaxed;
             let took = t.elapsed().as_millis() as u64;
             let ms = net_ms.fetch_add(took, Relaxed) + took;
             let k = trained.fetch_add(1, Relaxed) + 1;
@@ -150,16 +150,16 @@ pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option
             None => units.push(vec![i]),
         }
     }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failed = std::sync::atomic::AtomicBool::new(false);
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
     let mut done: Vec<Option<Result<Trained, String>>> = (0..nets.len()).map(|_| None).collect();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..jobs.min(units.len()))
             .map(|_| {
                 scope.spawn(|| {
                     let mut mine = Vec::new();
-                    while !failed.load(std::sync::atomic::Ordering::Relaxed) {
-                        let Some(unit) = units.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else { break };
+                    while !failed.load(Relaxed) {
+                        let Some(unit) = units.get(next.fetch_add(1, Relaxed)) else { break };
                         for &i in unit {
                             let (arch, split) = &nets[i];
                             let label = format!("{} {} ", split.name(), arch.layers());
@@ -171,7 +171,7 @@ pub fn run(out: &Path, prof: &Profile, plan: &Plan, s772: &Samples, s773: Option
                             mine.push((i, r));
                             if let Some(e) = bad {
                                 eprintln!("[{label}] failed: {e}; the nets in training finish their folders, no new one starts");
-                                failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                                failed.store(true, Relaxed);
                                 break;
                             }
                         }
