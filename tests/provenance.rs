@@ -77,9 +77,13 @@ fn reproduces(name: &str, args: &[&str], dir: &TempDir) {
     let wf = WeightFile::load(net).unwrap();
     let cmd = wf.meta("made.command").unwrap_or_else(|| panic!("{name}: no made.command in {}", net.display())).to_string();
     assert!(wf.meta("made.kernel").is_some() && wf.meta("made.version").is_some_and(|v| v.starts_with("deepchess ")), "{name}: {:?}", wf.meta);
-    // `show` prints it.
+    // The resolved settings, defaults spelled out (the seed is never on the command line here).
+    let settings = wf.meta("made.settings").unwrap_or_else(|| panic!("{name}: no made.settings in {}", net.display())).to_string();
+    assert!(settings.split("; ").any(|kv| kv == "seed=1") && settings.contains("profile=tiny"), "{name}: {settings}");
+    // `show` prints them.
     let shown = deepchess(&["show".into(), net.display().to_string()]);
-    assert!(shown.status.success() && text(&shown.stdout).contains(&format!("made by: {cmd}")), "{name}: {}{}", text(&shown.stdout), text(&shown.stderr));
+    let shown_text = text(&shown.stdout);
+    assert!(shown.status.success() && shown_text.contains(&format!("made by: {cmd}")) && shown_text.contains(&format!("  settings: {settings}\n")), "{name}: {shown_text}{}", text(&shown.stderr));
     // The recorded command, into another folder.
     let words = shell_words(&cmd);
     assert_eq!(words[0], "deepchess", "{cmd}");

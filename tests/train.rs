@@ -273,6 +273,10 @@ fn cli_trains_with_bf16_products_and_records_it() {
     assert!(run.join("deepchess.dcw").is_file());
     assert!(std::fs::read_to_string(run.join("run.txt")).unwrap().contains("precision=bf16\n"));
     assert!(std::fs::read_to_string(run.join("results.md")).unwrap().contains("products in bf16"));
+    // The net's header says so too (`deepchess show` prints it).
+    let wf = deepchess::tensor::WeightFile::load(&run.join("deepchess.dcw")).unwrap();
+    assert_eq!(wf.meta("made.precision"), Some("bf16"), "{:?}", wf.meta);
+    assert!(wf.meta("made.settings").is_some_and(|s| s.split("; ").any(|kv| kv == "precision=bf16")), "{:?}", wf.meta);
 }
 
 #[test]

@@ -41,6 +41,9 @@ fn describe_meta(meta: &[(String, String)]) -> String {
             }
             s += &format!("  program: {}\n", get(made::VERSION).unwrap_or("not recorded"));
             s += &format!("  precision: {}\n", get(made::PRECISION).unwrap_or("not recorded"));
+            if let Some(settings) = get(made::SETTINGS) {
+                s += &format!("  settings: {settings}\n");
+            }
             if let Some(note) = get(made::NOTE) {
                 s += &format!("  note: {note}\n");
             }

@@ -69,7 +69,7 @@ impl Profile {
         }
     }
 
-    /// The default: finishes in about half an hour on 2 cores with a net that plays.
+    /// The default: `make train` finishes in about eight minutes on 2 cores with a net that plays.
     /// AdamW, colour-mirror augmentation, short schedules.
     pub fn quick() -> Profile {
         let adam = |lr: f32| OptCfg::Adam { lr, decay: 0.9, weight_decay: 1e-4 };
@@ -349,7 +349,7 @@ pub const SYSTEM: System = System {
 };
 
 const FLAGS: &[Flag] = &[
-    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~10-30 min on 2 cores) | paper (the paper's schedule) | memorise (the paper's regime on a small corpus: training accuracy past 97 %) | curve | tiny (seconds)" },
+    Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~8 min on 2 cores) | paper (the paper's schedule) | memorise (the paper's regime on a small corpus: training accuracy past 97 %) | curve | tiny (seconds)" },
     Flag { name: "data", value: Some("DIR"), help: "dataset folder with train.dcds and valid.dcds (default runs/dataset)" },
     Flag { name: "out", value: Some("DIR"), help: "run folder: nets, checkpoint, log.csv, curves.svg (default runs/PROFILE)" },
     Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,compact,scratch (default all)" },

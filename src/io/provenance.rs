@@ -18,6 +18,9 @@ pub const COMMAND: &str = "made.command";
 pub const VERSION: &str = "made.version";
 pub const KERNEL: &str = "made.kernel";
 pub const PRECISION: &str = "made.precision";
+/// Every setting of the run as resolved (`key=value; …`, the defaults spelled out): what the
+/// command meant when it ran, should a later program change a default.
+pub const SETTINGS: &str = "made.settings";
 pub const INPUTS: &str = "made.inputs";
 /// Written by hand only: how keys written after the file was made were checked.
 pub const NOTE: &str = "made.note";
@@ -26,6 +29,10 @@ struct Made {
     command: String,
     version: String,
     kernel: String,
+    /// The run's resolved settings, once the training run has them ([`settings`]).
+    settings: Mutex<Option<String>>,
+    /// The training products' precision: a run's `precision` setting, else f32.
+    precision: Mutex<String>,
     /// `path size=N fnv64=HEX`, in the order first opened, each path once.
     inputs: Mutex<Vec<(String, String)>>,
 }
@@ -54,7 +61,7 @@ pub fn command_line(args: &[String]) -> String {
 /// the kernel's name. The first call wins; later ones change nothing.
 pub fn record(args: &[String], kernel: &str) {
     let version = format!("deepchess {}{}", env!("CARGO_PKG_VERSION"), source_commit().map(|c| format!(", source commit {c}")).unwrap_or_default());
-    let _ = MADE.set(Made { command: command_line(args), version, kernel: kernel.to_string(), inputs: Mutex::new(Vec::new()) });
+    let _ = MADE.set(Made { command: command_line(args), version, kernel: kernel.to_string(), settings: Mutex::new(None), precision: Mutex::new("f32".to_string()), inputs: Mutex::new(Vec::new()) });
 }
 
 /// The commit checked out in the source tree the program was built from, when that tree is
@@ -75,6 +82,20 @@ fn source_commit() -> Option<String> {
         },
     };
     (sha.len() >= 12 && sha.bytes().all(|b| b.is_ascii_hexdigit())).then(|| sha[..12].to_string())
+}
+
+/// Records the run's settings as resolved (its `run.txt` lines: profile, seed, rates, …),
+/// written into every file saved afterwards; a `precision` setting (DeepChess's `--precision
+/// bf16`) becomes `made.precision`. Nothing happens before [`record`]; a later call replaces an
+/// earlier one.
+pub fn settings(pairs: &[(String, String)]) {
+    let Some(made) = MADE.get() else { return };
+    if let (Some((_, p)), Ok(mut precision)) = (pairs.iter().find(|(k, _)| k == "precision"), made.precision.lock()) {
+        *precision = p.clone();
+    }
+    if let Ok(mut s) = made.settings.lock() {
+        *s = Some(pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; "));
+    }
 }
 
 /// Adds the file at `path` to the inputs of what this process saves (its size and FNV-1a 64
@@ -136,7 +157,10 @@ fn file_checksum(path: &Path) -> Option<(u64, u64)> {
 pub fn header() -> Vec<(String, String)> {
     let Some(m) = MADE.get() else { return Vec::new() };
     let inputs = m.inputs.lock().map(|v| v.iter().map(|(p, s)| format!("{p} {s}")).collect::<Vec<_>>().join("; ")).unwrap_or_default();
-    let mut h = vec![(COMMAND.to_string(), m.command.clone()), (VERSION.to_string(), m.version.clone()), (KERNEL.to_string(), m.kernel.clone()), (PRECISION.to_string(), "f32".to_string())];
+    let mut h = vec![(COMMAND.to_string(), m.command.clone()), (VERSION.to_string(), m.version.clone()), (KERNEL.to_string(), m.kernel.clone()), (PRECISION.to_string(), m.precision.lock().map(|p| p.clone()).unwrap_or_else(|_| "f32".to_string()))];
+    if let Some(settings) = m.settings.lock().ok().and_then(|s| s.clone()) {
+        h.push((SETTINGS.to_string(), settings));
+    }
     if !inputs.is_empty() {
         h.push((INPUTS.to_string(), inputs));
     }

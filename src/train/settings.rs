@@ -77,8 +77,10 @@ impl RunSettings {
     /// recorded (`Err` says which, in the words of `deepchess train`; notes of accepted
     /// differences go to stderr). A folder from before `run.txt` existed is checked against
     /// what its checkpoint recorded. Returns the recorded settings (`None`: a new run, whose
-    /// `run.txt` the caller writes once the inputs are known to load).
+    /// `run.txt` the caller writes once the inputs are known to load). The settings also go
+    /// into the header of every file the run saves (`made.settings`).
     pub fn admit(&self, dir: &Path, resume: bool) -> Result<Option<Vec<(String, String)>>, String> {
+        crate::io::provenance::settings(&self.settings.iter().map(|s| (s.key.clone(), s.value.clone())).collect::<Vec<_>>());
         let recorded = RunSettings::read(dir)?;
         if !resume && (recorded.is_some() || dir.join("log.csv").exists()) {
             return Err(format!("{} already holds a training run: add --resume to continue it, or choose another --out", dir.display()));
