@@ -187,3 +187,54 @@ fn every_shipped_net_names_what_makes_it() {
     }
     assert!(nets >= 10, "{nets} nets");
 }
+
+/// The AVX2 and AVX-512 kernels train the same nets, bit for bit, for every system whose
+/// shipped nets data/nets/README.md says so of (a whole `make train` was compared the same
+/// way on 2026-11-27): a kernel change that reorders a sum shows here. Skipped, saying so,
+/// on a CPU without both.
+#[test]
+fn avx2_and_avx512_train_the_same_tiny_nets() {
+    use deepchess::tensor::Kernel;
+    if !(Kernel::Avx2.available() && Kernel::Avx512.available()) {
+        eprintln!("skipped: this CPU lacks AVX2+FMA or AVX-512F");
+        return;
+    }
+    let dir = TempDir::new("kernels-agree");
+    let ds = common::sample_dataset(dir.path());
+    let labels = common::sample_labels(dir.path());
+    let corpus = common::sample_corpus(dir.path());
+    let systems: [(&str, Vec<&str>); 3] = [
+        ("deepchess", vec!["--profile", "tiny", "--threads", "1", "--data", ds.to_str().unwrap()]),
+        ("dbn", vec!["--system", "dbn", "--profile", "tiny", "--threads", "1", "--labels", labels.to_str().unwrap(), "--configs", "small", "--max-positions", "800"]),
+        ("cnn", vec!["--system", "cnn", "--profile", "tiny", "--threads", "1", "--corpus", corpus.to_str().unwrap(), "--valid-per-mille", "150"]),
+    ];
+    for (name, args) in systems {
+        let mut made = Vec::new();
+        for kernel in [Kernel::Avx2, Kernel::Avx512] {
+            let out = dir.join(format!("{name}-{}", kernel.name()));
+            let o = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+                .arg("train")
+                .args(&args)
+                .args(["--out", out.to_str().unwrap()])
+                .env("DEEPCHESS_KERNEL", kernel.name())
+                .env_remove("DEEPCHESS_FAILPOINT")
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{name} on {}: {}", kernel.name(), text(&o.stderr));
+            let nets = nets(&out);
+            assert!(!nets.is_empty(), "{name}: no nets");
+            for (_, f) in &nets {
+                assert_eq!(WeightFile::load(f).unwrap().meta("made.kernel"), Some(kernel.name()), "{name}: {}", f.display());
+            }
+            made.push(nets);
+        }
+        assert_eq!(made[0].iter().map(|n| &n.0).collect::<Vec<_>>(), made[1].iter().map(|n| &n.0).collect::<Vec<_>>(), "{name}: not the same nets");
+        for ((rel, a), (_, b)) in made[0].iter().zip(&made[1]) {
+            // The tensors' bytes: the headers differ (made.kernel, the command's --out).
+            let (mut a, mut b) = (WeightFile::load(a).unwrap(), WeightFile::load(b).unwrap());
+            (a.meta, b.meta) = (Vec::new(), Vec::new());
+            assert!(a.to_bytes() == b.to_bytes(), "{name}: {rel} differs between the avx2 and avx512 kernels");
+        }
+    }
+}
