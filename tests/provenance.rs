@@ -188,10 +188,10 @@ fn every_shipped_net_names_what_makes_it() {
     assert!(nets >= 10, "{nets} nets");
 }
 
-/// The AVX2 and AVX-512 kernels train the same nets, bit for bit, for every system whose
-/// shipped nets data/nets/README.md says so of (a whole `make train` was compared the same
-/// way on 2026-11-27): a kernel change that reorders a sum shows here. Skipped, saying so,
-/// on a CPU without both.
+/// The AVX2 and AVX-512 kernels train the same nets, bit for bit (data/nets/README.md and
+/// docs/results.md say the shipped nets' figures hold on either; a whole `make train` was
+/// compared on 2026-11-27): a kernel change that reorders a sum shows here. Skipped, saying
+/// so, on a CPU without both.
 #[test]
 fn avx2_and_avx512_train_the_same_tiny_nets() {
     use deepchess::tensor::Kernel;
