@@ -6,7 +6,8 @@ game `deepchess match` plays carries a `{score/depth time}` comment (the opening
 suite, played before the engines, carry none). For each PGN file and each player (by its PGN
 name) this prints the mean depth over that player's first N moves of every game (default 30:
 the middle game, before endgames let the depth run away), the median, and the moves counted.
-The README's "depth 15 in the gauntlet" is this over the six 80-game runs' PGN files:
+The README's "depth 15 in the gauntlet" is this quantity over the six 80-game runs' PGN files
+(measured before this script existed; those PGN files are not kept, so it was not recomputed):
 
     python3 docs/analysis/depth.py runs/gauntlet-*/*.pgn
     python3 docs/analysis/depth.py --moves 20 runs/match.pgn
