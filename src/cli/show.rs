@@ -50,7 +50,7 @@ fn describe_meta(meta: &[(String, String)]) -> String {
             match get(made::INPUTS) {
                 Some(inputs) => {
                     s += "  inputs:\n";
-                    for i in inputs.split("; ") {
+                    for i in made::input_entries(inputs) {
                         s += &format!("    {i}\n");
                     }
                 }

@@ -167,6 +167,27 @@ pub fn header() -> Vec<(String, String)> {
     h
 }
 
+/// The entries of a `made.inputs` value, one per file. Entries are joined by "; " and each
+/// ends in its `fnv64=HEX`, so a "; " inside a path does not split its entry.
+pub fn input_entries(inputs: &str) -> Vec<String> {
+    let ends_entry = |piece: &str| {
+        piece.rsplit(' ').next().and_then(|w| w.strip_prefix("fnv64=")).is_some_and(|h| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for piece in inputs.split("; ") {
+        match out.last_mut() {
+            Some(last) if open => {
+                last.push_str("; ");
+                last.push_str(piece);
+            }
+            _ => out.push(piece.to_string()),
+        }
+        open = !ends_entry(piece);
+    }
+    out
+}
+
 /// `meta` with the `made.*` keys added where it has none of them (a file copied from another
 /// run keeps what made it).
 pub fn stamp(meta: &[(String, String)]) -> Vec<(String, String)> {
@@ -189,5 +210,16 @@ mod tests {
         assert_eq!(shell_word(""), "''");
         let args: Vec<String> = ["train", "--system", "dbn", "--resume", "--out", "x y"].iter().map(|s| s.to_string()).collect();
         assert_eq!(command_line(&args), "deepchess train --system dbn --out 'x y'");
+    }
+
+    #[test]
+    fn input_entries_survive_separators_inside_paths() {
+        let a = "data/a.csv size=3 fnv64=00000000000000ff";
+        let b = "runs/x; y/b.csv size=10 fnv64=0123456789abcdef";
+        let c = "odd; name; fnv64=; c size=1 fnv64=aa";
+        assert_eq!(input_entries(&[a, b, c].join("; ")), vec![a, b, c]);
+        assert_eq!(input_entries(a), vec![a]);
+        // Text that never reaches an fnv64 field stays one entry rather than being lost.
+        assert_eq!(input_entries("written by hand; no checksum"), vec!["written by hand; no checksum"]);
     }
 }
