@@ -229,11 +229,7 @@ pub fn run(cfg: &RunConfig, mut progress: impl FnMut(&RunStats) + Send) -> Resul
     if existing >= cfg.games {
         return Ok(RunStats { existing, ..RunStats::default() });
     }
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&cfg.out)
-        .map_err(|e| format!("{shown}: {e}"))?;
+    let mut file = crate::io::open_append(&cfg.out, "datagen output", crate::io::Place::Named).map_err(|e| format!("{shown}: {e}"))?;
     if found.keep < text.len() {
         file.set_len(found.keep as u64).map_err(|e| format!("{shown}: cannot cut the unfinished last game: {e}"))?;
         eprintln!("cut {} bytes of an unfinished game at the end of {shown}", text.len() - found.keep);

@@ -257,10 +257,7 @@ pub fn run(cfg: &LabelConfig, mut warn: impl FnMut(&str), mut progress: impl FnM
         head.push('\n');
         crate::io::write_atomic(&partial, head.as_bytes()).map_err(|e| format!("{}: cannot write: {e}", partial.display()))?;
     }
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&partial)
-        .map_err(|e| format!("{}: cannot open for appending: {e}", partial.display()))?;
+    let mut file = crate::io::open_append(&partial, "labelling checkpoint", crate::io::Place::Own).map_err(|e| format!("{}: cannot open for appending: {e}", partial.display()))?;
     let todo: Vec<usize> = (0..items.len()).filter(|&i| scores[i].is_none()).collect();
     let mut p = Progress { total: items.len(), done: resumed, resumed, elapsed: t0.elapsed() };
     progress(&p);

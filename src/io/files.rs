@@ -25,6 +25,32 @@ pub fn read_regular(path: &Path, max_bytes: u64, what: &str) -> io::Result<Vec<u
     Ok(bytes)
 }
 
+/// [`read_regular`] as UTF-8 text.
+pub fn read_text(path: &Path, max_bytes: u64, what: &str) -> io::Result<String> {
+    String::from_utf8(read_regular(path, max_bytes, what)?).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("not UTF-8 text (byte {}): a {what} is text", e.utf8_error().valid_up_to())))
+}
+
+/// Opens `path` to be streamed (read as it comes, never whole): a regular file or a FIFO
+/// that a producer writes into (opening it waits for the producer). A directory, device or
+/// socket is refused: `/dev/zero` would never end.
+pub fn open_stream(path: &Path, what: &str) -> io::Result<std::fs::File> {
+    check_stream(path, what)?;
+    std::fs::File::open(path)
+}
+
+/// The checks of [`open_stream`] alone, for a stream another program opens (`xz -dc`).
+pub fn check_stream(path: &Path, what: &str) -> io::Result<()> {
+    let t = std::fs::metadata(path)?.file_type();
+    #[cfg(unix)]
+    let fifo = std::os::unix::fs::FileTypeExt::is_fifo(&t);
+    #[cfg(not(unix))]
+    let fifo = false;
+    if !(t.is_file() || fifo) {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{}, not a {what} (a regular file or a FIFO)", kind_of(&t))));
+    }
+    Ok(())
+}
+
 /// Opens the regular file `path` (of at most `max_bytes`) for reading, with the checks of
 /// [`read_regular`], for callers that read only part of it.
 pub fn open_regular(path: &Path, max_bytes: u64, what: &str) -> io::Result<std::fs::File> {
@@ -61,7 +87,8 @@ fn human(n: u64) -> String {
 }
 
 #[cfg(unix)]
-fn kind_of(t: &std::fs::FileType) -> &'static str {
+/// What a file that is not a regular one is, for an error: "a FIFO (named pipe)", "a directory", …
+pub fn kind_of(t: &std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if t.is_dir() {
         "a directory"
@@ -79,12 +106,60 @@ fn kind_of(t: &std::fs::FileType) -> &'static str {
 }
 
 #[cfg(not(unix))]
-fn kind_of(t: &std::fs::FileType) -> &'static str {
+pub fn kind_of(t: &std::fs::FileType) -> &'static str {
     if t.is_dir() {
         "a directory"
     } else {
         "a special file"
     }
+}
+
+/// Where a file opened by [`open_append`] may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// A file the program keeps in its own output folder (a tournament's journal, a curve's
+    /// points): a symbolic link there is refused, since appending through it writes outside
+    /// the folder the user named.
+    Own,
+    /// A file the user named (a PGN to append games to): a link is followed.
+    Named,
+}
+
+/// Opens `path` for appending, creating it when absent: a regular file only (a FIFO would
+/// block, a device swallow or feed what is written), and with [`Place::Own`] never through a
+/// symbolic link. `what` names the file's role in the errors; the caller adds the path.
+pub fn open_append(path: &Path, what: &str, place: Place) -> io::Result<std::fs::File> {
+    let refuse = |why: String| io::Error::new(io::ErrorKind::InvalidInput, why);
+    let link_meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    if place == Place::Own && link_meta.as_ref().is_some_and(|m| m.file_type().is_symlink()) {
+        return Err(refuse(format!("a symbolic link: a {what} is written in its own folder, never through a link (remove the link)")));
+    }
+    if let Some(m) = &link_meta {
+        let m = if m.file_type().is_symlink() { std::fs::metadata(path)? } else { m.clone() };
+        if !m.is_file() {
+            return Err(refuse(format!("{}, not a regular file: a {what} is a regular file only", kind_of(&m.file_type()))));
+        }
+    }
+    let mut o = std::fs::OpenOptions::new();
+    o.append(true).create(true);
+    #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64", target_arch = "arm", target_arch = "riscv64")))]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(0o4000); // O_NONBLOCK: a FIFO swapped in since the check opens at once.
+    }
+    let file = o.open(path)?;
+    let opened = file.metadata()?;
+    if !opened.is_file() {
+        return Err(refuse(format!("{}, not a regular file: a {what} is a regular file only", kind_of(&opened.file_type()))));
+    }
+    if place == Place::Own && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(refuse(format!("a symbolic link: a {what} is written in its own folder, never through a link (remove the link)")));
+    }
+    Ok(file)
 }
 
 /// Whether `a` and `b` name the same existing file (the same device and inode on Unix,
@@ -142,6 +217,23 @@ mod tests {
         assert!(same_file(&f, &dir.join(".").join("x.bin")) && !same_file(&f, &dir) && !same_file(&f, &dir.join("nope")));
         assert_eq!(human(1 << 30), "1 GiB");
         assert_eq!(human(256 << 20), "256 MiB");
+        // Appending: a new file is created; a link is followed only for a named file.
+        let log = dir.join("log.txt");
+        std::io::Write::write_all(&mut open_append(&log, "log", Place::Own).unwrap(), b"a").unwrap();
+        std::io::Write::write_all(&mut open_append(&log, "log", Place::Own).unwrap(), b"b").unwrap();
+        assert_eq!(std::fs::read(&log).unwrap(), b"ab");
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.txt");
+            std::os::unix::fs::symlink(&log, &link).unwrap();
+            let e = open_append(&link, "journal", Place::Own).unwrap_err().to_string();
+            assert!(e.contains("symbolic link") && e.contains("journal"), "{e}");
+            assert!(open_append(&link, "PGN file", Place::Named).is_ok());
+            std::os::unix::fs::symlink("/dev/null", dir.join("null")).unwrap();
+            let e = open_append(&dir.join("null"), "PGN file", Place::Named).unwrap_err().to_string();
+            assert!(e.contains("character device"), "{e}");
+        }
+        assert!(open_append(&dir, "log", Place::Named).unwrap_err().to_string().contains("a directory"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -14,7 +14,7 @@ pub mod xz;
 
 pub use atomic::write_atomic;
 pub use checksum::fnv1a64;
-pub use files::{open_regular, read_regular, same_file};
+pub use files::{open_append, open_regular, open_stream, read_regular, read_text, same_file, Place};
 
 /// Ends the process after a failed write to stdout (the crate's `print!` macros, src/lib.rs):
 /// once the reader of a pipe is gone nothing more can be said, so the process ends quietly

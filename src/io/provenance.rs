@@ -69,14 +69,15 @@ pub fn record(args: &[String], kernel: &str) {
 /// changes are not seen).
 fn source_commit() -> Option<String> {
     let git = Path::new(env!("CARGO_MANIFEST_DIR")).join(".git");
-    let head = std::fs::read_to_string(git.join("HEAD")).ok()?;
+    let read = |p: &Path| crate::io::read_text(p, 16 << 20, "git file").ok();
+    let head = read(&git.join("HEAD"))?;
     let head = head.trim();
     let sha = match head.strip_prefix("ref: ") {
         None => head.to_string(),
-        Some(r) => match std::fs::read_to_string(git.join(r)) {
-            Ok(s) => s.trim().to_string(),
-            Err(_) => {
-                let packed = std::fs::read_to_string(git.join("packed-refs")).ok()?;
+        Some(r) => match read(&git.join(r)) {
+            Some(s) => s.trim().to_string(),
+            None => {
+                let packed = read(&git.join("packed-refs"))?;
                 packed.lines().find_map(|l| l.strip_suffix(r).map(|s| s.trim().to_string()))?
             }
         },

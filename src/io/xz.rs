@@ -17,7 +17,7 @@ pub struct XzPipe {
 /// Streams `path` decompressed. A missing file fails here with the path, rather than later
 /// with xz's exit status.
 pub fn decompress(path: &Path) -> io::Result<XzPipe> {
-    File::open(path)?;
+    super::files::check_stream(path, "xz file")?;
     let mut child = Command::new("xz").arg("-dc").arg("--").arg(path).stdout(Stdio::piped()).spawn()?;
     let out = child.stdout.take().ok_or_else(|| io::Error::other("xz: no stdout"))?;
     Ok(XzPipe { child, out, done: false })

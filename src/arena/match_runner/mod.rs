@@ -127,7 +127,7 @@ pub fn run(cfg: &MatchConfig, mut on_game: impl FnMut(&MatchStats, &GameRecord) 
     let mut file = match &cfg.pgn_out {
         Some(p) => {
             let separator = crate::chess::pgn::appendable(p)?;
-            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let mut f = crate::io::open_append(p, "PGN file", crate::io::Place::Named).map_err(|e| format!("{}: {e}", p.display()))?;
             f.write_all(separator.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))?;
             Some(f)
         }

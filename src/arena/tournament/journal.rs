@@ -13,11 +13,14 @@
 use crate::arena::match_runner::Searched;
 use crate::chess::{Color, Outcome};
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const HEADER: &str = "# deepchess tournament journal, version 1\n";
+
+/// The most a journal may hold: a game's line is a few KiB, so a million games.
+const MAX_BYTES: u64 = 4 << 30;
 
 /// One pair of a round: `a` has White in the first game, `b` in the second.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +50,9 @@ pub struct GameLine {
 #[derive(Debug, Default)]
 pub struct Journal {
     path: PathBuf,
+    /// Whether the file holds its header line (a kill during the first write can leave a
+    /// file cut inside it, which `open` empties).
+    headed: bool,
     pub settings: Vec<(String, String)>,
     /// Rounds by (condition, round).
     pub rounds: BTreeMap<(String, usize), Vec<Pair>>,
@@ -137,19 +143,26 @@ fn parse_pairs(s: &str) -> Option<Vec<Pair>> {
 impl Journal {
     /// Reads `path` (a missing file is an empty journal). A last line without its line end
     /// (cut by a kill) is dropped from the file; any other bad line is an error naming it.
+    /// The journal is the tournament's own file: a regular file of at most [`MAX_BYTES`],
+    /// never a symbolic link (appending through one would write outside `--out`).
     pub fn open(path: &Path) -> Result<Journal, String> {
         let mut j = Journal { path: path.to_path_buf(), ..Journal::default() };
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
+        let err = |e: std::io::Error| format!("{}: {e}", path.display());
+        match std::fs::symlink_metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(j),
-            Err(e) => return Err(format!("{}: {e}", path.display())),
-        };
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(format!("{}: a symbolic link: the tournament journal is written in --out itself, never through a link (remove the link, or choose another --out)", path.display()))
+            }
+            _ => {}
+        }
+        let bytes = crate::io::read_regular(path, MAX_BYTES, "tournament journal").map_err(err)?;
         let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         if whole < bytes.len() {
-            // The kill came mid-line: that record never happened.
-            let f = OpenOptions::new().write(true).open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            f.set_len(whole as u64).and_then(|_| f.sync_all()).map_err(|e| format!("{}: {e}", path.display()))?;
+            // The kill came mid-line: that record never happened (the header's line too).
+            let f = crate::io::open_append(path, "tournament journal", crate::io::Place::Own).map_err(err)?;
+            f.set_len(whole as u64).and_then(|_| f.sync_all()).map_err(err)?;
         }
+        j.headed = whole > 0;
         let text = std::str::from_utf8(&bytes[..whole]).map_err(|_| format!("{}: not UTF-8 text", path.display()))?;
         if !text.is_empty() && !text.starts_with(HEADER) {
             return Err(format!("{}: not a deepchess tournament journal (first line differs)", path.display()));
@@ -199,11 +212,13 @@ impl Journal {
     }
 
     /// Appends lines and syncs them to disk before returning.
-    fn append(&self, text: &str) -> Result<(), String> {
-        let new = !self.path.exists();
-        let mut f: File = OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| format!("{}: {e}", self.path.display()))?;
-        let body = if new { format!("{HEADER}{text}") } else { text.to_string() };
-        f.write_all(body.as_bytes()).and_then(|_| f.sync_data()).map_err(|e| format!("{}: {e}", self.path.display()))
+    fn append(&mut self, text: &str) -> Result<(), String> {
+        use crate::io::{open_append, Place};
+        let mut f: File = open_append(&self.path, "tournament journal", Place::Own).map_err(|e| format!("{}: {e}", self.path.display()))?;
+        let body = if self.headed { text.to_string() } else { format!("{HEADER}{text}") };
+        f.write_all(body.as_bytes()).and_then(|_| f.sync_data()).map_err(|e| format!("{}: {e}", self.path.display()))?;
+        self.headed = true;
+        Ok(())
     }
 
     /// Records settings of the event (all at once, one write: a kill leaves all or a cut
@@ -250,6 +265,7 @@ impl Journal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
 
     fn temp(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("dc-journal-{}-{name}", std::process::id()));
@@ -303,5 +319,43 @@ mod tests {
         std::fs::write(&p, format!("{HEADER}X\t1\n")).unwrap();
         assert!(Journal::open(&p).unwrap_err().contains(":2: unreadable record"));
         let _ = std::fs::remove_file(&p);
+    }
+
+    #[test]
+    fn a_journal_cut_inside_its_header_continues() {
+        let p = temp("torn");
+        for cut in [1, 17, HEADER.len() - 1] {
+            std::fs::write(&p, &HEADER[..cut]).unwrap();
+            let mut j = Journal::open(&p).unwrap();
+            j.write_settings(&[("players".into(), "a,b".into())]).unwrap();
+            let back = Journal::open(&p).unwrap();
+            assert_eq!(back.settings.len(), 1, "cut at {cut}");
+            assert!(std::fs::read_to_string(&p).unwrap().starts_with(HEADER));
+        }
+        let _ = std::fs::remove_file(&p);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_devices_and_fifos_are_refused_untouched() {
+        let p = temp("link");
+        let outside = temp("outside");
+        std::fs::write(&outside, HEADER).unwrap();
+        std::os::unix::fs::symlink(&outside, &p).unwrap();
+        let e = Journal::open(&p).unwrap_err();
+        assert!(e.contains("symbolic link"), "{e}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), HEADER, "the linked file is untouched");
+        // Linked to /dev/zero: refused before a byte is read (it grew the process to 23 GB).
+        std::fs::remove_file(&p).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &p).unwrap();
+        assert!(Journal::open(&p).unwrap_err().contains("symbolic link"));
+        std::fs::remove_file(&p).unwrap();
+        // A FIFO in its place: refused at once instead of blocking forever.
+        if std::process::Command::new("mkfifo").arg(&p).status().is_ok_and(|s| s.success()) {
+            let e = Journal::open(&p).unwrap_err();
+            assert!(e.contains("FIFO"), "{e}");
+            std::fs::remove_file(&p).unwrap();
+        }
+        let _ = std::fs::remove_file(&outside);
     }
 }

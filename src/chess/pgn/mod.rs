@@ -14,7 +14,6 @@ use super::game::{Game, Outcome};
 use super::moves::Move;
 use super::position::Position;
 use std::fmt;
-use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 
 /// One game as read from (or to be written to) PGN.
@@ -167,26 +166,12 @@ pub fn open_pgn(path: &str) -> io::Result<Box<dyn BufRead>> {
     if path == "-" {
         return Ok(Box::new(BufReader::with_capacity(BUF, io::stdin().lock())));
     }
-    refuse_special(path)?;
+    crate::io::files::check_stream(std::path::Path::new(path), "PGN file")?;
     crate::io::provenance::input(std::path::Path::new(path));
     if path.ends_with(".xz") {
         return Ok(Box::new(BufReader::with_capacity(BUF, crate::io::xz::decompress(std::path::Path::new(path))?)));
     }
-    Ok(Box::new(BufReader::with_capacity(BUF, File::open(path)?)))
-}
-
-/// A directory, device or socket is no PGN source; a regular file or a FIFO is.
-fn refuse_special(path: &str) -> io::Result<()> {
-    let t = std::fs::metadata(path)?.file_type();
-    #[cfg(unix)]
-    let fifo = std::os::unix::fs::FileTypeExt::is_fifo(&t);
-    #[cfg(not(unix))]
-    let fifo = false;
-    if t.is_file() || fifo {
-        return Ok(());
-    }
-    let kind = if t.is_dir() { "a directory" } else { "a device or socket" };
-    Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{kind}, not a PGN file (a regular file, a FIFO or '-' for stdin)")))
+    Ok(Box::new(BufReader::with_capacity(BUF, crate::io::open_stream(std::path::Path::new(path), "PGN file")?)))
 }
 
 impl fmt::Display for EngineEval {

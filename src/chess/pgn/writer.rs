@@ -172,13 +172,13 @@ pub fn appendable(path: &Path) -> Result<&'static str, String> {
         Err(e) => return Err(format!("{}: {e}", path.display())),
     };
     if !meta.is_file() {
-        return Err(format!("{}: not a regular file; games are appended to a PGN file only", path.display()));
+        return Err(format!("{}: {}, not a regular file; games are appended to a PGN file only", path.display(), crate::io::files::kind_of(&meta.file_type())));
     }
     if meta.len() == 0 {
         return Ok("");
     }
     let not_pgn = |why: &str| format!("{}: {why}, so it is not a PGN file; refusing to append games to it (give another --pgn)", path.display());
-    let mut f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut f = crate::io::open_regular(path, u64::MAX, "PGN file").map_err(|e| format!("{}: {e}", path.display()))?;
     let mut head = Vec::new();
     (&mut f).take(PROBE).read_to_end(&mut head).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut tail = Vec::new();
