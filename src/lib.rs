@@ -2,9 +2,9 @@
 //! one set of rules, one numeric engine, one search and one arena, so that they can be
 //! studied side by side and measured against each other. In: DeepChess (seed 000, David,
 //! Netanyahu & Wolf 2016), the deep belief network evaluators (seed 001) and the
-//! convolutional win/loss classifier (seed 003); to come: NeuroChess (seed 004) and the
-//! self-play Q-learning agents (seed 002), on the platform already here for systems that
-//! learn by playing (the episode stage, players without search).
+//! convolutional win/loss classifier (seed 003), NeuroChess (seed 004) and the self-play
+//! Q-learning agents (seed 002), the last two on the episode stage (systems that learn by
+//! playing) and, for the agents, players without search.
 //!
 //! A floor per shared layer, a folder per learned system; dependencies point down only
 //! (`docs/architecture.md`, guarded by `tests/layering.rs`):
@@ -16,7 +16,8 @@
 //! - [`train`] (the shared trainer: the epoch stage and the episode stage) and [`search`]
 //!   (comparison alpha-beta over any comparator, and the `Player` every move chooser is; it
 //!   knows no network);
-//! - the systems, one folder each in one template: [`deepchess`], [`dbn`], [`cnn`];
+//! - the systems, one folder each in one template: [`deepchess`], [`dbn`], [`cnn`],
+//!   [`neurochess`], [`selfplay`];
 //! - [`players`]: the one registry of players and of trainable systems;
 //! - [`uci`] (the engine) and [`arena`] (matches, Elo, datagen, labelling);
 //! - [`cli`]: one file per subcommand.
@@ -29,23 +30,23 @@
 //   on (a run's log and checkpoints are on disk);
 // - stdout carries a command's output: once its reader is gone nothing more can be said, so
 //   the process ends quietly (`io::stdout_failed`).
+// Both escape every control character but line feed, tab and carriage return
+// (`io::text::write_clean`): messages quote strings from files and engines, and an ESC, BEL or
+// NUL there must not reach the terminal raw (issue 61).
 macro_rules! eprint {
     ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stderr(), $($t)*);
+        let _ = $crate::io::text::write_clean(&mut std::io::stderr().lock(), format_args!($($t)*));
     }};
 }
 macro_rules! eprintln {
     () => { eprint!("\n") };
     ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($t)*);
+        let _ = $crate::io::text::write_clean(&mut std::io::stderr().lock(), format_args!("{}\n", format_args!($($t)*)));
     }};
 }
 macro_rules! print {
     ($($t:tt)*) => {{
-        use std::io::Write as _;
-        if let Err(e) = write!(std::io::stdout(), $($t)*) {
+        if let Err(e) = $crate::io::text::write_clean(&mut std::io::stdout().lock(), format_args!($($t)*)) {
             $crate::io::stdout_failed(e);
         }
     }};
@@ -53,8 +54,7 @@ macro_rules! print {
 macro_rules! println {
     () => { print!("\n") };
     ($($t:tt)*) => {{
-        use std::io::Write as _;
-        if let Err(e) = writeln!(std::io::stdout(), $($t)*) {
+        if let Err(e) = $crate::io::text::write_clean(&mut std::io::stdout().lock(), format_args!("{}\n", format_args!($($t)*))) {
             $crate::io::stdout_failed(e);
         }
     }};

@@ -6,6 +6,7 @@
 use crate::data::dataset::Dataset;
 use crate::io::args::{parse, usage, CliError};
 use crate::io::provenance as made;
+use crate::io::text::printable;
 use crate::tensor::WeightFile;
 use std::path::Path;
 
@@ -17,7 +18,7 @@ pub fn describe_weights(wf: &WeightFile) -> String {
     let opt = wf.tensors.iter().filter(|(n, _)| n.starts_with("opt.")).count();
     s += &format!("tensors: {} ({params} parameters{})\n", wf.tensors.len() - opt, if opt > 0 { format!("; {opt} of optimizer state") } else { String::new() });
     for (n, m) in wf.tensors.iter().filter(|(n, _)| !n.starts_with("opt.")).take(40) {
-        s += &format!("  {n}: {}×{}\n", m.rows(), m.cols());
+        s += &format!("  {}: {}×{}\n", printable(n), m.rows(), m.cols());
     }
     if wf.tensors.len() - opt > 40 {
         s += &format!("  … {} more\n", wf.tensors.len() - opt - 40);
@@ -28,6 +29,8 @@ pub fn describe_weights(wf: &WeightFile) -> String {
 /// The header, the `made.*` keys first and the reproducing command spelled out.
 fn describe_meta(meta: &[(String, String)]) -> String {
     let mut s = String::new();
+    // Every value is the file's text: a line feed in it would print a line the file made up.
+    let meta: Vec<(String, String)> = meta.iter().map(|(k, v)| (printable(k), printable(v))).collect();
     let get = |k: &str| meta.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
     match get(made::COMMAND) {
         Some(cmd) => {

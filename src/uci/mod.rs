@@ -15,7 +15,11 @@ use std::time::Duration;
 /// Where the engine writes its lines; shared with the search thread.
 pub type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 
+/// Writes one protocol line. Every control character in it is escaped first: parts of the
+/// line come from files (a net header's variant or architecture, a path), and a `\n` there
+/// would put a second line such as `bestmove h2h4` or `readyok` on the GUI's stream.
 fn say(out: &Out, line: &str) {
+    let line = if line.contains(char::is_control) { crate::io::text::printable(line) } else { line.to_string() };
     let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
     // A closed stdout (GUI gone) is not worth a panic; quitting follows on stdin EOF.
     let _ = writeln!(w, "{line}");
@@ -282,6 +286,12 @@ impl Engine {
             }
             i += 1;
         }
+        // One rule for every player: `go` with nothing that ends it is `go infinite`. A
+        // search runs until `stop`; a policy without search (qagent) has its move at once
+        // and answers it at `stop`, as a search that ended early under `go infinite` does.
+        if l.unbounded() && !l.infinite && l.ponder.is_none() {
+            l.infinite = true;
+        }
         l
     }
 
@@ -491,7 +501,7 @@ impl Engine {
 /// Memory the process can still have, in MB: Linux's `MemAvailable`, less where a cgroup
 /// (v2) limit leaves less; None where neither is known.
 fn available_mb() -> Option<usize> {
-    let read = |p: &str| std::fs::read_to_string(p).ok();
+    let read = |p: &str| crate::io::read_text(std::path::Path::new(p), 1 << 20, "memory figure").ok();
     let system = read("/proc/meminfo").and_then(|t| {
         let line = t.lines().find(|l| l.starts_with("MemAvailable:"))?.to_string();
         line.split_whitespace().nth(1)?.parse::<usize>().ok().map(|kb| kb / 1024)
