@@ -72,25 +72,30 @@ pub struct Done {
     pub point: Point,
     pub wdl: Wdl,
     pub penta: Pentanomial,
+    /// The length of the curve's own `games.pgn` once the point's games were in it: a point
+    /// cut short by a kill left games there, which a resume cuts off before playing it again.
+    pub pgn_end: Option<u64>,
 }
 
 impl Done {
     fn line(&self) -> String {
         let p = self.penta.0;
-        format!("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n", self.point.series, self.point.trained, self.point.net, self.wdl.wins, self.wdl.draws, self.wdl.losses, p[0], p[1], p[2], p[3], p[4])
+        let end = self.pgn_end.map_or(String::new(), |n| format!("\t{n}"));
+        format!("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}{end}\n", self.point.series, self.point.trained, self.point.net, self.wdl.wins, self.wdl.draws, self.wdl.losses, p[0], p[1], p[2], p[3], p[4])
     }
 
     fn parse(line: &str) -> Option<Done> {
         let f: Vec<&str> = line.split('\t').collect();
-        if f.len() != 11 {
+        if f.len() != 11 && f.len() != 12 {
             return None;
         }
         let n: Vec<u64> = f[3..].iter().map(|x| x.parse().ok()).collect::<Option<_>>()?;
-        Some(Done {
-            point: Point { series: f[0].into(), trained: f[1].parse().ok()?, net: f[2].into() },
-            wdl: Wdl { wins: n[0], draws: n[1], losses: n[2] },
-            penta: Pentanomial([n[3], n[4], n[5], n[6], n[7]]),
-        })
+        let (wdl, penta) = (Wdl { wins: n[0], draws: n[1], losses: n[2] }, Pentanomial([n[3], n[4], n[5], n[6], n[7]]));
+        // A point's games: its pairs' outcomes, counted twice over.
+        if wdl.wins + wdl.draws + wdl.losses != 2 * penta.0.iter().sum::<u64>() {
+            return None;
+        }
+        Some(Done { point: Point { series: f[0].into(), trained: f[1].parse().ok()?, net: f[2].into() }, wdl, penta, pgn_end: n.get(8).copied() })
     }
 }
 
@@ -109,14 +114,19 @@ pub fn run_curve(cfg: &CurveConfig, mut progress: impl FnMut(&Point, &MatchConfi
     std::fs::create_dir_all(&cfg.out).map_err(|e| format!("cannot create {}: {e}", cfg.out.display()))?;
     let tsv = cfg.out.join("points.tsv");
     let mut done: Vec<Done> = Vec::new();
-    if tsv.exists() {
+    let header = identity(cfg);
+    // The curve's own PGN (not one the user named with --pgn, which others may append to).
+    let own_pgn = cfg.base.pgn_out.clone().filter(|p| *p == cfg.out.join("games.pgn"));
+    if std::fs::symlink_metadata(&tsv).is_ok() {
         if !cfg.resume {
             return Err(format!("{} already holds a curve: add --resume to continue it, or choose another --curve-out", cfg.out.display()));
         }
-        let text = std::fs::read_to_string(&tsv).map_err(|e| format!("{}: {e}", tsv.display()))?;
-        for (i, l) in text.lines().enumerate().filter(|(_, l)| !l.is_empty()) {
-            done.push(Done::parse(l).ok_or_else(|| format!("{} line {}: not a finished point", tsv.display(), i + 1))?);
+        done = read_points(&tsv, &header)?;
+        if let Some(pgn) = &own_pgn {
+            cut_unfinished_games(pgn, done.last().and_then(|d| d.pgn_end))?;
         }
+    } else {
+        crate::io::write_atomic(&tsv, header.as_bytes()).map_err(|e| format!("{}: {e}", tsv.display()))?;
     }
     let tests = test_games(&cfg.points, cfg.share);
     let a_name = cfg.base.players[0].name.clone();
@@ -138,7 +148,8 @@ pub fn run_curve(cfg: &CurveConfig, mut progress: impl FnMut(&Point, &MatchConfi
             eprintln!("note: {} at {} games starts past the suite's {} openings: the suite wraps around", p.series, p.trained, m.openings.len());
         }
         let stats = run(&m, |s, _| progress(p, &m, s))?;
-        let d = Done { point: p.clone(), wdl: stats.wdl, penta: stats.penta };
+        let pgn_end = own_pgn.as_ref().map(|p| std::fs::metadata(p).map_or(0, |m| m.len()));
+        let d = Done { point: p.clone(), wdl: stats.wdl, penta: stats.penta, pgn_end };
         append(&tsv, &d.line())?;
         done.push(d);
         let ordered: Vec<Done> = cfg.points.iter().filter_map(|q| done.iter().find(|d| d.point.series == q.series && d.point.trained == q.trained).cloned()).collect();
@@ -151,8 +162,80 @@ pub fn run_curve(cfg: &CurveConfig, mut progress: impl FnMut(&Point, &MatchConfi
 
 fn append(path: &Path, line: &str) -> Result<(), String> {
     use std::io::Write;
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut f = crate::io::open_append(path, "curve's points file", crate::io::Place::Own).map_err(|e| format!("{}: {e}", path.display()))?;
     f.write_all(line.as_bytes()).and_then(|_| f.sync_all()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Cuts the curve's own `pgn` back to `end` bytes, the length it had after the last finished
+/// point: games beyond it belong to a point a kill cut short, which is played again. With
+/// no point finished, every game there is such a game.
+fn cut_unfinished_games(pgn: &Path, end: Option<u64>) -> Result<(), String> {
+    let Ok(meta) = std::fs::symlink_metadata(pgn) else { return Ok(()) };
+    let end = end.unwrap_or(0);
+    if !meta.is_file() || meta.len() <= end {
+        return Ok(());
+    }
+    let f = crate::io::open_append(pgn, "curve's games file", crate::io::Place::Own).map_err(|e| format!("{}: {e}", pgn.display()))?;
+    f.set_len(end).and_then(|_| f.sync_all()).map_err(|e| format!("{}: {e}", pgn.display()))?;
+    eprintln!("note: {}: cut {} bytes of games of a point cut short; it is played again", pgn.display(), meta.len() - end);
+    Ok(())
+}
+
+/// What every point of a curve is played under, as the `# match` lines that open
+/// `points.tsv`: both players (program, options, limits; player B's net), the test share,
+/// the openings (their number and checksum, the first one, the shuffle) and the game
+/// settings. A resume with any of them different would put games of two matches under one
+/// title, so it is refused.
+fn identity(cfg: &CurveConfig) -> String {
+    let m = &cfg.base;
+    let [a, b] = &m.players;
+    let player = |p: &super::match_runner::PlayerSpec, net: bool| {
+        let net = if net { format!(" net={}", p.net.as_deref().unwrap_or("(its own)")) } else { String::new() };
+        let opts: String = p.options.iter().map(|(k, v)| format!(" option.{k}={v}")).collect();
+        format!("name={} program={:?} limit={}{net}{opts}", p.name, p.program, p.limit)
+    };
+    let openings = crate::io::fnv1a64(format!("{:?}", m.openings).as_bytes());
+    let lines = [
+        format!("A {}", player(a, false)),
+        format!("B {}", player(b, true)),
+        format!("test-share {}", cfg.share),
+        format!("openings {} fnv64={openings:016x} first={} shuffle={:?}", m.openings.len(), m.opening_first, m.shuffle),
+        format!("settings {:?}", m.settings),
+    ];
+    lines.iter().map(|l| format!("# match {}\n", crate::io::text::printable(l))).collect()
+}
+
+/// Reads the finished points of `tsv` (the curve's own file: regular, bounded, not a link),
+/// checking that its `# match` lines are `header`. A last line cut by a kill is dropped from
+/// the file, and its point is played again.
+pub fn read_points(tsv: &Path, header: &str) -> Result<Vec<Done>, String> {
+    let shown = tsv.display();
+    if std::fs::symlink_metadata(tsv).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(format!("{shown}: a symbolic link: a curve's points are written in --curve-out itself, never through a link"));
+    }
+    let bytes = crate::io::read_regular(tsv, 16 << 20, "curve's points file").map_err(|e| format!("{shown}: {e}"))?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| format!("{shown}: not UTF-8 text, so not a curve's points file"))?;
+    let whole = text.rfind('\n').map_or(0, |i| i + 1);
+    let recorded: String = text[..whole].lines().filter(|l| l.starts_with("# match ")).map(|l| format!("{l}\n")).collect();
+    if recorded.is_empty() {
+        return Err(format!("{shown}: records no match settings (written before curves recorded them, or not a curve's file), so this resume cannot be checked against it: choose another --curve-out"));
+    }
+    if recorded != header {
+        let mut why = String::new();
+        for (was, now) in recorded.lines().zip(header.lines()).filter(|(a, b)| a != b) {
+            let _ = write!(why, "\n  the curve: {}\n  this run:  {}", was.trim_start_matches("# match "), now.trim_start_matches("# match "));
+        }
+        return Err(format!("{shown}: this curve was played under other settings; a resume must play the same match (or choose another --curve-out):{why}"));
+    }
+    let mut done = Vec::new();
+    for (i, l) in text[..whole].lines().enumerate().filter(|(_, l)| !l.is_empty() && !l.starts_with('#')) {
+        done.push(Done::parse(l).ok_or_else(|| format!("{shown} line {}: not a finished point", i + 1))?);
+    }
+    if whole < text.len() {
+        eprintln!("note: {shown}: dropped a point cut short by a kill; it is played again");
+        crate::io::write_atomic(tsv, text[..whole].as_bytes()).map_err(|e| format!("{shown}: {e}"))?;
+    }
+    Ok(done)
 }
 
 fn describe(cfg: &CurveConfig) -> String {
@@ -298,6 +381,7 @@ mod tests {
             point: Point { series: series.into(), trained, net: "n".into() },
             wdl: Wdl { wins: w, draws: dr, losses: l },
             penta: Pentanomial(penta),
+            pgn_end: None,
         };
         let done = vec![d("bp", 100, 3, 1, 6, [2, 1, 1, 1, 0]), d("bp", 200, 4, 2, 4, [1, 1, 1, 1, 1])];
         let t = table(&done, "x");

@@ -102,6 +102,9 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     );
     let p = parse("compare", args, FLAGS, &help)?;
     if p.has("suite") {
+        if let Some(extra) = p.positional.first() {
+            return Err(CliError::Usage(format!("deepchess compare --suite takes no positions (its pairs are built in), got '{}'; nets are given with --net FILE", crate::io::text::cut(extra, 60))));
+        }
         let mut files: Vec<PathBuf> = p.get_all("net").into_iter().map(PathBuf::from).collect();
         if files.is_empty() {
             for f in ["deepchess.dcw", "distilled.dcw", "compact.dcw"] {

@@ -174,6 +174,8 @@ pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
     }
     let suite = p.get("openings").unwrap_or("data/openings-balanced-1000.epd");
     let openings = openings::load(suite).map_err(|e| CliError::Failed(format!("openings: {e}")))?;
+    let pgn_out = PathBuf::from(p.get("pgn").unwrap_or("runs/match.pgn"));
+    refuse_input_as_output(suite, &pgn_out)?;
     let exe = match p.get("exe") {
         Some(e) => PathBuf::from(e),
         None => std::env::current_exe().map_err(|e| CliError::Failed(format!("cannot find this executable: {e}")))?,
@@ -186,13 +188,22 @@ pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
         openings,
         opening_first: first - 1,
         shuffle: p.get("shuffle").map(|s| crate::io::args::parse_value("match", "--shuffle", s)).transpose()?,
-        pgn_out: Some(PathBuf::from(p.get("pgn").unwrap_or("runs/match.pgn"))),
+        pgn_out: Some(pgn_out),
         settings,
         sprt,
         exe,
         start_timeout: seconds(&p, "start-timeout", 30.0)?,
         event: p.get("event").unwrap_or("deepchess match").to_string(),
     })
+}
+
+/// The games are appended to `pgn`; when that is the opening suite itself (by device and
+/// inode, so a link or `./` counts), the games would be added to the openings it reads.
+fn refuse_input_as_output(suite: &str, pgn: &std::path::Path) -> Result<(), CliError> {
+    if crate::io::same_file(std::path::Path::new(suite), pgn) {
+        return Err(CliError::Failed(format!("--pgn {} is the opening suite --openings {suite}: games are never appended to an input; give another --pgn", pgn.display())));
+    }
+    Ok(())
 }
 
 pub fn run_cli(args: &[String]) -> Result<(), CliError> {
@@ -268,9 +279,16 @@ fn curve_cli(args: &[String]) -> Result<(), CliError> {
     };
     if p.get("pgn").is_none() {
         base.pgn_out = Some(out.join("games.pgn"));
+        refuse_input_as_output(p.get("openings").unwrap_or("data/openings-balanced-1000.epd"), &out.join("games.pgn"))?;
     }
-    if let Some(missing) = points.iter().find(|q| !std::path::Path::new(&q.net).is_file()) {
-        return Err(CliError::Failed(format!("--curve {}: {} at {} games: {} not found", file.display(), missing.series, missing.trained, missing.net)));
+    for q in &points {
+        let why = match std::fs::metadata(&q.net) {
+            Ok(m) if m.is_file() => continue,
+            Ok(_) => "not a regular file (a net is read from a regular file only)".to_string(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "not found".to_string(),
+            Err(e) => e.to_string(),
+        };
+        return Err(CliError::Failed(format!("--curve {}: {} at {} games: {} {why}", file.display(), q.series, q.trained, q.net)));
     }
     let cfg = CurveConfig { base, points, share, out: out.clone(), resume: p.has("resume") };
     let done = run_curve(&cfg, |pt, m, s| eprint!("\r{} {}: {}   ", pt.series, pt.trained, report::progress_line(m, s))).map_err(CliError::Failed)?;

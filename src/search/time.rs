@@ -32,6 +32,11 @@ impl Limits {
         Limits { depth: Some(d), ..Limits::default() }
     }
 
+    /// Whether nothing bounds the search: no clock, depth, node count, mate or move time.
+    pub fn unbounded(&self) -> bool {
+        self.depth.is_none() && self.nodes.is_none() && self.movetime.is_none() && self.wtime.is_none() && self.btime.is_none() && self.mate.is_none()
+    }
+
     /// Whether `bestmove` must wait for `stop` (or `ponderhit`) even if the search ended:
     /// `go infinite`, and `go ponder` until the opponent plays the expected move.
     pub fn waits_for_stop(&self) -> bool {
