@@ -588,3 +588,123 @@ fn fuzz_label_files() {
     });
     LABELS.report("labelled sets");
 }
+
+// --- the tournament's journal and a curve's points (files a resume reads back) -------------
+
+/// A journal made by the tournament's own writer: settings, a round, three games (one with
+/// escapes in its PGN and termination).
+fn journal_sample(dir: &Path) -> Vec<u8> {
+    use deepchess::arena::match_runner::Searched;
+    use deepchess::arena::tournament::journal::{GameLine, Journal, Pair};
+    use deepchess::chess::{Color, Outcome};
+    let p = dir.join("sample.tsv");
+    let mut j = Journal::open(&p).unwrap();
+    j.write_settings(&[("players".into(), "compact,handcrafted".into()), ("cond.time.limit".into(), "tc=2+0.02".into())]).unwrap();
+    j.write_round("time", 0, &[Pair { a: 0, b: 1, opening: 3 }, Pair { a: 1, b: 0, opening: 4 }]).unwrap();
+    let s = Searched { moves: 30, depth_sum: 210, depth_moves: 30, nodes: 91_000, nodes_ms: 1_200, nodes_moves: 30 };
+    for (pair, game, outcome) in [(0, 0, Outcome::Win(Color::White)), (0, 1, Outcome::Draw), (1, 0, Outcome::Win(Color::Black))] {
+        let pgn = "[Event \"t\\\"x\"]\n[Result \"1-0\"]\n\n1. e4 {+0.20/7\t0.05s} e5 1-0\n".to_string();
+        j.write_game(GameLine { cond: "time".into(), round: 0, pair, game, outcome, termination: "adjudication\tby score".into(), plies: 61, searched: [s, s], pgn }).unwrap();
+    }
+    std::fs::read(&p).unwrap()
+}
+
+static JOURNAL: Tally = Tally::new();
+const JOURNAL_PARTS: &[&str] = &[
+    "not a deepchess tournament journal",
+    "not UTF-8",
+    "unreadable record",
+    "bad round",
+    "bad pairs",
+    "is not a number",
+    "bad result",
+    "bad search figures",
+    "bad escape",
+    "a game of no pair",
+    "the same game recorded twice",
+];
+
+#[test]
+fn fuzz_tournament_journals() {
+    use deepchess::arena::tournament::journal::Journal;
+    let dir = tmp("journal");
+    let sample = journal_sample(&dir);
+    let n = AtomicU64::new(0);
+    // Half of the inputs kept ASCII, as for labelled sets.
+    fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, ascii)| {
+        let mut bytes = mutated(&sample, &ops, false);
+        if ascii {
+            bytes.iter_mut().for_each(|c| *c &= 0x7f);
+        }
+        let p = dir.join(format!("j{}.tsv", n.fetch_add(1, Ordering::Relaxed)));
+        std::fs::write(&p, &bytes).unwrap();
+        let t = Instant::now();
+        let opened = Journal::open(&p);
+        let took = t.elapsed();
+        assert!(took < SLOW, "opening took {took:?}");
+        match opened {
+            Ok(j) => {
+                JOURNAL.count(None, took);
+                // Only a cut last line is ever dropped, and what is left reads the same again.
+                let left = std::fs::read(&p).unwrap();
+                assert!(bytes.starts_with(&left) && (left.is_empty() || left.ends_with(b"\n")));
+                let again = Journal::open(&p).unwrap();
+                assert_eq!((again.settings, again.rounds.len(), again.games.len()), (j.settings, j.rounds.len(), j.games.len()));
+                for (cond, round, pair, game) in j.games.keys() {
+                    assert!(j.rounds[&(cond.clone(), *round)].len() > *pair && *game < 2);
+                }
+            }
+            Err(e) => {
+                assert!(e.contains(&p.display().to_string()), "the error names no file: {e}");
+                JOURNAL.count(Some(part_named(&e, JOURNAL_PARTS)), took);
+                let left = std::fs::read(&p).unwrap();
+                let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                assert!(left == bytes || left == bytes[..whole], "a refused journal is left as it was, or cut at its last line end");
+            }
+        }
+        let _ = std::fs::remove_file(&p);
+    });
+    JOURNAL.report("tournament journals");
+}
+
+static POINTS: Tally = Tally::new();
+const POINTS_PARTS: &[&str] = &["records no match settings", "other settings", "not a finished point", "not UTF-8"];
+
+#[test]
+fn fuzz_curve_points_files() {
+    use deepchess::arena::curve::read_points;
+    let dir = tmp("points");
+    let header = "# match A name=nc program=Builtin(\"neurochess\") limit=depth=1\n# match B name=hc program=Builtin(\"handcrafted\") limit=depth=1 net=(its own)\n# match test-share 1\n";
+    let sample = format!("{header}nc\t6\t/x/v-00006.dcw\t1\t2\t3\t0\t1\t1\t1\t0\t1234\nnc\t12\t/x/v-00012.dcw\t2\t2\t2\t1\t0\t1\t0\t1\t2468\n").into_bytes();
+    let n = AtomicU64::new(0);
+    // Half of the inputs kept ASCII, as for labelled sets.
+    fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, ascii)| {
+        let mut bytes = mutated(&sample, &ops, false);
+        if ascii {
+            bytes.iter_mut().for_each(|c| *c &= 0x7f);
+        }
+        let p = dir.join(format!("p{}.tsv", n.fetch_add(1, Ordering::Relaxed)));
+        std::fs::write(&p, &bytes).unwrap();
+        let t = Instant::now();
+        let read = read_points(&p, header);
+        let took = t.elapsed();
+        assert!(took < SLOW, "reading took {took:?}");
+        match read {
+            Ok(done) => {
+                POINTS.count(None, took);
+                let left = std::fs::read(&p).unwrap();
+                assert!(bytes.starts_with(&left) && (left.is_empty() || left.ends_with(b"\n")), "only a cut last line is dropped");
+                for d in &done {
+                    assert_eq!(d.wdl.wins + d.wdl.draws + d.wdl.losses, 2 * d.penta.0.iter().sum::<u64>());
+                }
+            }
+            Err(e) => {
+                assert!(e.contains(&p.display().to_string()), "the error names no file: {e}");
+                POINTS.count(Some(part_named(&e, POINTS_PARTS)), took);
+                assert_eq!(std::fs::read(&p).unwrap(), bytes, "a refused points file is left as it was");
+            }
+        }
+        let _ = std::fs::remove_file(&p);
+    });
+    POINTS.report("curve points files");
+}

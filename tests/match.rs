@@ -369,3 +369,136 @@ fn a_builtin_players_net_must_load_before_any_game() {
         assert!(!pgn.exists(), "{kind}: a game was written");
     }
 }
+
+/// The games are never appended to the opening suite the match reads (the same file by
+/// device and inode: a path through `./` or a link counts).
+#[test]
+fn the_openings_are_never_the_pgn_output() {
+    let dir = temp_dir();
+    let suite = dir.join("openings.pgn");
+    let text = "[Event \"o\"]\n[Result \"*\"]\n\n1. e4 e5 *\n\n";
+    std::fs::write(&suite, text).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&suite, dir.join("link.pgn")).unwrap();
+    let scripted = format!("cmd={}", fake("scripted.sh"));
+    for out in [suite.clone(), dir.join(".").join("openings.pgn"), dir.join("link.pgn")] {
+        if !out.exists() {
+            continue;
+        }
+        let o = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+            .args(["match", "--engine", &scripted, "--engine", &scripted, "--each", "depth=1", "--games", "2"])
+            .args(["--openings", suite.to_str().unwrap(), "--pgn", out.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{}: {err}", out.display());
+        assert!(err.contains("is the opening suite"), "{err}");
+        assert_eq!(std::fs::read_to_string(&suite).unwrap(), text, "the suite was written");
+    }
+}
+
+/// A learning curve (`match --curve`) records the match it plays in `points.tsv`; a resume
+/// against another opponent or limit is refused, the file untouched; a point cut short by a
+/// kill is dropped and played again; the points file is never followed through a link.
+#[test]
+fn a_curve_resumes_only_the_match_it_recorded() {
+    let dir = temp_dir();
+    let net = format!("{}/data/nets/neurochess.dcw", env!("CARGO_MANIFEST_DIR"));
+    let list = dir.join("list.txt");
+    std::fs::write(&list, format!("nc 1 {net}\nnc 2 {net}\n")).unwrap();
+    let out = dir.join("curve");
+    let tsv = out.join("points.tsv");
+    let curve = |opponent_depth: &str, resume: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_deepchess"));
+        c.current_dir(env!("CARGO_MANIFEST_DIR"));
+        c.args(["match", "--engine", "name=nc", "builtin=neurochess", "depth=1", "--engine", "name=hc", "builtin=handcrafted", opponent_depth]);
+        c.args(["--curve", list.to_str().unwrap(), "--curve-out", out.to_str().unwrap(), "--concurrency", "2"]);
+        if resume {
+            c.arg("--resume");
+        }
+        c.output().unwrap()
+    };
+    ok(&curve("depth=1", false));
+    let first = std::fs::read_to_string(&tsv).unwrap();
+    assert!(first.starts_with("# match A name=nc") && first.contains("# match B name=hc") && first.contains("limit=depth=1"), "{first}");
+    let points = |t: &str| t.lines().filter(|l| !l.starts_with('#')).count();
+    assert_eq!(points(&first), 2, "{first}");
+    // Another opponent limit: refused, both settings named, nothing written.
+    let o = curve("depth=2", true);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("other settings") && err.contains("limit=depth=1") && err.contains("limit=depth=2"), "{err}");
+    assert_eq!(std::fs::read_to_string(&tsv).unwrap(), first);
+    // A kill while the second point's line was written: that point is played again.
+    let kept: String = first.lines().take_while(|l| !l.starts_with("nc\t2")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&tsv, format!("{kept}nc\t2\t{net}\t1")).unwrap();
+    let o = curve("depth=1", true);
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cut short"), "{}", String::from_utf8_lossy(&o.stderr));
+    let again = std::fs::read_to_string(&tsv).unwrap();
+    assert_eq!(points(&again), 2, "{again}");
+    // A points file made before curves recorded their match cannot be checked.
+    std::fs::write(&tsv, first.lines().filter(|l| !l.starts_with('#')).map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let o = curve("depth=1", true);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("records no match settings"), "{}", String::from_utf8_lossy(&o.stderr));
+    // A link in the points file's place (to a file outside --curve-out) is refused untouched.
+    #[cfg(unix)]
+    {
+        let outside = dir.join("outside.tsv");
+        std::fs::write(&outside, &first).unwrap();
+        std::fs::remove_file(&tsv).unwrap();
+        std::os::unix::fs::symlink(&outside, &tsv).unwrap();
+        let o = curve("depth=1", true);
+        assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("symbolic link"), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), first);
+    }
+}
+
+/// A curve killed (SIGKILL) again and again, each time resumed, ends with every point once in
+/// `points.tsv` and every test game once in its `games.pgn`: a point's games written before
+/// the kill are cut off and the point played again.
+#[cfg(unix)]
+#[test]
+fn a_killed_curve_resumes_without_a_lost_or_repeated_game() {
+    let dir = temp_dir();
+    let net = format!("{}/data/nets/neurochess.dcw", env!("CARGO_MANIFEST_DIR"));
+    let list = dir.join("list.txt");
+    std::fs::write(&list, format!("nc 6 {net}\nnc 12 {net}\nnc 18 {net}\n")).unwrap();
+    let out = dir.join("curve");
+    let command = |resume: bool| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_deepchess"));
+        c.current_dir(env!("CARGO_MANIFEST_DIR"));
+        c.args(["match", "--engine", "name=nc", "builtin=neurochess", "depth=1", "--engine", "name=hc", "builtin=handcrafted", "depth=1"]);
+        c.args(["--curve", list.to_str().unwrap(), "--curve-out", out.to_str().unwrap(), "--concurrency", "1"]);
+        if resume {
+            c.arg("--resume");
+        }
+        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        c
+    };
+    let mut kills = 0;
+    let mut finished = false;
+    for i in 0..40 {
+        let mut child = command(i > 0).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(250 + 97 * (i % 7)));
+        if child.try_wait().unwrap().is_some_and(|s| s.success()) {
+            finished = true;
+            break;
+        }
+        child.kill().unwrap();
+        let _ = child.wait();
+        kills += 1;
+    }
+    if !finished {
+        assert!(command(true).status().unwrap().success(), "the last resume failed");
+    }
+    assert!(kills >= 3, "only {kills} kills landed: the curve ended too soon to test them");
+    let tsv = std::fs::read_to_string(out.join("points.tsv")).unwrap();
+    let points: Vec<&str> = tsv.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(points.len(), 3, "{tsv}");
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert_eq!(pgn.matches("[Event ").count(), 18, "after {kills} kills:\n{tsv}");
+    let mut r = PgnReader::new(std::io::BufReader::new(pgn.as_bytes()));
+    assert_eq!(r.by_ref().count(), 18);
+    assert_eq!(r.summary().skipped(), 0, "a game cut in half was left in the PGN");
+}

@@ -475,3 +475,26 @@ proptest! {
         prop_assert_eq!(bestmoves, gos_in(&script), "script {:?}\noutput {}", String::from_utf8_lossy(&script), printed);
     }
 }
+
+/// One rule for a `go` with nothing that ends it: it is `go infinite` for every player, a
+/// search and a policy without search alike. No `bestmove` comes before `stop`; then exactly
+/// one, legal. (The Q agent answered at once while searchers waited.)
+#[test]
+fn a_bare_go_waits_for_stop_for_every_player() {
+    for eval in ["handcrafted", "qagent"] {
+        let mut s = Session::start(&[]);
+        s.send(&format!("setoption name Eval value {eval}"));
+        s.send("position startpos moves e2e4");
+        s.send("isready");
+        s.expect("readyok", 10 * SEC);
+        s.send("go");
+        s.expect_none("bestmove", Duration::from_millis(700));
+        s.send("stop");
+        let bm = s.expect("bestmove", 5 * SEC);
+        assert!(game_after(&["e2e4"]).position().parse_uci(bestmove_of(&bm)).is_ok(), "{eval}: {bm}");
+        s.send("isready");
+        s.expect("readyok", 5 * SEC);
+        s.expect_none("bestmove", Duration::from_millis(200));
+        s.quit();
+    }
+}

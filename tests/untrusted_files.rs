@@ -252,3 +252,159 @@ fn data_without_any_game_fails_and_writes_nothing() {
     assert!(o.status.success(), "{e}");
     assert!(e.contains(&format!("warning: no game found in {} (empty", empty.display())), "{e}");
 }
+
+/// A copy of the shipped net `file` with header key `key` set to `value` (the checksum is
+/// the writer's, so the file is valid).
+fn with_header(dir: &Path, file: &str, key: &str, value: &str) -> std::path::PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets").join(file);
+    let mut wf = WeightFile::load(&src).unwrap();
+    wf.meta.retain(|(k, _)| k != key);
+    wf.meta.push((key.to_string(), value.to_string()));
+    let out = dir.join(format!("{key}.dcw"));
+    wf.save(&out).unwrap();
+    out
+}
+
+fn has_raw_control(bytes: &[u8]) -> bool {
+    bytes.iter().any(|&b| (b < 0x20 && b != b'\n' && b != b'\t' && b != b'\r') || b == 0x7f)
+}
+
+/// Strings a file carries never reach the UCI stream or the terminal raw: a header's line
+/// feed cannot add a `bestmove` or `readyok` line, and ESC, BEL and NUL are escaped in
+/// `show`, in errors and in `info string`.
+#[test]
+fn strings_from_files_are_escaped_before_they_are_printed() {
+    let d = tmp_dir("inject");
+    // A variant that ends its line and says bestmove: the engine loads the net (it is valid).
+    let net = with_header(&d, "neurochess.dcw", "variant", "ebnn\nbestmove h2h4\x1b[2J\x07");
+    let o = run_timed(&["uci"], &format!("uci\nsetoption name Eval value neurochess\nsetoption name EvalFile value {}\nisready\nquit\n", net.display()), 30);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(!out.lines().any(|l| l.starts_with("bestmove")), "a header made a bestmove line:\n{out}");
+    assert!(!has_raw_control(&o.stdout), "raw control bytes on the UCI stream:\n{out}");
+    // A refused net's architecture cannot answer isready for the engine.
+    let arch = with_header(&d, "compact.dcw", "arch", "773-32\nreadyok\x00");
+    let o = run_timed(&["uci"], &format!("uci\nsetoption name EvalFile value {}\nisready\nquit\n", arch.display()), 30);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(out.lines().filter(|l| l.trim() == "readyok").count(), 1, "{out}");
+    assert!(!has_raw_control(&o.stdout), "{out}");
+    // show prints the header escaped, one line per key.
+    let o = run_timed(&["show", net.to_str().unwrap()], "", 30);
+    assert!(o.status.success() && !has_raw_control(&o.stdout), "{}", String::from_utf8_lossy(&o.stdout));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("variant: ebnn\\x0abestmove h2h4\\x1b[2J\\x07") && !out.lines().any(|l| l.starts_with("bestmove")), "{out}");
+    // An error quoting a tensor name from the file.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets/compact.dcw");
+    let mut wf = WeightFile::load(&src).unwrap();
+    wf.tensors[0].0 = format!("{}\x1b]0;pwned\x07\0", wf.tensors[0].0);
+    let bad = d.join("tensor.dcw");
+    wf.save(&bad).unwrap();
+    let o = run_timed(&args(&compare(&bad)), "", 30);
+    assert!(!o.status.success() && !has_raw_control(&o.stderr), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run_timed(&["show", bad.to_str().unwrap()], "", 30);
+    assert!(!has_raw_control(&o.stdout) && !has_raw_control(&o.stderr), "{}", String::from_utf8_lossy(&o.stdout));
+}
+
+/// Every file the program reads whole, streams or appends to is opened by the io floor
+/// (`io::files`: regular files only, a bound named in the error; streams refuse devices;
+/// appends refuse special files and, for the program's own files, links). A direct
+/// `std::fs::read`, `read_to_string`, `File::open` or `OpenOptions` elsewhere in the crate's
+/// code (tests aside) is how the journal and the curve's points came to read `/dev/zero`
+/// until the OOM killer came.
+#[test]
+fn every_reader_goes_through_the_io_floor() {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for f in files.iter().filter(|f| !f.starts_with(src.join("io")) && !f.ends_with("tests.rs")) {
+        let text = std::fs::read_to_string(f).unwrap();
+        // Unit tests make their fixtures as they like.
+        let code = text.split("\n#[cfg(test)]\nmod tests").next().unwrap();
+        for (n, line) in code.lines().enumerate() {
+            let line = line.split("//").next().unwrap();
+            for bad in ["fs::read(", "fs::read_to_string(", "File::open(", "OpenOptions::new(", "File::create("] {
+                if line.contains(bad) {
+                    found.push(format!("{}:{}: {bad}", f.strip_prefix(&src).unwrap().display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "files opened outside the io floor (use io::read_regular, open_stream, open_append or write_atomic):\n{}", found.join("\n"));
+}
+
+/// The walk of every command that reads a file the user names or the program keeps: a FIFO
+/// in the file's place is refused at once (its `open` would block forever), and so is a
+/// link to `/dev/zero` (it never ends), each naming the file.
+#[cfg(unix)]
+#[test]
+fn every_reader_refuses_fifos_and_devices_promptly() {
+    let d = tmp_dir("walk");
+    let fifo = d.join("fifo");
+    if !mkfifo(&fifo) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let zero = d.join("zero");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let nets = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets");
+    let net = nets.join("neurochess.dcw");
+    let list = d.join("list.txt");
+    std::fs::write(&list, format!("nc 1 {}\n", net.display())).unwrap();
+    let hc = ["--engine", "builtin=handcrafted", "depth=1", "--engine", "builtin=handcrafted", "depth=1", "--games", "2"];
+    for special in [&fifo, &zero] {
+        let s = special.to_str().unwrap();
+        let case = |name: &str| d.join(format!("{name}-{}", special.file_name().unwrap().to_str().unwrap()));
+        // Folders whose own file (journal, points) is the special file.
+        let tourn = case("tourn");
+        std::fs::create_dir_all(&tourn).unwrap();
+        std::os::unix::fs::symlink(special, tourn.join("journal.tsv")).unwrap();
+        let curve = case("curve");
+        std::fs::create_dir_all(&curve).unwrap();
+        std::os::unix::fs::symlink(special, curve.join("points.tsv")).unwrap();
+        let pgn = case("games.pgn");
+        let mut commands: Vec<Vec<String>> = vec![
+            vec!["compare".into(), "--net".into(), s.into(), "8/8/8/8/8/8/8/K6k w - - 0 1".into(), "8/8/8/8/8/8/8/K6k w - - 0 1".into()],
+            vec!["show".into(), s.into()],
+            vec!["tournament".into(), "--out".into(), tourn.display().to_string(), "--players".into(), "handcrafted,compact".into(), "--stockfish".into(), "none".into(), "--gnuchess".into(), "none".into()],
+            vec!["match".into(), "--curve".into(), s.into(), "--engine".into(), "builtin=neurochess".into(), "depth=1".into(), "--engine".into(), "builtin=handcrafted".into(), "depth=1".into()],
+            vec!["match".into(), "--curve".into(), list.display().to_string(), "--curve-out".into(), curve.display().to_string(), "--resume".into(), "--engine".into(), "builtin=neurochess".into(), "depth=1".into(), "--engine".into(), "builtin=handcrafted".into(), "depth=1".into()],
+        ];
+        let mut m: Vec<String> = ["match", "--openings", s, "--pgn", pgn.to_str().unwrap()].iter().map(|x| x.to_string()).collect();
+        m.extend(hc.iter().map(|x| x.to_string()));
+        commands.push(m);
+        let mut m: Vec<String> = ["match", "--pgn", s].iter().map(|x| x.to_string()).collect();
+        m.extend(hc.iter().map(|x| x.to_string()));
+        commands.push(m);
+        for c in &commands {
+            let args: Vec<&str> = c.iter().map(String::as_str).collect();
+            let t = Instant::now();
+            let o = run_timed(&args, "", 30);
+            let e = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success(), "{c:?} accepted {s}:\n{e}");
+            assert!(e.contains("FIFO") || e.contains("character device") || e.contains("symbolic link"), "{c:?}: the error does not say what the file is:\n{e}");
+            assert!(t.elapsed() < Duration::from_secs(20), "{c:?} took {:?}", t.elapsed());
+        }
+    }
+}
+
+/// `compare --suite` takes no positions: a stray word is a usage error (exit 2), not
+/// silently ignored with exit 0.
+#[test]
+fn compare_suite_refuses_stray_arguments() {
+    let o = run_timed(&["compare", "--suite", "bogus"], "", 30);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("'bogus'"), "{e}");
+}
