@@ -16,6 +16,7 @@ use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::optim::LrPolicy;
 use crate::tensor::Rng;
 use crate::train::settings::{Kind, RunSettings};
+use crate::train::run::{Run, TrainCli};
 use crate::train::stage::Ctx;
 use crate::train::system::System;
 use std::fmt::Write as _;
@@ -33,6 +34,9 @@ pub struct Profile {
     /// Positions of each test set judged (a seeded subsample), `None`: all.
     pub max_test: Option<usize>,
 }
+
+/// The profiles `--profile` takes, in the order help lists them.
+pub const PROFILES: &[(&str, fn() -> Profile)] = &[("quick", Profile::quick), ("paper", Profile::paper), ("tiny", Profile::tiny)];
 
 impl Profile {
     /// The seed's network and solver, 5 epochs over every training position.
@@ -54,15 +58,6 @@ impl Profile {
             train: TrainCfg { epochs: 2, batch: 64, lr: LrPolicy::Inv { base: 0.05, gamma: 1e-4, power: 0.75 }, ..TrainCfg::seed() },
             max_train: Some(4000),
             max_test: Some(2000),
-        }
-    }
-
-    pub fn by_name(name: &str) -> Option<Profile> {
-        match name {
-            "paper" => Some(Profile::paper()),
-            "quick" => Some(Profile::quick()),
-            "tiny" => Some(Profile::tiny()),
-            _ => None,
         }
     }
 }
@@ -230,55 +225,39 @@ fn load(path: &Path, what: &str) -> Result<Vec<Record>, CliError> {
 }
 
 fn train_cli(p: &Parsed) -> Result<(), CliError> {
-    let usage_err = |m: &str| CliError::Usage(format!("deepchess train --system cnn: {m}"));
-    let pname = p.get("profile").unwrap_or("quick");
-    let mut prof = Profile::by_name(pname).ok_or_else(|| usage_err(&format!("unknown profile '{pname}' (quick, paper, tiny)")))?;
-    if p.get("epochs").is_some() {
-        prof.train.epochs = p.get_or("train", "epochs", 1)?;
-        if prof.train.epochs == 0 {
-            return Err(usage_err("--epochs must be at least 1"));
-        }
-    }
-    if p.get("max-positions").is_some() {
-        let n: usize = p.get_or("train", "max-positions", 0)?;
+    let cli = TrainCli::new(p, "cnn", false);
+    let (pname, mut prof) = cli.profile("quick", PROFILES)?;
+    cli.set("epochs", &mut prof.train.epochs, |&e| e >= 1, "must be at least 1")?;
+    if let Some(n) = cli.max_positions()? {
         prof.max_train = (n > 0).then_some(n);
     }
-    if p.get("lr").is_some() {
-        let base: f32 = p.get_or("train", "lr", 0.01)?;
-        if !(base > 0.0 && base < 10.0) {
-            return Err(usage_err("--lr must be in (0, 10)"));
-        }
-        if let LrPolicy::Inv { gamma, power, .. } = prof.train.lr {
-            prof.train.lr = LrPolicy::Inv { base, gamma, power };
-        }
+    if let LrPolicy::Inv { mut base, gamma, power } = prof.train.lr {
+        cli.set("lr", &mut base, |&b| b > 0.0 && b < 10.0, "must be in (0, 10)")?;
+        prof.train.lr = LrPolicy::Inv { base, gamma, power };
     }
     let acts = p
         .get("acts")
         .unwrap_or("linear,relu")
         .split(',')
-        .map(|s| ConvAct::parse(s.trim()).ok_or_else(|| usage_err(&format!("bad --acts entry '{s}' (linear, relu)"))))
+        .map(|s| ConvAct::parse(s.trim()).ok_or_else(|| cli.usage(format!("bad --acts entry '{s}' (linear, relu)"))))
         .collect::<Result<Vec<_>, _>>()?;
-    let per_mille: u32 = p.get_or("train", "valid-per-mille", 80)?;
-    if !(1..=300).contains(&per_mille) {
-        return Err(usage_err("--valid-per-mille must be 1 to 300"));
-    }
+    let mut per_mille: u32 = 80;
+    cli.set("valid-per-mille", &mut per_mille, |n| (1..=300).contains(n), "must be 1 to 300")?;
     let mut tests = Vec::new();
     for t in p.get_all("test") {
-        let (name, file) = t.split_once('=').ok_or_else(|| usage_err(&format!("--test wants NAME=FILE, not '{t}'")))?;
+        let (name, file) = t.split_once('=').ok_or_else(|| cli.usage(format!("--test wants NAME=FILE, not '{t}'")))?;
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-            return Err(usage_err(&format!("--test name '{name}': use letters, digits, '-' or '_'")));
+            return Err(cli.usage(format!("--test name '{name}': use letters, digits, '-' or '_'")));
         }
         tests.push((name.to_string(), PathBuf::from(file)));
     }
-    let threads: usize = p.get_or("train", "threads", 0)?;
-    crate::tensor::set_threads(threads.min(64));
-    let seed: u64 = p.get_or("train", "seed", 1)?;
+    cli.tensor_threads(0, 0)?;
+    let seed = cli.seed()?;
     let corpus = PathBuf::from(p.get("corpus").unwrap_or(DEFAULT_CORPUS));
-    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/cnn-{pname}")));
-    let resume = p.has("resume");
+    let out = cli.out(format!("runs/cnn-{pname}"));
+    let resume = cli.resume();
 
-    let settings = run_settings(&prof, seed, &corpus, per_mille, &acts, &tests)?;
-    let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
+    let run_ = Run::admit(out.clone(), resume, run_settings(&prof, seed, &corpus, per_mille, &acts, &tests)?)?;
     let t = Instant::now();
     let records = load(&corpus, "corpus")?;
     let n_corpus = records.len();
@@ -306,10 +285,7 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         sets.valid_positions.len(),
         t.elapsed().as_secs_f64()
     );
-    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
-    if recorded.is_none() {
-        settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
-    }
+    run_.begin()?;
     let meta = vec![("profile".to_string(), pname.to_string()), ("corpus".to_string(), corpus.display().to_string())];
     let outcomes = run(&out, &prof, &acts, &sets, &test_sets, seed, resume, &meta).map_err(CliError::Failed)?;
     let test_list: Vec<String> = tests.iter().map(|(n, f)| format!("`{n}` = `{}`", f.display())).collect();
@@ -324,11 +300,9 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         corpus.display(),
         if test_list.is_empty() { "none".to_string() } else { test_list.join(", ") },
         results(&outcomes),
-        t.elapsed().as_secs_f64() / 60.0
+        run_.minutes()
     );
-    crate::io::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
-    print!("{md}");
-    Ok(())
+    run_.finish(&md)
 }
 
 /// What defines a run (see `train::settings`).

@@ -17,6 +17,7 @@ use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::Rng;
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::Ctx;
+use crate::train::run::{Run, TrainCli};
 use crate::train::system::System;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -32,6 +33,9 @@ pub struct Profile {
     /// Folds of the position split that are run (of ten; the seed ran all ten).
     pub folds: usize,
 }
+
+/// The profiles `--profile` takes, in the order help lists them.
+pub const PROFILES: &[(&str, fn() -> Profile)] = &[("quick", Profile::quick), ("paper", Profile::paper), ("tiny", Profile::tiny)];
 
 impl Profile {
     /// The seed's schedule (section III.B): lr 0.005 × 0.98^epoch, batch 32, 50 epochs of
@@ -64,15 +68,6 @@ impl Profile {
             rbm: RbmCfg { epochs: 1, batch: 32, lr: 0.05, decay: 1.0, k: 1 },
             fine: FineCfg { epochs: 2, batch: 32, lr: 0.02, decay: 1.0, momentum: 0.9, dropout: 0.5, clip: Some(MAX_GRAD_NORM) },
             folds: 1,
-        }
-    }
-
-    pub fn by_name(name: &str) -> Option<Profile> {
-        match name {
-            "paper" => Some(Profile::paper()),
-            "quick" => Some(Profile::quick()),
-            "tiny" => Some(Profile::tiny()),
-            _ => None,
         }
     }
 }
@@ -347,43 +342,22 @@ fn config(s: &str) -> Option<Vec<usize>> {
 }
 
 fn train_cli(p: &Parsed) -> Result<(), CliError> {
-    let pname = p.get("profile").unwrap_or("quick");
-    let mut prof = Profile::by_name(pname).ok_or_else(|| CliError::Usage(format!("deepchess train --system dbn: unknown profile '{pname}' (quick, paper, tiny)")))?;
-    if p.get("folds").is_some() {
-        let f: usize = p.get_or("train", "folds", 1)?;
-        if !(1..=10).contains(&f) {
-            return Err(CliError::Usage("deepchess train --system dbn: --folds must be 1 to 10".into()));
-        }
-        prof.folds = f;
-    }
-    if p.get("rbm-epochs").is_some() {
-        prof.rbm.epochs = p.get_or("train", "rbm-epochs", 0)?;
-    }
-    if p.get("fine-epochs").is_some() {
-        prof.fine.epochs = p.get_or("train", "fine-epochs", 1)?;
-    }
-    if p.get("lr").is_some() {
-        prof.fine.lr = p.get_or("train", "lr", 0.0)?;
-    }
-    if p.get("momentum").is_some() {
-        prof.fine.momentum = p.get_or("train", "momentum", 0.0)?;
-    }
-    if p.get("dropout").is_some() {
-        prof.fine.dropout = p.get_or("train", "dropout", 0.5)?;
-        if !(0.0..1.0).contains(&prof.fine.dropout) {
-            return Err(CliError::Usage("deepchess train --system dbn: --dropout must be in [0, 1)".into()));
-        }
-    }
-    match p.get("clip-norm") {
-        Some("none") => prof.fine.clip = None,
-        Some(_) => {
-            let c: f64 = p.get_or("train", "clip-norm", MAX_GRAD_NORM)?;
-            if !(c > 0.0 && c.is_finite()) {
-                return Err(CliError::Usage("deepchess train --system dbn: --clip-norm must be a positive number or 'none'".into()));
-            }
+    let cli = TrainCli::new(p, "dbn", false);
+    let (pname, mut prof) = cli.profile("quick", PROFILES)?;
+    cli.set("folds", &mut prof.folds, |f| (1..=10).contains(f), "must be 1 to 10")?;
+    cli.set_any("rbm-epochs", &mut prof.rbm.epochs)?;
+    cli.set_any("fine-epochs", &mut prof.fine.epochs)?;
+    cli.set_any("lr", &mut prof.fine.lr)?;
+    cli.set_any("momentum", &mut prof.fine.momentum)?;
+    cli.set("dropout", &mut prof.fine.dropout, |d| (0.0..1.0).contains(d), "must be in [0, 1)")?;
+    if p.get("clip-norm") == Some("none") {
+        prof.fine.clip = None;
+    } else {
+        let mut c = prof.fine.clip.unwrap_or(MAX_GRAD_NORM);
+        cli.set("clip-norm", &mut c, |c: &f64| *c > 0.0 && c.is_finite(), "must be a positive number or 'none'")?;
+        if p.get("clip-norm").is_some() {
             prof.fine.clip = Some(c);
         }
-        None => {}
     }
     let configs = match p.get("configs") {
         Some(s) => list("configs", s, config)?,
@@ -402,29 +376,22 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     }
     let side_bit = match p.get("side-bit").unwrap_or("quantized") {
         "none" => None,
-        h => Some(Head::parse(h).ok_or_else(|| CliError::Usage(format!("deepchess train --system dbn: bad --side-bit '{h}'")))?),
+        h => Some(Head::parse(h).ok_or_else(|| cli.usage(format!("bad --side-bit '{h}'")))?),
     };
-    let threads: usize = p.get_or("train", "threads", 1)?;
-    crate::tensor::set_threads(threads.clamp(1, 64));
-    let jobs: usize = p.get_or("train", "jobs", 1)?;
-    if !(1..=64).contains(&jobs) {
-        return Err(CliError::Usage("deepchess train --system dbn: --jobs must be 1 to 64".into()));
-    }
+    let threads = cli.tensor_threads(1, 1)?;
+    let mut jobs: usize = 1;
+    cli.set("jobs", &mut jobs, |j| (1..=64).contains(j), "must be 1 to 64")?;
     if jobs > 1 && threads > 1 {
-        return Err(CliError::Usage("deepchess train --system dbn: --jobs and --threads both split the cores: give one of them".into()));
+        return Err(cli.usage("--jobs and --threads both split the cores: give one of them"));
     }
-    let seed: u64 = p.get_or("train", "seed", 1)?;
-    let max_positions: Option<usize> = match p.get("max-positions") {
-        Some(_) => Some(p.get_or("train", "max-positions", usize::MAX)?),
-        None => None,
-    };
+    let seed = cli.seed()?;
+    let max_positions = cli.max_positions()?;
     let labels = PathBuf::from(p.get("labels").unwrap_or(DEFAULT_LABELS));
-    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/dbn-{pname}")));
-    let resume = p.has("resume");
+    let out = cli.out(format!("runs/dbn-{pname}"));
+    let resume = cli.resume();
     let plan = Plan { configs, heads, splits, side_bit };
 
-    let settings = run_settings(&prof, &plan, seed, &labels, max_positions)?;
-    let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
+    let run_ = Run::admit(out.clone(), resume, run_settings(&prof, &plan, seed, &labels, max_positions)?)?;
     if !labels.is_file() {
         return Err(CliError::Failed(format!("{} not found: make a labelled set with 'deepchess label' (see 'make labels-dbn')", labels.display())));
     }
@@ -439,10 +406,7 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     let s772 = Samples::from_labels(&set, Encoding::Bits772);
     let s773 = side_bit.map(|_| Samples::from_labels(&set, Encoding::Bits773));
     eprintln!("profile {pname}: {} labelled positions from {} ({:.1}s to load)", s772.items.len(), labels.display(), t.elapsed().as_secs_f64());
-    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
-    if recorded.is_none() {
-        settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
-    }
+    run_.begin()?;
     let meta = vec![("profile".to_string(), pname.to_string()), ("labels".to_string(), labels.display().to_string())];
     let outcomes = run(&out, &prof, &plan, &s772, s773.as_ref(), seed, resume, &meta, jobs).map_err(CliError::Failed)?;
     let md = format!(
@@ -456,12 +420,10 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         s772.items.len(),
         labels.display(),
         table(&outcomes),
-        t.elapsed().as_secs_f64() / 60.0,
+        run_.minutes(),
         logged_seconds(&outcomes)? / 60.0
     );
-    crate::io::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
-    print!("{md}");
-    Ok(())
+    run_.finish(&md)
 }
 
 /// What defines a run (see `train::settings`).

@@ -14,6 +14,7 @@ use crate::tensor::Rng;
 use crate::train::checkpoint::OptCfg;
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::{Ctx, StageCfg};
+use crate::train::run::TrainCli;
 use crate::train::system::System;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -45,6 +46,9 @@ pub struct Profile {
     pub scratch_pos2vec: StageCfg,
     pub scratch_siamese: StageCfg,
 }
+
+/// The profiles `--profile` takes, in the order help lists them.
+pub const PROFILES: &[(&str, fn() -> Profile)] = &[("quick", Profile::quick), ("paper", Profile::paper), ("memorise", Profile::memorise), ("curve", Profile::curve), ("tiny", Profile::tiny)];
 
 impl Profile {
     /// The paper's hyper-parameters (section 3). Batch size is not given in the paper: 256.
@@ -134,17 +138,6 @@ impl Profile {
         p.siamese = StageCfg { epochs: 100, samples: 200_000, batch: 256, opt: adam(5e-4) };
         p.distill_full = StageCfg { epochs: 40, samples: 200_000, batch: 256, opt: adam(5e-4) };
         p
-    }
-
-    pub fn by_name(name: &str) -> Option<Profile> {
-        match name {
-            "curve" => Some(Profile::curve()),
-            "memorise" => Some(Profile::memorise()),
-            "paper" => Some(Profile::paper()),
-            "quick" => Some(Profile::quick()),
-            "tiny" => Some(Profile::tiny()),
-            _ => None,
-        }
     }
 }
 
@@ -390,49 +383,34 @@ pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Datase
 }
 
 /// The profile the flags name, with their overrides.
-fn profile_of(p: &Parsed) -> Result<Profile, CliError> {
-    let pname = p.get("profile").unwrap_or("quick");
-    let mut prof = Profile::by_name(pname)
-        .ok_or_else(|| CliError::Usage(format!("deepchess train: unknown profile '{pname}' (quick, paper, memorise, curve, tiny)")))?;
+fn profile_of(cli: &TrainCli) -> Result<Profile, CliError> {
+    let p = cli.p;
+    let (_, mut prof) = cli.profile("quick", PROFILES)?;
     if p.has("no-mirror") {
         prof.mirror = false;
     }
-    if p.get("siamese-epochs").is_some() {
-        let e: usize = p.get_or("train", "siamese-epochs", 1)?;
-        if e == 0 {
-            return Err(CliError::Usage("deepchess train: --siamese-epochs must be at least 1".into()));
-        }
-        prof.siamese.epochs = e;
-    }
+    cli.set("siamese-epochs", &mut prof.siamese.epochs, |&e| e >= 1, "must be at least 1")?;
     if let Some(a) = p.get("distill-arch") {
-        prof.distill_arch = crate::deepchess::model::Arch::parse(a).ok_or_else(|| {
-            CliError::Usage(format!("deepchess train: bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-32-32-32/32-32-2)"))
-        })?;
+        prof.distill_arch = crate::deepchess::model::Arch::parse(a)
+            .ok_or_else(|| cli.usage(format!("bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-32-32-32/32-32-2)")))?;
         // A student the search could not play is refused before hours of training.
-        crate::deepchess::inference::playable(&prof.distill_arch)
-            .map_err(|e| CliError::Usage(format!("deepchess train: --distill-arch '{a}' cannot play: {e}")))?;
+        crate::deepchess::inference::playable(&prof.distill_arch).map_err(|e| cli.usage(format!("--distill-arch '{a}' cannot play: {e}")))?;
     }
-    if p.get("distill-epochs").is_some() {
-        let e: usize = p.get_or("train", "distill-epochs", 1)?;
-        if e == 0 {
-            return Err(CliError::Usage("deepchess train: --distill-epochs must be at least 1".into()));
-        }
-        prof.distill_full.epochs = e;
-    }
+    cli.set("distill-epochs", &mut prof.distill_full.epochs, |&e| e >= 1, "must be at least 1")?;
     if p.get("pos2vec-subset").is_some() {
         let n: usize = p.get_or("train", "pos2vec-subset", 0)?;
         prof.pos2vec_subset = (n > 0).then_some(n);
     }
     if let Some(a) = p.get("compact-aux") {
-        prof.compact_aux = AuxPairs::parse(a)
-            .map_err(|e| CliError::Usage(format!("deepchess train: bad --compact-aux '{a}': {e}")))?;
+        prof.compact_aux = AuxPairs::parse(a).map_err(|e| cli.usage(format!("bad --compact-aux '{a}': {e}")))?;
     }
     Ok(prof)
 }
 
 fn train_cli(p: &Parsed) -> Result<(), CliError> {
+    let cli = TrainCli::new(p, "deepchess", true);
     let pname = p.get("profile").unwrap_or("quick");
-    let prof = profile_of(p)?;
+    let prof = profile_of(&cli)?;
     let phases = match p.get("phases") {
         Some(s) => Phases::parse(s).ok_or_else(|| CliError::Usage(format!("deepchess train: bad --phases '{s}'")))?,
         None => Phases::ALL,

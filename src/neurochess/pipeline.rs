@@ -69,6 +69,9 @@ pub struct Profile {
     pub lr: f32,
 }
 
+/// The profiles `--profile` takes, in the order help lists them.
+pub const PROFILES: &[(&str, fn() -> Profile)] = &[("quick", Profile::quick), ("paper", Profile::paper), ("tiny", Profile::tiny)];
+
 impl Profile {
     /// Table 1's horizon (2,400 training games in batches of 100), V with 80 hidden units,
     /// self-play at depth 2; M on 600,000 pairs.
@@ -104,15 +107,6 @@ impl Profile {
             games_per_batch: 4,
             max_plies: 120,
             ..Profile::quick()
-        }
-    }
-
-    pub fn by_name(name: &str) -> Option<Profile> {
-        match name {
-            "quick" => Some(Profile::quick()),
-            "paper" => Some(Profile::paper()),
-            "tiny" => Some(Profile::tiny()),
-            _ => None,
         }
     }
 
@@ -313,8 +307,7 @@ const FLAGS: &[Flag] = &[
 
 fn train_cli(p: &Parsed) -> Result<(), CliError> {
     let usage_err = |m: &str| CliError::Usage(format!("deepchess train --system neurochess: {m}"));
-    let pname = p.get("profile").unwrap_or("quick");
-    let mut prof = Profile::by_name(pname).ok_or_else(|| usage_err(&format!("unknown profile '{pname}' (quick, paper, tiny)")))?;
+    let (pname, mut prof) = crate::train::run::TrainCli::new(p, "neurochess", false).profile("quick", PROFILES)?;
     crate::train::system::episode_flags(p, "neurochess", &mut prof.games_per_batch, &mut prof.batches)?;
     if p.get("hidden").is_some() {
         prof.hidden = p.get_or("train", "hidden", MAX_HIDDEN)?;

@@ -16,9 +16,9 @@ use crate::train::checkpoint::OptCfg;
 use crate::train::episode::{EpisodeCfg, Exploration, Opening};
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::Ctx;
+use crate::train::run::{Run, TrainCli};
 use crate::train::system::System;
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::Path;
 
 /// A schedule and the nets' widths.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +35,9 @@ pub struct Profile {
     pub init: Init,
     pub q: QCfg,
 }
+
+/// The profiles `--profile` takes, in the order help lists them.
+pub const PROFILES: &[(&str, fn() -> Profile)] = &[("quick", Profile::quick), ("paper", Profile::paper), ("tiny", Profile::tiny)];
 
 impl Profile {
     /// 10,000 games (the seed's "1,000 – 10,000 games: both agents occasionally try to capture").
@@ -68,15 +71,6 @@ impl Profile {
             explore_games: 8,
             q: QCfg { batch: 32, eval_every: 1, eval_games: 4, eval_plies: 40, ..Profile::quick().q },
             ..Profile::quick()
-        }
-    }
-
-    pub fn by_name(name: &str) -> Option<Profile> {
-        match name {
-            "quick" => Some(Profile::quick()),
-            "paper" => Some(Profile::paper()),
-            "tiny" => Some(Profile::tiny()),
-            _ => None,
         }
     }
 
@@ -264,47 +258,32 @@ pub const SYSTEM: System = System {
 };
 
 fn train_cli(p: &Parsed) -> Result<(), CliError> {
-    let usage_err = |m: &str| CliError::Usage(format!("deepchess train --system selfplay: {m}"));
-    let pname = p.get("profile").unwrap_or("quick");
-    let mut prof = Profile::by_name(pname).ok_or_else(|| usage_err(&format!("unknown profile '{pname}' (quick, paper, tiny)")))?;
+    let cli = TrainCli::new(p, "selfplay", false);
+    let (pname, mut prof) = cli.profile("quick", PROFILES)?;
     crate::train::system::episode_flags(p, "selfplay", &mut prof.games_per_batch, &mut prof.batches)?;
-    if p.get("lr").is_some() {
-        prof.lr = p.get_or("train", "lr", 1e-3)?;
-        if !(prof.lr > 0.0 && prof.lr < 10.0) {
-            return Err(usage_err("--lr must be in (0, 10)"));
-        }
-    }
+    cli.set("lr", &mut prof.lr, |&lr| lr > 0.0 && lr < 10.0, "must be in (0, 10)")?;
     if let Some(c) = p.get("compose") {
-        prof.q.compose = Compose::parse(c).ok_or_else(|| usage_err(&format!("unknown --compose '{c}' (signed, product)")))?;
+        prof.q.compose = Compose::parse(c).ok_or_else(|| cli.usage(format!("unknown --compose '{c}' (signed, product)")))?;
     }
     if let Some(i) = p.get("init") {
-        prof.init = Init::parse(i).ok_or_else(|| usage_err(&format!("unknown --init '{i}' (seed, lecun)")))?;
+        prof.init = Init::parse(i).ok_or_else(|| cli.usage(format!("unknown --init '{i}' (seed, lecun)")))?;
     }
-    if p.get("mate").is_some() {
-        prof.q.mate = p.get_or("train", "mate", 255.0)?;
-        if !(prof.q.mate.is_finite() && prof.q.mate >= 0.0 && prof.q.mate <= 1000.0) {
-            return Err(usage_err("--mate must be in [0, 1000]"));
-        }
-    }
+    cli.set("mate", &mut prof.q.mate, |m| m.is_finite() && (0.0..=1000.0).contains(m), "must be in [0, 1000]")?;
     if p.has("rule-draws") {
         prof.q.rule_draws = true;
     }
     let threads: usize = p.get_or("train", "threads", 0)?;
     let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads.min(256) };
-    let seed: u64 = p.get_or("train", "seed", 1)?;
-    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/selfplay-{pname}")));
-    let resume = p.has("resume");
+    let seed = cli.seed()?;
+    let out = cli.out(format!("runs/selfplay-{pname}"));
+    let resume = cli.resume();
     let mut settings = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
     settings.add("system", "selfplay", "--system", Kind::Defining);
     settings.add("profile", prof.name, "--profile", Kind::Defining);
     settings.add("seed", seed, "--seed", Kind::Defining);
     settings.add("schedule", prof.describe(), "schedule (--profile and its flags)", Kind::FromProfile);
-    let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
-    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
-    if recorded.is_none() {
-        settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
-    }
-    let t = Instant::now();
+    let run_ = Run::admit(out.clone(), resume, settings)?;
+    run_.begin()?;
     let meta = vec![("profile".to_string(), pname.to_string()), ("seed".to_string(), seed.to_string())];
     run(&out, &prof, seed, resume, threads, &meta).map_err(CliError::Failed)?;
     let log = crate::io::files::read_regular(&out.join("log.csv"), 1 << 30, "training log").map_err(|e| CliError::Failed(format!("{}: {e}", out.join("log.csv").display())))?;
@@ -317,14 +296,12 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         prof.q.eval_games,
         prof.q.eval_plies,
         milestones(&String::from_utf8_lossy(&log), prof.games_per_batch),
-        t.elapsed().as_secs_f64() / 60.0
+        run_.minutes()
     );
     // results.md last: a run is finished when it is there.
     let svg = milestones_svg(&String::from_utf8_lossy(&log), prof.games_per_batch, &format!("seed 002's agents, profile {pname}: shares per 1,000 games"));
     crate::io::write_atomic(&out.join("milestones.svg"), svg.as_bytes()).map_err(|e| CliError::Failed(format!("writing milestones.svg: {e}")))?;
-    crate::io::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
-    print!("{md}");
-    Ok(())
+    run_.finish(&md)
 }
 
 #[cfg(test)]

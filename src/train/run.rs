@@ -1,0 +1,149 @@
+//! The run lifecycle every system's `deepchess train` follows, written once:
+//!
+//! 1. the flags: a profile chosen by name ([`TrainCli::profile`]) and overridden by flags
+//!    ([`TrainCli::set`]), the common flags (`--threads`, `--seed`, `--out`, `--resume`);
+//! 2. admission ([`Run::admit`]): the run's settings against what its folder recorded, before
+//!    any input is loaded (a refusal should not wait for a corpus);
+//! 3. [`Run::begin`], once the inputs have loaded: the folder made and, for a new run,
+//!    `run.txt` written;
+//! 4. the system's own run (its stages), then [`Run::finish`]: `results.md` written
+//!    atomically, last (a run is finished when it is there), and printed.
+//!
+//! A system's `pipeline.rs` keeps what is its own: its profiles, its flags' meaning, its
+//! inputs, its stages and its table.
+
+use super::settings::{RunSettings, FILE};
+use crate::io::args::{CliError, Parsed};
+use std::fmt::Display;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Instant;
+
+/// The parsed flags of one `deepchess train` invocation, with the system's command name for
+/// its messages.
+pub struct TrainCli<'a> {
+    pub p: &'a Parsed,
+    /// `deepchess train` or `deepchess train --system NAME`: what usage errors begin with.
+    cmd: String,
+}
+
+impl<'a> TrainCli<'a> {
+    /// `system`: the name `--system` takes; the default system's messages say `deepchess
+    /// train` alone, as its command line does.
+    pub fn new(p: &'a Parsed, system: &str, is_default: bool) -> TrainCli<'a> {
+        let cmd = if is_default { "deepchess train".to_string() } else { format!("deepchess train --system {system}") };
+        TrainCli { p, cmd }
+    }
+
+    /// A usage error (exit 2) in the system's words.
+    pub fn usage(&self, msg: impl Display) -> CliError {
+        CliError::Usage(format!("{}: {msg}", self.cmd))
+    }
+
+    /// `--profile NAME` (`default` when absent) among the system's `profiles` (name and
+    /// maker, in the order help lists them); an unknown name is a usage error listing them.
+    /// Returns the name as given and the profile.
+    pub fn profile<P>(&self, default: &'a str, profiles: &[(&str, fn() -> P)]) -> Result<(&'a str, P), CliError> {
+        let name = self.p.get("profile").unwrap_or(default);
+        match profiles.iter().find(|(n, _)| *n == name) {
+            Some((_, make)) => Ok((name, make())),
+            None => Err(self.usage(format!("unknown profile '{name}' ({})", profiles.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")))),
+        }
+    }
+
+    /// Sets `slot` (the profile's value) from `--FLAG V` when the flag is given; a value
+    /// `valid` refuses is a usage error `--FLAG {why}`. The profile-override step every
+    /// system repeated flag by flag.
+    pub fn set<T: FromStr + Clone>(&self, flag: &str, slot: &mut T, valid: impl Fn(&T) -> bool, why: &str) -> Result<(), CliError> {
+        if self.p.get(flag).is_none() {
+            return Ok(());
+        }
+        let v: T = self.p.get_or("train", flag, slot.clone())?;
+        if !valid(&v) {
+            return Err(self.usage(format!("--{flag} {why}")));
+        }
+        *slot = v;
+        Ok(())
+    }
+
+    /// `--FLAG V` parsed as it comes (no check) when given.
+    pub fn set_any<T: FromStr + Clone>(&self, flag: &str, slot: &mut T) -> Result<(), CliError> {
+        self.set(flag, slot, |_| true, "")
+    }
+
+    /// `--threads N` (`default` when absent; 0 is the default of systems that take every
+    /// core) applied to the numeric engine's pool, at most 64.
+    pub fn tensor_threads(&self, default: usize, min: usize) -> Result<usize, CliError> {
+        let threads: usize = self.p.get_or("train", "threads", default)?;
+        crate::tensor::set_threads(threads.clamp(min, 64));
+        Ok(threads)
+    }
+
+    /// `--seed N`, 1 by default.
+    pub fn seed(&self) -> Result<u64, CliError> {
+        self.p.get_or("train", "seed", 1)
+    }
+
+    /// `--max-positions N` when given.
+    pub fn max_positions(&self) -> Result<Option<usize>, CliError> {
+        match self.p.get("max-positions") {
+            Some(_) => Ok(Some(self.p.get_or("train", "max-positions", usize::MAX)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// `--out DIR`, else `default`.
+    pub fn out(&self, default: impl Display) -> PathBuf {
+        PathBuf::from(self.p.get("out").map(String::from).unwrap_or_else(|| default.to_string()))
+    }
+
+    pub fn resume(&self) -> bool {
+        self.p.has("resume")
+    }
+}
+
+/// One admitted run: its folder, whether it resumes, and the settings it records.
+pub struct Run {
+    pub out: PathBuf,
+    pub resume: bool,
+    settings: RunSettings,
+    recorded: Option<Vec<(String, String)>>,
+    started: Instant,
+}
+
+impl Run {
+    /// Admits a run with `settings` in `out` (see [`RunSettings::admit`]: a folder holding a
+    /// run needs `--resume`, and a resume must match what was recorded). The clock of the
+    /// invocation starts here.
+    pub fn admit(out: PathBuf, resume: bool, settings: RunSettings) -> Result<Run, CliError> {
+        let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
+        Ok(Run { out, resume, settings, recorded, started: Instant::now() })
+    }
+
+    /// The settings recorded by the run this one continues (`None`: a new run).
+    pub fn recorded(&self) -> Option<&[(String, String)]> {
+        self.recorded.as_deref()
+    }
+
+    /// Makes the run's folder and, for a new run, records its settings: called once the
+    /// inputs are known to load, so a bad input leaves no run behind.
+    pub fn begin(&self) -> Result<(), CliError> {
+        std::fs::create_dir_all(&self.out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", self.out.display())))?;
+        if self.recorded.is_none() {
+            self.settings.save(&self.out).map_err(|e| CliError::Failed(format!("writing {}: {e}", self.out.join(FILE).display())))?;
+        }
+        Ok(())
+    }
+
+    /// Minutes since [`Run::admit`]: the wall time of this invocation.
+    pub fn minutes(&self) -> f64 {
+        self.started.elapsed().as_secs_f64() / 60.0
+    }
+
+    /// Writes `md` as the run's `results.md` (atomically, the run's last write) and prints it.
+    pub fn finish(&self, md: &str) -> Result<(), CliError> {
+        crate::io::write_atomic(&self.out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
+        print!("{md}");
+        Ok(())
+    }
+}
