@@ -464,18 +464,22 @@ proptest! {
     }
 }
 
-/// The whole shared corpus (run with `--ignored`): no skips, and timing.
+/// The whole shipped corpus (run with `--ignored`): no skips, and timing. The files are part
+/// of the repository, so a missing one fails rather than passing with nothing read.
 #[test]
 #[ignore]
 fn full_shared_corpus() {
-    for path in ["/work/shared/data/sf15-selfplay-1.pgn.xz", "/work/shared/data/sf15-selfplay-2.pgn.xz"] {
-        let Ok(input) = open_pgn(path) else { continue };
+    for name in ["sf15-selfplay-1.pgn.xz", "sf15-selfplay-2.pgn.xz"] {
+        let path = format!("{}/data/{name}", env!("CARGO_MANIFEST_DIR"));
+        let path = path.as_str();
+        let input = open_pgn(path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let t = std::time::Instant::now();
         let mut r = PgnReader::new(input);
         let plies: usize = r.by_ref().map(|g| g.moves.len()).sum();
         println!("{path}: {} ({plies} plies) in {:.2?}", r.summary(), t.elapsed());
         assert_eq!(r.summary().skipped(), 0, "{:?}", r.take_skips());
         assert!(r.summary().io_error.is_none());
+        assert!(plies > 100_000, "{path}: only {plies} plies read");
     }
 }
 

@@ -1,7 +1,7 @@
 //! The deep belief network of section III.B, defined once: hidden ReLU layers (each first
-//! pretrained as an RBM, see [`super::pretrain`]) and one of three output layers, the
+//! pretrained as an RBM, see [`super::rbm`] and [`super::train::pretrain`]) and one of three output layers, the
 //! forward pass on a training tape (dropout on every hidden layer while fine-tuning), the
-//! loss of each head, and net files. The search's inference ([`super::evaluator`]) is built
+//! loss of each head, and net files. The search's inference ([`super::player`]) is built
 //! from a loaded [`Dbn`].
 //!
 //! Parameter names: `hidden.K.w` (in × out, one row per input bit), `hidden.K.b`, `out.w`,
