@@ -14,10 +14,9 @@ use crate::tensor::Rng;
 use crate::train::checkpoint::OptCfg;
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::{Ctx, StageCfg};
-use crate::train::run::TrainCli;
+use crate::train::run::{Run, TrainCli};
 use crate::train::system::System;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// Hyper-parameters of a whole run.
 #[derive(Clone, Debug)]
@@ -412,29 +411,23 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     let pname = p.get("profile").unwrap_or("quick");
     let prof = profile_of(&cli)?;
     let phases = match p.get("phases") {
-        Some(s) => Phases::parse(s).ok_or_else(|| CliError::Usage(format!("deepchess train: bad --phases '{s}'")))?,
+        Some(s) => Phases::parse(s).ok_or_else(|| cli.usage(format!("bad --phases '{s}'")))?,
         None => Phases::ALL,
     };
-    let threads: usize = p.get_or("train", "threads", 2)?;
-    crate::tensor::set_threads(threads.clamp(1, 64));
-    let seed: u64 = p.get_or("train", "seed", 1)?;
-    let max_positions: Option<usize> = match p.get("max-positions") {
-        Some(_) => Some(p.get_or("train", "max-positions", usize::MAX)?),
-        None => None,
-    };
+    cli.tensor_threads(2, 1)?;
+    let seed = cli.seed()?;
+    let max_positions = cli.max_positions()?;
     let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
-    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/{pname}")));
-    let resume = p.has("resume");
+    let out = cli.out(format!("runs/{pname}"));
+    let resume = cli.resume();
     let bf16_products = match p.get("precision").unwrap_or("f32") {
         "f32" => false,
         "bf16" => true,
-        o => return Err(CliError::Usage(format!("deepchess train: --precision takes f32 or bf16, not '{o}'"))),
+        o => return Err(cli.usage(format!("--precision takes f32 or bf16, not '{o}'"))),
     };
 
     // The settings are checked before the data is loaded: a refusal should not wait for it.
-    let settings = run_settings(&prof, seed, &data, max_positions, bf16_products)?;
-    let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
-    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
+    let run_ = Run::admit(out.clone(), resume, run_settings(&prof, seed, &data, max_positions, bf16_products)?)?;
 
     let (mut train, tds) = load_pools(&data, "train.dcds", prof.mirror).map_err(CliError::Failed)?;
     if let Some(n) = max_positions {
@@ -493,12 +486,9 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         let a = prof.compact_aux;
         meta.push(("compact_aux".to_string(), format!("progress={},gap={},material={}", a.progress, a.gap, a.material)));
     }
-    if recorded.is_none() {
-        settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
-    }
+    run_.begin()?;
     let mut ctx = Ctx::new(&out, seed, resume, meta).map_err(CliError::Failed)?;
     ctx.bf16_products = bf16_products;
-    let t = Instant::now();
     let trained = run(&mut ctx, &prof, phases, &train, &valid, positions.as_ref()).map_err(CliError::Failed)?;
     let mut md = format!(
         "# Training run `{}`\n\nProfile `{pname}`, seed {seed}{}, data `{}` ({} W + {} L training positions{}).\n\
@@ -528,11 +518,8 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         let pos = r.positions.map_or(String::new(), |p| format!(" {} |", pct(p)));
         md.push_str(&format!("| {} | {} | {} |{pos} {} |\n", r.name, r.arch, pct(r.valid), pct(r.train)));
     }
-    md.push_str(&format!("\nWall time of this invocation: {:.1} min.\n", t.elapsed().as_secs_f64() / 60.0));
-    crate::io::write_atomic(&out.join("results.md"), md.as_bytes())
-        .map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
-    print!("{md}");
-    Ok(())
+    md.push_str(&format!("\nWall time of this invocation: {:.1} min.\n", run_.minutes()));
+    run_.finish(&md)
 }
 
 /// What defines a run, written to `run.txt` when it starts and compared on `--resume`.
