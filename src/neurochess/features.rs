@@ -229,6 +229,9 @@ fn chebyshev(a: Square, b: Square) -> i32 {
 }
 
 /// The 80 features of side `c` into `out`.
+// One long body on purpose: the features are written in their index order, block by block
+// as docs/neurochess-features.md lists them, so an index is found by reading down; split
+// into functions, the running offset would pass through each.
 fn side(pos: &Position, c: Color, own: &Attacks, enemy: &Attacks, out: &mut [f32]) {
     let them = c.flip();
     let occ = pos.occupied();
