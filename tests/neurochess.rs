@@ -158,3 +158,40 @@ fn docs_feature_table_is_the_code_table() {
     }
     assert_eq!(&doc[a..b], want, "docs/neurochess-features.md is stale: rerun with DEEPCHESS_WRITE_DOCS=1");
 }
+
+// ---------------------------------------------------------------- resuming a run's parts
+
+/// `deepchess train --system neurochess --profile tiny` into `out`, with `extra` flags.
+fn tiny(out: &Path, extra: &[&str], resume: bool) -> std::process::Output {
+    let pgn = sample_pgn();
+    let mut a = vec!["train", "--system", "neurochess", "--profile", "tiny", "--threads", "2", "--expert", pgn.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    a.extend(extra);
+    if resume {
+        a.push("--resume");
+    }
+    deepchess(&a)
+}
+
+/// A finished tiny run in `out`.
+fn finished(out: &Path, extra: &[&str]) {
+    let o = tiny(out, extra, false);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+/// A checkpoint's count beyond the schedule is refused in plain words ("2 batches": it
+/// said "2 batchs").
+#[test]
+fn a_checkpoint_beyond_the_schedule_is_refused_in_plain_words() {
+    let dir = TempDir::new("nc-count");
+    let run = dir.join("run");
+    finished(&run, &[]);
+    std::fs::remove_file(run.join("ebnn/v.dcw")).unwrap();
+    let ck = run.join("ebnn/checkpoint.dcw");
+    let mut wf = deepchess::tensor::WeightFile::load(&ck).unwrap();
+    wf.meta.iter_mut().filter(|(k, _)| k == "batches_done").for_each(|(_, v)| *v = "999".into());
+    wf.save(&ck).unwrap();
+    let o = tiny(&run, &[], true);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("batches_done '999' in stage v, which has 2 batches"), "{err}");
+}

@@ -214,7 +214,7 @@ impl Ctx {
     /// once, checkpointing after each batch.
     pub fn run_episodes<L: EpisodeLearner>(&mut self, name: &str, params: &mut Params, cfg: &EpisodeCfg, threads: usize, learner: &mut L) -> Result<(), String> {
         let mut opt = cfg.opt.build();
-        let start = self.resume_stage(name, params, opt.as_mut(), cfg.batches, ("batches_done", "batch"), true)?;
+        let start = self.resume_stage(name, params, opt.as_mut(), cfg.batches, ("batches_done", "batch", "batches"), true)?;
         for b in start..cfg.batches {
             let t = Instant::now();
             let explore = cfg.exploration.at(b);
@@ -284,9 +284,9 @@ impl Ctx {
     }
 
     /// Restores stage `name` from the run's checkpoint when it holds it (`count_key`: the
-    /// key of the units done, checked against `total`; `unit`: their name in messages;
-    /// `stepped`: the optimizer has taken steps by then); returns the units done.
-    pub(super) fn resume_stage(&mut self, name: &str, params: &mut Params, opt: &mut dyn Optimizer, total: usize, (count_key, unit): (&str, &str), stepped: bool) -> Result<usize, String> {
+    /// key of the units done, checked against `total`; `unit`, `units`: their name in
+    /// messages; `stepped`: the optimizer has taken steps by then); returns the units done.
+    pub(super) fn resume_stage(&mut self, name: &str, params: &mut Params, opt: &mut dyn Optimizer, total: usize, (count_key, unit, units): (&str, &str, &str), stepped: bool) -> Result<usize, String> {
         let ck = self.dir.join("checkpoint.dcw");
         if !(self.resume && ck.exists()) {
             return Ok(0);
@@ -303,7 +303,7 @@ impl Ctx {
         let done = c.meta(count_key).unwrap_or("(missing)");
         let start = match done.parse::<usize>() {
             Ok(n) if (1..=total).contains(&n) => n,
-            _ => return Err(format!("{}: {count_key} '{done}' in stage {name}, which has {total} {unit}s: not a checkpoint of this run", ck.display())),
+            _ => return Err(format!("{}: {count_key} '{done}' in stage {name}, which has {total} {}: not a checkpoint of this run", ck.display(), if total == 1 { unit } else { units })),
         };
         c.restore(params, opt, stepped, &ck.display().to_string())?;
         eprintln!("[{}{name}] resuming after {unit} {start} from {}", self.label, ck.display());

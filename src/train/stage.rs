@@ -104,7 +104,7 @@ impl Ctx {
         mut epoch_fn: impl FnMut(&mut Params, &mut dyn Optimizer, usize, &mut Rng) -> Result<EpochStats, String>,
     ) -> Result<(), String> {
         let mut opt = cfg.opt.build();
-        let start = self.resume_stage(name, params, opt.as_mut(), cfg.epochs, ("epochs_done", "epoch"), cfg.samples > 0)?;
+        let start = self.resume_stage(name, params, opt.as_mut(), cfg.epochs, ("epochs_done", "epoch", "epochs"), cfg.samples > 0)?;
         for epoch in start..cfg.epochs {
             let t = Instant::now();
             let mut rng = epoch_rng(self.seed, name, epoch);
