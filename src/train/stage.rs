@@ -135,7 +135,7 @@ impl Ctx {
                 })
                 .map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
             self.log_extras(name, ("epoch", epoch), lr, secs, &st)?;
-            self.save_checkpoint(name, "epochs_done", epoch + 1, params, opt.as_ref())?;
+            self.save_checkpoint(name, ("epochs_done", epoch + 1), &st, params, opt.as_ref())?;
         }
         Ok(())
     }
