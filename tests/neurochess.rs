@@ -178,6 +178,93 @@ fn finished(out: &Path, extra: &[&str]) {
     assert!(o.status.success(), "{}", text(&o.stderr));
 }
 
+/// Every file under `dir`, raw (relative path → bytes).
+fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, m: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, m);
+            } else {
+                m.insert(p.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut m = std::collections::BTreeMap::new();
+    walk(dir, dir, &mut m);
+    m
+}
+
+/// A copy of the run folder `from` at `to`.
+fn copy_run(from: &Path, to: &Path) {
+    for (rel, bytes) in files(from) {
+        let p = to.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+}
+
+/// Issue 61: every part a resume takes up (M, its checkpoint, each variant's V, checkpoint
+/// and snapshots) records what it belongs to (seed, expert games, its schedule, its variant,
+/// a snapshot's games) and is checked: bp's checkpoint copied over ebnn's was finished as
+/// `ebnn/v.dcw` holding bp's tensors, and M of a `--seed 2` run was taken silently by a
+/// `--seed 1` run. Each is refused, naming the file and both values, and no file changes.
+#[test]
+fn a_resume_refuses_another_runs_parts() {
+    let dir = TempDir::new("nc-parts");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    finished(&a, &[]);
+    finished(&b, &["--seed", "2", "--variants", "bp", "--games", "4", "--per-batch", "4"]);
+    type Setup = Box<dyn Fn(&Path)>;
+    let cp = |from: PathBuf, to: &'static str| -> Setup { Box::new(move |run: &Path| std::fs::copy(&from, run.join(to)).map(|_| ()).unwrap()) };
+    let cases: Vec<(&str, Setup, &str, Vec<&str>)> = vec![
+        (
+            "bp's checkpoint over ebnn's, ebnn's V unfinished",
+            Box::new({
+                let f = cp(a.join("bp/checkpoint.dcw"), "ebnn/checkpoint.dcw");
+                move |run: &Path| {
+                    std::fs::remove_file(run.join("ebnn/v.dcw")).unwrap();
+                    std::fs::remove_file(run.join("ebnn/snapshots/v-00008.dcw")).unwrap();
+                    f(run)
+                }
+            }),
+            "ebnn/checkpoint.dcw",
+            vec!["variant", "'bp'", "'ebnn'"],
+        ),
+        ("M of a --seed 2 run", cp(b.join("model/m.dcw"), "model/m.dcw"), "model/m.dcw", vec!["--seed", "'2'", "'1'"]),
+        (
+            "M's checkpoint of a --seed 2 run, M unfinished",
+            Box::new({
+                let f = cp(b.join("model/checkpoint.dcw"), "model/checkpoint.dcw");
+                move |run: &Path| {
+                    std::fs::remove_file(run.join("model/m.dcw")).unwrap();
+                    f(run)
+                }
+            }),
+            "model/checkpoint.dcw",
+            vec!["--seed", "'2'", "'1'"],
+        ),
+        ("bp's final V as ebnn's", cp(a.join("bp/v.dcw"), "ebnn/v.dcw"), "ebnn/v.dcw", vec!["variant", "'bp'", "'ebnn'"]),
+        ("a snapshot of bp among ebnn's", cp(a.join("bp/snapshots/v-00004.dcw"), "ebnn/snapshots/v-00004.dcw"), "ebnn/snapshots/v-00004.dcw", vec!["variant", "'bp'", "'ebnn'"]),
+        ("another batch's snapshot", cp(a.join("bp/snapshots/v-00008.dcw"), "bp/snapshots/v-00004.dcw"), "bp/snapshots/v-00004.dcw", vec!["games", "'8'", "'4'"]),
+        ("V of a run with another seed and schedule", cp(b.join("bp/v.dcw"), "bp/v.dcw"), "bp/v.dcw", vec!["--seed", "'2'", "'1'", "'V 175-8-1, 4 games (", "'V 175-8-1, 8 games ("]),
+    ];
+    for (i, (what, setup, file, needles)) in cases.into_iter().enumerate() {
+        let run = dir.join(format!("case-{i}"));
+        copy_run(&a, &run);
+        setup(&run);
+        let before = files(&run);
+        let o = tiny(&run, &[], true);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{what}: accepted\n{err}");
+        assert!(err.contains(&run.join(file).display().to_string()), "{what}: {file} not named\n{err}");
+        for n in needles {
+            assert!(err.contains(n), "{what}: no {n:?} in\n{err}");
+        }
+        assert!(files(&run) == before, "{what}: a file changed");
+    }
+}
+
 /// A checkpoint's count beyond the schedule is refused in plain words ("2 batches": it
 /// said "2 batchs").
 #[test]
