@@ -204,6 +204,12 @@ fn copy_run(from: &Path, to: &Path) {
     }
 }
 
+/// `file` cut to half its length (a torn copy, a full disk).
+fn truncate_half(file: &Path) {
+    let b = std::fs::read(file).unwrap();
+    std::fs::write(file, &b[..b.len() / 2]).unwrap();
+}
+
 /// Issue 61: every part a resume takes up (M, its checkpoint, each variant's V, checkpoint
 /// and snapshots) records what it belongs to (seed, expert games, its schedule, its variant,
 /// a snapshot's games) and is checked: bp's checkpoint copied over ebnn's was finished as
@@ -281,4 +287,40 @@ fn a_checkpoint_beyond_the_schedule_is_refused_in_plain_words() {
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("batches_done '999' in stage v, which has 2 batches"), "{err}");
+}
+
+/// Issue 61: a final net that does not load (cut short, or a byte changed under its
+/// checksum) is not taken as done on resume: it is made again from its part's checkpoint,
+/// with a note, and the run ends as the uninterrupted one did. Before, a torn `ebnn/v.dcw`
+/// was kept, and a torn `model/m.dcw` stopped every resume.
+#[test]
+fn a_final_net_that_does_not_load_is_made_again_from_its_checkpoint() {
+    let dir = TempDir::new("nc-torn-net");
+    let a = dir.join("a");
+    finished(&a, &[]);
+    let run = dir.join("run");
+    copy_run(&a, &run);
+    truncate_half(&run.join("model/m.dcw"));
+    let v = run.join("ebnn/v.dcw");
+    let mut bytes = std::fs::read(&v).unwrap();
+    let at = bytes.len() - 20;
+    bytes[at] ^= 0x40;
+    std::fs::write(&v, bytes).unwrap();
+    let o = tiny(&run, &[], true);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    for f in ["model/m.dcw", "ebnn/v.dcw"] {
+        let note = format!("{} does not load", run.join(f).display());
+        assert!(err.contains(&note) && err.contains("checkpoint.dcw"), "no note for {f}:\n{err}");
+    }
+    common::crash::assert_same_outputs(&a, &run, "torn M and V, resumed");
+    // Without the checkpoint, the part is trained again from its start, to the same bits.
+    let run = dir.join("run2");
+    copy_run(&a, &run);
+    truncate_half(&run.join("bp/v.dcw"));
+    std::fs::remove_file(run.join("bp/checkpoint.dcw")).unwrap();
+    let o = tiny(&run, &[], true);
+    let err = text(&o.stderr);
+    assert!(o.status.success() && err.contains("training it again from the start"), "{err}");
+    common::crash::assert_same_outputs(&a, &run, "torn V without its checkpoint, resumed");
 }

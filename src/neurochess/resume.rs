@@ -4,6 +4,10 @@
 //! variant; a snapshot its games), and all are checked before the run writes anything, so a
 //! refusal leaves the folder as it was (bp's checkpoint copied over ebnn's was finished as
 //! an `ebnn/v.dcw` holding bp's tensors; M of a `--seed 2` run was taken by a `--seed 1` one).
+//!
+//! A final net that does not load (cut short, a byte changed under its checksum) is not taken
+//! as done: it is made again from its checkpoint, which holds the parameters it was saved
+//! from (the same bits), or trained again from the start when there is none.
 
 use super::model::{Model, Value};
 use super::pipeline::{Profile, Variant};
@@ -56,8 +60,8 @@ pub struct Found {
     pub done: Vec<Variant>,
 }
 
-/// Checks every part in `out` the run would take up (`resume`: checkpoints too). `Err`
-/// before anything is written.
+/// Checks every part in `out` the run would take up (`resume`: checkpoints too), then prints
+/// what becomes of a final net that does not load. `Err` before anything is written.
 pub fn survey(out: &Path, prof: &Profile, variants: &[Variant], parts: &Parts, resume: bool) -> Result<Found, String> {
     let mut notes = Vec::new();
     let dir = out.join("model");
@@ -85,24 +89,32 @@ pub fn survey(out: &Path, prof: &Profile, variants: &[Variant], parts: &Parts, r
 }
 
 /// The final net `file` of a part whose stage (and checkpoint's `stage`) is `stage`: `Some`
-/// when it loads and belongs to the run, `None` when it is absent. The checkpoint beside it
-/// is checked when a resume reads it.
+/// when it loads and belongs to the run; `None` when it is absent or does not load (a note
+/// says how it is made again). The checkpoint beside it is checked when a resume reads it.
 fn final_net<T>(file: &Path, part: &Part, load: fn(&Path) -> crate::tensor::Result<(T, Meta)>, stage: &str, resume: bool, notes: &mut Vec<String>) -> Result<Option<T>, String> {
-    let net = match load(file) {
+    let (net, broken) = match load(file) {
         Ok((net, meta)) => {
             part.check(file, &meta)?;
-            Some(net)
+            (Some(net), None)
         }
-        Err(_) if !file.exists() => None,
-        Err(e) => return Err(e.to_string()),
+        Err(_) if !file.exists() => (None, None),
+        Err(e) => (None, Some(e.to_string())),
     };
     let ck = file.with_file_name("checkpoint.dcw");
+    let mut from_checkpoint = false;
     if resume && ck.exists() {
         match WeightFile::load(&ck) {
-            Ok(wf) => part.clone().with("stage", stage, "stage", true).check(&ck, &wf.meta)?,
+            Ok(wf) => {
+                part.clone().with("stage", stage, "stage", true).check(&ck, &wf.meta)?;
+                from_checkpoint = true;
+            }
             Err(e) if net.is_none() => return Err(format!("{e}\n(the checkpoint the part is trained on from: move it away to train the part again from its start)")),
             Err(e) => notes.push(format!("{e}: not needed, the part's final net {} is there", file.display())),
         }
+    }
+    if let Some(e) = broken {
+        let how = if from_checkpoint { format!("making it again from {}", ck.display()) } else { "training it again from the start".to_string() };
+        notes.push(format!("{} does not load ({e}): {how}", file.display()));
     }
     Ok(net)
 }
