@@ -6,14 +6,14 @@
 //!
 //! Run folder: `model/` (M's `m.dcw`, log, curves), `bp/` and `ebnn/` (each `v.dcw`, `log.csv`,
 //! `curves.svg`, `snapshots/v-GAMES.dcw`, the checkpoint), `snapshots.txt` (one line per
-//! snapshot: variant, games, file), `results.md`. A finished net is loaded, not trained
+//! snapshot there: variant, games, file), `results.md`. A finished net is loaded, not trained
 //! again, so `--resume` continues where a run stopped; [`super::resume`] checks every part it
 //! takes up against the run first.
 
 use super::data::{held_out, pairs, read_games, Line, Pairs};
 use super::model::{Model, Value, MAX_HIDDEN};
 use super::resume::{self, Parts};
-use super::train::{group_errors, model_error, snapshot_name, train_model, ModelCfg, Td, TdCfg};
+use super::train::{group_errors, model_error, train_model, ModelCfg, Td, TdCfg};
 use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::Rng;
 use crate::train::checkpoint::OptCfg;
@@ -177,6 +177,8 @@ pub struct Trained {
     pub groups: Vec<super::train::GroupError>,
     pub valid_pairs: usize,
     pub variants: Vec<(Variant, PathBuf)>,
+    /// Snapshots not in `snapshots.txt`: missing, or not loading.
+    pub left_out: Vec<PathBuf>,
 }
 
 /// Trains (or loads) M, then V for each of `variants`, in `out`. `meta` goes into every
@@ -245,15 +247,9 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
         done.push((variant, file));
     }
     // The curve's points, for `deepchess match --curve`.
-    let mut list = String::from("# variant games net (relative to this file's folder; written by deepchess train --system neurochess)\n");
-    for &(variant, _) in &done {
-        for b in 1..=prof.batches {
-            let games = b * prof.games_per_batch;
-            let _ = writeln!(list, "{} {games} {}/snapshots/{}", variant.name(), variant.name(), snapshot_name(games));
-        }
-    }
+    let (list, left_out) = resume::snapshot_list(out, prof, variants);
     crate::io::write_atomic(&out.join("snapshots.txt"), list.as_bytes()).map_err(|e| format!("writing snapshots.txt: {e}"))?;
-    Ok(Trained { model_file, model_error, groups, valid_pairs: valid.len(), variants: done })
+    Ok(Trained { model_file, model_error, groups, valid_pairs: valid.len(), variants: done, left_out })
 }
 
 /// The results (markdown): M's error per feature group against copying the board, and the
@@ -274,6 +270,10 @@ pub fn results(t: &Trained) -> String {
     s.push_str("\n## V\n\n");
     for (v, f) in &t.variants {
         let _ = writeln!(s, "- {}: `{}` (curves: `{}`)", v.name(), f.display(), f.with_file_name("curves.svg").display());
+    }
+    if !t.left_out.is_empty() {
+        let files: Vec<String> = t.left_out.iter().map(|f| format!("`{}`", f.display())).collect();
+        let _ = writeln!(s, "\nLeft out of `snapshots.txt` (missing, or not loading): {}.", files.join(", "));
     }
     s
 }

@@ -7,14 +7,16 @@
 //!
 //! A final net that does not load (cut short, a byte changed under its checksum) is not taken
 //! as done: it is made again from its checkpoint, which holds the parameters it was saved
-//! from (the same bits), or trained again from the start when there is none.
+//! from (the same bits), or trained again from the start when there is none. A snapshot can
+//! only be made again by training its variant again, so `snapshots.txt` lists the snapshots
+//! that are there and load, and names the others.
 
 use super::model::{Model, Value};
 use super::pipeline::{Profile, Variant};
 use super::train::snapshot_name;
 use crate::tensor::WeightFile;
 use crate::train::part::Part;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 type Meta = Vec<(String, String)>;
 
@@ -76,7 +78,7 @@ pub fn survey(out: &Path, prof: &Profile, variants: &[Variant], parts: &Parts, r
         for b in 1..=prof.batches {
             let games = b * prof.games_per_batch;
             let file = dir.join("snapshots").join(snapshot_name(games));
-            // One that does not load is written again by its batch, or refused by `match --curve`.
+            // One that does not load is left out of the list (or written again by the batch).
             if let Ok((_, meta)) = Value::load(&file) {
                 part.clone().with("games", games, "games (the snapshot's name)", true).check(&file, &meta)?;
             }
@@ -108,7 +110,7 @@ fn final_net<T>(file: &Path, part: &Part, load: fn(&Path) -> crate::tensor::Resu
                 part.clone().with("stage", stage, "stage", true).check(&ck, &wf.meta)?;
                 from_checkpoint = true;
             }
-            Err(e) if net.is_none() => return Err(format!("{e}\n(the checkpoint the part is trained on from: move it away to train the part again from its start)")),
+            Err(e) if net.is_none() => return Err(format!("{e}\n(the part's checkpoint, which the resume goes on from: move it away to train the part again from its start)")),
             Err(e) => notes.push(format!("{e}: not needed, the part's final net {} is there", file.display())),
         }
     }
@@ -117,4 +119,27 @@ fn final_net<T>(file: &Path, part: &Part, load: fn(&Path) -> crate::tensor::Resu
         notes.push(format!("{} does not load ({e}): {how}", file.display()));
     }
     Ok(net)
+}
+
+/// `snapshots.txt` for the variants in `done`: the snapshots there that load, the others
+/// (deleted, cut short) left out with a note on stderr. Returns the list and those left out.
+pub fn snapshot_list(out: &Path, prof: &Profile, done: &[Variant]) -> (String, Vec<PathBuf>) {
+    let mut list = String::from("# variant games net (relative to this file's folder; written by deepchess train --system neurochess)\n");
+    let mut left_out = Vec::new();
+    for &v in done {
+        for b in 1..=prof.batches {
+            let games = b * prof.games_per_batch;
+            let rel = format!("{}/snapshots/{}", v.name(), snapshot_name(games));
+            let file = out.join(&rel);
+            match Value::load(&file) {
+                Ok(_) => list.push_str(&format!("{} {games} {rel}\n", v.name())),
+                Err(e) => {
+                    let why = if file.exists() { format!("does not load ({e})") } else { "is missing".to_string() };
+                    eprintln!("note: {} {why}: left out of snapshots.txt (only training {} again makes it again)", file.display(), v.name());
+                    left_out.push(file);
+                }
+            }
+        }
+    }
+    (list, left_out)
 }
