@@ -158,3 +158,191 @@ fn docs_feature_table_is_the_code_table() {
     }
     assert_eq!(&doc[a..b], want, "docs/neurochess-features.md is stale: rerun with DEEPCHESS_WRITE_DOCS=1");
 }
+
+// ---------------------------------------------------------------- resuming a run's parts
+
+/// `deepchess train --system neurochess --profile tiny` into `out`, with `extra` flags.
+fn tiny(out: &Path, extra: &[&str], resume: bool) -> std::process::Output {
+    let pgn = sample_pgn();
+    let mut a = vec!["train", "--system", "neurochess", "--profile", "tiny", "--threads", "2", "--expert", pgn.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    a.extend(extra);
+    if resume {
+        a.push("--resume");
+    }
+    deepchess(&a)
+}
+
+/// A finished tiny run in `out`.
+fn finished(out: &Path, extra: &[&str]) {
+    let o = tiny(out, extra, false);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+/// Every file under `dir`, raw (relative path → bytes).
+fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, m: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, m);
+            } else {
+                m.insert(p.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut m = std::collections::BTreeMap::new();
+    walk(dir, dir, &mut m);
+    m
+}
+
+/// A copy of the run folder `from` at `to`.
+fn copy_run(from: &Path, to: &Path) {
+    for (rel, bytes) in files(from) {
+        let p = to.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+}
+
+/// `file` cut to half its length (a torn copy, a full disk).
+fn truncate_half(file: &Path) {
+    let b = std::fs::read(file).unwrap();
+    std::fs::write(file, &b[..b.len() / 2]).unwrap();
+}
+
+/// Issue 61: every part a resume takes up (M, its checkpoint, each variant's V, checkpoint
+/// and snapshots) records what it belongs to (seed, expert games, its schedule, its variant,
+/// a snapshot's games) and is checked: bp's checkpoint copied over ebnn's was finished as
+/// `ebnn/v.dcw` holding bp's tensors, and M of a `--seed 2` run was taken silently by a
+/// `--seed 1` run. Each is refused, naming the file and both values, and no file changes.
+#[test]
+fn a_resume_refuses_another_runs_parts() {
+    let dir = TempDir::new("nc-parts");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    finished(&a, &[]);
+    finished(&b, &["--seed", "2", "--variants", "bp", "--games", "4", "--per-batch", "4"]);
+    type Setup = Box<dyn Fn(&Path)>;
+    let cp = |from: PathBuf, to: &'static str| -> Setup { Box::new(move |run: &Path| std::fs::copy(&from, run.join(to)).map(|_| ()).unwrap()) };
+    let cases: Vec<(&str, Setup, &str, Vec<&str>)> = vec![
+        (
+            "bp's checkpoint over ebnn's, ebnn's V unfinished",
+            Box::new({
+                let f = cp(a.join("bp/checkpoint.dcw"), "ebnn/checkpoint.dcw");
+                move |run: &Path| {
+                    std::fs::remove_file(run.join("ebnn/v.dcw")).unwrap();
+                    std::fs::remove_file(run.join("ebnn/snapshots/v-00008.dcw")).unwrap();
+                    f(run)
+                }
+            }),
+            "ebnn/checkpoint.dcw",
+            vec!["variant", "'bp'", "'ebnn'"],
+        ),
+        ("M of a --seed 2 run", cp(b.join("model/m.dcw"), "model/m.dcw"), "model/m.dcw", vec!["--seed", "'2'", "'1'"]),
+        (
+            "M's checkpoint of a --seed 2 run, M unfinished",
+            Box::new({
+                let f = cp(b.join("model/checkpoint.dcw"), "model/checkpoint.dcw");
+                move |run: &Path| {
+                    std::fs::remove_file(run.join("model/m.dcw")).unwrap();
+                    f(run)
+                }
+            }),
+            "model/checkpoint.dcw",
+            vec!["--seed", "'2'", "'1'"],
+        ),
+        ("bp's final V as ebnn's", cp(a.join("bp/v.dcw"), "ebnn/v.dcw"), "ebnn/v.dcw", vec!["variant", "'bp'", "'ebnn'"]),
+        ("a snapshot of bp among ebnn's", cp(a.join("bp/snapshots/v-00004.dcw"), "ebnn/snapshots/v-00004.dcw"), "ebnn/snapshots/v-00004.dcw", vec!["variant", "'bp'", "'ebnn'"]),
+        ("another batch's snapshot", cp(a.join("bp/snapshots/v-00008.dcw"), "bp/snapshots/v-00004.dcw"), "bp/snapshots/v-00004.dcw", vec!["games", "'8'", "'4'"]),
+        ("V of a run with another seed and schedule", cp(b.join("bp/v.dcw"), "bp/v.dcw"), "bp/v.dcw", vec!["--seed", "'2'", "'1'", "'V 175-8-1, 4 games (", "'V 175-8-1, 8 games ("]),
+    ];
+    for (i, (what, setup, file, needles)) in cases.into_iter().enumerate() {
+        let run = dir.join(format!("case-{i}"));
+        copy_run(&a, &run);
+        setup(&run);
+        let before = files(&run);
+        let o = tiny(&run, &[], true);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{what}: accepted\n{err}");
+        assert!(err.contains(&run.join(file).display().to_string()), "{what}: {file} not named\n{err}");
+        for n in needles {
+            assert!(err.contains(n), "{what}: no {n:?} in\n{err}");
+        }
+        assert!(files(&run) == before, "{what}: a file changed");
+    }
+}
+
+/// A checkpoint's count beyond the schedule is refused in plain words ("2 batches": it
+/// said "2 batchs").
+#[test]
+fn a_checkpoint_beyond_the_schedule_is_refused_in_plain_words() {
+    let dir = TempDir::new("nc-count");
+    let run = dir.join("run");
+    finished(&run, &[]);
+    std::fs::remove_file(run.join("ebnn/v.dcw")).unwrap();
+    let ck = run.join("ebnn/checkpoint.dcw");
+    let mut wf = deepchess::tensor::WeightFile::load(&ck).unwrap();
+    wf.meta.iter_mut().filter(|(k, _)| k == "batches_done").for_each(|(_, v)| *v = "999".into());
+    wf.save(&ck).unwrap();
+    let o = tiny(&run, &[], true);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("batches_done '999' in stage v, which has 2 batches"), "{err}");
+}
+
+/// Issue 61: a final net that does not load (cut short, or a byte changed under its
+/// checksum) is not taken as done on resume: it is made again from its part's checkpoint,
+/// with a note, and the run ends as the uninterrupted one did. Before, a torn `ebnn/v.dcw`
+/// was kept, and a torn `model/m.dcw` stopped every resume.
+#[test]
+fn a_final_net_that_does_not_load_is_made_again_from_its_checkpoint() {
+    let dir = TempDir::new("nc-torn-net");
+    let a = dir.join("a");
+    finished(&a, &[]);
+    let run = dir.join("run");
+    copy_run(&a, &run);
+    truncate_half(&run.join("model/m.dcw"));
+    let v = run.join("ebnn/v.dcw");
+    let mut bytes = std::fs::read(&v).unwrap();
+    let at = bytes.len() - 20;
+    bytes[at] ^= 0x40;
+    std::fs::write(&v, bytes).unwrap();
+    let o = tiny(&run, &[], true);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    for f in ["model/m.dcw", "ebnn/v.dcw"] {
+        let note = format!("{} does not load", run.join(f).display());
+        assert!(err.contains(&note) && err.contains("checkpoint.dcw"), "no note for {f}:\n{err}");
+    }
+    common::crash::assert_same_outputs(&a, &run, "torn M and V, resumed");
+    // Without the checkpoint, the part is trained again from its start, to the same bits.
+    let run = dir.join("run2");
+    copy_run(&a, &run);
+    truncate_half(&run.join("bp/v.dcw"));
+    std::fs::remove_file(run.join("bp/checkpoint.dcw")).unwrap();
+    let o = tiny(&run, &[], true);
+    let err = text(&o.stderr);
+    assert!(o.status.success() && err.contains("training it again from the start"), "{err}");
+    common::crash::assert_same_outputs(&a, &run, "torn V without its checkpoint, resumed");
+}
+
+/// Issue 61: `snapshots.txt` lists the snapshots that are there and load; one deleted or
+/// torn is left out with a note (it stayed listed, and `match --curve` failed on it).
+#[test]
+fn a_missing_snapshot_is_not_listed() {
+    let dir = TempDir::new("nc-snapshots");
+    let run = dir.join("run");
+    finished(&run, &[]);
+    std::fs::remove_file(run.join("bp/snapshots/v-00004.dcw")).unwrap();
+    truncate_half(&run.join("ebnn/snapshots/v-00008.dcw"));
+    let o = tiny(&run, &[], true);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let list = std::fs::read_to_string(run.join("snapshots.txt")).unwrap();
+    let listed: Vec<&str> = list.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(listed, ["bp 8 bp/snapshots/v-00008.dcw", "ebnn 4 ebnn/snapshots/v-00004.dcw"], "{list}");
+    for f in ["bp/snapshots/v-00004.dcw", "ebnn/snapshots/v-00008.dcw"] {
+        assert!(err.contains(&run.join(f).display().to_string()), "no note for {f}:\n{err}");
+    }
+    let results = std::fs::read_to_string(run.join("results.md")).unwrap();
+    assert!(results.contains("v-00004.dcw") && results.contains("v-00008.dcw"), "results.md names the snapshots left out:\n{results}");
+}

@@ -293,3 +293,33 @@ fn crafted_checkpoints_are_refused_for_every_system() {
         assert_same_outputs(&sys, &r.run, &run, "resumed from the true checkpoint after the crafted ones");
     }
 }
+
+/// Issue 61: a `log.csv` cut inside its last line (a copy cut short, a full disk) lost that
+/// row on resume: the rows of the epoch or batch a checkpoint closes are logged before it, so
+/// the resume started after them and never wrote them again. The checkpoint now carries its
+/// unit's rows (less the wall clock): the torn line is dropped with a note and the rows come
+/// back, the log equal to the uninterrupted run's. Cut after the first checkpoint (for
+/// NeuroChess M's last epoch: a stage finished) and after the run's last one.
+#[test]
+fn a_log_cut_mid_line_is_made_whole_on_resume() {
+    for sys in [neurochess_system(), cnn_system(), dbn_system("games")] {
+        let r = reference(&sys);
+        let after: Vec<usize> = (2..=r.writes.len()).filter(|&i| r.writes[i - 2].ends_with("checkpoint.dcw")).collect();
+        for target in [after[0], after[after.len() - 1]] {
+            let dir = TempDir::new(&format!("crash-log-cut-{}", sys.name));
+            let run = dir.join("run");
+            let o = train(&sys, &run, false).env("DEEPCHESS_FAILPOINT", format!("before-rename:{target}")).output().unwrap();
+            assert!(!o.status.success(), "{}: not killed at write {target}", sys.name);
+            let log = run.join(&r.writes[target - 2]).with_file_name("log.csv");
+            let text = std::fs::read_to_string(&log).unwrap();
+            let body = text.trim_end_matches('\n');
+            let last = body.rfind('\n').unwrap() + 1;
+            std::fs::write(&log, &text[..last + (body.len() - last) / 2]).unwrap();
+            let o = train(&sys, &run, true).output().unwrap();
+            let err = stderr(&o);
+            assert!(o.status.success(), "{}: {err}", sys.name);
+            assert!(err.contains(&format!("{}: its last line is cut short", log.display())), "{}: no note of the cut line\n{err}", sys.name);
+            assert_same_outputs(&sys, &r.run, &run, &format!("log.csv cut after {}", r.writes[target - 2]));
+        }
+    }
+}

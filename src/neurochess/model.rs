@@ -318,7 +318,13 @@ impl Model {
     }
 
     pub fn load(path: &Path) -> Result<Model> {
+        Model::load_with_meta(path).map(|(m, _)| m)
+    }
+
+    /// [`Model::load`], with the file's header.
+    pub fn load_with_meta(path: &Path) -> Result<(Model, Vec<(String, String)>)> {
         let (wf, arch, origin) = WeightFile::load_net(path, "neurochess-m", "a NeuroChess chess model")?;
+        let meta = wf.meta.clone();
         let want = format!("{FEATURES}-{MODEL_HIDDEN}-{FEATURES}");
         if arch != want {
             return Err(TensorError::format(&origin, format!("bad architecture '{arch}' (want {want})")));
@@ -332,7 +338,7 @@ impl Model {
         let ordered = wf.into_layout(&shapes, &arch, &origin)?;
         let mut params = Params::new();
         let ids: Vec<ParamId> = ordered.into_iter().map(|(n, m)| params.add(&n, m)).collect::<Result<_>>()?;
-        Ok(Model { params, w1: ids[0], b1: ids[1], w2: ids[2], b2: ids[3] })
+        Ok((Model { params, w1: ids[0], b1: ids[1], w2: ids[2], b2: ids[3] }, meta))
     }
 }
 

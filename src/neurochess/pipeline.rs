@@ -6,12 +6,14 @@
 //!
 //! Run folder: `model/` (M's `m.dcw`, log, curves), `bp/` and `ebnn/` (each `v.dcw`, `log.csv`,
 //! `curves.svg`, `snapshots/v-GAMES.dcw`, the checkpoint), `snapshots.txt` (one line per
-//! snapshot: variant, games, file), `results.md`. A finished net is loaded, not trained
-//! again, so `--resume` continues where a run stopped.
+//! snapshot there: variant, games, file), `results.md`. A finished net is loaded, not trained
+//! again, so `--resume` continues where a run stopped; [`super::resume`] checks every part it
+//! takes up against the run first.
 
 use super::data::{held_out, pairs, read_games, Line, Pairs};
 use super::model::{Model, Value, MAX_HIDDEN};
-use super::train::{group_errors, model_error, snapshot_name, train_model, ModelCfg, Td, TdCfg};
+use super::resume::{self, Parts};
+use super::train::{group_errors, model_error, train_model, ModelCfg, Td, TdCfg};
 use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::Rng;
 use crate::train::checkpoint::OptCfg;
@@ -110,14 +112,20 @@ impl Profile {
         }
     }
 
-    /// One line for results.
+    /// One line for results (and `run.txt`'s schedule): M's schedule, then V's.
     pub fn describe(&self) -> String {
+        format!("{}; {}", self.describe_model(), self.describe_value())
+    }
+
+    /// What M's training is a function of, beside the seed and the expert games.
+    pub fn describe_model(&self) -> String {
+        format!("M on {} pairs ({} epochs, batch {}, Adam {})", self.model_pairs, self.model.epochs, self.model.batch, self.model.lr)
+    }
+
+    /// What V's training is, beside the seed, the expert games, the variant and (EBNN) M.
+    pub fn describe_value(&self) -> String {
         format!(
-            "M on {} pairs ({} epochs, batch {}, Adam {}); V 175-{}-1, {} games ({} batches of {}), self-play depth {}, γ {}, final boards ×{}, slope weight λ {}, SGD lr {} momentum 0.9 on batches of {} boards ({} passes a batch), expert prefix ≥ {:.0} % of its game, games cut at {} plies",
-            self.model_pairs,
-            self.model.epochs,
-            self.model.batch,
-            self.model.lr,
+            "V 175-{}-1, {} games ({} batches of {}), self-play depth {}, γ {}, final boards ×{}, slope weight λ {}, SGD lr {} momentum 0.9 on batches of {} boards ({} passes a batch), expert prefix ≥ {:.0} % of its game, games cut at {} plies",
             self.hidden,
             self.batches * self.games_per_batch,
             self.batches,
@@ -163,26 +171,35 @@ pub struct Trained {
     pub groups: Vec<super::train::GroupError>,
     pub valid_pairs: usize,
     pub variants: Vec<(Variant, PathBuf)>,
+    /// Snapshots not in `snapshots.txt`: missing, or not loading.
+    pub left_out: Vec<PathBuf>,
 }
 
-/// Trains (or loads) M, then V for each of `variants`, in `out`.
+/// Trains (or loads) M, then V for each of `variants`, in `out`. `meta` goes into every
+/// file's header (the profile, the seed, the expert games as `run.txt` records them), with
+/// what each part belongs to ([`Parts`]); every part already in `out` is checked first.
 pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], seed: u64, resume: bool, threads: usize, meta: &[(String, String)]) -> Result<Trained, String> {
+    let expert_key = meta.iter().find(|(k, _)| k == "expert").map(|(_, v)| v.as_str());
+    let parts = Parts::new(prof, seed, expert_key, variants);
+    let found = resume::survey(out, prof, variants, &parts, resume)?;
     let valid_refs: Vec<&Line> = expert.valid.iter().collect();
     let valid = pairs(&valid_refs, (prof.model_pairs / 10).max(1000), seed ^ 2);
     let model_dir = out.join("model");
     let model_file = model_dir.join("m.dcw");
-    let model = if model_file.exists() {
-        Model::load(&model_file).map_err(|e| e.to_string())?
-    } else {
-        let train_refs: Vec<&Line> = expert.train.iter().collect();
-        let t = Instant::now();
-        let train: Pairs = pairs(&train_refs, prof.model_pairs, seed ^ 1);
-        eprintln!("== chess model M 175-165-175 on {} pairs of {} expert games ({} held-out pairs, {:.1}s to build)", train.len(), train.games, valid.len(), t.elapsed().as_secs_f64());
-        let mut ctx = Ctx::new(&model_dir, seed, resume, meta.to_vec())?;
-        let mut m = Model::new(&mut Rng::new(seed ^ 0x40DE1));
-        train_model(&mut ctx, &mut m, &train, &valid, &prof.model)?;
-        m.save(&model_file, meta).map_err(|e| e.to_string())?;
-        m
+    let model = match found.model {
+        Some(m) => m,
+        None => {
+            let mmeta = parts.model.header(meta);
+            let train_refs: Vec<&Line> = expert.train.iter().collect();
+            let t = Instant::now();
+            let train: Pairs = pairs(&train_refs, prof.model_pairs, seed ^ 1);
+            eprintln!("== chess model M 175-165-175 on {} pairs of {} expert games ({} held-out pairs, {:.1}s to build)", train.len(), train.games, valid.len(), t.elapsed().as_secs_f64());
+            let mut ctx = Ctx::new(&model_dir, seed, resume, mmeta.clone())?;
+            let mut m = Model::new(&mut Rng::new(seed ^ 0x40DE1));
+            train_model(&mut ctx, &mut m, &train, &valid, &prof.model)?;
+            m.save(&model_file, &mmeta).map_err(|e| e.to_string())?;
+            m
+        }
     };
     let model_error = model_error(&model, &valid);
     let groups = group_errors(&model, &valid);
@@ -193,11 +210,10 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
     for &variant in variants {
         let dir = out.join(variant.name());
         let file = dir.join("v.dcw");
-        if !file.exists() {
+        if !found.done.contains(&variant) {
             let snaps = dir.join("snapshots");
             std::fs::create_dir_all(&snaps).map_err(|e| format!("cannot create {}: {e}", snaps.display()))?;
-            let mut vmeta = meta.to_vec();
-            vmeta.push(("variant".into(), variant.name().into()));
+            let vmeta = parts.value(variant).header(meta);
             let mut ctx = Ctx::new(&dir, seed, resume, vmeta.clone())?;
             eprintln!("== V {} by {} over {} games", Value::new(prof.hidden, &mut Rng::new(0)).describe(), if variant == Variant::Ebnn { "TD(0) + EBNN slopes (Tangent-Prop)" } else { "TD(0), plain back-propagation" }, prof.batches * prof.games_per_batch);
             // The same initial V and the same game streams for both variants.
@@ -225,15 +241,9 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
         done.push((variant, file));
     }
     // The curve's points, for `deepchess match --curve`.
-    let mut list = String::from("# variant games net (relative to this file's folder; written by deepchess train --system neurochess)\n");
-    for &(variant, _) in &done {
-        for b in 1..=prof.batches {
-            let games = b * prof.games_per_batch;
-            let _ = writeln!(list, "{} {games} {}/snapshots/{}", variant.name(), variant.name(), snapshot_name(games));
-        }
-    }
+    let (list, left_out) = resume::snapshot_list(out, prof, variants);
     crate::io::write_atomic(&out.join("snapshots.txt"), list.as_bytes()).map_err(|e| format!("writing snapshots.txt: {e}"))?;
-    Ok(Trained { model_file, model_error, groups, valid_pairs: valid.len(), variants: done })
+    Ok(Trained { model_file, model_error, groups, valid_pairs: valid.len(), variants: done, left_out })
 }
 
 /// The results (markdown): M's error per feature group against copying the board, and the
@@ -254,6 +264,10 @@ pub fn results(t: &Trained) -> String {
     s.push_str("\n## V\n\n");
     for (v, f) in &t.variants {
         let _ = writeln!(s, "- {}: `{}` (curves: `{}`)", v.name(), f.display(), f.with_file_name("curves.svg").display());
+    }
+    if !t.left_out.is_empty() {
+        let files: Vec<String> = t.left_out.iter().map(|f| format!("`{}`", f.display())).collect();
+        let _ = writeln!(s, "\nLeft out of `snapshots.txt` (missing, or not loading): {}.", files.join(", "));
     }
     s
 }
@@ -382,7 +396,9 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     if recorded.is_none() {
         settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
     }
-    let meta = vec![("profile".to_string(), pname.to_string()), ("seed".to_string(), seed.to_string())];
+    // The expert games as run.txt records them: every part of the run is a function of them.
+    let prints = settings.settings.iter().find(|s| s.key == "expert").map(|s| s.value.clone()).unwrap_or_default();
+    let meta = vec![("profile".to_string(), pname.to_string()), ("seed".to_string(), seed.to_string()), ("expert".to_string(), prints)];
     let trained = run(&out, &prof, &expert, &variants, seed, resume, threads, &meta).map_err(CliError::Failed)?;
     let md = format!(
         "# NeuroChess run `{}`\n\nProfile `{pname}`, seed {seed}: {}.\nExpert games: {n_games} of {} ({} held out for M's error).\n\n{}\n\

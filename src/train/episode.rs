@@ -214,7 +214,7 @@ impl Ctx {
     /// once, checkpointing after each batch.
     pub fn run_episodes<L: EpisodeLearner>(&mut self, name: &str, params: &mut Params, cfg: &EpisodeCfg, threads: usize, learner: &mut L) -> Result<(), String> {
         let mut opt = cfg.opt.build();
-        let start = self.resume_stage(name, params, opt.as_mut(), cfg.batches, ("batches_done", "batch"), true)?;
+        let start = self.resume_stage(name, params, opt.as_mut(), cfg.batches, ("batches_done", "batch", "batches"), true)?;
         for b in start..cfg.batches {
             let t = Instant::now();
             let explore = cfg.exploration.at(b);
@@ -240,7 +240,7 @@ impl Ctx {
             let row = Row { phase: name.to_string(), epoch: b + 1, lr, loss: st.loss, train_acc: st.train_acc, val_acc: st.val_acc, seconds: secs, rate: games.len() as f64 / secs.max(1e-9) };
             self.log.push(row).map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
             self.log_extras(name, ("batch", b), lr, secs, &st)?;
-            self.save_checkpoint(name, "batches_done", b + 1, params, opt.as_ref())?;
+            self.save_checkpoint(name, ("batches_done", b + 1), &st, params, opt.as_ref())?;
         }
         Ok(())
     }
@@ -284,9 +284,10 @@ impl Ctx {
     }
 
     /// Restores stage `name` from the run's checkpoint when it holds it (`count_key`: the
-    /// key of the units done, checked against `total`; `unit`: their name in messages;
-    /// `stepped`: the optimizer has taken steps by then); returns the units done.
-    pub(super) fn resume_stage(&mut self, name: &str, params: &mut Params, opt: &mut dyn Optimizer, total: usize, (count_key, unit): (&str, &str), stepped: bool) -> Result<usize, String> {
+    /// key of the units done, checked against `total`; `unit`, `units`: their name in
+    /// messages; `stepped`: the optimizer has taken steps by then), and the log rows of the
+    /// last unit done where the log lost them; returns the units done.
+    pub(super) fn resume_stage(&mut self, name: &str, params: &mut Params, opt: &mut dyn Optimizer, total: usize, (count_key, unit, units): (&str, &str, &str), stepped: bool) -> Result<usize, String> {
         let ck = self.dir.join("checkpoint.dcw");
         if !(self.resume && ck.exists()) {
             return Ok(0);
@@ -303,19 +304,29 @@ impl Ctx {
         let done = c.meta(count_key).unwrap_or("(missing)");
         let start = match done.parse::<usize>() {
             Ok(n) if (1..=total).contains(&n) => n,
-            _ => return Err(format!("{}: {count_key} '{done}' in stage {name}, which has {total} {unit}s: not a checkpoint of this run", ck.display())),
+            _ => return Err(format!("{}: {count_key} '{done}' in stage {name}, which has {total} {}: not a checkpoint of this run", ck.display(), if total == 1 { unit } else { units })),
         };
         c.restore(params, opt, stepped, &ck.display().to_string())?;
+        if let Some(rows) = c.meta(LOG_ROWS) {
+            self.log.restore(rows).map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
+        }
         eprintln!("[{}{name}] resuming after {unit} {start} from {}", self.label, ck.display());
         Ok(start)
     }
 
-    /// Writes the run's checkpoint after `done` units (epochs, batches) of stage `name`.
-    pub(super) fn save_checkpoint(&self, name: &str, count_key: &str, done: usize, params: &Params, opt: &dyn Optimizer) -> Result<(), String> {
+    /// Writes the run's checkpoint after `done` units (epochs, batches) of stage `name`,
+    /// with the log rows of the last one (the stage's row and those of `st`'s figures).
+    pub(super) fn save_checkpoint(&self, name: &str, (count_key, done): (&str, usize), st: &EpochStats, params: &Params, opt: &dyn Optimizer) -> Result<(), String> {
+        let phases: Vec<String> = std::iter::once(name.to_string()).chain(st.extra.iter().map(|x| format!("{name}.{}", x.label))).collect();
+        let rows: Vec<Row> = self.log.rows.iter().filter(|r| r.epoch == done && phases.contains(&r.phase)).cloned().collect();
         let mut meta = self.meta.clone();
         meta.push(("stage".into(), name.into()));
         meta.push((count_key.into(), done.to_string()));
         meta.push(("seed".into(), self.seed.to_string()));
+        meta.push((LOG_ROWS.into(), super::log::unit_text(&rows)));
         Checkpoint::save(&self.dir.join("checkpoint.dcw"), &meta, params, opt).map_err(|e| e.to_string())
     }
 }
+
+/// The checkpoint's header key holding the log rows of the unit it closes.
+const LOG_ROWS: &str = "log.rows";

@@ -25,40 +25,38 @@ const HEADER: &str = "phase,epoch,lr,loss,train_acc,val_acc,seconds,rate";
 pub struct Log {
     dir: PathBuf,
     pub rows: Vec<Row>,
+    /// The last line of `log.csv` as read when the file ended inside it (no newline: a copy
+    /// cut short, a full disk; the log itself is replaced whole on every write). Dropped
+    /// from `rows`: its epoch's rows come back from the checkpoint ([`Log::restore`]) or are
+    /// logged again when the epoch is.
+    pub torn: Option<String>,
 }
 
 impl Log {
     /// Opens the log of a run folder, keeping earlier rows (a resumed run appends). Only a
     /// missing log starts afresh: one that cannot be read is an error, since the next epoch
-    /// would replace it.
+    /// would replace it. A last line cut short is dropped, with a note on stderr.
     pub fn open(dir: &Path) -> Result<Log, String> {
         let mut rows = Vec::new();
+        let mut torn = None;
         let path = dir.join("log.csv");
         let text = match crate::io::files::read_regular(&path, 64 << 20, "training log") {
             Ok(b) => Some(String::from_utf8(b).map_err(|_| format!("{}: not UTF-8 text", path.display()))?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(format!("{}: {e}", path.display())),
         };
-        if let Some(text) = text {
-            for line in text.lines().skip(1) {
-                let f: Vec<&str> = line.split(',').collect();
-                if f.len() != 8 {
-                    continue;
-                }
-                let num = |i: usize| f[i].parse::<f64>().unwrap_or(f64::NAN);
-                rows.push(Row {
-                    phase: f[0].to_string(),
-                    epoch: f[1].parse().unwrap_or(0),
-                    lr: num(2) as f32,
-                    loss: num(3),
-                    train_acc: num(4),
-                    val_acc: num(5),
-                    seconds: num(6),
-                    rate: num(7),
-                });
+        if let Some(mut text) = text {
+            // Every line is written with its newline, so one without it was cut: even when
+            // it still splits into eight fields, the last of them may have lost digits.
+            if !text.is_empty() && !text.ends_with('\n') {
+                let at = text.rfind('\n').map_or(0, |i| i + 1);
+                let line = text.split_off(at);
+                eprintln!("note: {}: its last line is cut short ('{}'): dropped; its epoch's rows are restored from the checkpoint or logged again", path.display(), line.escape_debug());
+                torn = Some(line);
             }
+            rows.extend(text.lines().skip(1).filter_map(parse_line));
         }
-        Ok(Log { dir: dir.to_path_buf(), rows })
+        Ok(Log { dir: dir.to_path_buf(), rows, torn })
     }
 
     /// Records an epoch (replacing a row of the same phase and epoch from an interrupted
@@ -74,18 +72,71 @@ impl Log {
         row.rate = rounded(row.rate, 1);
         self.rows.retain(|r| !(r.phase == row.phase && r.epoch == row.epoch));
         self.rows.push(row);
+        self.write()
+    }
+
+    /// Puts back the rows of the unit (epoch, batch) a checkpoint closed, as it recorded them
+    /// ([`unit_text`]), where the log lacks them (its last line was cut, or the file lost its
+    /// end): the log must be the uninterrupted run's, and a resume starts after that unit.
+    /// Rows still there keep their wall-clock figures; restored ones have none (NaN). The
+    /// files are rewritten when a row came back or a cut line was dropped.
+    pub fn restore(&mut self, unit: &str) -> std::io::Result<()> {
+        let want = rows_from_unit_text(unit);
+        let has = |r: &Row, rows: &[Row]| rows.iter().any(|x| x.phase == r.phase && x.epoch == r.epoch);
+        let missing = want.iter().any(|r| !has(r, &self.rows));
+        if missing {
+            // The unit's rows in the order logged, each the log's own where it has it, put
+            // where the first of them stood (they are the last rows a checkpoint follows).
+            let at = self.rows.iter().position(|r| has(r, &want)).unwrap_or(self.rows.len());
+            let unit: Vec<Row> = want.into_iter().map(|w| self.rows.iter().find(|r| r.phase == w.phase && r.epoch == w.epoch).cloned().unwrap_or(w)).collect();
+            self.rows.retain(|r| !has(r, &unit));
+            let at = at.min(self.rows.len());
+            self.rows.splice(at..at, unit);
+        }
+        if missing || self.torn.take().is_some() {
+            self.write()?;
+        }
+        Ok(())
+    }
+
+    fn write(&self) -> std::io::Result<()> {
         let mut csv = String::from(HEADER);
         csv.push('\n');
         for r in &self.rows {
-            let _ = writeln!(
-                csv,
-                "{},{},{},{:.6},{:.5},{:.5},{:.2},{:.1}",
-                r.phase, r.epoch, r.lr, r.loss, r.train_acc, r.val_acc, r.seconds, r.rate
-            );
+            csv.push_str(&csv_line(r));
+            csv.push('\n');
         }
         crate::io::write_atomic(&self.dir.join("log.csv"), csv.as_bytes())?;
         crate::io::write_atomic(&self.dir.join("curves.svg"), svg(&self.rows).as_bytes())
     }
+}
+
+/// A row as a line of `log.csv` (no newline).
+fn csv_line(r: &Row) -> String {
+    format!("{},{},{},{:.6},{:.5},{:.5},{:.2},{:.1}", r.phase, r.epoch, r.lr, r.loss, r.train_acc, r.val_acc, r.seconds, r.rate)
+}
+
+/// A line of `log.csv` as a row (`None`: not eight fields). Figures that do not parse are
+/// NaN, as the log writes a figure not measured.
+fn parse_line(line: &str) -> Option<Row> {
+    let f: Vec<&str> = line.split(',').collect();
+    if f.len() != 8 {
+        return None;
+    }
+    let num = |i: usize| f[i].parse::<f64>().unwrap_or(f64::NAN);
+    Some(Row { phase: f[0].to_string(), epoch: f[1].parse().unwrap_or(0), lr: num(2) as f32, loss: num(3), train_acc: num(4), val_acc: num(5), seconds: num(6), rate: num(7) })
+}
+
+/// The rows of one unit (epoch, batch) as a checkpoint records them: their `log.csv` lines
+/// less the two wall-clock columns (a checkpoint is the same bytes in every run), joined by
+/// "; " (no phase name holds one).
+pub fn unit_text(rows: &[Row]) -> String {
+    rows.iter().map(|r| csv_line(r).rsplitn(3, ',').nth(2).unwrap_or_default().to_string()).collect::<Vec<_>>().join("; ")
+}
+
+/// [`unit_text`] read back, the wall-clock columns NaN (not measured by this process).
+fn rows_from_unit_text(text: &str) -> Vec<Row> {
+    text.split("; ").filter(|l| !l.is_empty()).filter_map(|l| parse_line(&format!("{l},NaN,NaN"))).collect()
 }
 
 /// A progress line with rate and ETA, redrawn at most a few times per second.
@@ -242,6 +293,34 @@ mod tests {
         let reread = Log::open(&dir).unwrap();
         assert_eq!(log.rows, reread.rows);
         assert_eq!(svg(&log.rows), svg(&reread.rows));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A log cut inside its last line loses that row on reading; the checkpoint's copy of
+    /// its unit's rows puts it back in its place, the rows still there untouched.
+    #[test]
+    fn a_cut_last_line_is_dropped_and_restored_from_the_units_rows() {
+        let dir = std::env::temp_dir().join(format!("deepchess-log-cut-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut log = Log::open(&dir).unwrap();
+        for e in 1..=2 {
+            log.push(row("p", e, 0.5 / e as f64, 0.6, 0.7)).unwrap();
+            log.push(row("p.gap", e, 0.1, f64::NAN, f64::NAN)).unwrap();
+        }
+        let unit = unit_text(&log.rows[2..]);
+        assert_eq!(unit, "p,2,0.1,0.250000,0.60000,0.70000; p.gap,2,0.1,0.100000,NaN,NaN");
+        let text = std::fs::read_to_string(dir.join("log.csv")).unwrap();
+        std::fs::write(dir.join("log.csv"), &text[..text.len() - 12]).unwrap();
+        let figures = |rows: &[Row]| rows.iter().map(|r| (r.phase.clone(), r.epoch, r.loss.to_bits(), r.train_acc.to_bits(), r.val_acc.to_bits())).collect::<Vec<_>>();
+        let mut cut = Log::open(&dir).unwrap();
+        assert_eq!(figures(&cut.rows), figures(&log.rows[..3]));
+        assert!(cut.torn.as_deref().is_some_and(|t| t.starts_with("p.gap,2,")), "{:?}", cut.torn);
+        cut.restore(&unit).unwrap();
+        let again = Log::open(&dir).unwrap();
+        assert!(again.torn.is_none());
+        assert_eq!(figures(&again.rows), figures(&log.rows));
+        assert_eq!(again.rows[2], log.rows[2], "a row still there keeps its wall clock");
+        assert!(again.rows[3].seconds.is_nan(), "a restored row's time was not measured here");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

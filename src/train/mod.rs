@@ -3,15 +3,17 @@
 //! `--resume`), the episode stage of systems that learn from games they play themselves
 //! ([`stage::Ctx::run_episodes`]: games in parallel, trajectories handed to the learner in
 //! batches, a checkpoint after each batch), checkpoints and optimizer settings, the record of
-//! what defines a run (`run.txt`, compared on `--resume`), the run lifecycle every system's
-//! `train` follows ([`run`]: flags and profile overrides, admission, results), a system as the
-//! command line sees it ([`system`]), the progress line, the CSV log and its SVG curves. It knows no model, no
-//! search and no player: a phase gives it parameters and an epoch function, an episode
-//! learner its own move-choosing code.
+//! what defines a run (`run.txt`, compared on `--resume`) and of what each part of a run
+//! belongs to ([`part`]: checked before a resume takes a file up), the run lifecycle every
+//! system's `train` follows ([`run`]: flags and profile overrides, admission, results), a
+//! system as the command line sees it ([`system`]), the progress line, the CSV log and its
+//! SVG curves. It knows no model, no search and no player: a phase gives it parameters and an
+//! epoch function, an episode learner its own move-choosing code.
 
 pub mod checkpoint;
 pub mod episode;
 pub mod log;
+pub mod part;
 pub mod run;
 pub mod settings;
 pub mod stage;

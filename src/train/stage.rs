@@ -104,7 +104,7 @@ impl Ctx {
         mut epoch_fn: impl FnMut(&mut Params, &mut dyn Optimizer, usize, &mut Rng) -> Result<EpochStats, String>,
     ) -> Result<(), String> {
         let mut opt = cfg.opt.build();
-        let start = self.resume_stage(name, params, opt.as_mut(), cfg.epochs, ("epochs_done", "epoch"), cfg.samples > 0)?;
+        let start = self.resume_stage(name, params, opt.as_mut(), cfg.epochs, ("epochs_done", "epoch", "epochs"), cfg.samples > 0)?;
         for epoch in start..cfg.epochs {
             let t = Instant::now();
             let mut rng = epoch_rng(self.seed, name, epoch);
@@ -135,7 +135,7 @@ impl Ctx {
                 })
                 .map_err(|e| format!("writing the log in {}: {e}", self.dir.display()))?;
             self.log_extras(name, ("epoch", epoch), lr, secs, &st)?;
-            self.save_checkpoint(name, "epochs_done", epoch + 1, params, opt.as_ref())?;
+            self.save_checkpoint(name, ("epochs_done", epoch + 1), &st, params, opt.as_ref())?;
         }
         Ok(())
     }
