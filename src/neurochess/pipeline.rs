@@ -20,6 +20,7 @@ use crate::train::checkpoint::OptCfg;
 use crate::train::episode::{EpisodeCfg, Exploration, Opening};
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::Ctx;
+use crate::train::run::{Run, TrainCli};
 use crate::train::system::System;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -320,50 +321,20 @@ const FLAGS: &[Flag] = &[
 ];
 
 fn train_cli(p: &Parsed) -> Result<(), CliError> {
-    let usage_err = |m: &str| CliError::Usage(format!("deepchess train --system neurochess: {m}"));
-    let (pname, mut prof) = crate::train::run::TrainCli::new(p, "neurochess", false).profile("quick", PROFILES)?;
+    let cli = TrainCli::new(p, "neurochess", false);
+    let (pname, mut prof) = cli.profile("quick", PROFILES)?;
     crate::train::system::episode_flags(p, "neurochess", &mut prof.games_per_batch, &mut prof.batches)?;
-    if p.get("hidden").is_some() {
-        prof.hidden = p.get_or("train", "hidden", MAX_HIDDEN)?;
-        if prof.hidden > MAX_HIDDEN {
-            return Err(usage_err(&format!("--hidden must be 0 to {MAX_HIDDEN}")));
-        }
-    }
-    if p.get("depth").is_some() {
-        prof.td.depth = p.get_or("train", "depth", 2)?;
-        if !(1..=8).contains(&prof.td.depth) {
-            return Err(usage_err("--depth must be 1 to 8"));
-        }
-    }
-    if p.get("slope-weight").is_some() {
-        prof.td.slope_weight = p.get_or("train", "slope-weight", 0.1)?;
-        if !(prof.td.slope_weight >= 0.0 && prof.td.slope_weight <= 1e4) {
-            return Err(usage_err("--slope-weight must be 0 to 10000"));
-        }
-    }
-    if p.get("expert-low").is_some() {
-        prof.expert_low = p.get_or("train", "expert-low", 0.8)?;
-        if !(0.0..=1.0).contains(&prof.expert_low) {
-            return Err(usage_err("--expert-low must be 0 to 1"));
-        }
-    }
-    if p.get("lr").is_some() {
-        prof.lr = p.get_or("train", "lr", 0.01)?;
-        if !(prof.lr > 0.0 && prof.lr < 10.0) {
-            return Err(usage_err("--lr must be in (0, 10)"));
-        }
-    }
-    if p.get("passes").is_some() {
-        prof.td.passes = p.get_or("train", "passes", 4)?;
-        if !(1..=100).contains(&prof.td.passes) {
-            return Err(usage_err("--passes must be 1 to 100"));
-        }
-    }
+    cli.set("hidden", &mut prof.hidden, |&h| h <= MAX_HIDDEN, &format!("must be 0 to {MAX_HIDDEN}"))?;
+    cli.set("depth", &mut prof.td.depth, |d| (1..=8).contains(d), "must be 1 to 8")?;
+    cli.set("slope-weight", &mut prof.td.slope_weight, |&w| (0.0..=1e4).contains(&w), "must be 0 to 10000")?;
+    cli.set("expert-low", &mut prof.expert_low, |x| (0.0..=1.0).contains(x), "must be 0 to 1")?;
+    cli.set("lr", &mut prof.lr, |&lr| lr > 0.0 && lr < 10.0, "must be in (0, 10)")?;
+    cli.set("passes", &mut prof.td.passes, |n| (1..=100).contains(n), "must be 1 to 100")?;
     let variants = p
         .get("variants")
         .unwrap_or("bp,ebnn")
         .split(',')
-        .map(|s| Variant::parse(s.trim()).ok_or_else(|| usage_err(&format!("bad --variants entry '{s}' (bp, ebnn)"))))
+        .map(|s| Variant::parse(s.trim()).ok_or_else(|| cli.usage(format!("bad --variants entry '{s}' (bp, ebnn)"))))
         .collect::<Result<Vec<_>, _>>()?;
     let given = p.get_all("expert");
     let files: Vec<PathBuf> = if given.is_empty() { DEFAULT_EXPERT.iter().map(PathBuf::from).collect() } else { given.iter().map(PathBuf::from).collect() };
@@ -374,12 +345,11 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     }
     let threads: usize = p.get_or("train", "threads", 0)?;
     let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads.min(256) };
-    let seed: u64 = p.get_or("train", "seed", 1)?;
-    let out = PathBuf::from(p.get("out").map(String::from).unwrap_or(format!("runs/neurochess-{pname}")));
-    let resume = p.has("resume");
+    let seed = cli.seed()?;
+    let out = cli.out(format!("runs/neurochess-{pname}"));
+    let resume = cli.resume();
 
-    let settings = run_settings(&prof, seed, &files, &variants)?;
-    let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
+    let run_ = Run::admit(out.clone(), resume, run_settings(&prof, seed, &files, &variants)?)?;
     let t = Instant::now();
     let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     let games = read_games(&refs).map_err(CliError::Failed)?;
@@ -392,12 +362,9 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         expert.valid.len(),
         t.elapsed().as_secs_f64()
     );
-    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
-    if recorded.is_none() {
-        settings.save(&out).map_err(|e| CliError::Failed(format!("writing {}: {e}", out.join(crate::train::settings::FILE).display())))?;
-    }
+    run_.begin()?;
     // The expert games as run.txt records them: every part of the run is a function of them.
-    let prints = settings.settings.iter().find(|s| s.key == "expert").map(|s| s.value.clone()).unwrap_or_default();
+    let prints = run_.setting("expert").unwrap_or_default().to_string();
     let meta = vec![("profile".to_string(), pname.to_string()), ("seed".to_string(), seed.to_string()), ("expert".to_string(), prints)];
     let trained = run(&out, &prof, &expert, &variants, seed, resume, threads, &meta).map_err(CliError::Failed)?;
     let md = format!(
@@ -410,11 +377,9 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         expert.valid.len(),
         results(&trained),
         out.display(),
-        t.elapsed().as_secs_f64() / 60.0
+        run_.minutes()
     );
-    crate::io::write_atomic(&out.join("results.md"), md.as_bytes()).map_err(|e| CliError::Failed(format!("writing results.md: {e}")))?;
-    print!("{md}");
-    Ok(())
+    run_.finish(&md)
 }
 
 /// What defines a run (see `train::settings`).

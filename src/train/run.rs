@@ -125,6 +125,11 @@ impl Run {
         self.recorded.as_deref()
     }
 
+    /// The value of one of the run's settings (as `run.txt` records it).
+    pub fn setting(&self, key: &str) -> Option<&str> {
+        self.settings.settings.iter().find(|s| s.key == key).map(|s| s.value.as_str())
+    }
+
     /// Makes the run's folder and, for a new run, records its settings: called once the
     /// inputs are known to load, so a bad input leaves no run behind.
     pub fn begin(&self) -> Result<(), CliError> {
