@@ -4,7 +4,7 @@
 
 use super::features::INPUTS;
 use super::model::{stack_pairs, stacked_logits, Net};
-use crate::tensor::runtime::shards::{split_rows, Shards};
+use crate::tensor::optim::shards::{split_rows, Shards};
 use crate::tensor::{Matrix, Optimizer, ParamId, Params, SparseBatch};
 
 /// Shards per batch: one per core of the 2-core machines this is made on. Fixed, not the

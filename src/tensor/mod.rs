@@ -6,9 +6,11 @@
 //! - [`layers`]: forward functions shared by the tape and tape-free inference (affine,
 //!   activations, losses), the sparse binary input layer, 2-D convolution and max pooling
 //!   over NHWC rows, the padded half-precision dense layer of one-position inference;
-//! - [`runtime`]: kept threads, data-parallel shards and the help between them;
-//! - [`optim`] (SGD, Adam, learning-rate policies), [`Matrix`], seedable [`Rng`] and
-//!   initialisers, and versioned [`weights`] files (written and read through `crate::io`).
+//! - [`runtime`]: the thread floor under the kernels: the thread count and splits of work,
+//!   kept threads, the help between threads, how freed memory is kept;
+//! - [`optim`] (SGD, Adam, learning-rate policies, and [`optim::shards`], the data-parallel
+//!   training step), [`Matrix`], seedable [`Rng`] and initialisers, and versioned
+//!   [`weights`] files (written and read through `crate::io`).
 //!
 //! Nothing here knows about chess: inputs are matrices and lists of active features.
 //!

@@ -1,4 +1,4 @@
-//! Help between the shards of a training step ([`crate::tensor::runtime::shards`]): a thread that has
+//! Help between the shards of a training step ([`crate::tensor::optim::shards`]): a thread that has
 //! finished its own shards takes blocks of the kernels the other shards are still running
 //! (row blocks of the products, column blocks of the sparse layer), instead of waiting for
 //! them at the step's end.
