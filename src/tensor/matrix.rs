@@ -1,8 +1,10 @@
-//! [`Matrix`]: a row-major `f32` matrix, batch × features (one example per row).
+//! [`Matrix`]: a row-major `f32` matrix, batch × features (one example per row), and the
+//! weight initialisers that draw one ([`Init`]: He for ReLU layers, Xavier/Glorot for the rest).
 
 use crate::tensor::error::{Result, TensorError};
 use crate::tensor::kernels::gemm::{gemm, Trans};
 use crate::tensor::lines::Lines;
+use crate::tensor::rng::Rng;
 use std::fmt;
 
 /// Row-major `rows × cols` matrix of `f32`. Rows are examples, columns features. The values
@@ -175,5 +177,43 @@ impl Matrix {
     /// Sum of all values (in f64, so it is stable for large matrices).
     pub fn sum(&self) -> f64 {
         self.data().iter().map(|&x| x as f64).sum()
+    }
+}
+
+/// Weight initialisers for a `fan_in × fan_out` matrix (one row per input feature).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Init {
+    /// He/Kaiming normal, std = sqrt(2 / fan_in): keeps ReLU activations' variance.
+    HeNormal,
+    /// He uniform, limit = sqrt(6 / fan_in).
+    HeUniform,
+    /// Xavier/Glorot uniform, limit = sqrt(6 / (fan_in + fan_out)): for sigmoid/tanh/linear.
+    XavierUniform,
+    /// All zeros (biases).
+    Zeros,
+}
+
+impl Init {
+    /// A new `fan_in × fan_out` matrix drawn from this initialiser.
+    pub fn matrix(self, fan_in: usize, fan_out: usize, rng: &mut Rng) -> Matrix {
+        let mut m = Matrix::zeros(fan_in, fan_out);
+        let fi = fan_in.max(1) as f32;
+        let fo = fan_out.max(1) as f32;
+        match self {
+            Init::HeNormal => {
+                let std = (2.0 / fi).sqrt();
+                m.data_mut().iter_mut().for_each(|x| *x = rng.normal() * std);
+            }
+            Init::HeUniform => {
+                let l = (6.0 / fi).sqrt();
+                m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-l, l));
+            }
+            Init::XavierUniform => {
+                let l = (6.0 / (fi + fo)).sqrt();
+                m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-l, l));
+            }
+            Init::Zeros => {}
+        }
+        m
     }
 }
