@@ -4,7 +4,8 @@
 //! multiply the rounded operands), whatever the thread count.
 
 use deepchess::tensor::kernels::gemm::bf16::round_bf16;
-use deepchess::tensor::kernels::gemm::{gemm_fused_with, gemm_reference, gemm_with, with_bf16_products, Fuse, Trans};
+use deepchess::tensor::kernels::gemm::{with_bf16_products, Fuse, Trans};
+use deepchess::tensor::matrix::{gemm_fused_with, gemm_reference, gemm_with};
 use deepchess::tensor::{Init, Kernel, Matrix, Rng};
 use proptest::prelude::*;
 

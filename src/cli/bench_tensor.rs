@@ -6,7 +6,7 @@
 //! PyTorch on one thread when torch is importable ([`super::bench_conv`]).
 
 use crate::io::args::{self, CliError, Flag};
-use crate::tensor::kernels::gemm::{gemm_with, Trans};
+use crate::tensor::{gemm_with, Trans};
 use crate::tensor::Kernel;
 use crate::dbn::rbm::Rbm;
 use crate::tensor::layers::sparse::{self, SparseBatch};

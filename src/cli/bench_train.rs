@@ -492,7 +492,7 @@ fn breakdown(arch: &Arch, pools: &Pools, batch: usize, secs: f64, threads: usize
 /// The products of a phase-2 step, each timed alone on one thread at the shapes one shard
 /// runs (both towers stacked), times the shards: (what, ms per batch, GFLOPS).
 fn parts_on_one_thread(arch: &Arch, pools: &Pools, batch: usize, secs: f64) -> Vec<(String, f64, f64)> {
-    use crate::tensor::kernels::gemm::{gemm_with, Trans};
+    use crate::tensor::{gemm_with, Trans};
     let kernel = crate::tensor::active_kernel();
     let pairs = batch.div_ceil(SHARDS);
     let mut rng = Rng::new(8);

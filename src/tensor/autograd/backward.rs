@@ -1,7 +1,8 @@
 //! [`Tape::backward`]: reverse pass, one `match` arm per op.
 
 use crate::tensor::error::{Result, TensorError};
-use crate::tensor::kernels::gemm::{gemm, gemm_fused, Fuse, Trans};
+use crate::tensor::kernels::gemm::{Fuse, Trans};
+use crate::tensor::matrix::{gemm, gemm_fused};
 use crate::tensor::layers::add_col_sums;
 use crate::tensor::matrix::Matrix;
 use crate::tensor::autograd::params::Params;
