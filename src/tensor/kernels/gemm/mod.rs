@@ -17,10 +17,12 @@ mod driver;
 pub(crate) mod kernels;
 mod pack;
 mod small;
+mod view;
 
 use crate::tensor::error::{Result, TensorError};
 use crate::tensor::runtime::threads::parallel_ranges;
-use driver::{gemm_serial, with_workspace, Epilogue, OutView, Spec, View};
+use driver::{gemm_serial, with_workspace, Epilogue, Spec, KC};
+use view::{OutView, View};
 use crate::tensor::kernels::simd::Kernel;
 pub(crate) use small::gemm_small;
 pub use bf16::{bf16_instructions, bf16_products, with_bf16_products};
@@ -31,10 +33,6 @@ pub enum Trans {
     N,
     T,
 }
-
-/// Depth of the packed blocks (k steps) of every flavour. Each element of C is summed from
-/// zero over one such block, then added to C; [`gemm_small`] sums in the same blocks.
-pub(crate) const KC: usize = 256;
 
 /// Block sizes and micro-kernels of flavour `k`.
 fn spec(k: Kernel) -> Spec {
