@@ -59,6 +59,7 @@ pub use autograd::params::{ParamId, Params};
 pub use autograd::tape::{Tape, Var};
 pub use error::{Result, TensorError};
 pub use kernels::gemm::Trans;
+pub use kernels::precision::{with_precision, Precision};
 pub use kernels::simd::{active_kernel, set_kernel, Kernel};
 pub use layers::conv::Conv2d;
 pub use layers::pool::MaxPool2d;

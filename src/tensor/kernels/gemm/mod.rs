@@ -9,8 +9,8 @@
 //! `op(X)` is `X` or `Xᵀ` ([`Trans`]); transposes are strides, never materialised.
 //! [`gemm_fused_slices`] also does a layer's bias and ReLU, or a ReLU's backward, in the kernels'
 //! stores (each element's last k block), so that the tape makes no passes over C for them.
-//! A thread may ask for products in bf16 with f32 sums ([`with_bf16_products`], training's
-//! opt-in mixed precision): [`bf16`].
+//! A thread may ask for products in bf16 with f32 sums (its precision, training's opt-in
+//! mixed precision: [`crate::tensor::kernels::precision`]): [`bf16`].
 
 pub mod bf16;
 mod driver;
@@ -23,9 +23,10 @@ use crate::tensor::error::{Result, TensorError};
 use crate::tensor::runtime::threads::parallel_ranges;
 use driver::{gemm_serial, with_workspace, Epilogue, Spec, KC};
 use view::{OutView, View};
+use crate::tensor::kernels::precision::{precision, Precision};
 use crate::tensor::kernels::simd::Kernel;
 pub(crate) use small::gemm_small;
-pub use bf16::{bf16_instructions, bf16_products, with_bf16_products};
+pub use bf16::bf16_instructions;
 
 /// Whether an operand is used as stored (`N`) or transposed (`T`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,7 +243,7 @@ unsafe fn gemm_impl(
         Trans::T => View { ptr: p.as_ptr(), rs: 1, cs: ld },
     };
     let cv = OutView { ptr: c.as_mut_ptr(), ld: ldc };
-    if !bf16::bf16_products() {
+    if precision() != Precision::Bf16 {
         run(&spec(kernel), nthreads, m, n, k, alpha, view(a, lda, ta), view(b, ldb, tb), cv, overwrite, ep);
         return Ok(());
     }
