@@ -1,7 +1,8 @@
 //! Every GEMM kernel against the f64 reference (and so against each other) on random
 //! shapes, including odd sizes and every transposition variant.
 
-use deepchess::tensor::kernels::gemm::{gemm_fused_with, gemm_reference, gemm_slices, gemm_with, Fuse, Trans};
+use deepchess::tensor::kernels::gemm::{gemm_slices, Fuse, Trans};
+use deepchess::tensor::matrix::{gemm_fused_with, gemm_reference, gemm_with};
 use deepchess::tensor::Kernel;
 use deepchess::tensor::{Init, Matrix, Rng};
 use proptest::prelude::*;

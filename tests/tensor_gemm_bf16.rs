@@ -1,11 +1,12 @@
-//! Products in bf16 with f32 sums (`with_bf16_products`): every kernel, on every shape and
+//! Products in bf16 with f32 sums (`with_precision(Precision::Bf16, ..)`): every kernel, on every shape and
 //! transposition, equals the f64 reference on bf16-rounded operands within f32 tolerance
 //! (the vector kernels multiply pairs with `vdpbf16ps` where the CPU has it, the others
 //! multiply the rounded operands), whatever the thread count.
 
 use deepchess::tensor::kernels::gemm::bf16::round_bf16;
-use deepchess::tensor::kernels::gemm::{gemm_fused_with, gemm_reference, gemm_with, with_bf16_products, Fuse, Trans};
-use deepchess::tensor::{Init, Kernel, Matrix, Rng};
+use deepchess::tensor::kernels::gemm::{Fuse, Trans};
+use deepchess::tensor::matrix::{gemm_fused_with, gemm_reference, gemm_with};
+use deepchess::tensor::{with_precision, Init, Kernel, Matrix, Precision, Rng};
 use proptest::prelude::*;
 
 const TRANS: [(Trans, Trans); 4] = [(Trans::N, Trans::N), (Trans::N, Trans::T), (Trans::T, Trans::N), (Trans::T, Trans::T)];
@@ -35,7 +36,7 @@ fn check(ta: Trans, tb: Trans, m: usize, k: usize, n: usize, alpha: f32, beta: f
         let mut by_threads = Vec::new();
         for threads in [1, 2] {
             let mut c = c0.clone();
-            with_bf16_products(true, || gemm_with(kern, threads, ta, tb, alpha, &a, &b, beta, &mut c)).unwrap();
+            with_precision(Precision::Bf16, || gemm_with(kern, threads, ta, tb, alpha, &a, &b, beta, &mut c)).unwrap();
             let d = c.max_abs_diff(&want);
             assert!(d <= tol(k), "{kern:?} {threads}t {ta:?}{tb:?} {m}×{k}×{n}: diff {d}");
             by_threads.push(c);
@@ -66,9 +67,9 @@ fn training_shapes_and_block_boundaries() {
     check(Trans::T, Trans::T, 149, 517, 203, -0.5, 0.25, 4);
 }
 
-/// The switch reaches every kernel and transposition: `1 + 2⁻¹⁰` is not a bf16 (it rounds
+/// The setting reaches every kernel and transposition: `1 + 2⁻¹⁰` is not a bf16 (it rounds
 /// to 1), so 300 products of it with 1 sum to 300 in bf16 and to 300.29 in f32; and the
-/// switch is off again after the call.
+/// setting is f32 again after the call.
 #[test]
 fn the_switch_changes_the_products() {
     let (k, x) = (300, 1.0 + 1.0 / 1024.0);
@@ -76,13 +77,14 @@ fn the_switch_changes_the_products() {
         for &(ta, tb) in &TRANS {
             let a = if ta == Trans::N { Matrix::filled(3, k, x) } else { Matrix::filled(k, 3, x) };
             let b = if tb == Trans::N { Matrix::filled(k, 5, 1.0) } else { Matrix::filled(5, k, 1.0) };
-            let run = |on: bool| {
+            let run = |precision: Precision| {
                 let mut c = Matrix::zeros(3, 5);
-                with_bf16_products(on, || gemm_with(kern, 1, ta, tb, 1.0, &a, &b, 0.0, &mut c)).unwrap();
+                with_precision(precision, || gemm_with(kern, 1, ta, tb, 1.0, &a, &b, 0.0, &mut c)).unwrap();
                 c
             };
-            assert!(run(true).data().iter().all(|&v| v == 300.0), "{kern:?} {ta:?}{tb:?}: {:?}", run(true).data());
-            assert!(run(false).data().iter().all(|&v| (v - 300.29297).abs() < 1e-3), "{kern:?} {ta:?}{tb:?}: f32 products changed");
+            let bf16 = run(Precision::Bf16);
+            assert!(bf16.data().iter().all(|&v| v == 300.0), "{kern:?} {ta:?}{tb:?}: {:?}", bf16.data());
+            assert!(run(Precision::F32).data().iter().all(|&v| (v - 300.29297).abs() < 1e-3), "{kern:?} {ta:?}{tb:?}: f32 products changed");
         }
     }
 }
@@ -99,7 +101,7 @@ fn check_fused(ta: Trans, tb: Trans, m: usize, k: usize, n: usize, seed: u64) {
             let mut want = Matrix::zeros(m, n);
             gemm_fused_with(kern, 1, ta, tb, &rounded(&a), &rounded(&b), 0.0, &mut want, &fuse).unwrap();
             let mut got = Matrix::zeros(m, n);
-            with_bf16_products(true, || gemm_fused_with(kern, 1, ta, tb, &a, &b, 0.0, &mut got, &fuse)).unwrap();
+            with_precision(Precision::Bf16, || gemm_fused_with(kern, 1, ta, tb, &a, &b, 0.0, &mut got, &fuse)).unwrap();
             let d = got.max_abs_diff(&want);
             assert!(d <= tol(k), "{kern:?} {ta:?}{tb:?} {m}×{k}×{n} relu {relu} mask {with_mask}: diff {d}");
         }

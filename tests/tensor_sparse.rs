@@ -1,7 +1,7 @@
 //! The sparse binary input layer equals the dense affine layer on the same 0/1 input,
 //! forward and backward, for every kernel flavour and thread count.
 
-use deepchess::tensor::kernels::gemm::{gemm_with, Trans};
+use deepchess::tensor::{gemm_with, Trans};
 use deepchess::tensor::Kernel;
 use deepchess::tensor::layers::add_col_sums;
 use deepchess::tensor::layers::sparse::{backward_with, forward_with};

@@ -5,7 +5,7 @@
 use deepchess::data::build::{build, BuildSettings};
 use deepchess::deepchess::features::{Features, INPUTS};
 use deepchess::deepchess::model::{batch_of, Arch, Net};
-use deepchess::tensor::{Params, Rng, SparseBatch, Tape};
+use deepchess::tensor::{Params, Precision, Rng, SparseBatch, Tape};
 use deepchess::deepchess::pairs::{AuxPairs, Pools, Validation};
 use deepchess::deepchess::train::{distill_tower, siamese};
 use deepchess::train::checkpoint::OptCfg;
@@ -34,7 +34,7 @@ fn ctx(dir: &TempDir, resume: bool) -> Ctx {
 }
 
 fn cfg(epochs: usize) -> StageCfg {
-    StageCfg { epochs, samples: 2048, batch: 64, opt: OptCfg::Adam { lr: 2e-3, decay: 0.95, weight_decay: 0.0 } }
+    StageCfg { epochs, samples: 2048, batch: 64, opt: OptCfg::Adam { lr: 2e-3, decay: 0.95, weight_decay: 0.0 }, precision: Precision::F32 }
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! position per call, as a search evaluates), beside PyTorch on CPU with one thread when
 //! `import torch` works (`make install-torch`), measured in the same run.
 
-use super::bench_tensor::rate;
+use crate::io::args::rate;
 use crate::tensor::layers::conv::{self, Conv2d};
 use crate::tensor::layers::pool::{self, MaxPool2d};
 use crate::tensor::{Init, Kernel, Matrix, Rng};

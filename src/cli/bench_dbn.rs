@@ -5,7 +5,7 @@
 use crate::io::args::{self, CliError, Flag};
 use crate::dbn::features::Encoding;
 use crate::dbn::model::{Arch, Dbn, Head};
-use crate::tensor::kernels::gemm::{gemm, Trans};
+use crate::tensor::{gemm, Trans};
 use crate::tensor::{Init, Matrix, Optimizer, Rng, Sgd, SparseBatch, Tape};
 use std::time::Instant;
 

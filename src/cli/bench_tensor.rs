@@ -5,8 +5,8 @@
 //! when scikit-learn is importable, and seed 003's convolution and pooling layers against
 //! PyTorch on one thread when torch is importable ([`super::bench_conv`]).
 
-use crate::io::args::{self, CliError, Flag};
-use crate::tensor::kernels::gemm::{gemm_with, Trans};
+use crate::io::args::{self, rate, CliError, Flag};
+use crate::tensor::{gemm_with, Trans};
 use crate::tensor::Kernel;
 use crate::dbn::rbm::Rbm;
 use crate::tensor::layers::sparse::{self, SparseBatch};
@@ -60,22 +60,6 @@ fn leak(s: String) -> &'static str {
 
 fn median(mut v: Vec<f64>) -> f64 {
     crate::io::args::median(&mut v)
-}
-
-/// Median over `reps` of (work units per second), each repetition running `f` for at least `min_s`.
-pub(super) fn rate(reps: usize, min_s: f64, units_per_call: f64, mut f: impl FnMut()) -> f64 {
-    f(); // warm-up: caches, buffers, page faults
-    let mut rates = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let t = Instant::now();
-        let mut calls = 0u64;
-        while calls == 0 || t.elapsed().as_secs_f64() < min_s {
-            f();
-            calls += 1;
-        }
-        rates.push(units_per_call * calls as f64 / t.elapsed().as_secs_f64());
-    }
-    median(rates)
 }
 
 fn operands(s: &Shape, rng: &mut Rng) -> (Matrix, Matrix, Matrix) {

@@ -18,7 +18,7 @@ use crate::deepchess::model::{batch_of, Arch, Net};
 use crate::deepchess::pairs::{pair_batch, Pools};
 use crate::deepchess::step::{FirstLayerStep, PairStep, SHARDS};
 use crate::tensor::kernels::peak::fma_peak_gflops;
-use crate::tensor::{Init, Matrix, Optimizer, Params, Rng, Sgd, SparseBatch};
+use crate::tensor::{with_precision, Init, Matrix, Optimizer, Params, Precision, Rng, Sgd, SparseBatch};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
@@ -321,9 +321,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         Err(why) => println!("JAX: {why}"),
     }
 
-    // Our two steps, each with its own state (the training loop's buffers), and the
-    // precision of their products for the figure being taken.
-    let (bf16_p2, bf16_p1) = (std::cell::Cell::new(false), std::cell::Cell::new(false));
+    // Our two steps, each with its own state (the training loop's buffers); the precision
+    // of their products is set around each figure, as a training stage sets it.
     let mut rng = Rng::new(5);
     let mut net = Net::new(arch.clone(), &mut rng);
     let mut opt2 = Sgd::new(0.01);
@@ -336,7 +335,6 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         for (i, &l) in labels.iter().enumerate() {
             target.set(i, l, 1.0);
         }
-        stepper.set_bf16_products(bf16_p2.get());
         stepper.step(&mut net, &xa, &xb, &target, &labels, &mut opt2).expect("shapes are the net's own");
     };
     let mut ae = Params::new();
@@ -354,7 +352,6 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         rows.clear();
         rows.extend((0..batch).map(|_| all[draw1.below(all.len() as u64) as usize].as_slice()));
         batch_of(&rows, &mut x1);
-        first.set_bf16_products(bf16_p1.get());
         first.step(&mut ae, ids, &x1, &mut opt1).expect("shapes are the autoencoder's own");
     };
 
@@ -366,13 +363,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             // A pause before each figure: the other side's threads may still be spinning
             // down (XLA's pool waits actively for a while after its work).
             std::thread::sleep(std::time::Duration::from_millis(300));
-            let r = if ph == "p2" {
-                bf16_p2.set(bf16);
-                timed_chunks(secs, batch, &mut step2)
-            } else {
-                bf16_p1.set(bf16);
-                timed_chunks(secs, batch, &mut step1)
-            };
+            let precision = if bf16 { Precision::Bf16 } else { Precision::F32 };
+            let r = with_precision(precision, || if ph == "p2" { timed_chunks(secs, batch, &mut step2) } else { timed_chunks(secs, batch, &mut step1) });
             ours[pi].push(r);
             if let Ok(j) = jax.as_mut() {
                 std::thread::sleep(std::time::Duration::from_millis(300));
@@ -492,7 +484,7 @@ fn breakdown(arch: &Arch, pools: &Pools, batch: usize, secs: f64, threads: usize
 /// The products of a phase-2 step, each timed alone on one thread at the shapes one shard
 /// runs (both towers stacked), times the shards: (what, ms per batch, GFLOPS).
 fn parts_on_one_thread(arch: &Arch, pools: &Pools, batch: usize, secs: f64) -> Vec<(String, f64, f64)> {
-    use crate::tensor::kernels::gemm::{gemm_with, Trans};
+    use crate::tensor::{gemm_with, Trans};
     let kernel = crate::tensor::active_kernel();
     let pairs = batch.div_ceil(SHARDS);
     let mut rng = Rng::new(8);

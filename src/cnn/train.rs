@@ -9,7 +9,7 @@ use super::metrics::Report;
 use super::model::Cnn;
 use crate::data::dataset::Record;
 use crate::tensor::optim::LrPolicy;
-use crate::tensor::{Matrix, Rng, Tape};
+use crate::tensor::{Matrix, Precision, Rng, Tape};
 use crate::train::checkpoint::OptCfg;
 use crate::train::stage::{Ctx, EpochStats, StageCfg};
 use std::time::Instant;
@@ -74,6 +74,7 @@ pub fn train(ctx: &mut Ctx, net: &mut Cnn, sets: &Sets, cfg: &TrainCfg) -> Resul
         samples: sets.train.len(),
         batch: cfg.batch,
         opt: OptCfg::SgdMocha { lr: cfg.lr.at(0), momentum: cfg.momentum },
+        precision: Precision::F32,
     };
     let per_epoch = sets.train.len().div_ceil(cfg.batch.max(1)) as u64;
     let mut order: Vec<usize> = (0..sets.train.len()).collect();

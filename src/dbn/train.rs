@@ -17,7 +17,7 @@
 //! is judged by.
 
 use crate::dbn::rbm::Rbm;
-use crate::tensor::{Matrix, Params, Rng, SparseBatch, Tape, WeightFile};
+use crate::tensor::{Matrix, Params, Precision, Rng, SparseBatch, Tape, WeightFile};
 use crate::train::checkpoint::OptCfg;
 use crate::train::stage::{Ctx, EpochStats, StageCfg};
 use std::path::Path;
@@ -76,7 +76,7 @@ pub fn pretrain(ctx: &mut Ctx, samples: &Samples, train: &[usize], valid: &[usiz
         let w = params.add("rbm.w", std::mem::replace(&mut init.w, Matrix::zeros(0, 0))).map_err(|e| e.to_string())?;
         let vb = params.add("rbm.vb", std::mem::replace(&mut init.vbias, Matrix::zeros(0, 0))).map_err(|e| e.to_string())?;
         let hb = params.add("rbm.hb", std::mem::replace(&mut init.hbias, Matrix::zeros(0, 0))).map_err(|e| e.to_string())?;
-        let stage = StageCfg { epochs: cfg.epochs, samples: train.len(), batch: cfg.batch, opt: OptCfg::Sgd { lr: cfg.lr, decay: cfg.decay, momentum: 0.0 } };
+        let stage = StageCfg { epochs: cfg.epochs, samples: train.len(), batch: cfg.batch, opt: OptCfg::Sgd { lr: cfg.lr, decay: cfg.decay, momentum: 0.0 }, precision: Precision::F32 };
         let mut rbm = init;
         let mut bufs = [Matrix::zeros(0, 0), Matrix::zeros(0, 0)];
         let name = format!("rbm.{layer}");
@@ -258,6 +258,7 @@ pub fn finetune(ctx: &mut Ctx, net: &mut Dbn, samples: &Samples, train: &[usize]
         samples: train.len(),
         batch: cfg.batch,
         opt: OptCfg::Sgd { lr: cfg.lr, decay: cfg.decay, momentum: cfg.momentum },
+        precision: Precision::F32,
     };
     let name = format!("finetune.{}", net.arch.head.name());
     let mut orders = EpochOrder::new(train, ctx.seed, &name);

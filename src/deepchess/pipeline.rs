@@ -10,7 +10,7 @@ use super::train::{distill_tower, pos2vec_layer, siamese};
 use crate::data::build::VALID_POSITIONS;
 use crate::data::dataset::Dataset;
 use crate::io::args::{CliError, Flag, Parsed};
-use crate::tensor::Rng;
+use crate::tensor::{Precision, Rng};
 use crate::train::checkpoint::OptCfg;
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::{Ctx, StageCfg};
@@ -53,8 +53,8 @@ impl Profile {
     /// The paper's hyper-parameters (section 3). Batch size is not given in the paper: 256.
     /// Distillation schedules are not given either: the Siamese phase's, shorter.
     pub fn paper() -> Profile {
-        let p2v = StageCfg { epochs: 200, samples: 2_000_000, batch: 256, opt: OptCfg::Sgd { lr: 0.005, decay: 0.98, momentum: 0.0 } };
-        let sia = StageCfg { epochs: 1000, samples: 1_000_000, batch: 256, opt: OptCfg::Sgd { lr: 0.01, decay: 0.99, momentum: 0.0 } };
+        let p2v = StageCfg { epochs: 200, samples: 2_000_000, batch: 256, opt: OptCfg::Sgd { lr: 0.005, decay: 0.98, momentum: 0.0 }, precision: Precision::F32 };
+        let sia = StageCfg { epochs: 1000, samples: 1_000_000, batch: 256, opt: OptCfg::Sgd { lr: 0.01, decay: 0.99, momentum: 0.0 }, precision: Precision::F32 };
         Profile {
             name: "paper",
             mirror: false,
@@ -80,26 +80,26 @@ impl Profile {
             name: "quick",
             mirror: true,
             val_pairs: 20_000,
-            pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3) },
+            pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3), precision: Precision::F32 },
             // Epochs chosen where held-out accuracy stopped rising on the shipped corpus
             // (docs/results.md, table 1).
-            siamese: StageCfg { epochs: 16, samples: 200_000, batch: 256, opt: adam(5e-4) },
-            distill_tower: StageCfg { epochs: 4, samples: 200_000, batch: 256, opt: adam(1e-3) },
-            distill_full: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4) },
+            siamese: StageCfg { epochs: 16, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
+            distill_tower: StageCfg { epochs: 4, samples: 200_000, batch: 256, opt: adam(1e-3), precision: Precision::F32 },
+            distill_full: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
             distill_arch: Arch::small(),
             // Compact students keep improving long after the paper-sized one has settled
             // (docs/results.md, table 1).
-            compact: StageCfg { epochs: 30, samples: 200_000, batch: 256, opt: adam(5e-4) },
+            compact: StageCfg { epochs: 30, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
             compact_aux: AuxPairs::NONE,
             pos2vec_subset: None,
-            scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3) },
-            scratch_siamese: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4) },
+            scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3), precision: Precision::F32 },
+            scratch_siamese: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
         }
     }
 
     /// A seconds-long run for tests and smoke checks.
     pub fn tiny() -> Profile {
-        let s = |epochs, samples| StageCfg { epochs, samples, batch: 64, opt: OptCfg::Adam { lr: 1e-3, decay: 1.0, weight_decay: 0.0 } };
+        let s = |epochs, samples| StageCfg { epochs, samples, batch: 64, opt: OptCfg::Adam { lr: 1e-3, decay: 1.0, weight_decay: 0.0 }, precision: Precision::F32 };
         Profile {
             name: "tiny",
             mirror: true,
@@ -134,9 +134,19 @@ impl Profile {
         let mut p = Profile::quick();
         p.name = "memorise";
         p.mirror = false;
-        p.siamese = StageCfg { epochs: 100, samples: 200_000, batch: 256, opt: adam(5e-4) };
-        p.distill_full = StageCfg { epochs: 40, samples: 200_000, batch: 256, opt: adam(5e-4) };
+        p.siamese = StageCfg { epochs: 100, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 };
+        p.distill_full = StageCfg { epochs: 40, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 };
         p
+    }
+
+    /// The profile with `precision` for the products of every stage that trains a comparator
+    /// or an autoencoder layer (`--precision`). The tower's distillation keeps f32: it ran in
+    /// f32 before the setting was a stage's, and its nets stay as they were.
+    pub fn with_precision(mut self, precision: Precision) -> Profile {
+        for c in [&mut self.pos2vec, &mut self.siamese, &mut self.distill_full, &mut self.compact, &mut self.scratch_pos2vec, &mut self.scratch_siamese] {
+            c.precision = precision;
+        }
+        self
     }
 }
 
@@ -420,14 +430,12 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
     let out = cli.out(format!("runs/{pname}"));
     let resume = cli.resume();
-    let bf16_products = match p.get("precision").unwrap_or("f32") {
-        "f32" => false,
-        "bf16" => true,
-        o => return Err(cli.usage(format!("--precision takes f32 or bf16, not '{o}'"))),
-    };
+    let name = p.get("precision").unwrap_or("f32");
+    let precision = Precision::parse(name).ok_or_else(|| cli.usage(format!("--precision takes f32 or bf16, not '{name}'")))?;
+    let prof = prof.with_precision(precision);
 
     // The settings are checked before the data is loaded: a refusal should not wait for it.
-    let run_ = Run::admit(out.clone(), resume, run_settings(&prof, seed, &data, max_positions, bf16_products)?)?;
+    let run_ = Run::admit(out.clone(), resume, run_settings(&prof, seed, &data, max_positions, precision)?)?;
 
     let (mut train, tds) = load_pools(&data, "train.dcds", prof.mirror).map_err(CliError::Failed)?;
     if let Some(n) = max_positions {
@@ -488,14 +496,13 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     }
     run_.begin()?;
     let mut ctx = Ctx::new(&out, seed, resume, meta).map_err(CliError::Failed)?;
-    ctx.bf16_products = bf16_products;
     let trained = run(&mut ctx, &prof, phases, &train, &valid, positions.as_ref()).map_err(CliError::Failed)?;
     let mut md = format!(
         "# Training run `{}`\n\nProfile `{pname}`, seed {seed}{}, data `{}` ({} W + {} L training positions{}).\n\
          Accuracy = fraction of random (W, L) pairs of the **validation set** ordered correctly;\n\
          validation = {split}; {} W + {} L validation positions.\n\n",
         out.display(),
-        if bf16_products { ", products in bf16 (f32 sums and weights)" } else { "" },
+        if precision == Precision::Bf16 { ", products in bf16 (f32 sums and weights)" } else { "" },
         data.display(),
         train.w.len(),
         train.l.len(),
@@ -526,7 +533,7 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
 /// Left out on purpose, because they may change between invocations: `--threads` (it does
 /// not change what is computed), `--phases` (each phase's net depends only on earlier ones)
 /// and `--out` (the run folder itself).
-fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<usize>, bf16_products: bool) -> Result<RunSettings, CliError> {
+fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<usize>, precision: Precision) -> Result<RunSettings, CliError> {
     let mut s = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
     s.add("profile", prof.name, "--profile", Kind::Defining);
     s.add("seed", seed, "--seed", Kind::Defining);
@@ -543,7 +550,7 @@ fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<us
     s.add("data.path", path.display(), "--data", Kind::Note);
     s.add("max_positions", max_positions.map_or("all".to_string(), |n| n.to_string()), "--max-positions", Kind::Defining);
     s.add("mirror", prof.mirror, "--no-mirror (or the profile)", Kind::FromProfile);
-    s.add("precision", if bf16_products { "bf16" } else { "f32" }, "--precision", Kind::Defining);
+    s.add("precision", precision.name(), "--precision", Kind::Defining);
     s.add("val_pairs", prof.val_pairs, "validation pairs (the profile)", Kind::FromProfile);
     let stages: [(&str, &StageCfg, &str); 7] = [
         ("pos2vec", &prof.pos2vec, ""),

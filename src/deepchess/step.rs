@@ -1,10 +1,11 @@
 //! The training steps of the phases, data-parallel: each batch is cut into [`SHARDS`]
-//! shards run on their own threads ([`Shards`]), the same bits whatever the thread count.
-//! `deepchess bench-train` times these steps.
+//! shards run on their own threads ([`Shards`]), the same bits whatever the thread count,
+//! their products in the precision of the thread that calls them (the stage's: `train
+//! --precision`). `deepchess bench-train` times these steps.
 
 use super::features::INPUTS;
 use super::model::{stack_pairs, stacked_logits, Net};
-use crate::tensor::runtime::shards::{split_rows, Shards};
+use crate::tensor::optim::shards::{split_rows, Shards};
 use crate::tensor::{Matrix, Optimizer, ParamId, Params, SparseBatch};
 
 /// Shards per batch: one per core of the 2-core machines this is made on. Fixed, not the
@@ -31,11 +32,6 @@ impl Default for PairStep {
 impl PairStep {
     pub fn new() -> PairStep {
         PairStep { shards: Shards::new(SHARDS), parts: (0..SHARDS).map(|_| (SparseBatch::new(INPUTS), Matrix::default())).collect() }
-    }
-
-    /// Products in bf16 with f32 sums (`train --precision bf16`), or f32 (the default).
-    pub fn set_bf16_products(&mut self, on: bool) {
-        self.shards.set_bf16_products(on);
     }
 
     /// One optimizer step on the pairs `(xa[i], xb[i])` with softmax targets `target`
@@ -66,7 +62,7 @@ impl PairStep {
         }
         let weights: Vec<f32> = split.iter().map(|p| p.1).collect();
         if self.shards.len() != split.len() {
-            self.shards = self.shards.resized(split.len());
+            self.shards = Shards::new(split.len());
         }
         let (tower, head) = (&net.tower, &net.head);
         let parts = &self.parts;
@@ -108,11 +104,6 @@ impl FirstLayerStep {
         FirstLayerStep { shards: Shards::new(SHARDS), parts: (0..SHARDS).map(|_| (SparseBatch::new(INPUTS), Matrix::default())).collect() }
     }
 
-    /// As [`PairStep::set_bf16_products`].
-    pub fn set_bf16_products(&mut self, on: bool) {
-        self.shards.set_bf16_products(on);
-    }
-
     /// One optimizer step on the positions `x`; `ids` are the encoder's weights and bias,
     /// then the decoder's. Returns the batch's mean loss.
     pub fn step(&mut self, ae: &mut Params, ids: [ParamId; 4], x: &SparseBatch, opt: &mut dyn Optimizer) -> Result<f32, String> {
@@ -126,7 +117,7 @@ impl FirstLayerStep {
             part.to_dense_into(dense);
         }
         if self.shards.len() != split.len() {
-            self.shards = self.shards.resized(split.len());
+            self.shards = Shards::new(split.len());
         }
         let weights: Vec<f32> = split.iter().map(|p| p.1).collect();
         let parts = &self.parts;

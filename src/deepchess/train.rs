@@ -10,7 +10,7 @@ use super::features::{Features, INPUTS};
 use super::model::{batch_of, prob_first, Net};
 use super::pairs::{aux_pair_batch, pair_accuracy, pair_batch, AuxPairs, Pools, Validation};
 use super::step::{FirstLayerStep, PairStep};
-use crate::tensor::{Init, Matrix, Params, Rng, SparseBatch, Tape};
+use crate::tensor::{with_precision, Init, Matrix, Params, Precision, Rng, SparseBatch, Tape};
 use crate::train::log::Progress;
 use crate::train::stage::{Ctx, EpochStats, StageCfg};
 
@@ -65,8 +65,6 @@ pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: 
     let dec_w = ae.add("dec.w", Init::XavierUniform.matrix(n_out, n_in, &mut init)).map_err(te)?;
     let dec_b = ae.add("dec.b", Matrix::zeros(1, n_in)).map_err(te)?;
     let (mut tape, mut codes_tape, mut first) = (Tape::new(), Tape::new(), FirstLayerStep::new());
-    first.set_bf16_products(ctx.bf16_products);
-    let bf16 = ctx.bf16_products;
     let mut x = SparseBatch::new(INPUTS);
     let frozen: &Net = net;
     ctx.run_stage(name, &mut ae, cfg, |ae, opt, epoch, rng| {
@@ -75,18 +73,15 @@ pub fn pos2vec_layer(ctx: &mut Ctx, name: &str, net: &mut Net, k: usize, pools: 
             if k == 0 {
                 return first.step(ae, [enc_w, enc_b, dec_w, dec_b], x, opt);
             }
-            // Every product of the step as asked (the frozen layers' codes too).
-            let loss = crate::tensor::kernels::gemm::with_bf16_products(bf16, || -> Result<_, String> {
-                codes_tape.reset();
-                let c = frozen.tower_on_tape_to(&mut codes_tape, x, k).map_err(te)?;
-                let codes = tape.input(codes_tape.value(c));
-                let h = tape.affine(ae, codes, enc_w, enc_b).map_err(te)?;
-                let h = tape.relu(h).map_err(te)?;
-                let y = tape.affine(ae, h, dec_w, dec_b).map_err(te)?;
-                let loss = tape.mse(y, codes).map_err(te)?;
-                tape.backward(loss, ae).map_err(te)?;
-                Ok(loss)
-            })?;
+            // Every product of the step in the stage's precision (the frozen layers' codes too).
+            codes_tape.reset();
+            let c = frozen.tower_on_tape_to(&mut codes_tape, x, k).map_err(te)?;
+            let codes = tape.input(codes_tape.value(c));
+            let h = tape.affine(ae, codes, enc_w, enc_b).map_err(te)?;
+            let h = tape.relu(h).map_err(te)?;
+            let y = tape.affine(ae, h, dec_w, dec_b).map_err(te)?;
+            let loss = tape.mse(y, codes).map_err(te)?;
+            tape.backward(loss, ae).map_err(te)?;
             opt.step(ae);
             Ok(tape.scalar(loss))
         })
@@ -111,7 +106,6 @@ pub fn siamese(
     aux: &AuxPairs,
 ) -> Result<(), String> {
     let (mut stepper, mut teacher_tape) = (PairStep::new(), Tape::new());
-    stepper.set_bf16_products(ctx.bf16_products);
     let (mut xa, mut xb) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
     let mut labels = Vec::new();
     let mut aux_target = Vec::new();
@@ -141,8 +135,10 @@ pub fn siamese(
                     }
                 }
                 Some(t) => {
+                    // The teacher's targets in f32 whatever the stage's precision: they are
+                    // data for the student, not products of its step.
                     teacher_tape.reset();
-                    let z = t.pair_logits_on_tape(&mut teacher_tape, &xa, &xb).map_err(te)?;
+                    let z = with_precision(Precision::F32, || t.pair_logits_on_tape(&mut teacher_tape, &xa, &xb)).map_err(te)?;
                     let z = teacher_tape.value(z);
                     for i in 0..cfg.batch {
                         let p0 = prob_first(z, i);
@@ -165,8 +161,10 @@ pub fn siamese(
             prog.update(done, loss_sum / (bi + 1) as f64, Some(right as f64 / done as f64), "pairs");
         }
         prog.finish();
-        let val_acc = pair_accuracy(&view, val.valid, val.pairs, 0x7A11_DA7E);
-        let positions = val.positions.map(|p| pair_accuracy(&view, p, val.pairs, 0x7A11_DA7E));
+        // Measured in f32 whatever the stage's precision, as the nets are measured after it.
+        let (val_acc, positions) = with_precision(Precision::F32, || {
+            (pair_accuracy(&view, val.valid, val.pairs, 0x7A11_DA7E), val.positions.map(|p| pair_accuracy(&view, p, val.pairs, 0x7A11_DA7E)))
+        });
         *params = view.params;
         let n = batches * cfg.batch;
         let stats = EpochStats::new(loss_sum / batches.max(1) as f64, right as f64 / n as f64, val_acc, n);

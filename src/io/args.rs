@@ -148,3 +148,20 @@ pub fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }
+
+/// Median over `reps` of (work units per second), each repetition running `f` for at least
+/// `min_s` seconds, after one call to warm up (caches, buffers, page faults).
+pub fn rate(reps: usize, min_s: f64, units_per_call: f64, mut f: impl FnMut()) -> f64 {
+    f(); // warm-up: caches, buffers, page faults
+    let mut rates = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = std::time::Instant::now();
+        let mut calls = 0u64;
+        while calls == 0 || t.elapsed().as_secs_f64() < min_s {
+            f();
+            calls += 1;
+        }
+        rates.push(units_per_call * calls as f64 / t.elapsed().as_secs_f64());
+    }
+    median(&mut rates)
+}

@@ -21,7 +21,7 @@ use super::player::{searcher, VEval};
 use crate::chess::{Color, Game, Move, Outcome, Position};
 use crate::eval::scalar::ScoreComparator;
 use crate::search::{Limits, Searcher};
-use crate::tensor::{Matrix, Optimizer, Params, Rng, Tape};
+use crate::tensor::{Matrix, Optimizer, Params, Precision, Rng, Tape};
 use crate::train::checkpoint::OptCfg;
 use crate::train::episode::{EpisodeLearner, Trajectory};
 use crate::train::stage::{Ctx, EpochStats, StageCfg};
@@ -92,7 +92,7 @@ pub fn group_errors(m: &Model, pairs: &Pairs) -> Vec<GroupError> {
 /// Trains M on `train` as stage `model` of the run in `ctx` (Adam, mean squared error per
 /// feature); the held-out games' error is the epoch's `model.valid_mse` curve.
 pub fn train_model(ctx: &mut Ctx, m: &mut Model, train: &Pairs, valid: &Pairs, cfg: &ModelCfg) -> Result<(), String> {
-    let stage = StageCfg { epochs: cfg.epochs, samples: train.len(), batch: cfg.batch, opt: OptCfg::Adam { lr: cfg.lr, decay: 1.0, weight_decay: 0.0 } };
+    let stage = StageCfg { epochs: cfg.epochs, samples: train.len(), batch: cfg.batch, opt: OptCfg::Adam { lr: cfg.lr, decay: 1.0, weight_decay: 0.0 }, precision: Precision::F32 };
     let mut order: Vec<usize> = (0..train.len()).collect();
     let mut tape = Tape::new();
     let (mut x, mut y) = (Matrix::zeros(0, 0), Matrix::zeros(0, 0));

@@ -10,6 +10,7 @@ use super::pruning::{has_pieces, lmp_count, lmr, see_margin, NULL_MOVE_DEPTH, ST
 use super::see::see_ge;
 use super::searcher::Searcher;
 use super::tt::Bound;
+use super::window::Window;
 use crate::chess::{Move, Position, Square};
 use crate::eval::{Comparator, Value, MAX_PLY};
 use std::cmp::Ordering::Greater;
@@ -218,31 +219,5 @@ impl<C: Comparator> Searcher<C> {
             self.tt.store(hash, ply, depth, bound, best, best_move);
         }
         best
-    }
-}
-
-/// A search bound: a value, nudged by `eps` infinitesimal steps in favour of the side to
-/// move at the node that holds it. Values are positions, with no "alpha + 1"; the null
-/// windows of PVS are (alpha, alpha + ε), so "equal to alpha" is unambiguously a fail-low
-/// and equal values met through transpositions cannot be read both ways.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Window<K> {
-    pub(super) value: Value<K>,
-    pub(super) eps: i8,
-}
-
-impl<K: Copy + Default> Window<K> {
-    pub(super) fn at(value: Value<K>) -> Self {
-        Window { value, eps: 0 }
-    }
-    /// The same bound seen by the other side.
-    pub(super) fn flip(self) -> Self {
-        Window { eps: -self.eps, ..self }
-    }
-    pub(super) fn raised(self) -> Self {
-        Window { eps: self.eps + 1, ..self }
-    }
-    pub(super) fn lowered(self) -> Self {
-        Window { eps: self.eps - 1, ..self }
     }
 }

@@ -15,6 +15,7 @@ pub mod see;
 mod searcher;
 pub mod time;
 pub mod tt;
+mod window;
 
 pub use player::{Built, Player, PlayerSettings};
 pub use policy::{MoveScorer, PolicyPlayer};

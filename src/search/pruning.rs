@@ -3,8 +3,8 @@
 //! loop's late-move reductions, late-move pruning and SEE pruning. `Selective false` (UCI)
 //! and `go mate` turn them all off.
 
-use super::alphabeta::Window;
 use super::searcher::Searcher;
+use super::window::Window;
 use crate::chess::{Color, Position, Role};
 use crate::eval::{Comparator, Kind, Value};
 

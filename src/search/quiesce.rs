@@ -1,10 +1,10 @@
 //! Quiescence: the comparator only saw quiet positions, so captures and promotions are
 //! resolved first. Standing pat is the position itself; in check, every evasion.
 
-use super::alphabeta::Window;
 use super::ordering::Picker;
 use super::see::see_ge;
 use super::searcher::Searcher;
+use super::window::Window;
 use crate::chess::Position;
 use crate::eval::{Comparator, Value, MAX_PLY};
 use std::cmp::Ordering::Greater;

@@ -5,13 +5,13 @@
 //! `quiesce.rs`. The search owns the rules the comparator never learned: mate and every
 //! draw.
 
-use super::alphabeta::Window;
 use super::ordering::Heuristics;
 use super::time::{Clock, Limits, MAX_DEPTH};
 
 // Extensions and quiescence go past the nominal depth: the line buffers must hold them.
 const _: () = assert!(MAX_DEPTH as usize + 8 <= MAX_PLY);
 use super::tt::Table;
+use super::window::Window;
 use crate::chess::{Color, Game, Move, Position};
 use crate::eval::{Comparator, Kind, Value, MAX_PLY};
 use std::cmp::Ordering::{Equal, Greater, Less};

@@ -1,8 +1,15 @@
-//! [`Matrix`]: a row-major `f32` matrix, batch × features (one example per row).
+//! [`Matrix`]: a row-major `f32` matrix, batch × features (one example per row), and the
+//! weight initialisers that draw one ([`Init`]: He for ReLU layers, Xavier/Glorot for the rest);
+//! the products on matrices ([`gemm`], [`gemm_fused`], with an explicit kernel and thread
+//! count [`gemm_with`], [`gemm_fused_with`]): their shapes checked here, then the kernels'
+//! products on slices ([`crate::tensor::kernels::gemm`]) compute them.
 
 use crate::tensor::error::{Result, TensorError};
-use crate::tensor::kernels::gemm::{gemm, Trans};
+use crate::tensor::kernels::gemm::{gemm_fused_slices, gemm_slices, Fuse, Trans};
+use crate::tensor::kernels::simd::{active_kernel, Kernel};
 use crate::tensor::lines::Lines;
+use crate::tensor::rng::Rng;
+use crate::tensor::runtime::threads::threads;
 use std::fmt;
 
 /// Row-major `rows × cols` matrix of `f32`. Rows are examples, columns features. The values
@@ -175,5 +182,169 @@ impl Matrix {
     /// Sum of all values (in f64, so it is stable for large matrices).
     pub fn sum(&self) -> f64 {
         self.data().iter().map(|&x| x as f64).sum()
+    }
+}
+
+// ---------------------------------------------------------------- products on matrices
+
+/// `C = alpha · op(A) · op(B) + beta · C` on matrices, with the active kernel and thread
+/// count. `C` must already have the result's shape.
+pub fn gemm(ta: Trans, tb: Trans, alpha: f32, a: &Matrix, b: &Matrix, beta: f32, c: &mut Matrix) -> Result<()> {
+    gemm_with(active_kernel(), threads(), ta, tb, alpha, a, b, beta, c)
+}
+
+/// [`gemm`] with an explicit kernel and thread count.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_with(
+    kernel: Kernel,
+    nthreads: usize,
+    ta: Trans,
+    tb: Trans,
+    alpha: f32,
+    a: &Matrix,
+    b: &Matrix,
+    beta: f32,
+    c: &mut Matrix,
+) -> Result<()> {
+    let (m, k) = if ta == Trans::N { a.shape() } else { (a.cols(), a.rows()) };
+    let (kb, n) = if tb == Trans::N { b.shape() } else { (b.cols(), b.rows()) };
+    if k != kb || c.shape() != (m, n) {
+        return Err(TensorError::shape(
+            "gemm",
+            format!(
+                "op(A) {m}×{k} · op(B) {kb}×{n} into C {}×{} (A {}×{} {:?}, B {}×{} {:?})",
+                c.rows(), c.cols(), a.rows(), a.cols(), ta, b.rows(), b.cols(), tb
+            ),
+        ));
+    }
+    let (lda, ldb, ldc) = (a.cols(), b.cols(), n);
+    gemm_slices(kernel, nthreads, ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data_mut(), ldc)
+}
+
+/// `C = mask ⊙ act(op(A)·op(B) + bias)` (with a bias, `beta` must be 0), or without one
+/// `C = mask ⊙ act(op(A)·op(B) + beta·C)`: a layer's bias and ReLU, or a ReLU's backward, done
+/// in the product's stores instead of passes over C ([`gemm_fused_slices`]). The same bits as
+/// the product followed by those passes (for the bias: C holding it, then β = 1).
+pub fn gemm_fused(ta: Trans, tb: Trans, a: &Matrix, b: &Matrix, beta: f32, c: &mut Matrix, fuse: &Fuse) -> Result<()> {
+    gemm_fused_with(active_kernel(), threads(), ta, tb, a, b, beta, c, fuse)
+}
+
+/// [`gemm_fused`] with an explicit kernel and thread count.
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_fused_with(
+    kernel: Kernel,
+    nthreads: usize,
+    ta: Trans,
+    tb: Trans,
+    a: &Matrix,
+    b: &Matrix,
+    beta: f32,
+    c: &mut Matrix,
+    fuse: &Fuse,
+) -> Result<()> {
+    if !kernel.available() {
+        return Err(TensorError::Unavailable(format!("kernel '{}' is not supported by this CPU", kernel.name())));
+    }
+    let (m, k) = if ta == Trans::N { a.shape() } else { (a.cols(), a.rows()) };
+    let (kb, n) = if tb == Trans::N { b.shape() } else { (b.cols(), b.rows()) };
+    if k != kb || c.shape() != (m, n) || fuse.bias.is_some_and(|r| r.len() != n) || fuse.mask.is_some_and(|x| x.len() != m * n) {
+        return Err(TensorError::shape(
+            "gemm",
+            format!(
+                "op(A) {m}×{k} · op(B) {kb}×{n} into C {}×{} with a bias of {} and a mask of {} values",
+                c.rows(), c.cols(), fuse.bias.map_or(0, |r| r.len()), fuse.mask.map_or(0, |x| x.len())
+            ),
+        ));
+    }
+    let (lda, ldb) = (a.cols(), b.cols());
+    gemm_fused_slices(kernel, nthreads, ta, tb, m, n, k, a.data(), lda, b.data(), ldb, beta, c.data_mut(), fuse)
+}
+
+/// Straightforward triple loop in f64, the reference the tests compare kernels with.
+pub fn gemm_reference(ta: Trans, tb: Trans, alpha: f32, a: &Matrix, b: &Matrix, beta: f32, c: &mut Matrix) {
+    let (m, k) = if ta == Trans::N { a.shape() } else { (a.cols(), a.rows()) };
+    let n = if tb == Trans::N { b.cols() } else { b.rows() };
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = 0.0f64;
+            for p in 0..k {
+                let x = if ta == Trans::N { a.get(i, p) } else { a.get(p, i) };
+                let y = if tb == Trans::N { b.get(p, j) } else { b.get(j, p) };
+                s += x as f64 * y as f64;
+            }
+            let old = if beta == 0.0 { 0.0 } else { beta as f64 * c.get(i, j) as f64 };
+            c.set(i, j, (alpha as f64 * s + old) as f32);
+        }
+    }
+}
+
+/// Weight initialisers for a `fan_in × fan_out` matrix (one row per input feature).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Init {
+    /// He/Kaiming normal, std = sqrt(2 / fan_in): keeps ReLU activations' variance.
+    HeNormal,
+    /// He uniform, limit = sqrt(6 / fan_in).
+    HeUniform,
+    /// Xavier/Glorot uniform, limit = sqrt(6 / (fan_in + fan_out)): for sigmoid/tanh/linear.
+    XavierUniform,
+    /// All zeros (biases).
+    Zeros,
+}
+
+impl Init {
+    /// A new `fan_in × fan_out` matrix drawn from this initialiser.
+    pub fn matrix(self, fan_in: usize, fan_out: usize, rng: &mut Rng) -> Matrix {
+        let mut m = Matrix::zeros(fan_in, fan_out);
+        let fi = fan_in.max(1) as f32;
+        let fo = fan_out.max(1) as f32;
+        match self {
+            Init::HeNormal => {
+                let std = (2.0 / fi).sqrt();
+                m.data_mut().iter_mut().for_each(|x| *x = rng.normal() * std);
+            }
+            Init::HeUniform => {
+                let l = (6.0 / fi).sqrt();
+                m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-l, l));
+            }
+            Init::XavierUniform => {
+                let l = (6.0 / (fi + fo)).sqrt();
+                m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-l, l));
+            }
+            Init::Zeros => {}
+        }
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::runtime::help::{with_board, with_helper};
+
+    /// Products run with a board while another thread helps give the same bits as without
+    /// one, for every flavour, both transposes, beta 0 and 1, and odd shapes (edge tiles,
+    /// several k blocks, a last row block shorter than the others); and the helper did take
+    /// blocks (else the test would prove nothing).
+    #[test]
+    fn helped_products_are_the_same_bits() {
+        let mut rng = Rng::new(11);
+        let shapes = [(600, 400, 300), (257, 131, 517), (97, 33, 64), (300, 7, 260)];
+        for kernel in Kernel::available_kernels() {
+            let helped = with_helper(|board| {
+                for &(m, n, k) in &shapes {
+                    for (ta, tb, beta) in [(Trans::N, Trans::N, 0.0), (Trans::T, Trans::N, 1.0), (Trans::N, Trans::T, 1.0)] {
+                        let a = if ta == Trans::N { Init::HeNormal.matrix(m, k, &mut rng) } else { Init::HeNormal.matrix(k, m, &mut rng) };
+                        let b = if tb == Trans::N { Init::HeNormal.matrix(k, n, &mut rng) } else { Init::HeNormal.matrix(n, k, &mut rng) };
+                        let c0 = Init::HeNormal.matrix(m, n, &mut rng);
+                        let (mut alone, mut shared) = (c0.clone(), c0.clone());
+                        gemm_with(kernel, 1, ta, tb, 0.7, &a, &b, beta, &mut alone).unwrap();
+                        with_board(board, || gemm_with(kernel, 1, ta, tb, 0.7, &a, &b, beta, &mut shared)).unwrap();
+                        assert_eq!(alone.data(), shared.data(), "{} {m}×{n}×{k} {ta:?}{tb:?} beta {beta}", kernel.name());
+                    }
+                }
+                true
+            });
+            assert!(helped > 0, "{}: the helper never took a block", kernel.name());
+        }
     }
 }

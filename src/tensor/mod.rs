@@ -1,14 +1,20 @@
-//! The numeric engine, on std only, in folders by role:
+//! The numeric engine, on std only, in floors by role; a module imports its own floor or
+//! lower ones, never a higher one (docs/architecture.md, "Numerics"):
+//! - [`runtime`], [`error`], [`rng`]: the thread floor under the kernels (the thread count
+//!   and splits of work, kept threads, the help between threads, how freed memory is kept),
+//!   errors, seedable random streams ([`Rng`]);
 //! - [`kernels`]: the SIMD instruction flavours and half floats every kernel is written
-//!   against ([`kernels::simd`]), GEMM with run-time dispatched micro-kernels
-//!   ([`kernels::gemm`]), vector operations, the FMA peak;
-//! - [`autograd`]: the [`Tape`] (with dropout), its backward pass, the [`Params`] store;
+//!   against ([`kernels::simd`]), GEMM on slices with run-time dispatched micro-kernels
+//!   ([`kernels::gemm`]), the products' [`Precision`] ([`with_precision`]), vector
+//!   operations, the FMA peak;
+//! - [`matrix`]: [`Matrix`], its initialisers ([`Init`]) and the products on matrices
+//!   ([`gemm`]); versioned [`weights`] files (written and read through `crate::io`);
 //! - [`layers`]: forward functions shared by the tape and tape-free inference (affine,
 //!   activations, losses), the sparse binary input layer, 2-D convolution and max pooling
 //!   over NHWC rows, the padded half-precision dense layer of one-position inference;
-//! - [`runtime`]: kept threads, data-parallel shards and the help between them;
-//! - [`optim`] (SGD, Adam, learning-rate policies), [`Matrix`], seedable [`Rng`] and
-//!   initialisers, and versioned [`weights`] files (written and read through `crate::io`).
+//! - [`autograd`]: the [`Tape`] (with dropout), its backward pass, the [`Params`] store;
+//! - [`optim`]: SGD, Adam, learning-rate policies, and [`optim::shards`], the data-parallel
+//!   training step.
 //!
 //! Nothing here knows about chess: inputs are matrices and lists of active features.
 //!
@@ -56,13 +62,14 @@ pub mod weights;
 pub use autograd::params::{ParamId, Params};
 pub use autograd::tape::{Tape, Var};
 pub use error::{Result, TensorError};
-pub use kernels::gemm::{gemm, gemm_with, Trans};
+pub use kernels::gemm::Trans;
+pub use kernels::precision::{with_precision, Precision};
 pub use kernels::simd::{active_kernel, set_kernel, Kernel};
 pub use layers::conv::Conv2d;
 pub use layers::pool::MaxPool2d;
 pub use layers::sparse::SparseBatch;
-pub use matrix::Matrix;
+pub use matrix::{gemm, gemm_with, Init, Matrix};
 pub use optim::{Adam, LrPolicy, Optimizer, Sgd};
-pub use rng::{Init, Rng};
+pub use rng::Rng;
 pub use runtime::threads::{set_threads, threads};
 pub use weights::WeightFile;

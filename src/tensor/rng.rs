@@ -1,7 +1,6 @@
-//! Seedable random numbers: xoshiro256** seeded through SplitMix64, and the
-//! weight initialisers (He for ReLU layers, Xavier/Glorot for the rest).
-
-use crate::tensor::matrix::Matrix;
+//! Seedable random numbers: xoshiro256** seeded through SplitMix64. Nothing else of
+//! `tensor` is needed here (the weight initialisers that draw matrices from it are
+//! [`crate::tensor::matrix::Init`]).
 
 /// SplitMix64: used to expand one `u64` seed into xoshiro's 256-bit state.
 #[derive(Clone, Debug)]
@@ -80,43 +79,5 @@ impl Rng {
             let j = self.below(i as u64 + 1) as usize;
             v.swap(i, j);
         }
-    }
-}
-
-/// Weight initialisers for a `fan_in × fan_out` matrix (one row per input feature).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Init {
-    /// He/Kaiming normal, std = sqrt(2 / fan_in): keeps ReLU activations' variance.
-    HeNormal,
-    /// He uniform, limit = sqrt(6 / fan_in).
-    HeUniform,
-    /// Xavier/Glorot uniform, limit = sqrt(6 / (fan_in + fan_out)): for sigmoid/tanh/linear.
-    XavierUniform,
-    /// All zeros (biases).
-    Zeros,
-}
-
-impl Init {
-    /// A new `fan_in × fan_out` matrix drawn from this initialiser.
-    pub fn matrix(self, fan_in: usize, fan_out: usize, rng: &mut Rng) -> Matrix {
-        let mut m = Matrix::zeros(fan_in, fan_out);
-        let fi = fan_in.max(1) as f32;
-        let fo = fan_out.max(1) as f32;
-        match self {
-            Init::HeNormal => {
-                let std = (2.0 / fi).sqrt();
-                m.data_mut().iter_mut().for_each(|x| *x = rng.normal() * std);
-            }
-            Init::HeUniform => {
-                let l = (6.0 / fi).sqrt();
-                m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-l, l));
-            }
-            Init::XavierUniform => {
-                let l = (6.0 / (fi + fo)).sqrt();
-                m.data_mut().iter_mut().for_each(|x| *x = rng.uniform(-l, l));
-            }
-            Init::Zeros => {}
-        }
-        m
     }
 }

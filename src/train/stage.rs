@@ -3,7 +3,7 @@
 
 use super::checkpoint::OptCfg;
 use super::log::{Log, Row};
-use crate::tensor::{Optimizer, Params, Rng};
+use crate::tensor::{with_precision, Optimizer, Params, Precision, Rng};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -25,9 +25,6 @@ pub struct Ctx {
     pub log: Log,
     /// Extra header entries for checkpoints (profile, data folder …).
     pub meta: Vec<(String, String)>,
-    /// Products in bf16 with f32 sums (`--precision bf16`) in the steps that offer it; a
-    /// run-wide numeric setting, off unless the system's command line turns it on.
-    pub bf16_products: bool,
     /// Printed before the stage's name on the console (`[LABEL STAGE] epoch …`): which net
     /// a line is about when several train at once. Empty by default.
     pub label: String,
@@ -38,7 +35,7 @@ impl Ctx {
     /// appends to it).
     pub fn new(dir: &Path, seed: u64, resume: bool, meta: Vec<(String, String)>) -> Result<Ctx, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        Ok(Ctx { dir: dir.to_path_buf(), seed, resume, log: Log::open(dir)?, meta, bf16_products: false, label: String::new() })
+        Ok(Ctx { dir: dir.to_path_buf(), seed, resume, log: Log::open(dir)?, meta, label: String::new() })
     }
 }
 
@@ -84,7 +81,7 @@ impl EpochStats {
     }
 }
 
-/// Epochs and samples per epoch, batch size and optimizer of one stage.
+/// Epochs and samples per epoch, batch size, optimizer and products' precision of one stage.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StageCfg {
     pub epochs: usize,
@@ -92,6 +89,11 @@ pub struct StageCfg {
     pub samples: usize,
     pub batch: usize,
     pub opt: OptCfg,
+    /// The precision of the numeric engine's products in the stage's epochs: the stage sets
+    /// it once around each epoch, for its thread and the threads of the data-parallel steps
+    /// it calls (`tensor::with_precision`). F32 unless a system offers another (DeepChess's
+    /// `--precision bf16`).
+    pub precision: Precision,
 }
 
 impl Ctx {
@@ -109,7 +111,7 @@ impl Ctx {
             let t = Instant::now();
             let mut rng = epoch_rng(self.seed, name, epoch);
             let lr = opt.lr();
-            let st = epoch_fn(params, opt.as_mut(), epoch, &mut rng)?;
+            let st = with_precision(cfg.precision, || epoch_fn(params, opt.as_mut(), epoch, &mut rng))?;
             opt.end_epoch();
             let secs = t.elapsed().as_secs_f64();
             eprintln!(

@@ -36,7 +36,7 @@
 //! runs on the calling thread.
 
 use crate::tensor::error::{Result, TensorError};
-use crate::tensor::kernels::gemm::{gemm, Trans};
+use crate::tensor::{gemm, Trans};
 use crate::tensor::matrix::Matrix;
 use crate::tensor::rng::Rng;
 use crate::tensor::kernels::simd::active_kernel;

@@ -1,7 +1,8 @@
 //! [`Tape::backward`]: reverse pass, one `match` arm per op.
 
 use crate::tensor::error::{Result, TensorError};
-use crate::tensor::kernels::gemm::{gemm, gemm_fused, Fuse, Trans};
+use crate::tensor::kernels::gemm::{Fuse, Trans};
+use crate::tensor::matrix::{gemm, gemm_fused};
 use crate::tensor::layers::add_col_sums;
 use crate::tensor::matrix::Matrix;
 use crate::tensor::autograd::params::Params;
@@ -37,7 +38,7 @@ impl Tape {
     /// parameter of `params`, shaped like its value) instead of `params`' own, and the
     /// loss's gradient seeded with `seed` instead of 1: what lets several tapes
     /// backpropagate at once against one set of values, each into its own gradients, each
-    /// weighted by its share of the batch (`tensor::runtime::shards`).
+    /// weighted by its share of the batch (`tensor::optim::shards`).
     pub fn backward_into(&mut self, loss: Var, params: &Params, grads: &mut [Matrix], seed: f32) -> Result<()> {
         self.backward_impl(loss, params, grads, seed, false)
     }
@@ -46,7 +47,7 @@ impl Tape {
     /// held, each trainable parameter's matrix ends as this tape's gradient (zero where
     /// none flowed); frozen parameters' matrices are left alone. A weight whose last use
     /// on the tape is a layer gets its gradient written by that layer's product directly,
-    /// with no zeroing pass before it (`tensor::runtime::shards`' per-shard buffers).
+    /// with no zeroing pass before it (`tensor::optim::shards`' per-shard buffers).
     pub fn backward_set(&mut self, loss: Var, params: &Params, grads: &mut [Matrix], seed: f32) -> Result<()> {
         self.backward_impl(loss, params, grads, seed, true)
     }

@@ -4,5 +4,6 @@
 
 pub mod gemm;
 pub mod peak;
+pub mod precision;
 pub mod simd;
 pub mod vecops;

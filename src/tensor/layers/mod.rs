@@ -7,8 +7,8 @@ pub mod pool;
 pub mod sparse;
 
 use crate::tensor::error::{Result, TensorError};
-use crate::tensor::kernels::gemm::{gemm, gemm_fused, Fuse, Trans};
-use crate::tensor::matrix::Matrix;
+use crate::tensor::kernels::gemm::{Fuse, Trans};
+use crate::tensor::matrix::{gemm, gemm_fused, Matrix};
 
 /// `y = x·W + b` (dense affine; `W` is `in × out`, one row per input feature; `b` is `1 × out`).
 /// `y` is resized to `x.rows × out`.

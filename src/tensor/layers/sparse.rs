@@ -305,6 +305,7 @@ fn backward_impl(k: Kernel, nthreads: usize, x: &SparseBatch, dy: &Matrix, dw: &
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tensor::runtime::help::{with_board, with_helper};
     use crate::tensor::{Init, Rng};
 
     /// Overwriting `dW` gives the bits of accumulating into a zeroed one, whatever it held
@@ -329,6 +330,45 @@ mod tests {
                 assert_eq!(db1.data(), db0.data());
                 assert!(got.row(3).iter().all(|&v| v == 0.0));
             }
+        }
+    }
+
+    /// The sparse layer's forward and backward (adding and overwriting), helped, give the
+    /// same bits as alone, with a width that leaves a short last column block.
+    #[test]
+    fn helped_sparse_layers_are_the_same_bits() {
+        let mut rng = Rng::new(12);
+        let (features, n) = (301, 333);
+        for kernel in Kernel::available_kernels() {
+            let helped = with_helper(|board| {
+                let rows: Vec<Vec<u32>> = (0..190)
+                    .map(|_| {
+                        let mut r: Vec<u32> = (0..1 + rng.below(40)).map(|_| rng.below(features as u64) as u32).collect();
+                        r.sort_unstable();
+                        r.dedup();
+                        r
+                    })
+                    .collect();
+                let x = SparseBatch::from_rows(features, &rows).unwrap();
+                let w = Init::HeNormal.matrix(features, n, &mut rng);
+                let b = Init::HeNormal.matrix(1, n, &mut rng);
+                let dy = Init::HeNormal.matrix(rows.len(), n, &mut rng);
+                let (mut y0, mut y1) = (Matrix::default(), Matrix::default());
+                forward_with(kernel, 1, &x, &w, &b, &mut y0).unwrap();
+                with_board(board, || forward_with(kernel, 1, &x, &w, &b, &mut y1)).unwrap();
+                assert_eq!(y0.data(), y1.data(), "{} forward", kernel.name());
+                for overwrite in [false, true] {
+                    let (mut dw0, mut db0) = (Init::HeNormal.matrix(features, n, &mut rng), Matrix::zeros(1, n));
+                    let (mut dw1, mut db1) = (dw0.clone(), db0.clone());
+                    let back = if overwrite { backward_overwrite_with } else { backward_with };
+                    back(kernel, 1, &x, &dy, &mut dw0, &mut db0).unwrap();
+                    with_board(board, || back(kernel, 1, &x, &dy, &mut dw1, &mut db1)).unwrap();
+                    assert_eq!(dw0.data(), dw1.data(), "{} backward, overwrite {overwrite}", kernel.name());
+                    assert_eq!(db0.data(), db1.data(), "{} bias backward", kernel.name());
+                }
+                true
+            });
+            assert!(helped > 0, "{}: the helper never took a block", kernel.name());
         }
     }
 }

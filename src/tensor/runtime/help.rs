@@ -1,4 +1,4 @@
-//! Help between the shards of a training step ([`crate::tensor::runtime::shards`]): a thread that has
+//! Help between the shards of a training step ([`crate::tensor::optim::shards`]): a thread that has
 //! finished its own shards takes blocks of the kernels the other shards are still running
 //! (row blocks of the products, column blocks of the sparse layer), instead of waiting for
 //! them at the step's end.
@@ -157,111 +157,37 @@ impl Board {
     }
 }
 
+/// For the tests of kernels that can be helped (products, the sparse layer): runs
+/// `round(board)` (which returns whether to go on) up to 200 times while another thread helps
+/// on `board`; returns how many offers the helper joined.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tensor::kernels::gemm::{gemm_with, Trans};
-    use crate::tensor::kernels::simd::Kernel;
-    use crate::tensor::layers::sparse::{backward_overwrite_with, backward_with, forward_with, SparseBatch};
-    use crate::tensor::{Init, Matrix, Rng};
-    use std::sync::atomic::AtomicBool;
-
-    /// Runs `round(board)` (which returns whether to go on) up to 200 times while another
-    /// thread helps on `board`; returns how many offers the helper joined.
-    fn with_helper(mut round: impl FnMut(&Board) -> bool) -> usize {
-        let board = Board::new();
-        let (stop, helped) = (AtomicBool::new(false), AtomicUsize::new(0));
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                while !stop.load(Ordering::Acquire) {
-                    if board.help() {
-                        helped.fetch_add(1, Ordering::Relaxed);
-                    } else {
-                        std::hint::spin_loop();
-                    }
-                }
-            });
-            // Stops the helper however this thread leaves the scope (a failed assert too).
-            struct Stop<'a>(&'a AtomicBool);
-            impl Drop for Stop<'_> {
-                fn drop(&mut self) {
-                    self.0.store(true, Ordering::Release);
-                }
-            }
-            let _stop = Stop(&stop);
-            for r in 0..200 {
-                if !round(&board) || (r >= 2 && helped.load(Ordering::Relaxed) >= 20) {
-                    break;
+pub(crate) fn with_helper(mut round: impl FnMut(&Board) -> bool) -> usize {
+    let board = Board::new();
+    let (stop, helped) = (std::sync::atomic::AtomicBool::new(false), AtomicUsize::new(0));
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !stop.load(Ordering::Acquire) {
+                if board.help() {
+                    helped.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    std::hint::spin_loop();
                 }
             }
         });
-        assert!(!on_board(), "the board is this thread's only inside with_board");
-        helped.into_inner()
-    }
-
-    /// Products run with a board while another thread helps give the same bits as without
-    /// one, for every flavour, both transposes, beta 0 and 1, and odd shapes (edge tiles,
-    /// several k blocks, a last row block shorter than the others); and the helper did take
-    /// blocks (else the test would prove nothing).
-    #[test]
-    fn helped_products_are_the_same_bits() {
-        let mut rng = Rng::new(11);
-        let shapes = [(600, 400, 300), (257, 131, 517), (97, 33, 64), (300, 7, 260)];
-        for kernel in Kernel::available_kernels() {
-            let helped = with_helper(|board| {
-                for &(m, n, k) in &shapes {
-                    for (ta, tb, beta) in [(Trans::N, Trans::N, 0.0), (Trans::T, Trans::N, 1.0), (Trans::N, Trans::T, 1.0)] {
-                        let a = if ta == Trans::N { Init::HeNormal.matrix(m, k, &mut rng) } else { Init::HeNormal.matrix(k, m, &mut rng) };
-                        let b = if tb == Trans::N { Init::HeNormal.matrix(k, n, &mut rng) } else { Init::HeNormal.matrix(n, k, &mut rng) };
-                        let c0 = Init::HeNormal.matrix(m, n, &mut rng);
-                        let (mut alone, mut shared) = (c0.clone(), c0.clone());
-                        gemm_with(kernel, 1, ta, tb, 0.7, &a, &b, beta, &mut alone).unwrap();
-                        with_board(board, || gemm_with(kernel, 1, ta, tb, 0.7, &a, &b, beta, &mut shared)).unwrap();
-                        assert_eq!(alone.data(), shared.data(), "{} {m}×{n}×{k} {ta:?}{tb:?} beta {beta}", kernel.name());
-                    }
-                }
-                true
-            });
-            assert!(helped > 0, "{}: the helper never took a block", kernel.name());
+        // Stops the helper however this thread leaves the scope (a failed assert too).
+        struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Release);
+            }
         }
-    }
-
-    /// The sparse layer's forward and backward (adding and overwriting), helped, give the
-    /// same bits as alone, with a width that leaves a short last column block.
-    #[test]
-    fn helped_sparse_layers_are_the_same_bits() {
-        let mut rng = Rng::new(12);
-        let (features, n) = (301, 333);
-        for kernel in Kernel::available_kernels() {
-            let helped = with_helper(|board| {
-                let rows: Vec<Vec<u32>> = (0..190)
-                    .map(|_| {
-                        let mut r: Vec<u32> = (0..1 + rng.below(40)).map(|_| rng.below(features as u64) as u32).collect();
-                        r.sort_unstable();
-                        r.dedup();
-                        r
-                    })
-                    .collect();
-                let x = SparseBatch::from_rows(features, &rows).unwrap();
-                let w = Init::HeNormal.matrix(features, n, &mut rng);
-                let b = Init::HeNormal.matrix(1, n, &mut rng);
-                let dy = Init::HeNormal.matrix(rows.len(), n, &mut rng);
-                let (mut y0, mut y1) = (Matrix::default(), Matrix::default());
-                forward_with(kernel, 1, &x, &w, &b, &mut y0).unwrap();
-                with_board(board, || forward_with(kernel, 1, &x, &w, &b, &mut y1)).unwrap();
-                assert_eq!(y0.data(), y1.data(), "{} forward", kernel.name());
-                for overwrite in [false, true] {
-                    let (mut dw0, mut db0) = (Init::HeNormal.matrix(features, n, &mut rng), Matrix::zeros(1, n));
-                    let (mut dw1, mut db1) = (dw0.clone(), db0.clone());
-                    let back = if overwrite { backward_overwrite_with } else { backward_with };
-                    back(kernel, 1, &x, &dy, &mut dw0, &mut db0).unwrap();
-                    with_board(board, || back(kernel, 1, &x, &dy, &mut dw1, &mut db1)).unwrap();
-                    assert_eq!(dw0.data(), dw1.data(), "{} backward, overwrite {overwrite}", kernel.name());
-                    assert_eq!(db0.data(), db1.data(), "{} bias backward", kernel.name());
-                }
-                true
-            });
-            assert!(helped > 0, "{}: the helper never took a block", kernel.name());
+        let _stop = Stop(&stop);
+        for r in 0..200 {
+            if !round(&board) || (r >= 2 && helped.load(Ordering::Relaxed) >= 20) {
+                break;
+            }
         }
-    }
+    });
+    assert!(!on_board(), "the board is this thread's only inside with_board");
+    helped.into_inner()
 }

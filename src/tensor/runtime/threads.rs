@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 static THREADS: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// Set on the workers of [`crate::tensor::runtime::shards`]: each already has a core of its own,
+    /// Set on the workers of [`crate::tensor::optim::shards`]: each already has a core of its own,
     /// so the kernels they call run on the calling thread.
     static SERIAL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }

@@ -13,31 +13,9 @@
 //! the f32 kernels: the same products, summed in another order, so the results agree
 //! within float tolerance (tests below).
 //!
-//! The switch is per thread ([`with_bf16_products`]): a training step turns it on for its
-//! shards; searches and evaluations never do.
-
-use std::cell::Cell;
-
-thread_local! {
-    static ON: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f` with this thread's products in bf16 (`on`) or f32, then restores the setting.
-pub fn with_bf16_products<R>(on: bool, f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            ON.with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(ON.with(|c| c.replace(on)));
-    f()
-}
-
-/// Whether this thread's products are in bf16 ([`with_bf16_products`]).
-pub fn bf16_products() -> bool {
-    ON.with(|c| c.get())
-}
+//! Which products are in bf16 is the calling thread's precision
+//! ([`crate::tensor::kernels::precision`]): a trainer's stage sets it for its steps;
+//! searches and evaluations never do.
 
 /// Whether this CPU has the bf16 dot-product instructions (AVX-512 BF16, with the BW
 /// permutations the conversions use).
@@ -282,7 +260,7 @@ pub(crate) mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::{Init, Rng};
+    use crate::tensor::rng::Rng;
 
     #[test]
     fn rounding_is_to_nearest_even() {
@@ -300,7 +278,9 @@ mod tests {
 
     /// Values with every kind of rounding, signs, zeros, a denormal and large magnitudes.
     fn values(n: usize, rng: &mut Rng) -> Vec<f32> {
-        let mut v = Init::HeNormal.matrix(1, n, rng).data().to_vec();
+        // Normal with He's std for one input, as `Init::HeNormal.matrix(1, n, rng)` draws them.
+        let std = 2f32.sqrt();
+        let mut v: Vec<f32> = (0..n).map(|_| rng.normal() * std).collect();
         for (i, x) in v.iter_mut().enumerate() {
             match i % 11 {
                 3 => *x = 0.0,
@@ -341,13 +321,5 @@ mod tests {
             }
             assert_eq!(bits(&got), bits(&want), "across: {k}×{cols}");
         }
-    }
-
-    #[test]
-    fn the_switch_is_scoped_to_the_thread_and_the_call() {
-        assert!(!bf16_products());
-        let inner = with_bf16_products(true, || (bf16_products(), std::thread::spawn(bf16_products).join().unwrap()));
-        assert_eq!(inner, (true, false));
-        assert!(!bf16_products());
     }
 }

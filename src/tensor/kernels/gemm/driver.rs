@@ -4,9 +4,14 @@
 
 use super::kernels::{Edge, MicroKernel, Store};
 use super::pack::{pack_a, pack_b};
+use super::view::{OutView, View};
 use crate::tensor::runtime::help::{on_board, share};
 use crate::tensor::kernels::simd::{gate, relu};
 use std::sync::Mutex;
+
+/// Depth of the packed blocks (k steps) of every flavour. Each element of C is summed from
+/// zero over one such block, then added to C; [`super::gemm_small`] sums in the same blocks.
+pub(crate) const KC: usize = 256;
 
 /// Block sizes and micro-kernel of one instruction flavour.
 #[derive(Clone, Copy)]
@@ -23,26 +28,6 @@ pub(crate) struct Spec {
     /// Smaller kernels on the same packed panels, smallest first, for edge tiles.
     pub edges: &'static [Edge],
 }
-
-/// A strided read-only operand. `Send` because the GEMM entry point checked bounds
-/// and threads only read it.
-#[derive(Clone, Copy)]
-pub(crate) struct View {
-    pub ptr: *const f32,
-    pub rs: usize,
-    pub cs: usize,
-}
-unsafe impl Send for View {}
-unsafe impl Sync for View {}
-
-/// The output: row-major with row stride `ld`; threads write disjoint tiles.
-#[derive(Clone, Copy)]
-pub(crate) struct OutView {
-    pub ptr: *mut f32,
-    pub ld: usize,
-}
-unsafe impl Send for OutView {}
-unsafe impl Sync for OutView {}
 
 /// Rows per block of a product whose blocks are shared with helpers: a multiple of every
 /// flavour's `mr` (6, 8, 4…), small enough that a 256-row product has several blocks.

@@ -2,27 +2,31 @@
 //! `matrixmultiply` crate does it): packing, five loops, register-blocked micro-kernels.
 //!
 //! Micro-kernels for each instruction flavour of [`crate::tensor::kernels::simd`]: portable
-//! [`Kernel::Scalar`], [`Kernel::Avx2`] and [`Kernel::Avx512`]. [`gemm`] runs the flavour
-//! [`active_kernel`] chose at run time; [`gemm_with`] takes it explicitly (tests, benchmarks).
+//! [`Kernel::Scalar`], [`Kernel::Avx2`] and [`Kernel::Avx512`], the flavour and thread count
+//! given by the caller. The products work on row-major slices with strides ([`gemm_slices`]);
+//! the ones on matrices, with the active kernel and thread count, are
+//! [`crate::tensor::matrix::gemm`] and its kin, which call these.
 //! `op(X)` is `X` or `Xᵀ` ([`Trans`]); transposes are strides, never materialised.
-//! [`gemm_fused`] also does a layer's bias and ReLU, or a ReLU's backward, in the kernels'
+//! [`gemm_fused_slices`] also does a layer's bias and ReLU, or a ReLU's backward, in the kernels'
 //! stores (each element's last k block), so that the tape makes no passes over C for them.
-//! A thread may ask for products in bf16 with f32 sums ([`with_bf16_products`], training's
-//! opt-in mixed precision): [`bf16`].
+//! A thread may ask for products in bf16 with f32 sums (its precision, training's opt-in
+//! mixed precision: [`crate::tensor::kernels::precision`]): [`bf16`].
 
 pub mod bf16;
 mod driver;
 pub(crate) mod kernels;
 mod pack;
 mod small;
+mod view;
 
 use crate::tensor::error::{Result, TensorError};
-use crate::tensor::matrix::Matrix;
-use crate::tensor::runtime::threads::{parallel_ranges, threads};
-use driver::{gemm_serial, with_workspace, Epilogue, OutView, Spec, View};
-use crate::tensor::kernels::simd::{active_kernel, Kernel};
+use crate::tensor::runtime::threads::parallel_ranges;
+use driver::{gemm_serial, with_workspace, Epilogue, Spec, KC};
+use view::{OutView, View};
+use crate::tensor::kernels::precision::{precision, Precision};
+use crate::tensor::kernels::simd::Kernel;
 pub(crate) use small::gemm_small;
-pub use bf16::{bf16_instructions, bf16_products, with_bf16_products};
+pub use bf16::bf16_instructions;
 
 /// Whether an operand is used as stored (`N`) or transposed (`T`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,10 +34,6 @@ pub enum Trans {
     N,
     T,
 }
-
-/// Depth of the packed blocks (k steps) of every flavour. Each element of C is summed from
-/// zero over one such block, then added to C; [`gemm_small`] sums in the same blocks.
-pub(crate) const KC: usize = 256;
 
 /// Block sizes and micro-kernels of flavour `k`.
 fn spec(k: Kernel) -> Spec {
@@ -75,41 +75,7 @@ fn spec(k: Kernel) -> Spec {
 /// as several Mflop of work (docs/notebook/benchmarks.md, numeric kernels).
 const PAR_MIN_FLOPS: usize = 24_000_000;
 
-/// `C = alpha · op(A) · op(B) + beta · C` on matrices, with the active kernel and thread
-/// count. `C` must already have the result's shape.
-pub fn gemm(ta: Trans, tb: Trans, alpha: f32, a: &Matrix, b: &Matrix, beta: f32, c: &mut Matrix) -> Result<()> {
-    gemm_with(active_kernel(), threads(), ta, tb, alpha, a, b, beta, c)
-}
-
-/// [`gemm`] with an explicit kernel and thread count.
-#[allow(clippy::too_many_arguments)]
-pub fn gemm_with(
-    kernel: Kernel,
-    nthreads: usize,
-    ta: Trans,
-    tb: Trans,
-    alpha: f32,
-    a: &Matrix,
-    b: &Matrix,
-    beta: f32,
-    c: &mut Matrix,
-) -> Result<()> {
-    let (m, k) = if ta == Trans::N { a.shape() } else { (a.cols(), a.rows()) };
-    let (kb, n) = if tb == Trans::N { b.shape() } else { (b.cols(), b.rows()) };
-    if k != kb || c.shape() != (m, n) {
-        return Err(TensorError::shape(
-            "gemm",
-            format!(
-                "op(A) {m}×{k} · op(B) {kb}×{n} into C {}×{} (A {}×{} {:?}, B {}×{} {:?})",
-                c.rows(), c.cols(), a.rows(), a.cols(), ta, b.rows(), b.cols(), tb
-            ),
-        ));
-    }
-    let (lda, ldb, ldc) = (a.cols(), b.cols(), n);
-    gemm_slices(kernel, nthreads, ta, tb, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data_mut(), ldc)
-}
-
-/// What a layer fuses into its product ([`gemm_fused`]).
+/// What a layer fuses into its product ([`crate::tensor::matrix::gemm_fused`], [`gemm_fused_slices`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Fuse<'a> {
     /// A row added to every row of the product (C's old values are not read: β = 0).
@@ -122,37 +88,36 @@ pub struct Fuse<'a> {
 }
 
 /// `C = mask ⊙ act(op(A)·op(B) + bias)` (with a bias, `beta` must be 0), or without one
-/// `C = mask ⊙ act(op(A)·op(B) + beta·C)`: a layer's bias and ReLU, or a ReLU's backward, done
-/// in the product's stores instead of passes over C. The same bits as the product followed
-/// by those passes (for the bias: C holding it, then β = 1).
-pub fn gemm_fused(ta: Trans, tb: Trans, a: &Matrix, b: &Matrix, beta: f32, c: &mut Matrix, fuse: &Fuse) -> Result<()> {
-    gemm_fused_with(active_kernel(), threads(), ta, tb, a, b, beta, c, fuse)
-}
-
-/// [`gemm_fused`] with an explicit kernel and thread count.
+/// `C = mask ⊙ act(op(A)·op(B) + beta·C)` on row-major slices, as [`gemm_slices`] with α = 1
+/// and C's row stride `n` (the mask's too): a layer's bias and ReLU, or a ReLU's backward,
+/// done in the product's stores instead of passes over C. The same bits as the product
+/// followed by those passes (for the bias: C holding it, then β = 1).
 #[allow(clippy::too_many_arguments)]
-pub fn gemm_fused_with(
+pub fn gemm_fused_slices(
     kernel: Kernel,
     nthreads: usize,
     ta: Trans,
     tb: Trans,
-    a: &Matrix,
-    b: &Matrix,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    ldb: usize,
     beta: f32,
-    c: &mut Matrix,
+    c: &mut [f32],
     fuse: &Fuse,
 ) -> Result<()> {
     if !kernel.available() {
         return Err(TensorError::Unavailable(format!("kernel '{}' is not supported by this CPU", kernel.name())));
     }
-    let (m, k) = if ta == Trans::N { a.shape() } else { (a.cols(), a.rows()) };
-    let (kb, n) = if tb == Trans::N { b.shape() } else { (b.cols(), b.rows()) };
-    if k != kb || c.shape() != (m, n) || fuse.bias.is_some_and(|r| r.len() != n) || fuse.mask.is_some_and(|x| x.len() != m * n) {
+    if c.len() != m * n || fuse.bias.is_some_and(|r| r.len() != n) || fuse.mask.is_some_and(|x| x.len() != m * n) {
         return Err(TensorError::shape(
             "gemm",
             format!(
-                "op(A) {m}×{k} · op(B) {kb}×{n} into C {}×{} with a bias of {} and a mask of {} values",
-                c.rows(), c.cols(), fuse.bias.map_or(0, |r| r.len()), fuse.mask.map_or(0, |x| x.len())
+                "C of {m}×{n} in {} values with a bias of {} and a mask of {} values",
+                c.len(), fuse.bias.map_or(0, |r| r.len()), fuse.mask.map_or(0, |x| x.len())
             ),
         ));
     }
@@ -161,7 +126,7 @@ pub fn gemm_fused_with(
     }
     if k == 0 {
         // Nothing to sum: the bias (or β·C), then the activation and mask, elementwise.
-        for (i, y) in c.data_mut().iter_mut().enumerate() {
+        for (i, y) in c.iter_mut().enumerate() {
             let mut v = match fuse.bias {
                 Some(r) => r[i % n],
                 None if beta == 0.0 => 0.0,
@@ -177,7 +142,6 @@ pub fn gemm_fused_with(
         }
         return Ok(());
     }
-    let (lda, ldb) = (a.cols(), b.cols());
     let ep = Epilogue {
         bias: fuse.bias.map_or(std::ptr::null(), |r| r.as_ptr()),
         relu: fuse.relu,
@@ -185,7 +149,7 @@ pub fn gemm_fused_with(
         mask_ld: n,
     };
     // Safety: the bias holds n values and the mask m×n with row stride n (checked above).
-    unsafe { gemm_impl(kernel, nthreads, ta, tb, m, n, k, 1.0, a.data(), lda, b.data(), ldb, beta, c.data_mut(), n, &ep) }
+    unsafe { gemm_impl(kernel, nthreads, ta, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, n, &ep) }
 }
 
 /// GEMM on row-major slices with leading dimensions (BLAS-like). `A` is stored
@@ -279,7 +243,7 @@ unsafe fn gemm_impl(
         Trans::T => View { ptr: p.as_ptr(), rs: 1, cs: ld },
     };
     let cv = OutView { ptr: c.as_mut_ptr(), ld: ldc };
-    if !bf16::bf16_products() {
+    if precision() != Precision::Bf16 {
         run(&spec(kernel), nthreads, m, n, k, alpha, view(a, lda, ta), view(b, ldb, tb), cv, overwrite, ep);
         return Ok(());
     }
@@ -366,23 +330,5 @@ unsafe fn run(
             let ep = ep.at(0, r.start);
             with_workspace(|ws| gemm_serial(&spec, m, r.len(), k, alpha, av, b, c, overwrite, &ep, ws));
         });
-    }
-}
-
-/// Straightforward triple loop in f64, the reference the tests compare kernels with.
-pub fn gemm_reference(ta: Trans, tb: Trans, alpha: f32, a: &Matrix, b: &Matrix, beta: f32, c: &mut Matrix) {
-    let (m, k) = if ta == Trans::N { a.shape() } else { (a.cols(), a.rows()) };
-    let n = if tb == Trans::N { b.cols() } else { b.rows() };
-    for i in 0..m {
-        for j in 0..n {
-            let mut s = 0.0f64;
-            for p in 0..k {
-                let x = if ta == Trans::N { a.get(i, p) } else { a.get(p, i) };
-                let y = if tb == Trans::N { b.get(p, j) } else { b.get(j, p) };
-                s += x as f64 * y as f64;
-            }
-            let old = if beta == 0.0 { 0.0 } else { beta as f64 * c.get(i, j) as f64 };
-            c.set(i, j, (alpha as f64 * s + old) as f32);
-        }
     }
 }

@@ -4,7 +4,7 @@
 //! (row-major, transposed) has its own path, in 256-bit moves and register transposes
 //! where the element-by-element loops cost more than the products they feed.
 
-use super::driver::View;
+use super::view::View;
 
 /// Copies `n` floats (a micro-panel row: at most 16 or so). An inline loop: the library
 /// `memcpy` call that `copy_nonoverlapping` becomes for a run-time length cost more than

@@ -10,7 +10,7 @@
 //! zero over each block of [`KC`] steps of k, then added to C), so a row gives the same bits
 //! whichever path computed it: a search's batch-1 evaluation equals the batch's.
 
-use super::KC;
+use super::driver::KC;
 use crate::tensor::kernels::simd::{Flavour, Kernel, Scalar};
 
 /// Rows of A (and C) per register block.

@@ -3,11 +3,16 @@
 //! rate outside the velocity, or inside it as Caffe and Mocha have it), and Adam / AdamW;
 //! and [`LrPolicy`], per-iteration learning-rate schedules (Caffe's `fixed` and `inv`).
 //! A step skips frozen parameters and **clears** the gradients it consumed.
+//!
+//! [`shards`]: the data-parallel training step, a batch cut into shards whose gradients the
+//! optimizer sums as it reads them ([`Optimizer::step_sharded`]).
 
 use crate::tensor::matrix::Matrix;
 use crate::tensor::autograd::params::{ParamId, Params};
 use crate::tensor::kernels::simd::active_kernel;
 use crate::tensor::kernels::vecops::{add_assign_with, sgd_sum2_with};
+
+pub mod shards;
 
 /// What every optimizer offers to a training loop.
 pub trait Optimizer {

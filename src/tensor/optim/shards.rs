@@ -23,7 +23,7 @@
 //! on the number of shards, as any change of summation order does.)
 
 use crate::tensor::error::{Result, TensorError};
-use crate::tensor::kernels::gemm::with_bf16_products;
+use crate::tensor::kernels::precision::{precision, with_precision};
 use crate::tensor::runtime::help::{pause, with_board, Board};
 use crate::tensor::matrix::Matrix;
 use crate::tensor::autograd::params::Params;
@@ -37,30 +37,13 @@ pub struct Shards {
     tapes: Vec<Tape>,
     /// Gradients of shards 1.. (shard 0 writes the parameters' own).
     grads: Vec<Vec<Matrix>>,
-    /// The shards' products in bf16 with f32 sums ([`crate::tensor::kernels::gemm::with_bf16_products`]).
-    bf16: bool,
 }
 
 impl Shards {
     /// `n` shards (at least one).
     pub fn new(n: usize) -> Shards {
         let n = n.max(1);
-        Shards { tapes: (0..n).map(|_| Tape::new()).collect(), grads: (1..n).map(|_| Vec::new()).collect(), bf16: false }
-    }
-
-    /// `n` shards with the products setting of `self` (a step whose batch changed size).
-    pub fn resized(&self, n: usize) -> Shards {
-        Shards { bf16: self.bf16, ..Shards::new(n) }
-    }
-
-    /// Whether the shards' products (forward and backward) are in bf16 with f32 sums, an
-    /// opt-in precision for training; f32 by default.
-    pub fn set_bf16_products(&mut self, on: bool) {
-        self.bf16 = on;
-    }
-
-    pub fn bf16_products(&self) -> bool {
-        self.bf16
+        Shards { tapes: (0..n).map(|_| Tape::new()).collect(), grads: (1..n).map(|_| Vec::new()).collect() }
     }
 
     pub fn len(&self) -> usize {
@@ -123,7 +106,9 @@ impl Shards {
         weights: &[f32],
         forward: impl Fn(usize, &mut Tape, &Params) -> Result<(Var, T)> + Sync,
     ) -> Vec<Result<(f32, T)>> {
-        let (n, bf16) = (self.len(), self.bf16);
+        // Each shard's products in the precision of the thread that called the step (a
+        // trainer's stage sets it, `tensor::kernels::precision`), on whichever thread it runs.
+        let (n, precision) = (self.len(), precision());
         for g in &mut self.grads {
             if g.len() != params.len() {
                 *g = params.ids().map(|id| Matrix::zeros(params.value(id).rows(), params.value(id).cols())).collect();
@@ -138,7 +123,7 @@ impl Shards {
         let run = |s: usize, tape: &mut Tape, grads: &mut [Matrix]| -> Result<(f32, T)> {
             let mut shard = || {
                 serial(|| {
-                    with_bf16_products(bf16, || {
+                    with_precision(precision, || {
                         tape.reset();
                         let (loss, out) = forward(s, tape, vals)?;
                         tape.backward_set(loss, vals, grads, weights[s])?;
@@ -244,6 +229,7 @@ pub fn split_rows(rows: usize, n: usize) -> Vec<(std::ops::Range<usize>, f32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tensor::kernels::precision::Precision;
     use crate::tensor::{Init, Rng};
 
     /// A two-layer ReLU regression of `y` on `x` (`w1`, `b1`, `w2`, `b2`).
@@ -340,21 +326,22 @@ mod tests {
         }
     }
 
-    /// With bf16 products every shard's forward and backward products change (by about
-    /// bf16's precision, not more), and the bits still do not depend on the thread count.
+    /// Called with bf16 products, every shard's forward and backward products change (by
+    /// about bf16's precision, not more), and the bits still do not depend on the thread count.
     #[test]
-    fn bf16_products_reach_every_shard_and_ignore_the_thread_count() {
+    fn the_callers_precision_reaches_every_shard_and_ignores_the_thread_count() {
         let net = Regression::new(11, 40, 37, 29, 3);
         let parts = split_rows(40, 2);
         let weights: Vec<f32> = parts.iter().map(|p| p.1).collect();
-        let grads = |bf16: bool, threads: usize| -> Vec<Vec<f32>> {
+        let grads = |precision: Precision, threads: usize| -> Vec<Vec<f32>> {
             let mut params = net.params.clone();
             let mut shards = Shards::new(2);
-            shards.set_bf16_products(bf16);
-            shards.forward_backward_with(threads, &mut params, &weights, |s, tape, p| Ok((net.loss(tape, p, parts[s].0.clone())?, ()))).unwrap();
+            with_precision(precision, || {
+                shards.forward_backward_with(threads, &mut params, &weights, |s, tape, p| Ok((net.loss(tape, p, parts[s].0.clone())?, ()))).unwrap()
+            });
             params.ids().map(|id| params.grad(id).data().to_vec()).collect()
         };
-        let (f32s, one, two) = (grads(false, 1), grads(true, 1), grads(true, 2));
+        let (f32s, one, two) = (grads(Precision::F32, 1), grads(Precision::Bf16, 1), grads(Precision::Bf16, 2));
         assert_eq!(one, two, "the thread count changed bf16 gradients");
         for (a, b) in f32s.iter().zip(&one) {
             let scale = a.iter().fold(0f32, |m, x| m.max(x.abs()));
