@@ -7,7 +7,7 @@ mod common;
 use common::{random_game, shipped_searcher, uci, MATES};
 use deepchess::chess::{Game, Position};
 use deepchess::deepchess::features::{feature_delta, Features};
-use deepchess::deepchess::inference::{random_distilled, Distilled, FeatureCache, NetComparator};
+use deepchess::deepchess::infer::{random_distilled, Distilled, FeatureCache, NetComparator};
 use deepchess::eval::Comparator;
 use deepchess::search::{bench, Limits, Score, Searcher};
 use proptest::prelude::*;

@@ -16,7 +16,7 @@ use deepchess::data::dataset::Dataset;
 use deepchess::io::fnv1a64 as fnv1a;
 use deepchess::data::labels::{EngineScore, LabelSet, Labelled, Wdl};
 use deepchess::deepchess::features::Features;
-use deepchess::deepchess::inference::load_searcher;
+use deepchess::deepchess::infer::load_searcher;
 use deepchess::search::PlayerSettings;
 use deepchess::deepchess::model::{Arch, Net};
 use deepchess::tensor::Rng;

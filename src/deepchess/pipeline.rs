@@ -409,7 +409,7 @@ fn profile_of(p: &Parsed) -> Result<Profile, CliError> {
             CliError::Usage(format!("deepchess train: bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-32-32-32/32-32-2)"))
         })?;
         // A student the search could not play is refused before hours of training.
-        crate::deepchess::inference::playable(&prof.distill_arch)
+        crate::deepchess::infer::playable(&prof.distill_arch)
             .map_err(|e| CliError::Usage(format!("deepchess train: --distill-arch '{a}' cannot play: {e}")))?;
     }
     if p.get("distill-epochs").is_some() {

@@ -304,7 +304,7 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
 mod tests {
     use super::*;
     use crate::chess::Position;
-    use crate::deepchess::inference::load_searcher;
+    use crate::deepchess::infer::load_searcher;
     use crate::search::PlayerSettings;
     use crate::deepchess::features::Features;
 
