@@ -10,10 +10,11 @@
 //! | §5 "a database of 120,000 expert games" | our expert games (Stockfish 15.1), M's pairs (s_t, s_{t+2}) | [`data`] |
 //! | §2 Eq. 2, §3 Eq. 3–5, §4 | TD(0) targets (γ = 0.98, final boards ×20, quiescent boards), EBNN slopes, M's training, self-play | [`train`] |
 //! | §4 "Sampling", §5 | the run: M, then V by plain back-propagation and by EBNN from the same seed, snapshots for Table 1 | [`pipeline`] |
-//! | §5 "the same search" | V in our alpha-beta (`neurochess`, `neurochess-bp` in the registry) | [`player`] |
+//! | §5 "the same search" | V in our alpha-beta (`neurochess`, `neurochess-bp` in the registry), in play and in self-play | [`infer`] (`VEval`), [`player`] (registration) |
 
 pub mod data;
 pub mod features;
+pub mod infer;
 pub mod model;
 pub mod pipeline;
 pub mod player;

@@ -17,7 +17,7 @@
 use super::data::Pairs;
 use super::features::{features_into, is_quiescent, BLOCKS, FEATURES, PER_SIDE};
 use super::model::{Model, Pass, Value};
-use super::player::{searcher, VEval};
+use super::infer::{searcher, VEval};
 use crate::chess::{Color, Game, Move, Outcome, Position};
 use crate::eval::scalar::ScoreComparator;
 use crate::search::{Limits, Searcher};
