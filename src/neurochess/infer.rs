@@ -10,7 +10,7 @@
 use super::features::{features_into, FEATURES};
 use super::model::Value;
 use crate::tensor::kernels::simd::{active_kernel, Kernel};
-use crate::tensor::kernels::vecops::sigmoid_bias_with;
+use crate::tensor::kernels::vecops::{axpy_rows_with, sigmoid_bias_with};
 use crate::chess::Position;
 use crate::eval::scalar::{Evaluator, ScoreComparator};
 use crate::search::Searcher;
@@ -34,42 +34,6 @@ pub struct VEval {
     kernel: Kernel,
 }
 
-/// `h += Σ x_i · W1[i]` over the nonzero x_i, without fused multiply-adds.
-#[inline(always)]
-fn hidden_generic(h: &mut [f32], x: &[f32], w1: &[f32]) {
-    let n = h.len();
-    for (i, &xi) in x.iter().enumerate() {
-        if xi != 0.0 {
-            for (a, w) in h.iter_mut().zip(&w1[i * n..(i + 1) * n]) {
-                *a += xi * w;
-            }
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn hidden_avx2(h: &mut [f32], x: &[f32], w1: &[f32]) {
-    hidden_generic(h, x, w1)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn hidden_avx512(h: &mut [f32], x: &[f32], w1: &[f32]) {
-    hidden_generic(h, x, w1)
-}
-
-fn hidden_with(k: Kernel, h: &mut [f32], x: &[f32], w1: &[f32]) {
-    match k {
-        // Safety: the flavour was checked available when it was selected.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 if k.available() => unsafe { hidden_avx2(h, x, w1) },
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if k.available() => unsafe { hidden_avx512(h, x, w1) },
-        _ => hidden_generic(h, x, w1),
-    }
-}
-
 impl VEval {
     pub fn new(v: Value) -> VEval {
         VEval::with_kernel(v, active_kernel())
@@ -90,7 +54,7 @@ impl VEval {
         } else {
             self.h.clear();
             self.h.extend_from_slice(b1);
-            hidden_with(self.kernel, &mut self.h, &self.x, w1);
+            axpy_rows_with(self.kernel, &mut self.h, &self.x, w1);
             self.h.iter_mut().for_each(|a| *a *= 2.0);
             sigmoid_bias_with(self.kernel, &mut self.h, &self.zeros);
             self.h.iter().zip(w2).map(|(s, w)| (2.0 * s - 1.0) * w).sum::<f32>()
