@@ -39,10 +39,16 @@ impl VEval {
         VEval::with_kernel(v, active_kernel())
     }
 
-    /// On a given kernel flavour (tests force each one).
+    /// On a given kernel flavour (a player's `PlayerSettings.kernel`; tests force each one);
+    /// one this CPU lacks becomes the portable loop.
     pub fn with_kernel(v: Value, kernel: Kernel) -> VEval {
         let n = v.hidden;
+        let kernel = if kernel.available() { kernel } else { Kernel::Scalar };
         VEval { v, x: vec![0.0; FEATURES], h: Vec::with_capacity(n), zeros: vec![0.0; n], kernel }
+    }
+
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
 
     /// V(pos): White's expected result in (−1, 1).
@@ -94,9 +100,9 @@ impl Evaluator for VEval {
     }
 }
 
-/// V as the search's comparator, a searcher around it.
-pub fn searcher(v: Value, hash_mb: usize) -> Searcher<ScoreComparator<VEval>> {
-    Searcher::new(ScoreComparator::new(VEval::new(v)), hash_mb)
+/// V as the search's comparator on kernel flavour `kernel`, a searcher around it.
+pub fn searcher(v: Value, kernel: Kernel, hash_mb: usize) -> Searcher<ScoreComparator<VEval>> {
+    Searcher::new(ScoreComparator::new(VEval::with_kernel(v, kernel)), hash_mb)
 }
 
 #[cfg(test)]

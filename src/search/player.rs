@@ -52,8 +52,10 @@ pub struct PlayerSettings {
     /// The player's net file; `None`: its default one, found under `data/nets/`.
     pub net: Option<PathBuf>,
     /// Instruction flavour of a net's layers by name (`scalar`, `avx2`, `avx512`: the
-    /// numeric engine's kernels, which the search does not know); `None`: the best this CPU
-    /// has.
+    /// numeric engine's kernels, which the search does not know). Every player with a net
+    /// honours it and names the kernel it runs in [`Built::loaded`]. `None`: the best this
+    /// CPU has (NeuroChess and the self-play agents: `DEEPCHESS_KERNEL` when set, as their
+    /// training does).
     pub kernel: Option<&'static str>,
     /// A net's first layer kept incrementally along the line (false: recomputed per position).
     pub incremental: bool,

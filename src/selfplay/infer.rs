@@ -22,8 +22,14 @@ pub struct Infer {
 }
 
 impl Infer {
+    /// On kernel flavour `kernel`; one this CPU lacks becomes the portable loop.
     pub fn new(kernel: Kernel) -> Infer {
+        let kernel = if kernel.available() { kernel } else { Kernel::Scalar };
         Infer { kernel, x: Matrix::zeros(1, INPUTS), a: Matrix::zeros(1, 1), b: Matrix::zeros(1, 1) }
+    }
+
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
     }
 
     /// The encoded position to evaluate next (length 384).
@@ -98,8 +104,13 @@ pub struct QScorer {
 }
 
 impl QScorer {
-    pub fn new(agents: Agents, compose: Compose) -> QScorer {
-        QScorer { agents, infer: Infer::new(crate::tensor::active_kernel()), values: Values::default(), compose }
+    /// The agents' nets on kernel flavour `kernel`.
+    pub fn new(agents: Agents, compose: Compose, kernel: Kernel) -> QScorer {
+        QScorer { agents, infer: Infer::new(kernel), values: Values::default(), compose }
+    }
+
+    pub fn kernel(&self) -> Kernel {
+        self.infer.kernel()
     }
 }
 

@@ -6,17 +6,20 @@ use super::infer::QScorer;
 use super::model::Agents;
 use super::policy::Compose;
 use crate::search::{Built, PlayerSettings, PolicyPlayer};
+use crate::tensor::{active_kernel, Kernel};
 use std::path::Path;
 
 /// The `qagent` player, from the agents in `net` (the registry passes the given file or the
 /// shipped one); the composition rule is the one the file was trained with.
-pub fn build(_: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
+pub fn build(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
     let path = net.expect("the qagent player has a default net");
     let (agents, meta) = Agents::load(path).map_err(|e| e.to_string())?;
     let rule = meta.iter().find(|(k, _)| k == "compose").map_or("signed", |(_, v)| v.as_str());
     let compose = Compose::parse(rule).ok_or_else(|| format!("{}: unknown composition '{rule}'", path.display()))?;
-    let what = format!("{} ({}, {} composition)", path.display(), agents.layout.arch.describe(), compose.name());
-    Ok(Built { player: Box::new(PolicyPlayer::new(QScorer::new(agents, compose))), loaded: Some(what) })
+    let arch = agents.layout.arch.describe();
+    let scorer = QScorer::new(agents, compose, s.kernel.and_then(Kernel::from_name).unwrap_or_else(active_kernel));
+    let what = format!("{} ({arch}, {} composition, {} kernel)", path.display(), compose.name(), scorer.kernel().name());
+    Ok(Built { player: Box::new(PolicyPlayer::new(scorer)), loaded: Some(what) })
 }
 
 /// It keeps no table.
