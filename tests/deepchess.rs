@@ -100,7 +100,7 @@ proptest! {
         let bits = |p: &Position| -> Vec<usize> { Features::from_position(p).as_slice().iter().map(|&b| b as usize).collect() };
         let mut inc = NetComparator::new(random_distilled(5), "inc", 1);
         let mut full = NetComparator::new(random_distilled(5), "full", 1);
-        full.incremental = false;
+        assert!(full.set_incremental(false));
         let mut pos = *g.start();
         inc.set_root(&pos);
         full.set_root(&pos);
