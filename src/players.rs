@@ -198,14 +198,17 @@ pub fn names() -> Vec<&'static str> {
 }
 
 impl Entry {
-    /// The player, with its net from `s.net`, else its default file.
+    /// The player, with its net from `s.net`, else its default file, and incremental
+    /// evaluation as `s.incremental` says where its evaluator has it.
     pub fn build(&self, s: &PlayerSettings) -> Result<Built, BuildError> {
         let net = match (&s.net, self.default_net) {
             (_, None) => None,
             (Some(f), Some(_)) => Some(f.clone()),
             (None, Some(file)) => Some(default_net_path(file).ok_or(BuildError::NoNet { file })?),
         };
-        (self.build)(s, net.as_deref()).map_err(BuildError::Load)
+        let mut built = (self.build)(s, net.as_deref()).map_err(BuildError::Load)?;
+        built.player.set_incremental(s.incremental);
+        Ok(built)
     }
 }
 
@@ -252,6 +255,17 @@ mod tests {
             // A policy without search (seed 002's agents) keeps no table: its memory is its nets.
             let policy = p.system == "selfplay";
             assert!((p.memory_mb)(16) >= 16 || (policy && (p.memory_mb)(16) > 0), "{}: a player takes at least its table", p.name);
+        }
+    }
+
+    /// Incremental evaluation is the evaluator's capability: the DeepChess players have it
+    /// (their first layer), every other player says it keeps nothing incremental.
+    #[test]
+    fn incremental_evaluation_is_declared_by_the_players_that_have_it() {
+        for p in PLAYERS {
+            let mut built = p.build(&PlayerSettings::new(1)).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            assert_eq!(built.player.set_incremental(false), p.system == "deepchess", "{}", p.name);
+            assert_eq!(built.player.set_incremental(true), p.system == "deepchess", "{}", p.name);
         }
     }
 

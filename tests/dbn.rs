@@ -90,7 +90,7 @@ fn tiny_run_trains_every_head_resumes_and_plays() {
 
     // The net plays in the shared search behind the scalar-evaluator adapter.
     let (dbn, _) = deepchess::dbn::model::Dbn::load(&net).unwrap();
-    let comparator = deepchess::dbn::player::comparator(&dbn, "dbn-quantized", deepchess::tensor::Kernel::best());
+    let comparator = deepchess::dbn::infer::comparator(&dbn, "dbn-quantized", deepchess::tensor::Kernel::best());
     let mut searcher = deepchess::search::Searcher::new(comparator, 1);
     let r = searcher.search(
         &deepchess::chess::Game::default(),
@@ -247,7 +247,7 @@ fn a_net_wider_than_the_kernels_stack_mask_plays() {
     assert!(s.seen.iter().any(|l| l.contains("772-1100-100-100")), "the wide net was not the one loaded: {:?}", s.seen);
     s.quit();
     for k in [deepchess::tensor::Kernel::Scalar, deepchess::tensor::Kernel::Avx2, deepchess::tensor::Kernel::Avx512] {
-        let mut e = deepchess::dbn::player::DbnEval::new(&net, "wide", k);
+        let mut e = deepchess::dbn::infer::DbnEval::new(&net, "wide", k);
         let v = e.value(&deepchess::chess::Position::default());
         assert!(v.is_finite() && v.abs() <= 1.0, "{k:?}: {v}");
     }

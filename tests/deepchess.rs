@@ -7,7 +7,7 @@ mod common;
 use common::{random_game, shipped_searcher, uci, MATES};
 use deepchess::chess::{Game, Position};
 use deepchess::deepchess::features::{feature_delta, Features};
-use deepchess::deepchess::inference::{random_distilled, Distilled, FeatureCache, NetComparator};
+use deepchess::deepchess::infer::{random_distilled, Distilled, FeatureCache, NetComparator};
 use deepchess::eval::Comparator;
 use deepchess::search::{bench, Limits, Score, Searcher};
 use proptest::prelude::*;
@@ -100,7 +100,7 @@ proptest! {
         let bits = |p: &Position| -> Vec<usize> { Features::from_position(p).as_slice().iter().map(|&b| b as usize).collect() };
         let mut inc = NetComparator::new(random_distilled(5), "inc", 1);
         let mut full = NetComparator::new(random_distilled(5), "full", 1);
-        full.incremental = false;
+        assert!(full.set_incremental(false));
         let mut pos = *g.start();
         inc.set_root(&pos);
         full.set_root(&pos);

@@ -16,7 +16,7 @@ use deepchess::data::dataset::Dataset;
 use deepchess::io::fnv1a64 as fnv1a;
 use deepchess::data::labels::{EngineScore, LabelSet, Labelled, Wdl};
 use deepchess::deepchess::features::Features;
-use deepchess::deepchess::inference::load_searcher;
+use deepchess::deepchess::infer::load_searcher;
 use deepchess::search::PlayerSettings;
 use deepchess::deepchess::model::{Arch, Net};
 use deepchess::tensor::Rng;
@@ -263,7 +263,7 @@ fn check_model<M>(dir: &Path, bytes: &[u8], tally: &Tally, load: impl Fn(&Path) 
 
 #[test]
 fn fuzz_dbn_net_files() {
-    use deepchess::dbn::player::DbnEval;
+    use deepchess::dbn::infer::DbnEval;
     use deepchess::dbn::model::{Arch, Dbn};
     let dir = tmp("dbn-net");
     let sample = {
@@ -284,7 +284,7 @@ fn fuzz_dbn_net_files() {
 
 #[test]
 fn fuzz_cnn_net_files() {
-    use deepchess::cnn::player::CnnEval;
+    use deepchess::cnn::infer::CnnEval;
     use deepchess::cnn::model::{Arch, Cnn};
     use deepchess::eval::scalar::Evaluator;
     let dir = tmp("cnn-net");
@@ -311,7 +311,7 @@ fn fuzz_neurochess_net_files() {
     use deepchess::eval::scalar::Evaluator;
     use deepchess::neurochess::features::{features, FEATURES};
     use deepchess::neurochess::model::{Model, Value};
-    use deepchess::neurochess::player::VEval;
+    use deepchess::neurochess::infer::VEval;
     let dir = tmp("neurochess-net");
     let v_sample = {
         let p = dir.join("v.dcw");
@@ -346,8 +346,9 @@ fn fuzz_neurochess_net_files() {
 /// start position and after 1. e4, as the `qagent` player would play it.
 #[test]
 fn fuzz_selfplay_agents_files() {
-    use deepchess::selfplay::model::{Agents, Arch, Infer};
-    use deepchess::selfplay::policy::{choose, evaluate, Compose, Values};
+    use deepchess::selfplay::infer::{evaluate, Infer, Values};
+    use deepchess::selfplay::model::{Agents, Arch};
+    use deepchess::selfplay::policy::{choose, Compose};
     let dir = tmp("selfplay-agents");
     let sample = {
         let p = dir.join("a.dcw");

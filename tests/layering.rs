@@ -18,6 +18,10 @@
 //! in a `use`, a group `crate::{a::X, b::Y}` or an inline expression, plus
 //! `super::` chains that climb out to the crate root. Code under `#[cfg(test)]` counts.
 //!
+//! Beside the floors, one rule of the numeric engine: instruction sets are chosen in
+//! `src/tensor/kernels/` only (no `#[target_feature]` or `is_x86_feature_detected!`
+//! elsewhere; code generic over the flavour runs through `tensor::kernels::dispatch`).
+//!
 //! To check another checkout, point the test at its `src/`:
 //! `DEEPCHESS_LAYERING_SRC=/path/to/checkout/src cargo test --test layering`.
 
@@ -342,7 +346,67 @@ fn layering_follows_the_floors() {
     );
 }
 
+// ---------------------------------------------------------------- instruction sets
+
+/// The words that choose an instruction set: only `src/tensor/kernels/` may say them.
+const ISA_WORDS: &[&str] = &["target_feature", "is_x86_feature_detected"];
+
+/// Every use (in code, not comments or literals) of [`ISA_WORDS`] under `src_root` outside
+/// `tensor/kernels/`: an instruction-set decision taken elsewhere than the numeric engine's
+/// kernels (docs/architecture.md, "Numerics").
+fn isa_decisions_outside_kernels(src_root: &Path) -> Vec<String> {
+    let src_name = src_root.file_name().map_or("src".into(), |n| n.to_string_lossy().into_owned());
+    let mut files = Vec::new();
+    rust_files(src_root, &mut files);
+    let mut out = Vec::new();
+    for file in files {
+        let Ok(rel) = file.strip_prefix(src_root) else { continue };
+        if rel.starts_with("tensor/kernels") {
+            continue;
+        }
+        let Ok(bytes) = fs::read(&file) else { continue };
+        let code = strip_comments_and_literals(&String::from_utf8_lossy(&bytes));
+        for (tok, line) in tokenize(&code) {
+            if let Tok::Ident(word) = tok {
+                if ISA_WORDS.contains(&word.as_str()) {
+                    out.push(format!(
+                        "{src_name}/{}:{line}: {word} outside tensor/kernels/: instruction sets are chosen there (a FlavourFn run by Kernel::run, or a *_with kernel taking a Kernel)",
+                        rel.display()
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn instruction_sets_are_chosen_in_tensor_kernels_only() {
+    let root = std::env::var_os("DEEPCHESS_LAYERING_SRC")
+        .map_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src")), PathBuf::from);
+    let found = isa_decisions_outside_kernels(&root);
+    assert!(found.is_empty(), "{} instruction-set decision(s) outside src/tensor/kernels/:\n{}", found.len(), found.join("\n"));
+}
+
 // ---------------------------------------------------------------- tests of the checker
+
+#[test]
+fn isa_check_catches_target_features_outside_the_kernels() {
+    let tree = TempTree::new();
+    tree.file("tensor/kernels/simd.rs", "#[target_feature(enable = \"avx2\")]\nunsafe fn f() {}\nfn g() -> bool { is_x86_feature_detected!(\"avx2\") }\n");
+    tree.file(
+        "neurochess/player.rs",
+        "// a #[target_feature] wrapper, once\nconst S: &str = \"is_x86_feature_detected\";\n\
+         #[cfg(target_arch = \"x86_64\")]\n#[target_feature(enable = \"avx2\")]\nunsafe fn hidden() {}\n",
+    );
+    tree.file("tensor/layers/dense.rs", "fn f() -> bool {\n    std::is_x86_feature_detected!(\"fma\")\n}\n");
+    let found = isa_decisions_outside_kernels(&tree.0.join("src"));
+    let expected = ["src/neurochess/player.rs:4: target_feature outside", "src/tensor/layers/dense.rs:2: is_x86_feature_detected outside"];
+    for want in expected {
+        assert!(found.iter().any(|v| v.starts_with(want)), "missing {want:?} in:\n{}", found.join("\n"));
+    }
+    assert_eq!(found.len(), expected.len(), "{}", found.join("\n"));
+}
 
 #[test]
 fn lexer_strips_comments_and_literals_but_keeps_lifetimes_and_lines() {

@@ -7,8 +7,9 @@ mod common;
 
 use common::TempDir;
 use deepchess::chess::{Move, Position};
-use deepchess::selfplay::model::{Agents, Arch, Infer};
-use deepchess::selfplay::policy::{choose, evaluate, move_scores, Compose, Values};
+use deepchess::selfplay::infer::{evaluate, Infer, Values};
+use deepchess::selfplay::model::{Agents, Arch};
+use deepchess::selfplay::policy::{choose, move_scores, Compose};
 use deepchess::selfplay::pipeline::Profile;
 use deepchess::selfplay::train::{score_against, Baseline, QCfg};
 use deepchess::tensor::{Kernel, ParamId, Rng};

@@ -247,12 +247,12 @@ fn cli_refuses_a_student_the_search_cannot_play() {
     }
     for arch in ["773-32-32-32/32-32-2", "773-100-100-100/100-100-2", "773-128-20/20-2"] {
         let a = deepchess::deepchess::model::Arch::parse(arch).unwrap();
-        assert!(deepchess::deepchess::inference::playable(&a).is_ok(), "{arch}");
+        assert!(deepchess::deepchess::infer::playable(&a).is_ok(), "{arch}");
         let net = deepchess::deepchess::model::Net::new(a, &mut deepchess::tensor::Rng::new(1));
         let fits = [
-            deepchess::deepchess::inference::Distilled::from_net(&net).is_ok(),
-            deepchess::deepchess::inference::Compact::from_net(&net).is_ok(),
-            deepchess::deepchess::inference::Big::from_net(&net).is_ok(),
+            deepchess::deepchess::infer::Distilled::from_net(&net).is_ok(),
+            deepchess::deepchess::infer::Compact::from_net(&net).is_ok(),
+            deepchess::deepchess::infer::Big::from_net(&net).is_ok(),
         ];
         assert!(fits.iter().any(|&f| f), "{arch}: playable says yes, no build takes it");
     }

@@ -32,7 +32,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "vs-net", value: None, help: "then the same bench with the compact and distilled nets: nodes/s ratios" },
     Flag { name: "vs", value: Some("LIST"), help: "then the same bench with each listed player (comma list, e.g. dbn-classify,dbn-regress), nodes/s ratios to handcrafted" },
     Flag { name: "rounds", value: Some("N"), help: "with --vs-net: rounds of handcrafted and net benches, interleaved; the median ratio is reported (default 5)" },
-    Flag { name: "no-incremental", value: None, help: "net path: recompute the first layer per position" },
+    Flag { name: "no-incremental", value: None, help: "evaluators that keep work incremental along the line (DeepChess's first layer): recompute it per position" },
     Flag { name: "kernel", value: Some("NAME"), help: "net layers: scalar (the portable loop), avx2 or avx512 (default: the best this CPU has)" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
 ];
@@ -101,7 +101,10 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         if let Some(what) = &built.loaded {
             eprintln!("net {what}");
         }
-        let player = built.player;
+        let mut player = built.player;
+        if !s.incremental && !player.set_incremental(false) {
+            eprintln!("note: {} keeps nothing incremental: --no-incremental changes nothing", player.name());
+        }
         let run = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_one(player, depth, verbose));
         Ok(run.expect("bench thread").join().expect("bench thread panicked"))
     };

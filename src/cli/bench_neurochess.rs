@@ -10,7 +10,7 @@ use crate::eval::Handcrafted;
 use crate::io::args::{self, median, CliError, Flag};
 use crate::neurochess::features::{features_into, FEATURES};
 use crate::neurochess::model::{Pass, Value, MAX_HIDDEN};
-use crate::neurochess::player::VEval;
+use crate::neurochess::infer::VEval;
 use crate::tensor::Rng;
 use std::hint::black_box;
 use std::time::Instant;

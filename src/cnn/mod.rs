@@ -11,10 +11,11 @@
 //! | "Network architecture" | conv 400@4×4 → max pool 2×2/2 → conv 200@2×2 → ip 70 sigmoid, dropout 0.2 → ip 1 sigmoid, BCE | [`model`] |
 //! | "Solving the problem" | SGD, momentum 0.9, L2 0.0005, lr 0.01·(1 + 0.0001·iter)^−0.75, batch 1024, ~5 epochs | [`train`], `tensor::optim` (shared), [`pipeline::Profile::paper`] |
 //! | "Test set accuracy", "final results" | accuracy at 0.5; the output buckets [0.9–1.0] … "difficult cases" [0.45–0.55] | [`metrics`], [`pipeline::results`] |
-//! | (ours) play | the classifier's logit as the search's evaluator | [`player`], `search` (shared), `players` |
+//! | (ours) play | the classifier's logit as the search's evaluator | [`infer`] (`CnnEval`), [`player`] (registration), `search` (shared), `players` |
 
 pub mod data;
 pub mod features;
+pub mod infer;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;

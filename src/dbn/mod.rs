@@ -12,11 +12,12 @@
 //! | §III.B models | [772,100,100,100], [772,400,200,100], [772,600,400,200,100]; ReLU; softmax + cross-entropy or tanh + Huber | [`model`] |
 //! | §II.C, III.B fine-tuning | SGD, lr 0.005 × 0.98^epoch, batch 32, 200 epochs, dropout 0.5 | [`train::finetune`], [`pipeline::Profile::paper`] |
 //! | §III.C evaluation | 10-fold cross-validation over positions (and ours: whole games held out) | [`data::Split`], [`pipeline::table`] |
-//! | §IV alpha-beta + TT | the net as the evaluator of the shared search | [`player`], `search` (shared), `players` |
+//! | §IV alpha-beta + TT | the net as the evaluator of the shared search | [`infer`] (`DbnEval`, each head's reading), [`player`] (registration), `search` (shared), `players` |
 //! | §IV.B skill level | 300 games among the three heads | `arena` (`deepchess match`); figures in docs/results.md |
 
 pub mod data;
 pub mod features;
+pub mod infer;
 pub mod model;
 pub mod pipeline;
 pub mod player;

@@ -1,5 +1,5 @@
 //! The networks of the paper (section 3), defined once: parameters, the forward pass on a
-//! training tape, and net files. The search's fast inference (`inference/`) is built from a
+//! training tape, and net files. The search's fast inference (`infer/`) is built from a
 //! loaded [`Net`]; batches without a tape (`compare`, `accuracy`) run the tape's forward.
 //! - **Pos2Vec**: the feature tower 773-600-400-200-100 (ReLU), first layer sparse.
 //! - **DeepChess**: two towers with tied weights, their outputs concatenated, then

@@ -403,7 +403,7 @@ fn profile_of(cli: &TrainCli) -> Result<Profile, CliError> {
         prof.distill_arch = crate::deepchess::model::Arch::parse(a)
             .ok_or_else(|| cli.usage(format!("bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-32-32-32/32-32-2)")))?;
         // A student the search could not play is refused before hours of training.
-        crate::deepchess::inference::playable(&prof.distill_arch).map_err(|e| cli.usage(format!("--distill-arch '{a}' cannot play: {e}")))?;
+        crate::deepchess::infer::playable(&prof.distill_arch).map_err(|e| cli.usage(format!("--distill-arch '{a}' cannot play: {e}")))?;
     }
     cli.set("distill-epochs", &mut prof.distill_full.epochs, |&e| e >= 1, "must be at least 1")?;
     if p.get("pos2vec-subset").is_some() {

@@ -2,9 +2,9 @@
 //! `deepchess`, each taking whichever search build fits the file's shape (so a distilled
 //! net under `Eval deepchess` still loads), and `random-distilled`, the net path with random
 //! weights that `bench` times. A net player's memory is its transposition table and its
-//! feature cache ([`inference::FeatureCache`]), as large as the table and at least 16 MB.
+//! feature cache ([`infer::FeatureCache`]), as large as the table and at least 16 MB.
 
-use super::inference;
+use super::infer;
 use crate::search::{Built, PlayerSettings};
 use std::path::Path;
 
@@ -21,7 +21,7 @@ pub fn memory_mb(hash_mb: usize) -> usize {
 /// A net player: the net in `net` (the registry passes the given file or the shipped one).
 pub fn build(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
     let path = net.expect("a DeepChess player has a default net");
-    let (player, what) = inference::load_searcher(path, s, cache_mb(s.hash_mb))?;
+    let (player, what) = infer::load_searcher(path, s, cache_mb(s.hash_mb))?;
     Ok(Built { player, loaded: Some(format!("{} ({what})", path.display())) })
 }
 
@@ -30,7 +30,7 @@ const RANDOM_NET_CACHE_MB: usize = 64;
 
 /// The distilled shape with seeded random weights: what the net path costs.
 pub fn build_random(s: &PlayerSettings, _: Option<&Path>) -> Result<Built, String> {
-    Ok(Built { player: inference::random_searcher(1, s, RANDOM_NET_CACHE_MB), loaded: None })
+    Ok(Built { player: infer::random_searcher(1, s, RANDOM_NET_CACHE_MB), loaded: None })
 }
 
 /// What the random net takes with a table of `hash_mb`, in MB.

@@ -99,6 +99,16 @@ pub trait Comparator {
     /// Start a new game: forget caches tied to the old one.
     fn clear(&mut self) {}
 
+    /// Incremental evaluation, a capability a comparator may have: work on a position (a
+    /// net's first layer) carried along the search's line, each child's from its parent's
+    /// by what the move changed (through [`Comparator::set_node`]), rather than done from
+    /// scratch. `on` turns it on (the default of a comparator that has it) or off (every
+    /// position from scratch: for measuring the increments). Returns whether it has the
+    /// capability; one without it keeps nothing incremental and ignores the request.
+    fn set_incremental(&mut self, _on: bool) -> bool {
+        false
+    }
+
     /// What it counted since it was built (`bench` reports rates and shares).
     fn counters(&self) -> Counters {
         Counters::default()

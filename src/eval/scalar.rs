@@ -25,6 +25,13 @@ pub trait Evaluator {
 
     /// Start a new game: forget caches tied to the old one.
     fn clear(&mut self) {}
+
+    /// Incremental evaluation along the search's line ([`Comparator::set_incremental`]):
+    /// an evaluator that keeps part of its work from a parent to its child says so here.
+    /// None does yet: each evaluates a position from scratch.
+    fn set_incremental(&mut self, _on: bool) -> bool {
+        false
+    }
 }
 
 /// An [`Evaluator`] as a [`Comparator`]: keys are values, comparisons exact.
@@ -82,6 +89,10 @@ impl<E: Evaluator> Comparator for ScoreComparator<E> {
 
     fn clear(&mut self) {
         self.eval.clear();
+    }
+
+    fn set_incremental(&mut self, on: bool) -> bool {
+        self.eval.set_incremental(on)
     }
 
     fn counters(&self) -> Counters {

@@ -17,11 +17,11 @@
 use super::data::Pairs;
 use super::features::{features_into, is_quiescent, BLOCKS, FEATURES, PER_SIDE};
 use super::model::{Model, Pass, Value};
-use super::player::{searcher, VEval};
+use super::infer::{searcher, VEval};
 use crate::chess::{Color, Game, Move, Outcome, Position};
 use crate::eval::scalar::ScoreComparator;
 use crate::search::{Limits, Searcher};
-use crate::tensor::{Matrix, Optimizer, Params, Precision, Rng, Tape};
+use crate::tensor::{active_kernel, Matrix, Optimizer, Params, Precision, Rng, Tape};
 use crate::train::checkpoint::OptCfg;
 use crate::train::episode::{EpisodeLearner, Trajectory};
 use crate::train::stage::{Ctx, EpochStats, StageCfg};
@@ -267,7 +267,7 @@ impl EpisodeLearner for Td {
     type Actor = Actor;
 
     fn actor(&self, params: &Params) -> Actor {
-        Actor { search: searcher(self.value_of(params), 1), depth: self.cfg.depth }
+        Actor { search: searcher(self.value_of(params), active_kernel(), 1), depth: self.cfg.depth }
     }
 
     fn begin(actor: &mut Actor) {

@@ -36,6 +36,13 @@ pub trait Player: Send {
     /// search ignores it.
     fn set_quiescence(&mut self, _on: bool) {}
 
+    /// Incremental evaluation on or off (`PlayerSettings::incremental`), for a player
+    /// whose evaluator has it ([`Comparator::set_incremental`]); returns whether it has.
+    /// A player without it (no such evaluator, or no search) ignores the request.
+    fn set_incremental(&mut self, _on: bool) -> bool {
+        false
+    }
+
     /// Its name, as `info string` and `bench` show it.
     fn name(&self) -> &'static str;
 
@@ -52,10 +59,16 @@ pub struct PlayerSettings {
     /// The player's net file; `None`: its default one, found under `data/nets/`.
     pub net: Option<PathBuf>,
     /// Instruction flavour of a net's layers by name (`scalar`, `avx2`, `avx512`: the
-    /// numeric engine's kernels, which the search does not know); `None`: the best this CPU
-    /// has.
+    /// numeric engine's kernels, which the search does not know). Every player with a net
+    /// honours it and names the kernel it runs in [`Built::loaded`]. `None`: the best this
+    /// CPU has (NeuroChess and the self-play agents: `DEEPCHESS_KERNEL` when set, as their
+    /// training does).
     pub kernel: Option<&'static str>,
-    /// A net's first layer kept incrementally along the line (false: recomputed per position).
+    /// Incremental evaluation along the search's line, a capability of an evaluator
+    /// ([`Comparator::set_incremental`]: DeepChess keeps its first layer so): the registry
+    /// asks every player it builds ([`Player::set_incremental`]); a player without the
+    /// capability ignores it. False: every position from scratch (`bench --no-incremental`,
+    /// to measure the increments); the values are the same.
     pub incremental: bool,
 }
 
@@ -91,6 +104,9 @@ where
     }
     fn set_quiescence(&mut self, on: bool) {
         self.quiescence = on;
+    }
+    fn set_incremental(&mut self, on: bool) -> bool {
+        self.comp.set_incremental(on)
     }
     fn name(&self) -> &'static str {
         self.comp.name()

@@ -6,13 +6,14 @@
 //! |---|---|---|
 //! | "Rewards" | piece values (1, 3, 3, 5, 9; the king 255, a mate here), −0.1 for a move that captures nothing, the reply subtracted | [`features`] (values), [`train`] (`agent_rewards`) |
 //! | "State representation" | 8×8×6, +1 the agent's pieces, −1 the opponent's | [`features`] |
-//! | "Selecting the action" | the piece selector composed with the best destination of each move selector, masked to legal squares | [`policy`] |
+//! | "Selecting the action" | the piece selector composed with the best destination of each move selector, masked to legal squares | [`policy`] (the rule), [`infer`] (the nets it reads: `Infer`, `evaluate`) |
 //! | "The neural network architecture", initialisation | conv 32 → 128 → 32 (3×3, no padding, no pooling), dense 128, 64 outputs; U(±1e-7) / U(±1e-6) | [`model`] |
 //! | "Q-learning" | r + γ·max Q(s′, a′), γ = 0.99, for the piece selector and the moved piece's selector; MSE; Adam | [`train`] |
 //! | "Training", the milestones | profiles, the run, the figures per 1,000 games against a random mover and a greedy capturer | [`pipeline`] |
-//! | (ours) play | the agents as a policy player (`qagent`) | [`player`] |
+//! | (ours) play | the agents as a policy player (`qagent`) | [`infer`] (`QScorer`, the move scorer), [`player`] (registration) |
 
 pub mod features;
+pub mod infer;
 pub mod model;
 pub mod pipeline;
 pub mod player;

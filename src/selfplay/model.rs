@@ -10,12 +10,10 @@
 //! U(±1e-6), the dense layers U(±1/√fan_in), biases 0.
 //!
 //! Parameter names: `{white,black}.{piece,pawn,knight,bishop,rook,queen,king}.{c1,c2,c3,fc,out}.{w,b}`.
-//! Inference for play and self-play ([`Infer`]) runs without a tape, one position at a time.
+//! Inference for play and self-play runs without a tape, one position at a time ([`super::infer`]).
 
 use super::features::{INPUTS, PLANES};
 use crate::chess::{Color, Role};
-use crate::tensor::kernels::simd::Kernel;
-use crate::tensor::layers::{affine_act, conv};
 use crate::tensor::{Conv2d, Matrix, ParamId, Params, Result, Rng, Tape, TensorError, Var};
 use std::path::Path;
 
@@ -266,62 +264,9 @@ impl Agents {
     }
 }
 
-/// One position through nets without a tape (play and self-play): buffers kept between calls.
-pub struct Infer {
-    kernel: Kernel,
-    x: Matrix,
-    a: Matrix,
-    b: Matrix,
-}
-
-impl Infer {
-    pub fn new(kernel: Kernel) -> Infer {
-        Infer { kernel, x: Matrix::zeros(1, INPUTS), a: Matrix::zeros(1, 1), b: Matrix::zeros(1, 1) }
-    }
-
-    /// The encoded position to evaluate next (length 384).
-    pub fn input(&mut self) -> &mut [f32] {
-        self.x.data_mut()
-    }
-
-    /// A layout whose fourteen slots all read the one net `prefix` (e.g. `white.piece`) of
-    /// `params`: one net's update on its own parameters, as a benchmark compares it.
-    pub fn single(params: &Params, arch: Arch, prefix: &str) -> Result<Layout> {
-        let v: Vec<ParamId> = arch
-            .net_shapes()
-            .into_iter()
-            .map(|(s, _, _)| params.find(&format!("{prefix}.{s}")).ok_or_else(|| TensorError::Argument { what: "agents".into(), detail: format!("no tensor '{prefix}.{s}'") }))
-            .collect::<Result<_>>()?;
-        let one = NetIds(v.try_into().expect("ten tensors a net"));
-        Ok(Layout { arch, ids: [[one; 7]; 2] })
-    }
-
-    /// The 64 values of `net` of `colour`'s agent for the input, into `out`.
-    pub fn eval(&mut self, agents: &Agents, colour: Color, net: Net, out: &mut [f32; 64]) -> Result<()> {
-        let id = agents.layout.ids[colour.index()][net.index()].0;
-        let p = &agents.params;
-        let [s1, s2, s3] = agents.layout.arch.convs();
-        conv::forward_with(self.kernel, 1, &s1, &self.x, p.value(id[0]), p.value(id[1]), &mut self.a)?;
-        relu(&mut self.a);
-        conv::forward_with(self.kernel, 1, &s2, &self.a, p.value(id[2]), p.value(id[3]), &mut self.b)?;
-        relu(&mut self.b);
-        conv::forward_with(self.kernel, 1, &s3, &self.b, p.value(id[4]), p.value(id[5]), &mut self.a)?;
-        relu(&mut self.a);
-        affine_act(&self.a, p.value(id[6]), p.value(id[7]), true, &mut self.b)?;
-        affine_act(&self.b, p.value(id[8]), p.value(id[9]), false, &mut self.a)?;
-        out.copy_from_slice(self.a.data());
-        Ok(())
-    }
-}
-
-fn relu(m: &mut Matrix) {
-    crate::tensor::layers::relu_inplace(m)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::Position;
 
     #[test]
     fn the_seed_shapes() {
@@ -338,32 +283,15 @@ mod tests {
         }
     }
 
-    /// The tape-free pass equals the tape's, on every kernel flavour, for weights of a
-    /// usable scale; and a saved file loads to the same values.
+    /// A saved file loads to the same values.
     #[test]
-    fn inference_is_the_tape_forward_and_files_round_trip() {
+    fn files_round_trip() {
         let arch = Arch { c1: 5, c2: 7, c3: 3, fc: 9 };
         let mut ag = Agents::new(arch, &mut Rng::new(2));
         let mut rng = Rng::new(3);
         let ids: Vec<ParamId> = ag.params.ids().collect();
         for id in ids {
             ag.params.value_mut(id).data_mut().iter_mut().for_each(|v| *v = rng.uniform(-0.5, 0.5));
-        }
-        let pos = Position::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3").unwrap();
-        let mut x = Matrix::zeros(1, INPUTS);
-        super::super::features::encode(&pos, Color::Black, x.data_mut());
-        let mut tape = Tape::new();
-        let xv = tape.input(&x);
-        let y = ag.layout.net_on_tape(&ag.params, &mut tape, xv, Color::Black, Net::Move(Role::Knight)).unwrap();
-        let want = tape.value(y).data().to_vec();
-        for k in Kernel::available_kernels() {
-            let mut inf = Infer::new(k);
-            inf.input().copy_from_slice(x.data());
-            let mut out = [0.0f32; 64];
-            inf.eval(&ag, Color::Black, Net::Move(Role::Knight), &mut out).unwrap();
-            for (a, b) in out.iter().zip(&want) {
-                assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{}: {a} vs {b}", k.name());
-            }
         }
         let dir = std::env::temp_dir().join(format!("selfplay-model-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -21,10 +21,8 @@
 //! Ties go to the first candidate in move-generation order, so a choice is a function of the
 //! position and the nets.
 
-use super::features::{encode, INPUTS};
-use super::model::{Agents, Infer, Net};
+use super::infer::Values;
 use crate::chess::{Move, Position, Role};
-use crate::tensor::Result;
 
 /// How a piece-selector value and a move-selector value combine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -63,42 +61,6 @@ impl Compose {
             }
         }
     }
-}
-
-/// The outputs of the side to move's nets for one position (64 values each, by square).
-pub struct Values {
-    pub nets: [[f32; 64]; 7],
-}
-
-impl Default for Values {
-    fn default() -> Self {
-        Values { nets: [[0.0; 64]; 7] }
-    }
-}
-
-/// Runs the nets the position needs (the piece selector, and the move selectors of the piece
-/// types that can move, with queen, rook, bishop and knight when a pawn can promote) of the
-/// side to move's agent, into `values`.
-pub fn evaluate(infer: &mut Infer, agents: &Agents, pos: &Position, values: &mut Values) -> Result<()> {
-    let agent = pos.turn();
-    encode(pos, agent, &mut infer.input()[..INPUTS]);
-    infer.eval(agents, agent, Net::Piece, &mut values.nets[0])?;
-    let mut need = [false; 6];
-    for m in pos.legal_moves().iter() {
-        let role = pos.role_on(m.from).expect("a legal move has a piece");
-        need[role.index()] = true;
-        if m.promotion.is_some() {
-            for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
-                need[r.index()] = true;
-            }
-        }
-    }
-    for role in Role::ALL {
-        if need[role.index()] {
-            infer.eval(agents, agent, Net::Move(role), &mut values.nets[1 + role.index()])?;
-        }
-    }
-    Ok(())
 }
 
 /// The agent's action and the two values it was chosen by.

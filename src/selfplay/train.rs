@@ -19,8 +19,9 @@
 //! played (the nets that chose the moves), so a batch is one function of its inputs.
 
 use super::features::{capture_value, encode, INPUTS, MATE_VALUE};
-use super::model::{Agents, Infer, Layout, Net};
-use super::policy::{choose, evaluate, Compose, Values};
+use super::infer::{evaluate, Infer, Values};
+use super::model::{Agents, Layout, Net};
+use super::policy::{choose, Compose};
 use crate::chess::{Color, Game, Move, Position, Role};
 use crate::search::see::see_ge;
 use crate::tensor::kernels::simd::active_kernel;

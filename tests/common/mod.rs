@@ -9,7 +9,7 @@ use deepchess::chess::game::Outcome;
 use deepchess::chess::pgn::{open_pgn, PgnReader};
 use deepchess::chess::{Color, Game, Move, Position, Role};
 use deepchess::data::labels::{EngineScore, LabelSet, Labelled, Wdl};
-use deepchess::deepchess::inference::{Distilled, NetComparator};
+use deepchess::deepchess::infer::{Distilled, NetComparator};
 use deepchess::eval::Comparator;
 use deepchess::search::{Limits, SearchResult, Searcher};
 use std::path::{Path, PathBuf};

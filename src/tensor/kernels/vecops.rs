@@ -333,6 +333,47 @@ pub fn axpy_with(k: Kernel, dst: &mut [f32], a: f32, src: &[f32]) {
     }
 }
 
+/// `h += Σ x_i · w[i·n .. (i+1)·n]` over the nonzero `x_i` (`n = h.len()`): a dense
+/// layer's sums, one [`axpy_with`] row per nonzero input (NeuroChess's hidden layer), each a
+/// multiply then an add, so every flavour gives the bits of the scalar loop.
+#[inline(always)]
+fn axpy_rows_generic(h: &mut [f32], x: &[f32], w: &[f32]) {
+    let n = h.len();
+    for (i, &xi) in x.iter().enumerate() {
+        if xi != 0.0 {
+            for (a, w) in h.iter_mut().zip(&w[i * n..(i + 1) * n]) {
+                *a += xi * w;
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn axpy_rows_avx2(h: &mut [f32], x: &[f32], w: &[f32]) {
+    axpy_rows_generic(h, x, w)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn axpy_rows_avx512(h: &mut [f32], x: &[f32], w: &[f32]) {
+    axpy_rows_generic(h, x, w)
+}
+
+/// `h += Σ x_i · w[i·n .. (i+1)·n]` over the nonzero `x_i` (`n = h.len()`, `w` input-major,
+/// at least `x.len() · n` long) with the given kernel flavour.
+#[inline]
+pub fn axpy_rows_with(k: Kernel, h: &mut [f32], x: &[f32], w: &[f32]) {
+    match k {
+        // Safety: the flavour was checked available when it was selected.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => unsafe { axpy_rows_avx2(h, x, w) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => unsafe { axpy_rows_avx512(h, x, w) },
+        _ => axpy_rows_generic(h, x, w),
+    }
+}
+
 /// `e^x` for `x` in `[-87, 88]` (clamped to it), within 2 ulp: Cody-Waite reduction
 /// `x = n·ln2 + r`, `|r| ≤ ln2/2`, Cephes' degree-6 polynomial for `e^r`, and `2^n` built in
 /// the exponent bits. Only adds, multiplies, a clamp and conversions, so the loops that call
@@ -472,6 +513,28 @@ mod tests {
             sgd_sum2_with(k, &mut w, &mut g, &o, lr, wd);
             assert_eq!(w.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "{}", k.name());
             assert!(g.iter().all(|&v| v == 0.0));
+        }
+    }
+
+    /// The rows of the nonzero inputs, summed as the scalar loop sums them, in every flavour
+    /// (odd widths: the vector loops' tails too; zeros skipped).
+    #[test]
+    fn axpy_rows_gives_the_scalar_bits_in_every_flavour() {
+        let (inputs, n) = (37, 83);
+        let f = |i: usize, s: f32| ((i as f32 * 0.37 + s).sin() * 3.0) * 10f32.powi((i % 5) as i32 - 2);
+        let x: Vec<f32> = (0..inputs).map(|i| if i % 3 == 0 { 0.0 } else { f(i, 0.4) }).collect();
+        let w: Vec<f32> = (0..inputs * n).map(|i| f(i, 1.1)).collect();
+        let h0: Vec<f32> = (0..n).map(|i| f(i, 2.3)).collect();
+        let mut want = h0.clone();
+        for (i, &xi) in x.iter().enumerate().filter(|(_, &xi)| xi != 0.0) {
+            for (a, wv) in want.iter_mut().zip(&w[i * n..(i + 1) * n]) {
+                *a += xi * wv;
+            }
+        }
+        for k in Kernel::available_kernels() {
+            let mut h = h0.clone();
+            axpy_rows_with(k, &mut h, &x, &w);
+            assert_eq!(h.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "{}", k.name());
         }
     }
 

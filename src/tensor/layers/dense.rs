@@ -14,13 +14,13 @@
 //! are dot products over the transpose; a two-output (softmax) layer is read as one dot
 //! product, the difference of its two logits.
 //!
-//! The kernels are `#[inline(always)]` and generic over the `Flavour`: a network writes
-//! one `#[target_feature]` wrapper around its whole forward pass, so its layers inline into
-//! one function per flavour. [`forward_with`] dispatches a single layer.
+//! The kernels are `#[inline(always)]` and generic over the `Flavour`: a network hands its
+//! whole forward pass, generic over the [`LayerKernel`], to `Kernel::run`
+//! (`tensor::kernels::dispatch`), so its layers inline into one function per flavour.
+//! [`forward_with`] dispatches a single layer so.
 
+use crate::tensor::kernels::dispatch::FlavourFn;
 use crate::tensor::kernels::simd::{f16_bits, f16_value, Flavour, Kernel};
-#[cfg(target_arch = "x86_64")]
-use crate::tensor::kernels::simd::{Avx2, Avx512};
 
 /// Floats per padded vector: one zmm, two ymm.
 pub const LANES: usize = 16;
@@ -132,24 +132,23 @@ pub fn logit_diff(d: &Dense, x: &[f32]) -> f32 {
 /// [`forward`] with flavour `k`'s kernel (the portable loop for [`Kernel::Scalar`], or when
 /// this CPU lacks `k`).
 pub fn forward_with(k: Kernel, d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma,f16c")]
-    unsafe fn avx2(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
-        layer::<Avx2>(d, x, y, relu)
+    struct Layer<'a> {
+        d: &'a Dense,
+        x: &'a [f32],
+        y: &'a mut [f32],
+        relu: bool,
     }
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn avx512(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
-        layer::<Avx512>(d, x, y, relu)
+    impl FlavourFn for Layer<'_> {
+        type Output = ();
+        #[inline(always)]
+        unsafe fn simd<F: Flavour>(self) {
+            layer::<F>(self.d, self.x, self.y, self.relu)
+        }
+        fn portable(self) {
+            forward(self.d, self.x, self.y, self.relu)
+        }
     }
-    match k {
-        // Safety: the flavour is available (checked in the guard).
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 if k.available() => unsafe { avx2(d, x, y, relu) },
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if k.available() => unsafe { avx512(d, x, y, relu) },
-        _ => forward(d, x, y, relu),
-    }
+    k.run(Layer { d, x, y, relu })
 }
 
 /// Output vectors accumulated in registers per pass: the register file less the broadcast
@@ -371,9 +370,8 @@ pub(crate) unsafe fn layer2<F: Flavour>(d: &Dense, x: [&[f32]; 2], y: [&mut [f32
 }
 
 /// A layer kernel as a type: a network's whole forward pass, generic over it, inlines into
-/// one `#[target_feature]` function per flavour. (A closure passed instead would not inherit
-/// the function's target features, and every intrinsic in it would become a call: the
-/// distilled and big nets searched ten times slower so.)
+/// one function per flavour (`Kernel::run`, which says why a type and not a closure). Every
+/// SIMD flavour is one; [`Portable`] is the portable loop.
 pub trait LayerKernel {
     /// [`forward`] with this kernel. Safety: its instructions are available.
     unsafe fn layer(d: &Dense, x: &[f32], y: &mut [f32], relu: bool);
@@ -395,27 +393,14 @@ impl LayerKernel for Portable {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-impl LayerKernel for Avx2 {
+impl<F: Flavour> LayerKernel for F {
     #[inline(always)]
     unsafe fn layer(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
-        layer::<Avx2>(d, x, y, relu)
+        layer::<F>(d, x, y, relu)
     }
     #[inline(always)]
     unsafe fn logit_diff(d: &Dense, x: &[f32]) -> f32 {
-        logit_diff_simd::<Avx2>(d, x)
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-impl LayerKernel for Avx512 {
-    #[inline(always)]
-    unsafe fn layer(d: &Dense, x: &[f32], y: &mut [f32], relu: bool) {
-        layer::<Avx512>(d, x, y, relu)
-    }
-    #[inline(always)]
-    unsafe fn logit_diff(d: &Dense, x: &[f32]) -> f32 {
-        logit_diff_simd::<Avx512>(d, x)
+        logit_diff_simd::<F>(d, x)
     }
 }
 
@@ -484,23 +469,22 @@ mod tests {
 
     /// [`layer2`] with flavour `k` (what DeepChess's head runs), for the test above.
     fn pair_with(k: Kernel, d: &Dense, x: [&[f32]; 2], y: [&mut [f32]; 2]) {
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2,fma,f16c")]
-        unsafe fn avx2(d: &Dense, x: [&[f32]; 2], y: [&mut [f32]; 2]) {
-            layer2::<Avx2>(d, x, y, true)
+        struct Pair<'a> {
+            d: &'a Dense,
+            x: [&'a [f32]; 2],
+            y: [&'a mut [f32]; 2],
         }
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx512f")]
-        unsafe fn avx512(d: &Dense, x: [&[f32]; 2], y: [&mut [f32]; 2]) {
-            layer2::<Avx512>(d, x, y, true)
+        impl FlavourFn for Pair<'_> {
+            type Output = ();
+            #[inline(always)]
+            unsafe fn simd<F: Flavour>(self) {
+                layer2::<F>(self.d, self.x, self.y, true)
+            }
+            fn portable(self) {
+                unreachable!("asked for SIMD flavours only")
+            }
         }
-        match k {
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { avx2(d, x, y) },
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unsafe { avx512(d, x, y) },
-            _ => unreachable!(),
-        }
+        k.run(Pair { d, x, y })
     }
 
     /// The portable loop is `b + x·W` with the weights rounded to half precision, and a

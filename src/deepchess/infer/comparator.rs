@@ -98,8 +98,9 @@ pub struct NetComparator<N: SiameseNet> {
     valid: Vec<bool>,
     scratch: (Vec<usize>, Vec<usize>),
     stats: NetStats,
-    /// Whether the first layer is updated incrementally (false: recomputed per position).
-    pub incremental: bool,
+    /// Whether the first layer is updated incrementally (false: recomputed per position;
+    /// [`Comparator::set_incremental`]).
+    incremental: bool,
     /// Instruction flavour of the first-layer updates (the CPU's best).
     kernel: Kernel,
 }
@@ -338,6 +339,13 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         self.draw_cache.clear();
         self.pair_cache.clear();
         self.valid.iter_mut().for_each(|v| *v = false);
+    }
+
+    /// The incremental first layer (on by default); off, each position's sums are
+    /// recomputed from its input bits.
+    fn set_incremental(&mut self, on: bool) -> bool {
+        self.incremental = on;
+        true
     }
 
     fn counters(&self) -> Counters {

@@ -23,8 +23,9 @@ use std::path::Path;
 /// `Eval deepchess` still loads). Returns the searcher, whose comparator is named after
 /// the build (`distilled`, `compact`, `deepchess`), and what was loaded, e.g.
 /// `773-32-32/32-2, avx2 kernel`.
-/// `s` gives the table, the layers' kernel (one the CPU lacks is ignored) and the
-/// incremental first layer; the feature cache takes `cache_mb`.
+/// `s` gives the table and the layers' kernel (one the CPU lacks is ignored); the feature
+/// cache takes `cache_mb`. The first layer is incremental, as `Player::set_incremental`
+/// may change (the registry does, from `s.incremental`).
 pub fn load_searcher(path: &Path, s: &PlayerSettings, cache_mb: usize) -> Result<(Box<dyn Player>, String), String> {
     let (net, _) = Net::load(path).map_err(|e| e.to_string())?;
     let e1 = match Distilled::from_net(&net) {
@@ -66,7 +67,6 @@ fn searcher<const N: usize, const W: usize>(mut net: NetEval<N, W>, name: &'stat
         net.set_kernel(k);
     }
     let what = format!("{}, {} kernel", net.description, net.kernel().name());
-    let mut c = NetComparator::new(net, name, cache_mb);
-    c.incremental = s.incremental;
+    let c = NetComparator::new(net, name, cache_mb);
     (Box::new(Searcher::new(c, s.hash_mb)), what)
 }

@@ -16,7 +16,9 @@
 use super::comparator::SiameseNet;
 use crate::deepchess::features::INPUTS;
 use crate::deepchess::model::{Arch, Net};
-use crate::tensor::layers::dense::{pad, Dense, LayerKernel, Portable, LANES};
+use crate::tensor::kernels::dispatch::FlavourFn;
+use crate::tensor::kernels::simd::Flavour;
+use crate::tensor::layers::dense::{layer2, logit_diff_simd, pad, Dense, LayerKernel, Portable, LANES};
 use crate::tensor::Rng;
 use crate::tensor::Kernel;
 use std::path::Path;
@@ -198,61 +200,74 @@ unsafe fn head_with<K: LayerKernel, const N: usize, const W: usize>(n: &NetEval<
     K::logit_diff(last, x)
 }
 
-/// Thin `#[target_feature]` wrappers around the whole tower and head per flavour, so that
-/// every layer's kernel (tensor::layers::dense, generic over the flavour) inlines into one function.
-#[cfg(target_arch = "x86_64")]
-mod simd {
-    use super::{Halves, NetEval};
-    use crate::tensor::layers::dense::{layer2, logit_diff_simd};
-    use crate::tensor::kernels::simd::{Avx2, Avx512, Flavour};
+/// Both orders of a comparison, the logits of (a, b) and (b, a), through one pass of the
+/// head: each weight vector is read once for the two.
+///
+/// Safety: as [`finish_with`].
+#[inline(always)]
+unsafe fn head_pair<F: Flavour, const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> (f32, f32) {
+    let (mut xa, mut xb, mut ya, mut yb) = ([0.0f32; N], [0.0f32; N], [0.0f32; N], [0.0f32; N]);
+    for i in 0..N {
+        xa[i] = (a.left[i] + b.right[i]).max(0.0);
+        xb[i] = (b.left[i] + a.right[i]).max(0.0);
+    }
+    let (mut x, mut y) = ([&mut xa[..], &mut xb[..]], [&mut ya[..], &mut yb[..]]);
+    let (last, hidden) = n.head_rest.split_last().expect("checked at load");
+    for d in hidden {
+        let [y0, y1] = &mut y;
+        layer2::<F>(d, [&x[0][..d.rows()], &x[1][..d.rows()]], [&mut y0[..d.cols()], &mut y1[..d.cols()]], true);
+        std::mem::swap(&mut x, &mut y);
+    }
+    (logit_diff_simd::<F>(last, x[0]), logit_diff_simd::<F>(last, x[1]))
+}
 
-    /// Both orders of a comparison, the logits of (a, b) and (b, a), through one pass of
-    /// the head: each weight vector is read once for the two.
+/// The whole tower and head as one computation per flavour (`Kernel::run` compiles each
+/// for its instructions), so that every layer's kernel (tensor::layers::dense, generic over
+/// the flavour) inlines into one function.
+struct Finish<'a, const N: usize, const W: usize>(&'a NetEval<N, W>, &'a [f32]);
+
+impl<const N: usize, const W: usize> FlavourFn for Finish<'_, N, W> {
+    type Output = Halves<N>;
     #[inline(always)]
-    unsafe fn head_pair<F: Flavour, const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> (f32, f32) {
-        let (mut xa, mut xb, mut ya, mut yb) = ([0.0f32; N], [0.0f32; N], [0.0f32; N], [0.0f32; N]);
-        for i in 0..N {
-            xa[i] = (a.left[i] + b.right[i]).max(0.0);
-            xb[i] = (b.left[i] + a.right[i]).max(0.0);
-        }
-        let (mut x, mut y) = ([&mut xa[..], &mut xb[..]], [&mut ya[..], &mut yb[..]]);
-        let (last, hidden) = n.head_rest.split_last().expect("checked at load");
-        for d in hidden {
-            let [y0, y1] = &mut y;
-            layer2::<F>(d, [&x[0][..d.rows()], &x[1][..d.rows()]], [&mut y0[..d.cols()], &mut y1[..d.cols()]], true);
-            std::mem::swap(&mut x, &mut y);
-        }
-        (logit_diff_simd::<F>(last, x[0]), logit_diff_simd::<F>(last, x[1]))
+    unsafe fn simd<F: Flavour>(self) -> Halves<N> {
+        finish_with::<F, N, W>(self.0, self.1)
     }
-
-    #[target_feature(enable = "avx2,fma,f16c")]
-    pub unsafe fn finish_avx2<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
-        super::finish_with::<Avx2, N, W>(n, first)
+    #[inline(always)]
+    fn portable(self) -> Halves<N> {
+        // Safety: the portable loop needs no instruction beyond the base set.
+        unsafe { finish_with::<Portable, N, W>(self.0, self.1) }
     }
+}
 
-    #[target_feature(enable = "avx2,fma,f16c")]
-    pub unsafe fn head_logit_avx2<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
-        super::head_with::<Avx2, N, W>(n, a, b)
+/// [`head_with`] on one order of a pair of codes.
+struct HeadLogit<'a, const N: usize, const W: usize>(&'a NetEval<N, W>, &'a Halves<N>, &'a Halves<N>);
+
+impl<const N: usize, const W: usize> FlavourFn for HeadLogit<'_, N, W> {
+    type Output = f32;
+    #[inline(always)]
+    unsafe fn simd<F: Flavour>(self) -> f32 {
+        head_with::<F, N, W>(self.0, self.1, self.2)
     }
-
-    #[target_feature(enable = "avx2,fma,f16c")]
-    pub unsafe fn head_logit_pair_avx2<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> (f32, f32) {
-        head_pair::<Avx2, N, W>(n, a, b)
+    #[inline(always)]
+    fn portable(self) -> f32 {
+        // Safety: as above.
+        unsafe { head_with::<Portable, N, W>(self.0, self.1, self.2) }
     }
+}
 
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn finish_avx512<const N: usize, const W: usize>(n: &NetEval<N, W>, first: &[f32]) -> Halves<N> {
-        super::finish_with::<Avx512, N, W>(n, first)
+/// Both orders of a pair of codes: one pass of [`head_pair`], or two of the portable loop.
+struct HeadLogitPair<'a, const N: usize, const W: usize>(&'a NetEval<N, W>, &'a Halves<N>, &'a Halves<N>);
+
+impl<const N: usize, const W: usize> FlavourFn for HeadLogitPair<'_, N, W> {
+    type Output = (f32, f32);
+    #[inline(always)]
+    unsafe fn simd<F: Flavour>(self) -> (f32, f32) {
+        head_pair::<F, N, W>(self.0, self.1, self.2)
     }
-
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn head_logit_avx512<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> f32 {
-        super::head_with::<Avx512, N, W>(n, a, b)
-    }
-
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn head_logit_pair_avx512<const N: usize, const W: usize>(n: &NetEval<N, W>, a: &Halves<N>, b: &Halves<N>) -> (f32, f32) {
-        head_pair::<Avx512, N, W>(n, a, b)
+    #[inline(always)]
+    fn portable(self) -> (f32, f32) {
+        let (n, a, b) = (self.0, self.1, self.2);
+        (HeadLogit(n, a, b).portable(), HeadLogit(n, b, a).portable())
     }
 }
 
@@ -269,34 +284,13 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
         &self.first_bias
     }
     fn finish(&self, first: &[f32]) -> Halves<N> {
-        // Safety (each SIMD arm): the kernel was checked available when it was chosen.
-        match self.kernel {
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unsafe { simd::finish_avx512(self, first) },
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { simd::finish_avx2(self, first) },
-            // Safety: the portable loop needs no instruction beyond the base set.
-            _ => unsafe { finish_with::<Portable, N, W>(self, first) },
-        }
+        self.kernel.run(Finish(self, first))
     }
     fn head_logit(&self, a: &Halves<N>, b: &Halves<N>) -> f32 {
-        match self.kernel {
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unsafe { simd::head_logit_avx512(self, a, b) },
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { simd::head_logit_avx2(self, a, b) },
-            // Safety: as above.
-            _ => unsafe { head_with::<Portable, N, W>(self, a, b) },
-        }
+        self.kernel.run(HeadLogit(self, a, b))
     }
     fn head_logit_pair(&self, a: &Halves<N>, b: &Halves<N>) -> (f32, f32) {
-        match self.kernel {
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unsafe { simd::head_logit_pair_avx512(self, a, b) },
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { simd::head_logit_pair_avx2(self, a, b) },
-            _ => (self.head_logit(a, b), self.head_logit(b, a)),
-        }
+        self.kernel.run(HeadLogitPair(self, a, b))
     }
 }
 
@@ -304,7 +298,7 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
 mod tests {
     use super::*;
     use crate::chess::Position;
-    use crate::deepchess::inference::load_searcher;
+    use crate::deepchess::infer::load_searcher;
     use crate::search::PlayerSettings;
     use crate::deepchess::features::Features;
 

@@ -1,0 +1,168 @@
+//! The agents laid out for play and self-play (seed 002, "selecting the action"): [`Infer`]
+//! runs one net on one position without a tape (buffers kept between calls), [`evaluate`]
+//! runs the nets the position needs of the side to move's agent into [`Values`], and
+//! [`QScorer`] is the `qagent` player's move scorer: each move's composed value, by the rule
+//! of [`super::policy`].
+
+use super::features::{encode, INPUTS};
+use super::model::{Agents, Net};
+use super::policy::{move_scores, Compose};
+use crate::chess::{Color, Game, Move, Position, Role};
+use crate::search::MoveScorer;
+use crate::tensor::kernels::simd::Kernel;
+use crate::tensor::layers::{affine_act, conv};
+use crate::tensor::{Matrix, Result};
+
+/// One position through nets without a tape (play and self-play): buffers kept between calls.
+pub struct Infer {
+    kernel: Kernel,
+    x: Matrix,
+    a: Matrix,
+    b: Matrix,
+}
+
+impl Infer {
+    /// On kernel flavour `kernel`; one this CPU lacks becomes the portable loop.
+    pub fn new(kernel: Kernel) -> Infer {
+        let kernel = if kernel.available() { kernel } else { Kernel::Scalar };
+        Infer { kernel, x: Matrix::zeros(1, INPUTS), a: Matrix::zeros(1, 1), b: Matrix::zeros(1, 1) }
+    }
+
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The encoded position to evaluate next (length 384).
+    pub fn input(&mut self) -> &mut [f32] {
+        self.x.data_mut()
+    }
+
+    /// The 64 values of `net` of `colour`'s agent for the input, into `out`.
+    pub fn eval(&mut self, agents: &Agents, colour: Color, net: Net, out: &mut [f32; 64]) -> Result<()> {
+        let id = agents.layout.tensors(colour, net);
+        let p = &agents.params;
+        let [s1, s2, s3] = agents.layout.arch.convs();
+        conv::forward_with(self.kernel, 1, &s1, &self.x, p.value(id[0]), p.value(id[1]), &mut self.a)?;
+        relu(&mut self.a);
+        conv::forward_with(self.kernel, 1, &s2, &self.a, p.value(id[2]), p.value(id[3]), &mut self.b)?;
+        relu(&mut self.b);
+        conv::forward_with(self.kernel, 1, &s3, &self.b, p.value(id[4]), p.value(id[5]), &mut self.a)?;
+        relu(&mut self.a);
+        affine_act(&self.a, p.value(id[6]), p.value(id[7]), true, &mut self.b)?;
+        affine_act(&self.b, p.value(id[8]), p.value(id[9]), false, &mut self.a)?;
+        out.copy_from_slice(self.a.data());
+        Ok(())
+    }
+}
+
+fn relu(m: &mut Matrix) {
+    crate::tensor::layers::relu_inplace(m)
+}
+
+/// The outputs of the side to move's nets for one position (64 values each, by square).
+pub struct Values {
+    pub nets: [[f32; 64]; 7],
+}
+
+impl Default for Values {
+    fn default() -> Self {
+        Values { nets: [[0.0; 64]; 7] }
+    }
+}
+
+/// Runs the nets the position needs (the piece selector, and the move selectors of the piece
+/// types that can move, with queen, rook, bishop and knight when a pawn can promote) of the
+/// side to move's agent, into `values`.
+pub fn evaluate(infer: &mut Infer, agents: &Agents, pos: &Position, values: &mut Values) -> Result<()> {
+    let agent = pos.turn();
+    encode(pos, agent, &mut infer.input()[..INPUTS]);
+    infer.eval(agents, agent, Net::Piece, &mut values.nets[0])?;
+    let mut need = [false; 6];
+    for m in pos.legal_moves().iter() {
+        let role = pos.role_on(m.from).expect("a legal move has a piece");
+        need[role.index()] = true;
+        if m.promotion.is_some() {
+            for r in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+                need[r.index()] = true;
+            }
+        }
+    }
+    for role in Role::ALL {
+        if need[role.index()] {
+            infer.eval(agents, agent, Net::Move(role), &mut values.nets[1 + role.index()])?;
+        }
+    }
+    Ok(())
+}
+
+/// The agents as a move scorer: each move's composed value (see `policy`).
+pub struct QScorer {
+    agents: Agents,
+    infer: Infer,
+    values: Values,
+    compose: Compose,
+}
+
+impl QScorer {
+    /// The agents' nets on kernel flavour `kernel`.
+    pub fn new(agents: Agents, compose: Compose, kernel: Kernel) -> QScorer {
+        QScorer { agents, infer: Infer::new(kernel), values: Values::default(), compose }
+    }
+
+    pub fn kernel(&self) -> Kernel {
+        self.infer.kernel()
+    }
+}
+
+impl MoveScorer for QScorer {
+    fn name(&self) -> &'static str {
+        "qagent"
+    }
+
+    fn score_moves(&mut self, game: &Game, moves: &[Move], scores: &mut Vec<f32>) {
+        let pos = game.position();
+        evaluate(&mut self.infer, &self.agents, pos, &mut self.values).expect("the agents' shapes are checked on load");
+        move_scores(pos, &self.values, self.compose, moves, scores);
+    }
+
+    /// The composed Q value in pawns (a pawn's capture is worth 1).
+    fn centipawns(&self, best: f32) -> i32 {
+        (best * 100.0).round().clamp(-30_000.0, 30_000.0) as i32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::selfplay::model::Arch;
+    use crate::tensor::{ParamId, Rng, Tape};
+
+    /// The tape-free pass equals the tape's, on every kernel flavour, for weights of a
+    /// usable scale.
+    #[test]
+    fn inference_is_the_tape_forward() {
+        let arch = Arch { c1: 5, c2: 7, c3: 3, fc: 9 };
+        let mut ag = Agents::new(arch, &mut Rng::new(2));
+        let mut rng = Rng::new(3);
+        let ids: Vec<ParamId> = ag.params.ids().collect();
+        for id in ids {
+            ag.params.value_mut(id).data_mut().iter_mut().for_each(|v| *v = rng.uniform(-0.5, 0.5));
+        }
+        let pos = Position::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3").unwrap();
+        let mut x = Matrix::zeros(1, INPUTS);
+        super::super::features::encode(&pos, Color::Black, x.data_mut());
+        let mut tape = Tape::new();
+        let xv = tape.input(&x);
+        let y = ag.layout.net_on_tape(&ag.params, &mut tape, xv, Color::Black, Net::Move(Role::Knight)).unwrap();
+        let want = tape.value(y).data().to_vec();
+        for k in Kernel::available_kernels() {
+            let mut inf = Infer::new(k);
+            inf.input().copy_from_slice(x.data());
+            let mut out = [0.0f32; 64];
+            inf.eval(&ag, Color::Black, Net::Move(Role::Knight), &mut out).unwrap();
+            for (a, b) in out.iter().zip(&want) {
+                assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{}: {a} vs {b}", k.name());
+            }
+        }
+    }
+}
