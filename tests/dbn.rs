@@ -4,6 +4,7 @@
 
 mod common;
 
+use deepchess::tensor::NetFile;
 use common::TempDir;
 use std::path::Path;
 use std::process::Command;

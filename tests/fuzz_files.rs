@@ -9,6 +9,7 @@
 
 mod common;
 
+use deepchess::tensor::NetFile;
 use deepchess::arena::datagen_file::{inspect, OWN_EVENT};
 use deepchess::chess::Position;
 use deepchess::data::build::{build, BuildSettings};
@@ -328,7 +329,7 @@ fn fuzz_neurochess_net_files() {
         let e = VEval::new(v).evaluate(&Position::startpos());
         assert!(e.is_finite(), "{e}");
     };
-    let load_m = |p: &Path| Model::load(p).map_err(|e| e.to_string());
+    let load_m = |p: &Path| Model::load(p).map(|(m, _)| m).map_err(|e| e.to_string());
     let play_m = |m: Model| {
         let (mut h, mut y) = (Vec::new(), vec![0.0; FEATURES]);
         m.forward(&features(&Position::startpos()), &mut h, &mut y);

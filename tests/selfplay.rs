@@ -5,6 +5,7 @@
 
 mod common;
 
+use deepchess::tensor::NetFile;
 use common::TempDir;
 use deepchess::chess::{Move, Position};
 use deepchess::selfplay::infer::{evaluate, Infer, Values};

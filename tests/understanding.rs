@@ -3,6 +3,7 @@
 //! `deepchess compare --suite` prints for the shipped nets today (a changed net or pair makes
 //! this fail until the docs are regenerated).
 
+use deepchess::tensor::NetFile;
 use deepchess::chess::Position;
 use deepchess::deepchess::model::Net;
 use deepchess::deepchess::understanding::{prefers, PAIRS, SACRIFICES};

@@ -5,6 +5,7 @@
 
 mod common;
 
+use deepchess::tensor::NetFile;
 use deepchess::deepchess::model::{Arch, Net};
 use deepchess::tensor::{Rng, WeightFile};
 use std::io::{Read, Write};

@@ -6,6 +6,7 @@ use crate::deepchess::features::Features;
 use crate::deepchess::model::Net;
 use crate::deepchess::pairs::pair_accuracies;
 use std::path::PathBuf;
+use crate::tensor::NetFile;
 
 const FLAGS: &[Flag] = &[
     Flag { name: "net", value: Some("FILE[,FILE…]"), help: "network file (.dcw); several, comma-separated, are judged as an ensemble (probabilities averaged)" },

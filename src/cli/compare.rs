@@ -7,6 +7,7 @@ use crate::chess::Position;
 use crate::deepchess::features::Features;
 use crate::deepchess::model::Net;
 use std::path::PathBuf;
+use crate::tensor::NetFile;
 
 const FLAGS: &[Flag] = &[
     Flag { name: "net", value: Some("FILE"), help: "network file (.dcw); with --suite, repeatable (default: the shipped deepchess, distilled and compact nets)" },

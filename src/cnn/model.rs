@@ -10,7 +10,6 @@
 
 use super::features::{INPUTS, PLANES};
 use crate::tensor::{Conv2d, Matrix, MaxPool2d, ParamId, Params, Result, Rng, Tape, TensorError, Var};
-use std::path::Path;
 
 /// What follows each convolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -181,24 +180,31 @@ impl Cnn {
         let t = tape.input(labels);
         Ok((tape.binary_cross_entropy(p, t)?, p))
     }
+}
 
-    // --- files -------------------------------------------------------------------------
+impl crate::tensor::NetFile for Cnn {
+    const KIND: &'static str = "cnn-net";
+    const WHAT: &'static str = "a CNN net";
+    type Arch = Arch;
 
-    /// Saves the net (atomically) with its architecture and `meta` in the header.
-    pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
-        let mut m = vec![("kind".to_string(), "cnn-net".to_string()), ("arch".to_string(), self.arch.describe())];
-        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
-        self.params.save(path, &m)
+    fn arch_text(&self) -> String {
+        self.arch.describe()
     }
 
-    /// Loads a net saved by [`Cnn::save`]; the architecture comes from the header and is
-    /// checked against the tensors before anything is allocated for it.
-    pub fn load(path: &Path) -> Result<(Cnn, Vec<(String, String)>)> {
-        let (wf, arch_s, origin) = crate::tensor::WeightFile::load_net(path, "cnn-net", "a CNN net")?;
-        let arch = Arch::parse(&arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
-        let meta = wf.meta.clone();
-        let ordered = wf.into_layout(&arch.shapes(), &arch_s, &origin)?;
-        Ok((Cnn::assemble(arch, ordered), meta))
+    fn params(&self) -> &Params {
+        &self.params
+    }
+
+    fn parse_arch(text: &str) -> std::result::Result<Arch, String> {
+        Arch::parse(text).ok_or_else(|| format!("bad architecture '{text}'"))
+    }
+
+    fn shapes(arch: &Arch) -> Vec<(String, usize, usize)> {
+        arch.shapes()
+    }
+
+    fn from_tensors(arch: Arch, tensors: Vec<(String, Matrix)>) -> Result<Cnn> {
+        Ok(Cnn::assemble(arch, tensors))
     }
 }
 

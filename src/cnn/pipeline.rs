@@ -22,6 +22,7 @@ use crate::train::system::System;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use crate::tensor::NetFile;
 
 /// A schedule and the network's size.
 #[derive(Clone, Debug, PartialEq)]

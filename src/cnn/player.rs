@@ -6,6 +6,7 @@ use super::model::Cnn;
 use crate::search::{Built, PlayerSettings, Searcher};
 use crate::tensor::Kernel;
 use std::path::Path;
+use crate::tensor::NetFile;
 
 /// The `cnn` player, from the net in `net` (the registry passes the given file or the
 /// shipped one).

@@ -8,8 +8,7 @@
 //! `out.b`.
 
 use super::features::Encoding;
-use crate::tensor::{Init, Matrix, ParamId, Params, Result, Rng, SparseBatch, Tape, TensorError, Var};
-use std::path::Path;
+use crate::tensor::{Init, Matrix, ParamId, Params, Result, Rng, SparseBatch, Tape, Var};
 
 /// The three approaches of section III.A.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -187,24 +186,31 @@ impl Dbn {
             }
         }
     }
+}
 
-    // --- files -------------------------------------------------------------------------
+impl crate::tensor::NetFile for Dbn {
+    const KIND: &'static str = "dbn-net";
+    const WHAT: &'static str = "a DBN net";
+    type Arch = Arch;
 
-    /// Saves the net (atomically) with its architecture and `meta` in the header.
-    pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
-        let mut m = vec![("kind".to_string(), "dbn-net".to_string()), ("arch".to_string(), self.arch.describe())];
-        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
-        self.params.save(path, &m)
+    fn arch_text(&self) -> String {
+        self.arch.describe()
     }
 
-    /// Loads a net saved by [`Dbn::save`]; the architecture comes from the file and is
-    /// checked against its tensors before anything is allocated for it.
-    pub fn load(path: &Path) -> Result<(Dbn, Vec<(String, String)>)> {
-        let (wf, arch_s, origin) = crate::tensor::WeightFile::load_net(path, "dbn-net", "a DBN net")?;
-        let arch = Arch::parse(&arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
-        let meta = wf.meta.clone();
-        let ordered = wf.into_layout(&arch.shapes(), &arch_s, &origin)?;
-        Ok((Dbn::assemble(arch, ordered), meta))
+    fn params(&self) -> &Params {
+        &self.params
+    }
+
+    fn parse_arch(text: &str) -> std::result::Result<Arch, String> {
+        Arch::parse(text).ok_or_else(|| format!("bad architecture '{text}'"))
+    }
+
+    fn shapes(arch: &Arch) -> Vec<(String, usize, usize)> {
+        arch.shapes()
+    }
+
+    fn from_tensors(arch: Arch, tensors: Vec<(String, Matrix)>) -> Result<Dbn> {
+        Ok(Dbn::assemble(arch, tensors))
     }
 }
 

@@ -23,6 +23,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
+use crate::tensor::NetFile;
 
 /// A schedule.
 #[derive(Clone, Debug, PartialEq)]

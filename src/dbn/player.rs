@@ -7,6 +7,7 @@ use super::model::{Dbn, Head};
 use crate::search::{Built, PlayerSettings, Searcher};
 use crate::tensor::Kernel;
 use std::path::Path;
+use crate::tensor::NetFile;
 
 /// A player of head `head` called `name`, from the net in `net` (the registry passes the
 /// given file or the shipped one); a net of another head is refused, naming both.

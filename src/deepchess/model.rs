@@ -11,7 +11,6 @@
 
 use super::features::INPUTS;
 use crate::tensor::{Init, Matrix, ParamId, Params, Result, Rng, SparseBatch, Tape, TensorError, Var};
-use std::path::Path;
 
 /// Layer sizes: `tower[0]` is the 773 inputs; the head's input is `2 × tower.last()`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,32 +163,6 @@ impl Net {
         }
         Ok(out)
     }
-
-    // --- files -------------------------------------------------------------------------
-
-    /// Saves the net (atomically) with its architecture and `meta` in the header.
-    pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
-        let mut m = vec![("kind".to_string(), "deepchess-net".to_string()), ("arch".to_string(), self.arch.describe())];
-        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
-        self.params.save(path, &m)
-    }
-
-    /// Loads a net saved by [`Net::save`]; the architecture comes from the file.
-    pub fn load(path: &Path) -> Result<(Net, Vec<(String, String)>)> {
-        let wf = crate::tensor::WeightFile::load(path)?;
-        let origin = path.display().to_string();
-        // Another system's net (a DBN, the CNN) is named as such, not as a bad architecture.
-        // A header without `kind` is still read: the architecture check below decides.
-        wf.check_kind(&origin, "deepchess-net", "a DeepChess net", true)?;
-        let arch_s = wf.meta("arch").ok_or_else(|| TensorError::format(&origin, "no 'arch' in the header: not a deepchess net"))?.to_string();
-        let arch = Arch::parse(&arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
-        // The header's architecture is checked against the tensors the file holds (whose
-        // sizes the file's length bounds) before anything is allocated for it: a header may
-        // declare layers far larger than the file.
-        let meta = wf.meta.clone();
-        let ordered = wf.into_layout(&arch.shapes(), &arch_s, &origin)?;
-        Ok((Net::assemble(arch, ordered), meta))
-    }
 }
 
 /// P(output 0) of row `i` of a batch of head logits: the probability that the pair's first
@@ -239,5 +212,33 @@ pub fn batch_of(rows: &[&[u16]], out: &mut SparseBatch) {
         buf.clear();
         buf.extend(r.iter().map(|&i| i as u32));
         out.push_row(&buf).expect("feature index within 773");
+    }
+}
+
+impl crate::tensor::NetFile for Net {
+    const KIND: &'static str = "deepchess-net";
+    const WHAT: &'static str = "a DeepChess net";
+    /// Nets written before headers carried a kind are still read.
+    const KIND_MAY_BE_MISSING: bool = true;
+    type Arch = Arch;
+
+    fn arch_text(&self) -> String {
+        self.arch.describe()
+    }
+
+    fn params(&self) -> &Params {
+        &self.params
+    }
+
+    fn parse_arch(text: &str) -> std::result::Result<Arch, String> {
+        Arch::parse(text).ok_or_else(|| format!("bad architecture '{text}'"))
+    }
+
+    fn shapes(arch: &Arch) -> Vec<(String, usize, usize)> {
+        arch.shapes()
+    }
+
+    fn from_tensors(arch: Arch, tensors: Vec<(String, Matrix)>) -> Result<Net> {
+        Ok(Net::assemble(arch, tensors))
     }
 }

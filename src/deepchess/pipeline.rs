@@ -17,6 +17,7 @@ use crate::train::stage::{Ctx, StageCfg};
 use crate::train::run::{Run, TrainCli};
 use crate::train::system::System;
 use std::path::{Path, PathBuf};
+use crate::tensor::NetFile;
 
 /// Hyper-parameters of a whole run.
 #[derive(Clone, Debug)]

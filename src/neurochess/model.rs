@@ -15,8 +15,7 @@
 //! when H = 0), `v.b2`; M `m.w1` (175 × 165), `m.b1`, `m.w2` (165 × 175), `m.b2`.
 
 use super::features::FEATURES;
-use crate::tensor::{Init, Matrix, ParamId, Params, Result, Rng, TensorError, WeightFile};
-use std::path::Path;
+use crate::tensor::{Init, Matrix, NetFile, ParamId, Params, Result, Rng};
 
 /// M's hidden width (the seed's 165).
 pub const MODEL_HIDDEN: usize = 165;
@@ -203,41 +202,6 @@ impl Value {
         self.params.grad_mut(self.id(3)).data_mut()[0] += du;
         (value_loss, slope_loss)
     }
-
-    /// Saves V (atomically) with `meta` in its header.
-    pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
-        let mut m = vec![("kind".to_string(), "neurochess-v".to_string()), ("arch".to_string(), self.describe())];
-        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
-        self.params.save(path, &m)
-    }
-
-    /// Loads a V saved by [`Value::save`], its shape checked against its tensors.
-    pub fn load(path: &Path) -> Result<(Value, Vec<(String, String)>)> {
-        let (wf, arch, origin) = WeightFile::load_net(path, "neurochess-v", "a NeuroChess V net")?;
-        let hidden = arch
-            .strip_prefix(&format!("{FEATURES}-"))
-            .and_then(|r| r.strip_suffix("-1"))
-            .and_then(|h| h.parse::<usize>().ok())
-            .filter(|&h| h <= MAX_HIDDEN)
-            .ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch}' (want {FEATURES}-H-1, H at most {MAX_HIDDEN})")))?;
-        let meta = wf.meta.clone();
-        let last_in = if hidden == 0 { FEATURES } else { hidden };
-        let mut shapes = Vec::new();
-        if hidden > 0 {
-            shapes.push(("v.w1".to_string(), FEATURES, hidden));
-            shapes.push(("v.b1".to_string(), 1, hidden));
-        }
-        shapes.push(("v.w2".to_string(), last_in, 1));
-        shapes.push(("v.b2".to_string(), 1, 1));
-        let ordered = wf.into_layout(&shapes, &arch, &origin)?;
-        let mut params = Params::new();
-        let mut ids = [None; 4];
-        let slots: Vec<usize> = if hidden > 0 { vec![0, 1, 2, 3] } else { vec![2, 3] };
-        for ((name, m), k) in ordered.into_iter().zip(slots) {
-            ids[k] = Some(params.add(&name, m)?);
-        }
-        Ok((Value { hidden, params, ids }, meta))
-    }
 }
 
 fn add(acc: &mut [f32], g: &[f32]) {
@@ -310,35 +274,85 @@ impl Model {
             *o = w1[i * MODEL_HIDDEN..(i + 1) * MODEL_HIDDEN].iter().zip(&d).map(|(w, dj)| w * dj).sum();
         }
     }
+}
 
-    pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
-        let mut m = vec![("kind".to_string(), "neurochess-m".to_string()), ("arch".to_string(), format!("{FEATURES}-{MODEL_HIDDEN}-{FEATURES}"))];
-        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
-        self.params.save(path, &m)
+impl NetFile for Value {
+    const KIND: &'static str = "neurochess-v";
+    const WHAT: &'static str = "a NeuroChess V net";
+    /// The hidden units (0: V is linear).
+    type Arch = usize;
+
+    fn arch_text(&self) -> String {
+        self.describe()
     }
 
-    pub fn load(path: &Path) -> Result<Model> {
-        Model::load_with_meta(path).map(|(m, _)| m)
+    fn params(&self) -> &Params {
+        &self.params
     }
 
-    /// [`Model::load`], with the file's header.
-    pub fn load_with_meta(path: &Path) -> Result<(Model, Vec<(String, String)>)> {
-        let (wf, arch, origin) = WeightFile::load_net(path, "neurochess-m", "a NeuroChess chess model")?;
-        let meta = wf.meta.clone();
-        let want = format!("{FEATURES}-{MODEL_HIDDEN}-{FEATURES}");
-        if arch != want {
-            return Err(TensorError::format(&origin, format!("bad architecture '{arch}' (want {want})")));
+    fn parse_arch(text: &str) -> std::result::Result<usize, String> {
+        text.strip_prefix(&format!("{FEATURES}-"))
+            .and_then(|r| r.strip_suffix("-1"))
+            .and_then(|h| h.parse::<usize>().ok())
+            .filter(|&h| h <= MAX_HIDDEN)
+            .ok_or_else(|| format!("bad architecture '{text}' (want {FEATURES}-H-1, H at most {MAX_HIDDEN})"))
+    }
+
+    fn shapes(&hidden: &usize) -> Vec<(String, usize, usize)> {
+        let last_in = if hidden == 0 { FEATURES } else { hidden };
+        let mut shapes = Vec::new();
+        if hidden > 0 {
+            shapes.push(("v.w1".to_string(), FEATURES, hidden));
+            shapes.push(("v.b1".to_string(), 1, hidden));
         }
-        let shapes = vec![
+        shapes.push(("v.w2".to_string(), last_in, 1));
+        shapes.push(("v.b2".to_string(), 1, 1));
+        shapes
+    }
+
+    fn from_tensors(hidden: usize, tensors: Vec<(String, Matrix)>) -> Result<Value> {
+        let mut params = Params::new();
+        let mut ids = [None; 4];
+        let slots: Vec<usize> = if hidden > 0 { vec![0, 1, 2, 3] } else { vec![2, 3] };
+        for ((name, m), k) in tensors.into_iter().zip(slots) {
+            ids[k] = Some(params.add(&name, m)?);
+        }
+        Ok(Value { hidden, params, ids })
+    }
+}
+
+impl NetFile for Model {
+    const KIND: &'static str = "neurochess-m";
+    const WHAT: &'static str = "a NeuroChess chess model";
+    /// M has one shape.
+    type Arch = ();
+
+    fn arch_text(&self) -> String {
+        format!("{FEATURES}-{MODEL_HIDDEN}-{FEATURES}")
+    }
+
+    fn params(&self) -> &Params {
+        &self.params
+    }
+
+    fn parse_arch(text: &str) -> std::result::Result<(), String> {
+        let want = format!("{FEATURES}-{MODEL_HIDDEN}-{FEATURES}");
+        if text == want { Ok(()) } else { Err(format!("bad architecture '{text}' (want {want})")) }
+    }
+
+    fn shapes(_: &()) -> Vec<(String, usize, usize)> {
+        vec![
             ("m.w1".to_string(), FEATURES, MODEL_HIDDEN),
             ("m.b1".to_string(), 1, MODEL_HIDDEN),
             ("m.w2".to_string(), MODEL_HIDDEN, FEATURES),
             ("m.b2".to_string(), 1, FEATURES),
-        ];
-        let ordered = wf.into_layout(&shapes, &arch, &origin)?;
+        ]
+    }
+
+    fn from_tensors(_: (), tensors: Vec<(String, Matrix)>) -> Result<Model> {
         let mut params = Params::new();
-        let ids: Vec<ParamId> = ordered.into_iter().map(|(n, m)| params.add(&n, m)).collect::<Result<_>>()?;
-        Ok((Model { params, w1: ids[0], b1: ids[1], w2: ids[2], b2: ids[3] }, meta))
+        let ids: Vec<ParamId> = tensors.into_iter().map(|(n, m)| params.add(&n, m)).collect::<Result<_>>()?;
+        Ok(Model { params, w1: ids[0], b1: ids[1], w2: ids[2], b2: ids[3] })
     }
 }
 

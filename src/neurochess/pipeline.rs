@@ -26,6 +26,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
+use crate::tensor::NetFile;
 
 /// The two ways V learns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

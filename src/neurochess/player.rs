@@ -6,6 +6,7 @@ use super::model::Value;
 use crate::search::{Built, PlayerSettings};
 use crate::tensor::{active_kernel, Kernel};
 use std::path::Path;
+use crate::tensor::NetFile;
 
 /// The `neurochess` and `neurochess-bp` players, from the net in `net` (the registry passes
 /// the given file or the shipped one).

@@ -17,6 +17,7 @@ use super::train::snapshot_name;
 use crate::tensor::WeightFile;
 use crate::train::part::Part;
 use std::path::{Path, PathBuf};
+use crate::tensor::NetFile;
 
 type Meta = Vec<(String, String)>;
 
@@ -67,7 +68,7 @@ pub struct Found {
 pub fn survey(out: &Path, prof: &Profile, variants: &[Variant], parts: &Parts, resume: bool) -> Result<Found, String> {
     let mut notes = Vec::new();
     let dir = out.join("model");
-    let model = final_net(&dir.join("m.dcw"), &parts.model, Model::load_with_meta, "model", resume, &mut notes)?;
+    let model = final_net(&dir.join("m.dcw"), &parts.model, Model::load, "model", resume, &mut notes)?;
     let mut done = Vec::new();
     for &v in variants {
         let dir = out.join(v.name());

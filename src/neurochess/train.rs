@@ -28,6 +28,7 @@ use crate::train::stage::{Ctx, EpochStats, StageCfg};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use crate::tensor::NetFile;
 
 // ---------------------------------------------------------------- the chess model M
 

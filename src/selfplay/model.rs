@@ -15,7 +15,6 @@
 use super::features::{INPUTS, PLANES};
 use crate::chess::{Color, Role};
 use crate::tensor::{Conv2d, Matrix, ParamId, Params, Result, Rng, Tape, TensorError, Var};
-use std::path::Path;
 
 /// The header's kind of an agents file.
 pub const KIND: &str = "selfplay-agents";
@@ -243,30 +242,38 @@ impl Agents {
         let layout = Layout::of(&params, arch).expect("the names just added");
         Agents { layout, params }
     }
+}
 
-    // --- files -------------------------------------------------------------------------
+impl crate::tensor::NetFile for Agents {
+    const KIND: &'static str = KIND;
+    const WHAT: &'static str = "self-play agents";
+    type Arch = Arch;
 
-    /// Saves both agents (atomically) with the architecture and `meta` in the header.
-    pub fn save(&self, path: &Path, meta: &[(String, String)]) -> Result<()> {
-        let mut m = vec![("kind".to_string(), KIND.to_string()), ("arch".to_string(), self.layout.arch.describe())];
-        m.extend(meta.iter().filter(|(k, _)| k != "kind" && k != "arch").cloned());
-        self.params.save(path, &m)
+    fn arch_text(&self) -> String {
+        self.layout.arch.describe()
     }
 
-    /// Loads agents saved by [`Agents::save`], the architecture from the header checked
-    /// against the tensors.
-    pub fn load(path: &Path) -> Result<(Agents, Vec<(String, String)>)> {
-        let (wf, arch_s, origin) = crate::tensor::WeightFile::load_net(path, KIND, "self-play agents")?;
-        let arch = Arch::parse(&arch_s).ok_or_else(|| TensorError::format(&origin, format!("bad architecture '{arch_s}'")))?;
-        let meta = wf.meta.clone();
-        let ordered = wf.into_layout(&arch.shapes(), &arch_s, &origin)?;
-        Ok((Agents::assemble(arch, ordered), meta))
+    fn params(&self) -> &Params {
+        &self.params
+    }
+
+    fn parse_arch(text: &str) -> std::result::Result<Arch, String> {
+        Arch::parse(text).ok_or_else(|| format!("bad architecture '{text}'"))
+    }
+
+    fn shapes(arch: &Arch) -> Vec<(String, usize, usize)> {
+        arch.shapes()
+    }
+
+    fn from_tensors(arch: Arch, tensors: Vec<(String, Matrix)>) -> Result<Agents> {
+        Ok(Agents::assemble(arch, tensors))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tensor::NetFile;
 
     #[test]
     fn the_seed_shapes() {

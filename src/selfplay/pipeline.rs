@@ -19,6 +19,7 @@ use crate::train::stage::Ctx;
 use crate::train::run::{Run, TrainCli};
 use crate::train::system::System;
 use std::path::Path;
+use crate::tensor::NetFile;
 
 /// A schedule and the nets' widths.
 #[derive(Clone, Debug, PartialEq)]

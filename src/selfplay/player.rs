@@ -8,6 +8,7 @@ use super::policy::Compose;
 use crate::search::{Built, PlayerSettings, PolicyPlayer};
 use crate::tensor::{active_kernel, Kernel};
 use std::path::Path;
+use crate::tensor::NetFile;
 
 /// The `qagent` player, from the agents in `net` (the registry passes the given file or the
 /// shipped one); the composition rule is the one the file was trained with.

@@ -14,7 +14,8 @@
 //!   over NHWC rows, the padded half-precision dense layer of one-position inference;
 //! - [`autograd`]: the [`Tape`] (with dropout), its backward pass, the [`Params`] store;
 //! - [`optim`]: SGD, Adam, learning-rate policies, and [`optim::shards`], the data-parallel
-//!   training step.
+//!   training step; [`NetFile`], a system's net as a file (kind and architecture in the
+//!   header, save and load provided).
 //!
 //! Nothing here knows about chess: inputs are matrices and lists of active features.
 //!
@@ -54,6 +55,7 @@ pub mod kernels;
 pub mod layers;
 mod lines;
 pub mod matrix;
+mod net_file;
 pub mod optim;
 pub mod rng;
 pub mod runtime;
@@ -72,4 +74,5 @@ pub use matrix::{gemm, gemm_with, Init, Matrix};
 pub use optim::{Adam, LrPolicy, Optimizer, Sgd};
 pub use rng::Rng;
 pub use runtime::threads::{set_threads, threads};
+pub use net_file::NetFile;
 pub use weights::WeightFile;

@@ -116,18 +116,6 @@ impl WeightFile {
         }
     }
 
-    /// A system's net file: loaded, its header's `kind` required to be `kind` (`what` names
-    /// it in the refusal, e.g. "a CNN net"), and its `arch` entry. Returns the file, the
-    /// architecture string and the file's name for messages; the caller parses the
-    /// architecture and holds it against the tensors with [`WeightFile::into_layout`].
-    pub fn load_net(path: &Path, kind: &str, what: &str) -> Result<(WeightFile, String, String)> {
-        let wf = WeightFile::load(path)?;
-        let origin = path.display().to_string();
-        wf.check_kind(&origin, kind, what, false)?;
-        let arch = wf.meta("arch").ok_or_else(|| TensorError::format(&origin, "no 'arch' in the header"))?.to_string();
-        Ok((wf, arch, origin))
-    }
-
     /// The tensors `shapes` names (name, rows, columns), in that order, each checked against
     /// its shape, and no other: how a net file's declared layout (`layout`, from its header) is
     /// held against the tensors the file really has, before anything is built for it (a header

@@ -18,6 +18,7 @@ pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
 use crate::deepchess::model::{Arch, Net};
 use crate::search::{Player, PlayerSettings, Searcher};
 use std::path::Path;
+use crate::tensor::NetFile;
 
 /// A net file as a searcher, in whichever build fits its shape (a distilled net under
 /// `Eval deepchess` still loads). Returns the searcher, whose comparator is named after

@@ -22,6 +22,7 @@ use crate::tensor::layers::dense::{layer2, logit_diff_simd, pad, Dense, LayerKer
 use crate::tensor::Rng;
 use crate::tensor::Kernel;
 use std::path::Path;
+use crate::tensor::NetFile;
 
 /// Per-position code: the head's first layer on this position as left and as right input,
 /// `N` floats each (the padded width; `repr(C)` so the fused layer writes both as one slice;
