@@ -3,7 +3,6 @@
 //! found, run and listed through the registry's `SYSTEMS` (`System::commands`).
 
 
-mod accuracy;
 mod bench;
 mod bench_dbn;
 mod bench_neurochess;
@@ -11,9 +10,7 @@ mod bench_selfplay;
 mod bench_perft;
 mod bench_conv;
 mod bench_tensor;
-mod bench_train;
 mod bench_pgn;
-mod compare;
 mod data;
 mod datagen;
 mod gauntlet_fit;
@@ -43,8 +40,6 @@ Subcommands:
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
   train [--system NAME] [--profile P]  train a system (below; DeepChess by default), checkpointed
   show FILE                            a net's or dataset's header and the command that made it
-  accuracy --net FILE [--data DIR]     pair accuracy on held-out games
-  compare --net FILE FEN_A FEN_B       probability that A is better for White
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
   label --pgn FILE --out FILE          positions with game result + engine score (seed 001)
   match --engine SPEC --engine SPEC   play a match, report Elo with error bars
@@ -54,7 +49,6 @@ Subcommands:
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
   bench-tensor [--reps N] [--quick]    numeric kernels, RBM training, conv (vs numpy, sklearn, torch if present)
   bench-dbn [--seconds S]              DBN fine-tuning positions/s beside the GEMM's GFLOPS
-  bench-train [--rounds N]             DeepChess training pairs/s beside JAX (if present) and the FMA peak
   bench-neurochess [--rounds N]        seed 004's features, V evaluations, Tangent-Prop steps beside their anchors
   bench-selfplay [--batch N]           seed 002's training update beside PyTorch, self-play speed
 ";
@@ -98,7 +92,6 @@ fn generic(cmd: &str) -> Option<Run> {
         "bench-dbn" => bench_dbn::run,
         "bench-neurochess" => bench_neurochess::run,
         "bench-selfplay" => bench_selfplay::run,
-        "bench-train" => bench_train::run,
         "uci" => uci::run,
         "bench" => bench::run,
         "perft" => perft::run,
@@ -107,8 +100,6 @@ fn generic(cmd: &str) -> Option<Run> {
         "data" => data::run,
         "train" => train::run_cli,
         "show" => show::run,
-        "accuracy" => accuracy::run,
-        "compare" => compare::run,
         "datagen" => datagen::run_cli,
         "match" => match_cmd::run_cli,
         "tournament" => tournament::run_cli,
