@@ -4,7 +4,6 @@
 
 
 mod bench;
-mod bench_dbn;
 mod bench_neurochess;
 mod bench_selfplay;
 mod bench_perft;
@@ -48,7 +47,6 @@ Subcommands:
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
   bench-tensor [--reps N] [--quick]    numeric kernels, RBM training, conv (vs numpy, sklearn, torch if present)
-  bench-dbn [--seconds S]              DBN fine-tuning positions/s beside the GEMM's GFLOPS
   bench-neurochess [--rounds N]        seed 004's features, V evaluations, Tangent-Prop steps beside their anchors
   bench-selfplay [--batch N]           seed 002's training update beside PyTorch, self-play speed
 ";
@@ -89,7 +87,6 @@ type Run = fn(&[String]) -> Result<(), CliError>;
 fn generic(cmd: &str) -> Option<Run> {
     Some(match cmd {
         "bench-tensor" => bench_tensor::run,
-        "bench-dbn" => bench_dbn::run,
         "bench-neurochess" => bench_neurochess::run,
         "bench-selfplay" => bench_selfplay::run,
         "uci" => uci::run,
