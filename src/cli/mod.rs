@@ -4,8 +4,6 @@
 
 
 mod bench;
-mod bench_neurochess;
-mod bench_selfplay;
 mod bench_perft;
 mod bench_conv;
 mod bench_tensor;
@@ -47,8 +45,6 @@ Subcommands:
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
   bench-tensor [--reps N] [--quick]    numeric kernels, RBM training, conv (vs numpy, sklearn, torch if present)
-  bench-neurochess [--rounds N]        seed 004's features, V evaluations, Tangent-Prop steps beside their anchors
-  bench-selfplay [--batch N]           seed 002's training update beside PyTorch, self-play speed
 ";
 
 const TOP_HELP_END: &str = "  help                                 print this help
@@ -87,8 +83,6 @@ type Run = fn(&[String]) -> Result<(), CliError>;
 fn generic(cmd: &str) -> Option<Run> {
     Some(match cmd {
         "bench-tensor" => bench_tensor::run,
-        "bench-neurochess" => bench_neurochess::run,
-        "bench-selfplay" => bench_selfplay::run,
         "uci" => uci::run,
         "bench" => bench::run,
         "perft" => perft::run,

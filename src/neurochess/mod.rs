@@ -13,6 +13,7 @@
 //! | §5 "the same search" | V in our alpha-beta (`neurochess`, `neurochess-bp` in the registry) | [`player`] |
 
 pub mod data;
+pub mod bench;
 pub mod features;
 pub mod model;
 pub mod pipeline;

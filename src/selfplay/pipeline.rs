@@ -258,7 +258,7 @@ pub const SYSTEM: System = System {
     seed: "002 (two self-play Q-learning agents)",
     about: "two agents, a piece selector and six move selector CNNs each, learning by Q-learning from games against each other",
     colour: "#9467bd",
-    commands: &[],
+    commands: &[super::bench::COMMAND],
     bench_tensor: &[],
     synopsis: "[--profile quick|paper|tiny] [--games N] [--out DIR] [--resume]",
     help: "Trains seed 002's two agents by self-play and Q-learning on the episode stage; reports captures, material, pieces left en prise, how games end and the score against a random mover and a greedy capturer every 1,000 games. The agents play as `qagent`.",
