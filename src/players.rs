@@ -9,7 +9,7 @@ use crate::eval::handcrafted;
 use crate::search::{Built, PlayerSettings, Searcher};
 use crate::train::system::System;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Why a player could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -222,22 +222,14 @@ fn handcrafted_player(s: &PlayerSettings, _: Option<&Path>) -> Result<Built, Str
     Ok(Built { player: Box::new(Searcher::new(handcrafted(), s.hash_mb)), loaded: None })
 }
 
-/// Where the shipped nets are looked for when no file is given: `data/nets/` under the
-/// working directory, beside the executable's build tree, then under the source tree.
-pub fn default_net_path(file: &str) -> Option<PathBuf> {
-    let mut dirs = vec![PathBuf::from("data/nets")];
-    if let Ok(exe) = std::env::current_exe() {
-        if let Some(d) = exe.parent() {
-            dirs.push(d.join("../../data/nets"));
-        }
-    }
-    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets"));
-    dirs.into_iter().map(|d| d.join(file)).find(|p| p.is_file())
-}
+/// Where the shipped nets are looked for when no file is given (floor 0 holds it, so that a
+/// system's own commands find them too).
+pub use crate::io::files::default_net_path;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn names_are_unique_and_the_defaults_are_offered() {

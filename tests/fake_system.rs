@@ -2,8 +2,10 @@
 //! `SYSTEMS` line (and the `pub mod` Rust needs), nothing else. A fake system
 //! (tests/fixtures/fake_system: a policy without search over piece values learned by
 //! self-play on the episode stage) is added so to a scratch copy of the crate, which is
-//! built; then the fake system trains from the command line, plays through the UCI engine
-//! and plays a match as a built-in player.
+//! built and passes the layering check as it stands; then the fake system trains from the
+//! command line, runs its own benchmarks (a subcommand and a part of bench-tensor, both
+//! listed in the help), plays through the UCI engine, plays a match as a built-in player and
+//! takes its place in a tournament's ladder in its own colour.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -62,6 +64,8 @@ fn a_fake_system_joins_by_its_folder_and_two_registry_lines_then_trains_and_play
     for f in ["Cargo.toml", "Cargo.lock"] {
         std::fs::copy(root.join(f), krate.join(f)).unwrap();
     }
+    std::fs::create_dir_all(krate.join("tests")).unwrap();
+    std::fs::copy(root.join("tests/layering.rs"), krate.join("tests/layering.rs")).unwrap();
     copy_dir(&root.join("tests/fixtures/fake_system"), &krate.join("src/fake"));
     let lib = std::fs::read_to_string(krate.join("src/lib.rs")).unwrap();
     let lib2 = lib.replacen("pub mod eval;\n", "pub mod eval;\npub mod fake;\n", 1);
@@ -86,11 +90,33 @@ fn a_fake_system_joins_by_its_folder_and_two_registry_lines_then_trains_and_play
     eprintln!("built the copy in {:.0} s", t.elapsed().as_secs_f64());
     let exe: PathBuf = target.join("debug/deepchess");
 
+    // The layering check, unedited, puts the fake system on the systems' floor.
+    let o = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["test", "--offline", "--quiet", "--test", "layering"])
+        .current_dir(&krate)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "the layering check fails on the copy:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+
     // The help texts come from the tables.
     let (ok, help, _) = run(&exe, &["help"]);
     assert!(ok && help.contains("fake") && help.contains("no seed: the platform test's fake system"), "{help}");
+    assert!(help.contains("\n  bench-fake [--rounds N]   ") && help.contains("the fake system's values of positions per second"), "{help}");
     let (ok, help, _) = run(&exe, &["train", "--system", "fake", "--help"]);
     assert!(ok && help.contains("--profile") && help.contains("Systems (--system NAME)"), "{help}");
+
+    // Its own benchmarks: a subcommand with its flags and errors, and a part of bench-tensor.
+    let (ok, out, err) = run(&exe, &["bench-fake", "--rounds", "3"]);
+    assert!(ok && out.contains("fake values: ") && out.contains(" 3 rounds, ") && out.contains("positions/s"), "{out}{err}");
+    let (ok, help, _) = run(&exe, &["bench-fake", "--help"]);
+    assert!(ok && help.contains("Usage: deepchess bench-fake [--rounds N]"), "{help}");
+    let o = Command::new(&exe).args(["bench-fake", "--rounds", "0"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "a usage error");
+    let (ok, help, _) = run(&exe, &["bench-tensor", "--help"]);
+    assert!(ok && help.contains("--only gemm|sparse|rbm|fake|conv") && help.contains("--fake-rows N") && help.contains("the fake system's value update"), "{help}");
+    let (ok, out, err) = run(&exe, &["bench-tensor", "--only", "fake", "--quick", "--fake-rows", "16"]);
+    assert!(ok && out.starts_with("Fake value update, 16 rows: ") && !out.contains("GFLOPS"), "{out}{err}");
 
     // It trains on the episode stage, and resumes a finished run without playing again.
     let out = dir.join("run");
@@ -155,4 +181,26 @@ fn a_fake_system_joins_by_its_folder_and_two_registry_lines_then_trains_and_play
     assert!(ok, "{out}{err}");
     let games = std::fs::read_to_string(&pgn).unwrap();
     assert_eq!(games.matches("[White \"fake\"]").count() + games.matches("[Black \"fake\"]").count(), 2, "{games}");
+
+    // In a tournament, with its trained net as its default one: its row of the table, and
+    // its line, point and legend in its own colour (SYSTEM.colour) on the ladder.
+    std::fs::create_dir_all(krate.join("data/nets")).unwrap();
+    std::fs::copy(&net, krate.join("data/nets/fake.dcw")).unwrap();
+    let tour = dir.join("tournament");
+    let (ok, out, err) = run(
+        &exe,
+        &[
+            "tournament", "--out", tour.to_str().unwrap(), "--players", "fake,handcrafted", "--stockfish", "none", "--gnuchess", "none",
+            "--conditions", "depth", "--depth", "1", "--rounds", "0", "--bootstrap", "20", "--openings", "startpos",
+        ],
+    );
+    assert!(ok && out.contains("| fake | fake |"), "{out}{err}");
+    let svg = std::fs::read_to_string(tour.join("depth/ladder.svg")).unwrap();
+    let colour = "#bcbd22";
+    let lines: Vec<&str> = svg.lines().collect();
+    let row = lines.iter().position(|l| l.contains(r#"text-anchor="end">fake</text>"#)).unwrap_or_else(|| panic!("no row of fake: {svg}"));
+    assert!(lines[row + 1].contains(&format!(r#"stroke="{colour}""#)), "its interval: {svg}");
+    assert!(lines[row + 2..].iter().take(3).any(|l| l.starts_with("<circle") && l.contains(&format!(r#"fill="{colour}""#))), "its rating: {svg}");
+    assert!(svg.contains(&format!(r#"fill="{colour}"/><text"#)) && svg.contains(">fake</text>"), "the legend: {svg}");
+    assert!(!svg.contains("#000000"), "a player without a colour: {svg}");
 }

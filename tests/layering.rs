@@ -3,12 +3,16 @@
 //! Every top-level module lives on a floor and may only reach down:
 //!
 //! ```text
-//! floor 0: io                       floor 4: deepchess, dbn, cnn, neurochess, selfplay
+//! floor 0: io                       floor 4: the systems (deepchess, dbn, cnn, neurochess, selfplay)
 //! floor 1: chess, tensor            floor 5: players
 //! floor 2: data, eval               floor 6: uci, arena
 //! floor 3: train, search            floor 7: cli
 //! top:     src/lib.rs, src/main.rs (the crate root may import anything)
 //! ```
+//!
+//! The systems' folders are not listed here: they are read from the registry of the tree
+//! checked, each module named in `SYSTEMS` of src/players.rs (`&crate::NAME::…`), so a new
+//! system joins floor 4 by its registry line and nothing here changes.
 //!
 //! A module may import itself or a lower floor, never its own floor or a higher one,
 //! and `search` may not import `tensor` (the search knows no network and no numerics).
@@ -29,20 +33,49 @@ use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// docs/architecture.md: the floors, lowest first (index = floor number).
+/// docs/architecture.md: the shared floors, lowest first (index = floor number); floor 4
+/// holds the systems, read from the registry ([`systems_of`]).
 const FLOORS: &[&[&str]] = &[
     &["io"],
     &["chess", "tensor"],
     &["data", "eval"],
     &["train", "search"],
-    &["deepchess", "dbn", "cnn", "neurochess", "selfplay"],
+    &[],
     &["players"],
     &["uci", "arena"],
     &["cli"],
 ];
+/// The floor of the system folders.
+const SYSTEMS_FLOOR: usize = 4;
 
-fn floor_of(module: &str) -> Option<usize> {
-    FLOORS.iter().position(|floor| floor.contains(&module))
+/// The floors of one tree: [`FLOORS`] and its systems.
+struct Floors {
+    systems: Vec<String>,
+}
+
+impl Floors {
+    fn of(&self, module: &str) -> Option<usize> {
+        if self.systems.iter().any(|s| s == module) {
+            return Some(SYSTEMS_FLOOR);
+        }
+        FLOORS.iter().position(|floor| floor.contains(&module))
+    }
+}
+
+/// The systems of the tree under `src_root`: the modules its `players.rs` names in the
+/// `SYSTEMS` table (`&crate::NAME::pipeline::SYSTEM` and the like), in order.
+fn systems_of(src_root: &Path) -> Vec<String> {
+    let Ok(text) = fs::read_to_string(src_root.join("players.rs")) else { return Vec::new() };
+    let code = strip_comments_and_literals(&text);
+    let Some(start) = code.find("const SYSTEMS") else { return Vec::new() };
+    let end = code[start..].find("];").map_or(code.len(), |e| start + e);
+    let mut systems: Vec<String> = Vec::new();
+    for (name, _) in referenced_modules(&code[start..end], &["players".to_string()]) {
+        if !systems.contains(&name) {
+            systems.push(name);
+        }
+    }
+    systems
 }
 
 // ---------------------------------------------------------------- lexer
@@ -271,11 +304,11 @@ fn rust_files(dir: &Path, files: &mut Vec<PathBuf>) {
 }
 
 /// Why `from` (on `floor`) may not import `to`, or `None` if it may.
-fn rule_broken(from: &str, floor: usize, to: &str) -> Option<String> {
+fn rule_broken(floors: &Floors, from: &str, floor: usize, to: &str) -> Option<String> {
     if from == to {
         return None;
     }
-    Some(match floor_of(to) {
+    Some(match floors.of(to) {
         None => format!("imports {to}, which is on no floor, so it is not below it (docs/architecture.md)"),
         Some(f) if f == floor => format!(
             "imports {to} (floor {f}): modules on the same floor may not import each other (docs/architecture.md)"
@@ -293,6 +326,7 @@ fn rule_broken(from: &str, floor: usize, to: &str) -> Option<String> {
 /// All layering violations under `src_root`, one message per offending reference.
 fn violations(src_root: &Path) -> Vec<String> {
     let src_name = src_root.file_name().map_or("src".into(), |n| n.to_string_lossy().into_owned());
+    let floors = Floors { systems: systems_of(src_root) };
     let mut files = Vec::new();
     rust_files(src_root, &mut files);
     let (mut out, mut unknown) = (Vec::new(), BTreeSet::new());
@@ -311,16 +345,18 @@ fn violations(src_root: &Path) -> Vec<String> {
             module.pop();
         }
         let top = module[0].clone();
-        let Some(floor) = floor_of(&top) else {
+        let Some(floor) = floors.of(&top) else {
             let place = if rel.components().count() == 1 { format!("{top}.rs") } else { format!("{top}/") };
-            unknown.insert(format!("{src_name}/{place} is not a floor of docs/architecture.md: every module must sit on one"));
+            unknown.insert(format!(
+                "{src_name}/{place} is not a floor of docs/architecture.md: every module must sit on one (a system's folder sits on floor {SYSTEMS_FLOOR} by its line in SYSTEMS, src/players.rs)"
+            ));
             continue; // a module with no floor has no rule to check its imports against
         };
         let Ok(bytes) = fs::read(&file) else { continue };
         let code = strip_comments_and_literals(&String::from_utf8_lossy(&bytes));
         let mut seen = HashSet::new();
         for (target, line) in referenced_modules(&code, &module) {
-            if let Some(why) = rule_broken(&top, floor, &target) {
+            if let Some(why) = rule_broken(&floors, &top, floor, &target) {
                 if seen.insert((line, target.clone())) {
                     out.push(format!("{shown}:{line}: {top} (floor {floor}) {why}"));
                 }
@@ -336,6 +372,7 @@ fn layering_follows_the_floors() {
     let root = std::env::var_os("DEEPCHESS_LAYERING_SRC")
         .map_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src")), PathBuf::from);
     assert!(root.is_dir(), "{} is not a directory", root.display());
+    assert!(!systems_of(&root).is_empty(), "no SYSTEMS table in {}/players.rs", root.display());
     let found = violations(&root);
     assert!(
         found.is_empty(),
@@ -467,7 +504,14 @@ fn layering_check_catches_each_kind_of_violation() {
         "deepchess/x.rs",
         "use crate::search::MAX_PLY;\nfn f<'a>(b: &'a crate::chess::Board) -> crate::tensor::Matrix { todo!() }\n",
     );
-    tree.file("players.rs", "pub(crate) fn find() {}\npub(in crate::players) fn g() {}\n");
+    // The registry names the systems of floor 4: cnn/ has a folder but no line, so no floor.
+    tree.file(
+        "players.rs",
+        "pub(crate) fn find() {}\npub(in crate::players) fn g() {}\n\
+         pub const SYSTEMS: &[&System] = &[\n    &crate::deepchess::pipeline::SYSTEM,\n    // &crate::cnn::SYSTEM,\n    \
+         &crate::dbn::pipeline::SYSTEM,\n    &crate::selfplay::SYSTEM,\n];\nconst LATER: &str = crate::play::X;\n",
+    );
+    tree.file("cnn/x.rs", "use crate::chess::Board;\n");
     tree.file("play/mod.rs", "use crate::cli::x;\n");
     // The bottom floor imports nothing of the crate; everything may import it.
     tree.file("io/x.rs", "use crate::chess::Position;\nuse super::atomic::write_atomic;\n");
@@ -485,6 +529,8 @@ fn layering_check_catches_each_kind_of_violation() {
         "src/search/mod.rs:3: search (floor 3) imports players (floor 5), which is not below it",
         "src/search/x.rs:1: search (floor 3) imports tensor: the search knows no network",
         "src/play/ is not a floor of docs/architecture.md",
+        "src/cnn/ is not a floor of docs/architecture.md",
+        "src/players.rs:9: players (floor 5) imports play, which is on no floor",
         "src/io/x.rs:1: io (floor 0) imports chess (floor 1), which is not below it",
     ];
     for want in expected {

@@ -166,6 +166,12 @@ fn built_in_players_meet_in_both_conditions() {
         assert!(table.contains("| compact | deepchess |") && table.contains("| qagent | selfplay |"), "{table}");
         let svg = std::fs::read_to_string(dir.join(format!("{cond}/ladder.svg"))).unwrap();
         assert!(svg.starts_with("<svg") && svg.contains("qagent") && svg.trim_end().ends_with("</svg>"));
+        // Each player in its system's colour (SYSTEMS), the handcrafted one in the arena's.
+        for sys in ["deepchess", "selfplay"] {
+            let c = deepchess::players::find_system(sys).unwrap().colour;
+            assert!(svg.contains(&format!(r#"stroke="{c}""#)) && svg.contains(&format!(r#"fill="{c}"/><text"#)), "{sys}: {svg}");
+        }
+        assert!(svg.contains(r##"fill="#8c564b"/><text"##), "{svg}");
         assert_eq!(pgn_games(&dir.join(format!("{cond}/games.pgn"))), 6, "the round robin of three");
     }
     // Depth 1 for the searchers in the depth condition; the policy reports no deeper.

@@ -1,31 +1,37 @@
 //! `deepchess bench-tensor`: GFLOPS of each GEMM kernel on the networks' real shapes
 //! (and 1024³), side by side with numpy/OpenBLAS single-thread when numpy is
-//! importable, plus the sparse input layer against the dense GEMM doing the same work,
-//! restricted Boltzmann machine CD-1 training against scikit-learn's `BernoulliRBM`
-//! when scikit-learn is importable, and seed 003's convolution and pooling layers against
-//! PyTorch on one thread when torch is importable ([`super::bench_conv`]).
+//! importable, plus the sparse input layer against the dense GEMM doing the same work, the
+//! parts the systems bring (`System::bench_tensor`: the DBN's RBM training against
+//! scikit-learn), and seed 003's convolution and pooling layers against PyTorch on one
+//! thread when torch is importable ([`super::bench_conv`]).
 
 use crate::io::args::{self, rate, CliError, Flag};
 use crate::tensor::{gemm_with, Trans};
 use crate::tensor::Kernel;
-use crate::dbn::rbm::Rbm;
 use crate::tensor::layers::sparse::{self, SparseBatch};
 use crate::tensor::{Init, Matrix, Rng};
-use std::time::Instant;
+use crate::train::system::{BenchArgs, BenchPart};
 
+/// The flags before and after those of the systems' parts (`SYSTEM.bench_tensor`).
 const FLAGS: &[Flag] = &[
     Flag { name: "reps", value: Some("N"), help: "repetitions per figure; medians are quoted (default 7)" },
     Flag { name: "threads", value: Some("T"), help: "threads for the 'threaded' column (default: all cores)" },
     Flag { name: "no-numpy", value: None, help: "skip the numpy/OpenBLAS comparison" },
-    Flag { name: "no-sklearn", value: None, help: "skip the scikit-learn BernoulliRBM comparison" },
+];
+const FLAGS_END: &[Flag] = &[
     Flag { name: "no-torch", value: None, help: "skip the PyTorch comparison of the conv part" },
-    Flag { name: "only", value: Some("PART"), help: "run one part: gemm, sparse, rbm or conv (default: all)" },
     Flag { name: "quick", value: None, help: "fewer repetitions and shorter timings (smoke test)" },
 ];
 
+/// The description, the systems' parts between its two halves.
 const ABOUT: &str = "Benchmark the numeric kernels: GEMM GFLOPS per kernel on the network shapes, numpy/OpenBLAS\n\
-single-thread ratio, the sparse 773-bit input layer against dense GEMM, RBM CD-1 training\n\
-against scikit-learn's BernoulliRBM, and convolution/pooling against PyTorch (1 thread).";
+single-thread ratio, the sparse 773-bit input layer against dense GEMM, ";
+const ABOUT_END: &str = "convolution/pooling against PyTorch (1 thread).";
+
+/// The parts of bench-tensor the systems bring, in the order of `SYSTEMS`.
+fn system_parts() -> impl Iterator<Item = &'static BenchPart> {
+    crate::players::SYSTEMS.iter().flat_map(|s| s.bench_tensor.iter())
+}
 
 /// One benchmarked product: `C[m×n] = op(A) · op(B)` with inner size `k`.
 struct Shape {
@@ -54,12 +60,12 @@ fn shapes() -> Vec<Shape> {
     v
 }
 
-fn leak(s: String) -> &'static str {
-    Box::leak(s.into_boxed_str())
+fn copy_flag(f: &Flag) -> Flag {
+    Flag { name: f.name, value: f.value, help: f.help }
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    crate::io::args::median(&mut v)
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
 }
 
 fn operands(s: &Shape, rng: &mut Rng) -> (Matrix, Matrix, Matrix) {
@@ -125,17 +131,25 @@ fn numpy_gflops(shapes: &[Shape], reps: usize, min_s: f64) -> Result<Vec<f64>, S
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<(), CliError> {
-    let help = args::usage(
-        "bench-tensor",
-        "[--reps N] [--threads T] [--no-numpy] [--no-sklearn] [--no-torch] [--only gemm|sparse|rbm|conv] [--quick]",
-        ABOUT,
-        FLAGS,
-    );
-    let p = args::parse("bench-tensor", args, FLAGS, &help)?;
+    let parts: Vec<&str> = ["gemm", "sparse"].into_iter().chain(system_parts().map(|b| b.name)).chain(["conv"]).collect();
+    let (last, firsts) = parts.split_last().expect("parts");
+    let parts_text = format!("{} or {last}", firsts.join(", "));
+    let only_help = leak(format!("run one part: {parts_text} (default: all)"));
+    let mut flags: Vec<Flag> = FLAGS.iter().map(copy_flag).collect();
+    flags.extend(system_parts().flat_map(|b| b.flags.iter()).map(copy_flag));
+    flags.extend(FLAGS_END[..1].iter().map(copy_flag));
+    flags.push(Flag { name: "only", value: Some("PART"), help: only_help });
+    flags.extend(FLAGS_END[1..].iter().map(copy_flag));
+    let own: String = system_parts().flat_map(|b| b.flags.iter()).map(|f| format!(" [--{}{}]", f.name, f.value.map_or(String::new(), |v| format!(" {v}")))).collect();
+    let synopsis = format!("[--reps N] [--threads T] [--no-numpy]{own} [--no-torch] [--only {}] [--quick]", parts.join("|"));
+    let about: String = system_parts().map(|b| format!("{}, ", b.about)).collect();
+    let about = format!("{ABOUT}{about}and {ABOUT_END}");
+    let help = args::usage("bench-tensor", &synopsis, &about, &flags);
+    let p = args::parse("bench-tensor", args, &flags, &help)?;
     let only = p.get("only");
     if let Some(o) = only {
-        if !["gemm", "sparse", "rbm", "conv"].contains(&o) {
-            return Err(CliError::Usage(format!("bench-tensor: --only takes gemm, sparse, rbm or conv, not '{o}'\n\n{help}")));
+        if !parts.contains(&o) {
+            return Err(CliError::Usage(format!("bench-tensor: --only takes {parts_text}, not '{o}'\n\n{help}")));
         }
     }
     let part = |name: &str| only.is_none_or(|o| o == name);
@@ -152,8 +166,11 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     if part("sparse") {
         sparse_bench(reps, min_s, nthreads, best, &mut rng);
     }
-    if part("rbm") {
-        rbm_bench(reps, quick, nthreads, !p.has("no-sklearn"), &mut rng);
+    let part_args = BenchArgs { reps, quick, threads: nthreads, parsed: &p };
+    for b in system_parts() {
+        if part(b.name) {
+            (b.run)(&part_args, &mut rng);
+        }
     }
     if part("conv") {
         super::bench_conv::conv_bench(!p.has("no-torch"), reps, min_s, nthreads, &mut rng);
@@ -250,204 +267,6 @@ fn sparse_bench(reps: usize, min_s: f64, nthreads: usize, best: Kernel, rng: &mu
         if t == nthreads {
             break;
         }
-    }
-    println!();
-}
-
-/// The RBM shapes: the seed's first layer (772 → 100) and the bigger first layers.
-const RBM_SHAPES: [(usize, usize); 3] = [(772, 100), (772, 400), (772, 600)];
-const RBM_BATCH: usize = 32;
-/// Fraction of inputs set, like a chess encoding (~32 of 772 bits).
-const RBM_DENSITY: f64 = 0.04;
-const RBM_LR: f32 = 0.01;
-
-/// scikit-learn's side, driven line by line so that its passes and ours alternate (this VM's
-/// speed drifts with other work; alternating keeps both sides under the same conditions).
-/// Each input line `visible hidden rows density lr seed` runs `BernoulliRBM.fit` with
-/// `n_iter=1` and `batch_size=32` on `rows` random binary rows of that density (made once
-/// per shape, float32, which `BernoulliRBM` keeps; float64 measured slower) with a fresh
-/// estimator, and prints rows per second. `fit` includes its one-off set-up (input checks,
-/// drawing the initial weights): under 3 % of a pass here.
-const SKLEARN_SCRIPT: &str = r#"
-import sys, time
-import numpy as np
-from sklearn.neural_network import BernoulliRBM
-data = {}
-print('ready', flush=True)
-for line in sys.stdin:
-    v, h, rows, density, lr, seed = line.split()
-    v, h, rows, density, lr, seed = int(v), int(h), int(rows), float(density), float(lr), int(seed)
-    if (v, rows, density) not in data:
-        data[(v, rows, density)] = (np.random.default_rng(1).random((rows, v)) < density).astype(np.float32)
-    X = data[(v, rows, density)]
-    m = BernoulliRBM(n_components=h, batch_size=32, learning_rate=lr, n_iter=1, random_state=seed)
-    t = time.perf_counter()
-    m.fit(X)
-    print(rows / (time.perf_counter() - t), flush=True)
-"#;
-
-/// A running scikit-learn benchmark process (see [`SKLEARN_SCRIPT`]).
-struct Sklearn {
-    child: std::process::Child,
-    out: std::io::BufReader<std::process::ChildStdout>,
-}
-
-impl Sklearn {
-    /// Starts python3 with BLAS limited to `threads`, or says why it cannot.
-    fn start(threads: usize) -> Result<Sklearn, String> {
-        use std::process::{Command, Stdio};
-        match Command::new("python3").args(["-c", "import sklearn"]).output() {
-            Ok(o) if o.status.success() => {}
-            _ => return Err("not importable by python3, anchor skipped (run 'make install-sklearn' to compare)".into()),
-        }
-        let mut cmd = Command::new("python3");
-        cmd.arg("-c").arg(SKLEARN_SCRIPT).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
-        for var in ["OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"] {
-            cmd.env(var, threads.to_string());
-        }
-        let mut child = cmd.spawn().map_err(|e| format!("cannot run python3: {e}"))?;
-        let out = std::io::BufReader::new(child.stdout.take().ok_or("no stdout from python3")?);
-        let mut sk = Sklearn { child, out };
-        let first = sk.read_line()?;
-        if first != "ready" {
-            return Err(format!("scikit-learn benchmark did not start: '{first}'"));
-        }
-        Ok(sk)
-    }
-
-    fn read_line(&mut self) -> Result<String, String> {
-        use std::io::BufRead;
-        let mut line = String::new();
-        match self.out.read_line(&mut line) {
-            Ok(n) if n > 0 => Ok(line.trim().to_string()),
-            _ => Err("the scikit-learn benchmark stopped (its error is above)".into()),
-        }
-    }
-
-    /// One `fit` pass; rows per second.
-    fn pass(&mut self, nv: usize, nh: usize, rows: usize, seed: usize) -> Result<f64, String> {
-        use std::io::Write;
-        let stdin = self.child.stdin.as_mut().ok_or("python3 has no stdin")?;
-        writeln!(stdin, "{nv} {nh} {rows} {RBM_DENSITY} {RBM_LR} {seed}").map_err(|e| format!("scikit-learn benchmark: {e}"))?;
-        stdin.flush().map_err(|e| format!("scikit-learn benchmark: {e}"))?;
-        let line = self.read_line()?;
-        line.parse().map_err(|_| format!("scikit-learn benchmark printed '{line}'"))
-    }
-}
-
-impl Drop for Sklearn {
-    fn drop(&mut self) {
-        drop(self.child.stdin.take()); // end of input: the script's loop ends
-        let _ = self.child.wait();
-    }
-}
-
-/// Restricted Boltzmann machine CD-1 training, positions per second: one pass over `rows`
-/// random binary rows (4 % ones) in batches of 32 per repetition, at 1 thread and at
-/// `nthreads`; scikit-learn's BernoulliRBM on the same shapes and row count (1 BLAS thread),
-/// its passes alternating with our 1-thread ones. Medians; the ratio is our best against it.
-fn rbm_bench(reps: usize, quick: bool, nthreads: usize, with_sklearn: bool, rng: &mut Rng) {
-    let rows = if quick { 640 } else { 3200 };
-    let thread_counts: Vec<usize> = if nthreads > 1 { vec![1, nthreads] } else { vec![1] };
-    println!(
-        "RBM CD-1 training, batch {RBM_BATCH}, {} % of inputs set, {rows} rows a pass (positions/s, median of {reps} passes)",
-        RBM_DENSITY * 100.0
-    );
-    let mut sk_note = if with_sklearn { None } else { Some("anchor skipped (--no-sklearn)".to_string()) };
-    // ours[t][shape], theirs[t][shape]
-    let mut ours = vec![vec![0.0; RBM_SHAPES.len()]; thread_counts.len()];
-    let mut theirs: Vec<Vec<f64>> = Vec::new();
-    let saved = crate::tensor::threads();
-    for (ti, &t) in thread_counts.iter().enumerate() {
-        crate::tensor::set_threads(t);
-        // scikit-learn runs with one BLAS thread, beside our 1-thread round: at batch 32 its
-        // products are too small to split (2 threads measured 4-40× slower on this VM), and
-        // idle OpenBLAS threads spin for a while after each call, which slowed our passes.
-        let mut sk = match &sk_note {
-            None if t == 1 => match Sklearn::start(1) {
-                Ok(sk) => Some(sk),
-                Err(why) => {
-                    sk_note = Some(why);
-                    None
-                }
-            },
-            _ => None,
-        };
-        let mut theirs_t = Vec::new();
-        for (si, &(nv, nh)) in RBM_SHAPES.iter().enumerate() {
-            let batches: Vec<Matrix> = (0..rows / RBM_BATCH)
-                .map(|_| {
-                    let mut m = Matrix::zeros(RBM_BATCH, nv);
-                    m.data_mut().iter_mut().for_each(|x| *x = if rng.next_f64() < RBM_DENSITY { 1.0 } else { 0.0 });
-                    m
-                })
-                .collect();
-            let mut rbm = Rbm::new(nv, nh, rng);
-            let mut r = Rng::new(1);
-            let (mut mine, mut sks) = (Vec::new(), Vec::new());
-            // Pass 0 warms up both sides (caches, buffers, imports) and is not counted.
-            for rep in 0..=reps {
-                if let Some(s) = sk.as_mut() {
-                    match s.pass(nv, nh, rows, rep) {
-                        Ok(v) if rep > 0 => sks.push(v),
-                        Ok(_) => {}
-                        Err(why) => {
-                            sk_note = Some(why);
-                            sk = None;
-                        }
-                    }
-                }
-                let t0 = Instant::now();
-                for b in &batches {
-                    let _ = rbm.cd_k(b, 1, RBM_LR, &mut r);
-                }
-                if rep > 0 {
-                    mine.push(rows as f64 / t0.elapsed().as_secs_f64());
-                }
-            }
-            ours[ti][si] = median(mine);
-            if sk.is_some() {
-                theirs_t.push(median(sks));
-            }
-        }
-        if sk.is_some() {
-            theirs.push(theirs_t);
-        }
-    }
-    crate::tensor::set_threads(saved);
-    match &sk_note {
-        Some(why) => println!("scikit-learn: {why}"),
-        None => println!("scikit-learn: BernoulliRBM.fit(n_iter=1), float32 input, 1 BLAS thread, passes alternating with our 1-thread ones"),
-    }
-    let theirs: Vec<Vec<f64>> = if sk_note.is_some() { Vec::new() } else { theirs };
-    let mut head = format!("{:<12}", "shape");
-    for &t in &thread_counts {
-        head += &format!(" {:>11}", format!("ours {t}thr"));
-    }
-    for &t in thread_counts.iter().take(theirs.len()) {
-        head += &format!(" {:>13}", format!("sklearn {t}thr"));
-    }
-    if !theirs.is_empty() {
-        head += &format!(" {:>17}", "best ours/sklearn");
-    }
-    println!("{head}");
-    for (si, &(nv, nh)) in RBM_SHAPES.iter().enumerate() {
-        let mut line = format!("{:<12}", format!("{nv}→{nh}"));
-        for o in &ours {
-            line += &format!(" {:>11.0}", o[si]);
-        }
-        for th in &theirs {
-            line += &format!(" {:>13.0}", th[si]);
-        }
-        if !theirs.is_empty() {
-            let best_ours = ours.iter().map(|o| o[si]).fold(0.0, f64::max);
-            let best_theirs = theirs.iter().map(|o| o[si]).fold(0.0, f64::max);
-            line += &format!(" {:>16.2}×", best_ours / best_theirs);
-        }
-        println!("{line}");
-    }
-    if !theirs.is_empty() {
-        println!("(BernoulliRBM: persistent CD-1, sampled negative visibles, dense products; ours: CD-1 of dbn::rbm, sparse input products)");
     }
     println!();
 }

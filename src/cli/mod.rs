@@ -1,17 +1,13 @@
-//! Command line: `deepchess SUBCOMMAND [FLAGS]`. One file per subcommand.
+//! Command line: `deepchess SUBCOMMAND [FLAGS]`. One file per generic subcommand; the
+//! subcommands a system brings (`accuracy`, `bench-dbn`, ...) live in its folder and are
+//! found, run and listed through the registry's `SYSTEMS` (`System::commands`).
 
 
-mod accuracy;
 mod bench;
-mod bench_dbn;
-mod bench_neurochess;
-mod bench_selfplay;
 mod bench_perft;
 mod bench_conv;
 mod bench_tensor;
-mod bench_train;
 mod bench_pgn;
-mod compare;
 mod data;
 mod datagen;
 mod gauntlet_fit;
@@ -25,7 +21,9 @@ mod uci;
 
 
 use crate::io::args::CliError;
+use crate::train::system::Command;
 
+/// The top-level help up to the generic subcommands; the systems' own follow, then [`TOP_HELP_END`].
 const TOP_HELP: &str = "\
 deepchess: learned chess systems reproduced on one set of rules, one numeric engine, one
 search and one arena (the systems and players are listed below).
@@ -39,8 +37,6 @@ Subcommands:
   data --pgn FILE --out DIR            sample W/L positions from games into datasets
   train [--system NAME] [--profile P]  train a system (below; DeepChess by default), checkpointed
   show FILE                            a net's or dataset's header and the command that made it
-  accuracy --net FILE [--data DIR]     pair accuracy on held-out games
-  compare --net FILE FEN_A FEN_B       probability that A is better for White
   datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
   label --pgn FILE --out FILE          positions with game result + engine score (seed 001)
   match --engine SPEC --engine SPEC   play a match, report Elo with error bars
@@ -49,19 +45,26 @@ Subcommands:
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
   bench-tensor [--reps N] [--quick]    numeric kernels, RBM training, conv (vs numpy, sklearn, torch if present)
-  bench-dbn [--seconds S]              DBN fine-tuning positions/s beside the GEMM's GFLOPS
-  bench-train [--rounds N]             DeepChess training pairs/s beside JAX (if present) and the FMA peak
-  bench-neurochess [--rounds N]        seed 004's features, V evaluations, Tangent-Prop steps beside their anchors
-  bench-selfplay [--batch N]           seed 002's training update beside PyTorch, self-play speed
-  help                                 print this help
+";
+
+const TOP_HELP_END: &str = "  help                                 print this help
   version                              print the version
 
 Run 'deepchess SUBCOMMAND --help' for the flags of each subcommand.
 ";
 
-/// [`TOP_HELP`], the systems and the players of the registry.
+/// Every subcommand a system brings, in the order of `SYSTEMS`.
+fn system_commands() -> impl Iterator<Item = &'static Command> {
+    crate::players::SYSTEMS.iter().flat_map(|s| s.commands.iter())
+}
+
+/// [`TOP_HELP`], the systems' subcommands, the systems and the players of the registry.
 fn top_help() -> String {
     let mut s = TOP_HELP.to_string();
+    for c in system_commands() {
+        s.push_str(&format!("  {:<36} {}\n", format!("{} {}", c.name, c.synopsis), c.about));
+    }
+    s.push_str(TOP_HELP_END);
     s.push_str("\nSystems (train --system NAME; 'deepchess train --system NAME --help'):\n");
     for sys in crate::players::SYSTEMS {
         s.push_str(&format!("  {:<18} {}: {}\n", sys.name, sys.seed, sys.about));
@@ -74,6 +77,34 @@ fn top_help() -> String {
     s
 }
 
+type Run = fn(&[String]) -> Result<(), CliError>;
+
+/// The generic subcommand called `cmd`, if there is one (a system's own come after).
+fn generic(cmd: &str) -> Option<Run> {
+    Some(match cmd {
+        "bench-tensor" => bench_tensor::run,
+        "uci" => uci::run,
+        "bench" => bench::run,
+        "perft" => perft::run,
+        "bench-perft" => bench_perft::run,
+        "bench-pgn" => bench_pgn::run,
+        "data" => data::run,
+        "train" => train::run_cli,
+        "show" => show::run,
+        "datagen" => datagen::run_cli,
+        "match" => match_cmd::run_cli,
+        "tournament" => tournament::run_cli,
+        "gauntlet-fit" => gauntlet_fit::run,
+        "label" => label::run_cli,
+        "help" | "-h" | "--help" => |_| Err(CliError::Help(top_help())),
+        "version" | "--version" | "-V" => |_| {
+            println!("deepchess {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        },
+        _ => return None,
+    })
+}
+
 /// Runs the CLI and returns the process exit code (0 ok, 1 failure, 2 usage error).
 pub fn run(args: &[String]) -> i32 {
     let (cmd, rest) = match args.split_first() {
@@ -82,36 +113,9 @@ pub fn run(args: &[String]) -> i32 {
     };
     // Every file this process saves records this command (io::provenance).
     crate::io::provenance::record(args, crate::tensor::active_kernel().name());
-    let result = match cmd {
-        "bench-tensor" => bench_tensor::run(rest),
-        "bench-dbn" => bench_dbn::run(rest),
-        "bench-neurochess" => bench_neurochess::run(rest),
-        "bench-selfplay" => bench_selfplay::run(rest),
-        "bench-train" => bench_train::run(rest),
-
-        "uci" => uci::run(rest),
-        "bench" => bench::run(rest),
-        "perft" => perft::run(rest),
-        "bench-perft" => bench_perft::run(rest),
-        "bench-pgn" => bench_pgn::run(rest),
-        "data" => data::run(rest),
-        "train" => train::run_cli(rest),
-        "show" => show::run(rest),
-        "accuracy" => accuracy::run(rest),
-        "compare" => compare::run(rest),
-        "datagen" => datagen::run_cli(rest),
-        "match" => match_cmd::run_cli(rest),
-        "tournament" => tournament::run_cli(rest),
-        "gauntlet-fit" => gauntlet_fit::run(rest),
-        "label" => label::run_cli(rest),
-        "help" | "-h" | "--help" => Err(CliError::Help(top_help())),
-        "version" | "--version" | "-V" => {
-            println!("deepchess {}", env!("CARGO_PKG_VERSION"));
-            Ok(())
-        }
-        other => Err(CliError::Usage(format!(
-            "deepchess: unknown subcommand '{other}' (see 'deepchess help')"
-        ))),
+    let result = match generic(cmd).or_else(|| system_commands().find(|c| c.name == cmd).map(|c| c.run)) {
+        Some(run) => run(rest),
+        None => Err(CliError::Usage(format!("deepchess: unknown subcommand '{cmd}' (see 'deepchess help')"))),
     };
     match result {
         Ok(()) => 0,
@@ -126,6 +130,28 @@ pub fn run(args: &[String]) -> i32 {
         Err(CliError::Failed(msg)) => {
             eprintln!("error: {msg}");
             1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each system's subcommand is reached: no generic one and no other system's takes its
+    /// name, and its `--help` is its own; the top-level help lists it.
+    #[test]
+    fn the_systems_subcommands_are_found_and_listed() {
+        let names: Vec<&str> = system_commands().map(|c| c.name).collect();
+        let help = top_help();
+        for (i, c) in system_commands().enumerate() {
+            assert!(generic(c.name).is_none(), "{}: a generic subcommand has its name", c.name);
+            assert!(!names[i + 1..].contains(&c.name), "{}: two systems' subcommands", c.name);
+            assert!(help.contains(&format!("\n  {} {}", c.name, c.synopsis)), "{} not in the help:\n{help}", c.name);
+            match (c.run)(&["--help".to_string()]) {
+                Err(CliError::Help(text)) => assert!(text.contains(&format!("deepchess {}", c.name)), "{}: {text}", c.name),
+                other => panic!("{}: --help gave {other:?}", c.name),
+            }
         }
     }
 }

@@ -17,8 +17,8 @@ use crate::eval::scalar::{Evaluator, ScoreComparator};
 use crate::chess::{Color, Role};
 use crate::tensor::{layers::conv, layers, layers::pool, kernels::vecops, Kernel, Matrix};
 
-/// Centipawns per logit unit in UCI output (the handcrafted evaluator's logistic scale).
-const CP_PER_LOGIT: f32 = 173.7;
+// Centipawns per logit unit in UCI output (the handcrafted evaluator's logistic scale).
+use crate::eval::CP_PER_LOGIT;
 
 /// A loaded CNN, ready to evaluate positions.
 pub struct CnnEval {

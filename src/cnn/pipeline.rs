@@ -182,6 +182,9 @@ pub const SYSTEM: System = System {
     name: "cnn",
     seed: "seed 003: a convolutional win/loss classifier (Mocha.jl blog post)",
     about: "the seed's linear convolutions and a ReLU variant, judged on held-out games, held-out positions and later games",
+    colour: "#2ca02c",
+    commands: &[],
+    bench_tensor: &[],
     synopsis: "[--profile quick|paper|tiny] [--corpus FILE] [--test NAME=FILE ...] [--out DIR] [--resume] [options]",
     help: "Trains seed 003's network (conv 400@4x4, max pool 2x2/2, conv 200@2x2, ip 70 sigmoid with\n\
          dropout 0.2, ip 1 sigmoid; SGD momentum 0.9, L2 0.0005, inv lr policy, batch 1024) on\n\

@@ -21,8 +21,8 @@ use crate::eval::scalar::{Evaluator, ScoreComparator};
 use crate::tensor::layers::dense::{self, pad, Dense};
 use crate::tensor::Kernel;
 
-/// Centipawns per logistic unit of [`Evaluator::prob_from_diff`], as the handcrafted one.
-const CP_SCALE: f32 = 173.7;
+// Centipawns per logistic unit of `Evaluator::prob_from_diff`, as the handcrafted one.
+use crate::eval::CP_PER_LOGIT as CP_SCALE;
 
 /// A loaded DBN, ready to evaluate positions.
 pub struct DbnEval {

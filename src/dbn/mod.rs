@@ -15,6 +15,7 @@
 //! | §IV alpha-beta + TT | the net as the evaluator of the shared search | [`infer`] (`DbnEval`, each head's reading), [`player`] (registration), `search` (shared), `players` |
 //! | §IV.B skill level | 300 games among the three heads | `arena` (`deepchess match`); figures in docs/results.md |
 
+pub mod bench;
 pub mod data;
 pub mod features;
 pub mod infer;

@@ -291,6 +291,9 @@ pub const SYSTEM: System = System {
     name: "dbn",
     seed: "seed 001: deep belief networks (IJCTE 10(5), 2018)",
     about: "three configurations x three heads (classify, regress, quantized), RBM pretraining then fine-tuning, two protocols",
+    colour: "#ff7f0e",
+    commands: &[super::bench::COMMAND],
+    bench_tensor: &[super::rbm::bench::PART],
     synopsis: "[--profile quick|paper|tiny] [--labels FILE] [--out DIR] [--resume] [options]",
     help: "Trains the deep belief networks of seed 001: for each hidden-layer configuration, the\n\
          layers pretrained as RBMs (CD-1), then one net per head (classify W/D/L, regress the\n\

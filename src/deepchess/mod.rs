@@ -22,6 +22,9 @@
 //! the search-side layout of [`infer`] (per-position head halves, half-precision SIMD
 //! layers, the antisymmetric reading of the head, the draw reference).
 
+pub mod accuracy;
+pub mod bench;
+pub mod compare;
 pub mod features;
 pub mod infer;
 pub mod model;

@@ -337,6 +337,9 @@ pub const SYSTEM: System = System {
     name: "deepchess",
     seed: "seed 000: DeepChess (David, Netanyahu & Wolf, ICANN 2016)",
     about: "Pos2Vec, the Siamese comparator, its distilled students (the paper's and the compact one), the small net from scratch",
+    colour: "#1f77b4",
+    commands: &[super::accuracy::COMMAND, super::compare::COMMAND, super::bench::COMMAND],
+    bench_tensor: &[],
     synopsis: "[--profile quick|paper|tiny] [--data DIR] [--out DIR] [--resume] [options]",
     help: "Trains Pos2Vec (stacked autoencoders), the DeepChess Siamese comparator, the distilled\n\
          net and the small net from scratch, checkpointing every epoch. Writes log.csv,\n\

@@ -7,7 +7,7 @@
 //! pawn-advance bonus for the end game, and PeSTO's material values; tapered by the usual
 //! 24-point phase (N, B = 1, R = 2, Q = 4).
 
-use super::scalar::{Evaluator, ScoreComparator};
+use super::scalar::{Evaluator, ScoreComparator, CP_PER_LOGIT};
 use crate::chess::{Color, Position, Role};
 use crate::tensor::layers::sigmoid;
 use std::sync::OnceLock;
@@ -143,10 +143,6 @@ pub fn evaluate(pos: &Position) -> i32 {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Handcrafted;
 
-/// Centipawns per unit of the logistic that turns a score difference into a probability
-/// (400 cp ~ 91 %).
-const CP_SCALE: f32 = 173.7;
-
 impl Evaluator for Handcrafted {
     fn name(&self) -> &'static str {
         "handcrafted"
@@ -158,7 +154,7 @@ impl Evaluator for Handcrafted {
     }
 
     fn prob_from_diff(&self, diff: f32) -> f32 {
-        sigmoid(diff / CP_SCALE)
+        sigmoid(diff / CP_PER_LOGIT)
     }
 
     fn centipawns(&self, value: f32) -> i32 {

@@ -12,4 +12,4 @@ pub mod scalar;
 
 pub use comparator::{Comparator, Counter, Counters, Kind, Value, MAX_PLY};
 pub use handcrafted::{handcrafted, Handcrafted};
-pub use scalar::{Evaluator, ScoreComparator};
+pub use scalar::{Evaluator, ScoreComparator, CP_PER_LOGIT};

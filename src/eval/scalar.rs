@@ -7,6 +7,11 @@ use super::comparator::{Comparator, Counters};
 use crate::chess::Position;
 use std::cmp::Ordering;
 
+/// Centipawns per unit of the logistic that turns a score difference into a probability
+/// (400 cp ~ 91 %), and a logit back into centipawns: the handcrafted evaluator's scale,
+/// which the learned scalar evaluators share (their UCI scores and comparisons read alike).
+pub const CP_PER_LOGIT: f32 = 173.7;
+
 /// A position evaluator that returns one value from White's side.
 pub trait Evaluator {
     /// Short name for `info string` and bench output.

@@ -1,7 +1,7 @@
 //! Reading a user-supplied file whole into memory: a regular file only, and never more than
 //! a bound. Every loader of a whole file (weight files, datasets, opening suites, datagen's
 //! output) goes through [`read_regular`], so a wrong path fails with a clear message instead
-//! of blocking or exhausting memory.
+//! of blocking or exhausting memory. And where the shipped nets are ([`default_net_path`]).
 
 use std::io::{self, Read};
 use std::path::Path;
@@ -192,6 +192,19 @@ fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
         o.custom_flags(0o4000);
     }
     o.open(path)
+}
+
+/// Where the shipped nets are looked for when no file is given: `data/nets/FILE` under the
+/// working directory, beside the executable's build tree, then under the source tree.
+pub fn default_net_path(file: &str) -> Option<std::path::PathBuf> {
+    let mut dirs = vec![std::path::PathBuf::from("data/nets")];
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(d) = exe.parent() {
+            dirs.push(d.join("../../data/nets"));
+        }
+    }
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets"));
+    dirs.into_iter().map(|d| d.join(file)).find(|p| p.is_file())
 }
 
 #[cfg(test)]

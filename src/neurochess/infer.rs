@@ -5,7 +5,7 @@
 //! The whole inference path is here: the 175 features ([`super::features`]), then V's one
 //! hidden layer. The key is the logit of the result read as a probability: with
 //! E = 2p − 1 = tanh(u) for White's expected result E, the log-odds of p is 2u = 2·atanh(E),
-//! so the handcrafted evaluator's logistic scale (173.7 centipawns a unit) applies unchanged.
+//! so the handcrafted evaluator's logistic scale (`eval::CP_PER_LOGIT` centipawns a unit) applies unchanged.
 
 use super::features::{features_into, FEATURES};
 use super::model::Value;
@@ -15,8 +15,8 @@ use crate::chess::Position;
 use crate::eval::scalar::{Evaluator, ScoreComparator};
 use crate::search::Searcher;
 
-/// Centipawns per logit unit in UCI output (the handcrafted evaluator's logistic scale).
-const CP_PER_LOGIT: f32 = 173.7;
+// Centipawns per logit unit in UCI output (the handcrafted evaluator's logistic scale).
+use crate::eval::CP_PER_LOGIT;
 /// V's output is clamped this far inside (−1, 1) before the logit: ±14.5 units.
 const EDGE: f32 = 1e-6;
 

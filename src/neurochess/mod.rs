@@ -14,6 +14,7 @@
 //! | §5 "the same search" | V in our alpha-beta (`neurochess`, `neurochess-bp` in the registry), in play and in self-play | [`infer`] (`VEval`), [`player`] (registration) |
 
 pub mod data;
+pub mod bench;
 pub mod features;
 pub mod infer;
 pub mod model;

@@ -281,6 +281,9 @@ pub const SYSTEM: System = System {
     name: "neurochess",
     seed: "seed 004: NeuroChess, TD(0) with explanation-based slopes (NIPS 7, 1995)",
     about: "the chess model M on expert games, then V by TD(0) with and without EBNN slopes, a snapshot per batch for Table 1",
+    colour: "#d62728",
+    commands: &[super::bench::COMMAND],
+    bench_tensor: &[],
     synopsis: "[--profile quick|paper|tiny] [--expert FILE ...] [--out DIR] [--resume] [options]",
     help: "Trains seed 004's chess model M (175-165-175, the features of the board two plies later)\n\
          on expert games, then the evaluation net V (175-H-1, tanh) by TD(0) over games that\n\

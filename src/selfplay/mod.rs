@@ -12,6 +12,7 @@
 //! | "Training", the milestones | profiles, the run, the figures per 1,000 games against a random mover and a greedy capturer | [`pipeline`] |
 //! | (ours) play | the agents as a policy player (`qagent`) | [`infer`] (`QScorer`, the move scorer), [`player`] (registration) |
 
+pub mod bench;
 pub mod features;
 pub mod infer;
 pub mod model;

@@ -10,21 +10,23 @@ use crate::arena::match_runner::Searched;
 use crate::io::atomic::write_atomic;
 use std::fmt::Write as _;
 
-/// Colours of the systems in the ladder (the seeds' systems, then the other engines).
-const COLOURS: &[(&str, &str)] = &[
-    ("deepchess", "#1f77b4"),
-    ("dbn", "#ff7f0e"),
-    ("cnn", "#2ca02c"),
-    ("neurochess", "#d62728"),
-    ("selfplay", "#9467bd"),
+/// Colours in the ladder of the players that come from no trainable system (each system's
+/// own is its `System::colour`, src/players.rs `SYSTEMS`).
+const OTHER_COLOURS: &[(&str, &str)] = &[
     ("handcrafted", "#8c564b"),
     ("stockfish", "#555555"),
     ("gnuchess", "#e377c2"),
     ("external", "#17becf"),
 ];
 
+/// Every colour of the ladder: the trainable systems', in the order of `SYSTEMS`, then the
+/// other players'.
+fn colours() -> impl Iterator<Item = (&'static str, &'static str)> {
+    crate::players::SYSTEMS.iter().map(|s| (s.name, s.colour)).chain(OTHER_COLOURS.iter().copied())
+}
+
 fn colour(system: &str) -> &'static str {
-    COLOURS.iter().find(|(s, _)| *s == system).map_or("#000000", |c| c.1)
+    colours().find(|(s, _)| *s == system).map_or("#000000", |c| c.1)
 }
 
 /// One row of a condition's table.
@@ -183,8 +185,8 @@ pub fn ladder_svg(cfg: &TournamentConfig, cond: &Condition, rows: &[Row]) -> Str
     // Legend: the systems present.
     let mut lx = left;
     let ly = axis_y + 52.0;
-    for (sys, c) in COLOURS {
-        if rows.iter().any(|r| cfg.entrants[r.player].system == *sys) {
+    for (sys, c) in colours() {
+        if rows.iter().any(|r| cfg.entrants[r.player].system == sys) {
             let _ = writeln!(s, r#"<circle cx="{lx:.1}" cy="{:.1}" r="5" fill="{c}"/><text x="{:.1}" y="{ly:.1}">{sys}</text>"#, ly - 4.0, lx + 9.0);
             lx += 20.0 + 7.5 * sys.len() as f64;
         }
@@ -232,4 +234,21 @@ pub fn write_summary(cfg: &TournamentConfig, j: &Journal) -> Result<(), String> 
         let _ = writeln!(s, "## {}\n\n{}\n![ladder]({}/ladder.svg)\n", cond.label, table(cfg, cond, &f, &rows), cond.name);
     }
     write(&cfg.out.join("results.md"), &s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each system and each other kind of player has a colour of its own, `#rrggbb`.
+    #[test]
+    fn every_system_has_a_colour_of_its_own() {
+        let all: Vec<(&str, &str)> = colours().collect();
+        for (i, (sys, c)) in all.iter().enumerate() {
+            assert!(c.len() == 7 && c.starts_with('#') && c[1..].chars().all(|x| x.is_ascii_hexdigit()), "{sys}: {c}");
+            assert!(all[i + 1..].iter().all(|(s, o)| s != sys && o != c), "{sys} or {c} twice");
+            assert_eq!(colour(sys), *c);
+        }
+        assert_eq!(colour("someone"), "#000000");
+    }
 }

@@ -35,6 +35,8 @@
 //! GEMM computes every element with the same operations whatever the split, and the rest
 //! runs on the calling thread.
 
+pub mod bench;
+
 use crate::tensor::error::{Result, TensorError};
 use crate::tensor::{gemm, Trans};
 use crate::tensor::matrix::Matrix;

@@ -21,6 +21,7 @@ use crate::tensor::kernels::peak::fma_peak_gflops;
 use crate::tensor::{with_precision, Init, Matrix, Optimizer, Params, Precision, Rng, Sgd, SparseBatch};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use crate::train::system;
 use std::time::Instant;
 
 const FLAGS: &[Flag] = &[
@@ -274,6 +275,14 @@ fn macs(arch: &Arch, phase: &str, active: f64) -> (f64, f64) {
         }
     }
 }
+
+/// `deepchess bench-train`, a benchmark of DeepChess (`SYSTEM.commands`).
+pub const COMMAND: system::Command = system::Command {
+    name: "bench-train",
+    synopsis: "[--rounds N]",
+    about: "DeepChess training pairs/s beside JAX (if present) and the FMA peak",
+    run,
+};
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let help = args::usage("bench-train", "[--seconds S] [--rounds N] [--batch N] [--threads T] [--phase 1|2|both] [--precision f32|bf16|both] [--no-jax] [--breakdown]", ABOUT, FLAGS);

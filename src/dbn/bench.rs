@@ -7,6 +7,7 @@ use crate::dbn::features::Encoding;
 use crate::dbn::model::{Arch, Dbn, Head};
 use crate::tensor::{gemm, Trans};
 use crate::tensor::{Init, Matrix, Optimizer, Rng, Sgd, SparseBatch, Tape};
+use crate::train::system::Command;
 use std::time::Instant;
 
 const FLAGS: &[Flag] = &[
@@ -26,6 +27,14 @@ fn macs(arch: &Arch) -> f64 {
     }
     m + (w[w.len() - 1] * arch.head.outputs()) as f64
 }
+
+/// `deepchess bench-dbn`, a benchmark of the DBN (`SYSTEM.commands`).
+pub const COMMAND: Command = Command {
+    name: "bench-dbn",
+    synopsis: "[--seconds S]",
+    about: "DBN fine-tuning positions/s beside the GEMM's GFLOPS",
+    run,
+};
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let help = args::usage("bench-dbn", "[--seconds S] [--threads T]", "Fine-tuning throughput of the DBN configurations beside the GEMM's GFLOPS.", FLAGS);

@@ -5,6 +5,7 @@ use crate::deepchess::pipeline::load_pools;
 use crate::deepchess::features::Features;
 use crate::deepchess::model::Net;
 use crate::deepchess::pairs::pair_accuracies;
+use crate::train::system::Command;
 use std::path::PathBuf;
 use crate::tensor::NetFile;
 
@@ -15,6 +16,14 @@ const FLAGS: &[Flag] = &[
     Flag { name: "pairs", value: Some("N"), help: "random (W, L) pairs drawn with a fixed seed (default 100000)" },
     Flag { name: "seed", value: Some("N"), help: "seed of the pairs (default 1)" },
 ];
+
+/// `deepchess accuracy`, a subcommand of DeepChess (`SYSTEM.commands`).
+pub const COMMAND: Command = Command {
+    name: "accuracy",
+    synopsis: "--net FILE [--data DIR]",
+    about: "pair accuracy on held-out games",
+    run,
+};
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let help = usage(

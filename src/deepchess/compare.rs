@@ -6,6 +6,7 @@ use crate::io::args::{parse, usage, CliError, Flag};
 use crate::chess::Position;
 use crate::deepchess::features::Features;
 use crate::deepchess::model::Net;
+use crate::train::system::Command;
 use std::path::PathBuf;
 use crate::tensor::NetFile;
 
@@ -60,23 +61,27 @@ pub fn suite_tables(nets: &[(String, Net)]) -> Result<String, String> {
     Ok(s)
 }
 
-/// The move each registry player's search picks in each Fig. 2 position at fixed `depth`.
-pub fn sacrifice_searches(players: &[&str], depth: u32) -> Result<String, String> {
+/// The move each player's search picks in each Fig. 2 position at fixed `depth`: the
+/// player of each net (name, file), as the registry builds it, then the handcrafted
+/// evaluator's (`handcrafted`).
+pub fn sacrifice_searches(nets: &[(String, PathBuf)], depth: u32) -> Result<String, String> {
     use crate::chess::Game;
     use crate::deepchess::understanding::SACRIFICES;
-    use crate::search::{Limits, PlayerSettings};
+    use crate::search::{Limits, PlayerSettings, Player, Searcher};
+    let players: Vec<&str> = nets.iter().map(|(n, _)| n.as_str()).chain(["handcrafted"]).collect();
     let mut s = String::from("| Fig. 2 position | the sacrifice |");
-    for p in players {
+    for p in &players {
         s += &format!(" {p}, depth {depth} |");
     }
     s += "\n|---|---|";
     s += &"---|".repeat(players.len());
     s.push('\n');
-    let mut built = Vec::new();
-    for name in players {
-        let e = crate::players::find(name).ok_or_else(|| format!("no player '{name}'"))?;
-        built.push(e.build(&PlayerSettings::new(16)).map_err(|e| format!("{name}: {e}"))?.player);
+    let settings = PlayerSettings::new(16);
+    let mut built: Vec<Box<dyn Player>> = Vec::new();
+    for (name, file) in nets {
+        built.push(super::player::build(&settings, Some(file)).map_err(|e| format!("{name}: {e}"))?.player);
     }
+    built.push(Box::new(Searcher::new(crate::eval::handcrafted(), settings.hash_mb)));
     for f in SACRIFICES {
         let pos = Position::from_fen(f.fen).map_err(|e| format!("{}: {e}", f.game))?;
         let mv = pos.parse_uci(f.uci).map_err(|e| format!("{}: {e}", f.game))?;
@@ -94,6 +99,14 @@ pub fn sacrifice_searches(players: &[&str], depth: u32) -> Result<String, String
     Ok(s)
 }
 
+/// `deepchess compare`, a subcommand of DeepChess (`SYSTEM.commands`).
+pub const COMMAND: Command = Command {
+    name: "compare",
+    synopsis: "--net FILE FEN_A FEN_B",
+    about: "probability that A is better for White",
+    run,
+};
+
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let help = usage(
         "compare",
@@ -109,18 +122,22 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         let mut files: Vec<PathBuf> = p.get_all("net").into_iter().map(PathBuf::from).collect();
         if files.is_empty() {
             for f in ["deepchess.dcw", "distilled.dcw", "compact.dcw"] {
-                files.push(crate::players::default_net_path(f).ok_or_else(|| CliError::Failed(format!("data/nets/{f} not found")))?);
+                files.push(crate::io::files::default_net_path(f).ok_or_else(|| CliError::Failed(format!("data/nets/{f} not found")))?);
             }
         }
         let mut nets = Vec::new();
+        let mut named = Vec::new();
         for f in files {
             let (net, _) = Net::load(&f).map_err(|e| CliError::Failed(e.to_string()))?;
-            nets.push((f.file_stem().map_or("net".into(), |s| s.to_string_lossy().into_owned()), net));
+            let name = f.file_stem().map_or("net".into(), |s| s.to_string_lossy().into_owned());
+            nets.push((name.clone(), net));
+            named.push((name, f));
         }
         print!("{}", suite_tables(&nets).map_err(CliError::Failed)?);
         if p.get_all("net").is_empty() {
+            // The shipped nets are the players deepchess, distilled and compact.
             println!();
-            print!("{}", sacrifice_searches(&["deepchess", "distilled", "compact", "handcrafted"], SEARCH_DEPTH).map_err(CliError::Failed)?);
+            print!("{}", sacrifice_searches(&named, SEARCH_DEPTH).map_err(CliError::Failed)?);
         }
         return Ok(());
     }

@@ -12,6 +12,7 @@ use crate::selfplay::model::{Agents, Arch, Layout, Net};
 use crate::selfplay::pipeline::Profile;
 use crate::selfplay::train::{score_against, Baseline};
 use crate::tensor::{Adam, Matrix, Optimizer, Rng, Tape};
+use crate::train::system;
 use std::time::Instant;
 
 const FLAGS: &[Flag] = &[
@@ -93,6 +94,14 @@ fn our_rate(agents: &mut Agents, opt: &mut Adam, x: &Matrix, chosen: &[(usize, f
     }
     Ok(n as f64 / t.elapsed().as_secs_f64())
 }
+
+/// `deepchess bench-selfplay`, a benchmark of seed 002's agents (`SYSTEM.commands`).
+pub const COMMAND: system::Command = system::Command {
+    name: "bench-selfplay",
+    synopsis: "[--batch N]",
+    about: "seed 002's training update beside PyTorch, self-play speed",
+    run,
+};
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let help = args::usage("bench-selfplay", "[--batch N] [--rounds N] [--seconds S] [--threads N]", "Seed 002's training update beside PyTorch, and self-play speed.", FLAGS);

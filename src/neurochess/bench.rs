@@ -13,6 +13,7 @@ use crate::neurochess::model::{Pass, Value, MAX_HIDDEN};
 use crate::neurochess::infer::VEval;
 use crate::tensor::Rng;
 use std::hint::black_box;
+use crate::train::system::Command;
 use std::time::Instant;
 
 const FLAGS: &[Flag] = &[
@@ -48,6 +49,14 @@ fn rate(secs: f64, n: usize, mut f: impl FnMut(usize)) -> f64 {
     }
     done as f64 / t.elapsed().as_secs_f64()
 }
+
+/// `deepchess bench-neurochess`, a benchmark of NeuroChess (`SYSTEM.commands`).
+pub const COMMAND: Command = Command {
+    name: "bench-neurochess",
+    synopsis: "[--rounds N]",
+    about: "seed 004's features, V evaluations, Tangent-Prop steps beside their anchors",
+    run,
+};
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let help = args::usage("bench-neurochess", "[--seconds S] [--rounds N]", "Seed 004's features, V evaluations and Tangent-Prop steps beside their anchors.", FLAGS);
