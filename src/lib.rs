@@ -7,7 +7,7 @@
 //! playing) and, for the agents, players without search.
 //!
 //! A floor per shared layer, a folder per learned system; dependencies point down only
-//! (`docs/architecture.md`, guarded by `tests/layering.rs`):
+//! (`docs/architecture.md`, guarded by `tests/house_layering.rs`):
 //! - [`io`]: atomic writes, bounded reads, xz streams, checksums, command-line flags;
 //! - [`chess`] (rules) and [`tensor`] (numerics: kernels, autograd, layers, the parallel
 //!   runtime, optimizers, weight files), which know nothing of each other;

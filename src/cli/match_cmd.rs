@@ -284,7 +284,7 @@ fn curve_cli(args: &[String]) -> Result<(), CliError> {
     for q in &points {
         let why = match std::fs::metadata(&q.net) {
             Ok(m) if m.is_file() => continue,
-            Ok(_) => "not a regular file (a net is read from a regular file only)".to_string(),
+            Ok(m) => format!("is {}, not a regular file (a net is read from a regular file only)", crate::io::files::kind_of(&m.file_type())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => "not found".to_string(),
             Err(e) => e.to_string(),
         };

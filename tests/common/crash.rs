@@ -24,7 +24,7 @@ pub fn stderr(o: &Output) -> String {
 /// last two columns (seconds and samples per second measure the wall clock), results.md
 /// reduced to its table rows (its title names the folder, its last line the wall time),
 /// weight files without their `made.*` header keys (the command names the run's folder;
-/// tests/provenance.rs checks what they hold).
+/// tests/io_provenance.rs checks what they hold).
 pub fn outputs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, m: &mut BTreeMap<String, Vec<u8>>) {
         for e in std::fs::read_dir(dir).unwrap() {

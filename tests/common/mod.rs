@@ -17,6 +17,23 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The one way the tests run the program: the built `deepchess` with `args`, in the crate's
+/// folder (where the default data paths are), without a failpoint the test process may have
+/// in its environment; waits for it.
+pub fn deepchess<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_deepchess"))
+        .args(args)
+        .env_remove("DEEPCHESS_FAILPOINT")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+/// Bytes a command printed, as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
 /// A fresh, empty folder `deepchess-NAME-PID-N` under the system's temporary folder, removed
 /// with everything in it when the guard is dropped, which unwinding does when an assertion
 /// fails. The process id and a per-process counter keep parallel tests and concurrent test

@@ -2,7 +2,7 @@
 //! vector operations (`vecops`) and the FMA peak the benchmarks compare with (`peak`). Every
 //! kernel has a portable loop and SIMD flavours chosen at run time, equal within tolerance.
 //!
-//! Every decision about instruction sets is taken here (`tests/layering.rs` checks that no
+//! Every decision about instruction sets is taken here (`tests/house_layering.rs` checks that no
 //! `#[target_feature]` or `is_x86_feature_detected!` appears elsewhere): code outside that is
 //! generic over the flavour runs through `dispatch` (`Kernel::run`).
 

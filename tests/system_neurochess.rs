@@ -5,26 +5,19 @@
 
 mod common;
 
-use common::TempDir;
+use common::{deepchess, text, TempDir};
 use deepchess::neurochess::data::{pairs, read_games, Line};
 use deepchess::neurochess::model::Model;
 use deepchess::neurochess::train::{model_error, train_model, ModelCfg};
 use deepchess::tensor::Rng;
 use deepchess::train::stage::Ctx;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn sample_pgn() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pgn/sf15-sample.pgn")
 }
 
-fn deepchess(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_deepchess")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
-}
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// M's loop on the 30 sample games: the training error falls epoch after epoch, and the net
 /// ends below copying s_t on the pairs it trained on (M has learnt the drift of the features
@@ -143,7 +136,7 @@ fn a_gnu_chess_game_through_the_match_runner() {
 }
 
 /// docs/neurochess-features.md shows the feature table of the code, between its two markers.
-/// After changing a feature: `DEEPCHESS_WRITE_DOCS=1 cargo test --test neurochess docs_feature_table`.
+/// After changing a feature: `DEEPCHESS_WRITE_DOCS=1 cargo test --test system_neurochess docs_feature_table`.
 #[test]
 fn docs_feature_table_is_the_code_table() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/neurochess-features.md");

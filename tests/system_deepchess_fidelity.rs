@@ -5,18 +5,14 @@
 
 mod common;
 
-use common::TempDir;
+use common::{deepchess, TempDir};
 use deepchess::deepchess::features::INPUTS;
 use deepchess::deepchess::model::{batch_of, Arch, Net};
 use deepchess::deepchess::step::PairStep;
 use deepchess::tensor::{Matrix, Rng, Sgd, SparseBatch, Tape};
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn deepchess(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_deepchess")).args(args).output().unwrap()
-}
 
 fn sample_pgn() -> String {
     format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"))

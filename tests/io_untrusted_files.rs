@@ -382,6 +382,10 @@ fn every_reader_refuses_fifos_and_devices_promptly() {
             vec!["match".into(), "--curve".into(), s.into(), "--engine".into(), "builtin=neurochess".into(), "depth=1".into(), "--engine".into(), "builtin=handcrafted".into(), "depth=1".into()],
             vec!["match".into(), "--curve".into(), list.display().to_string(), "--curve-out".into(), curve.display().to_string(), "--resume".into(), "--engine".into(), "builtin=neurochess".into(), "depth=1".into(), "--engine".into(), "builtin=handcrafted".into(), "depth=1".into()],
         ];
+        // A curve point's net that is the special file.
+        let list2 = case("list.txt");
+        std::fs::write(&list2, format!("nc 1 {s}\n")).unwrap();
+        commands.push(["match", "--curve", list2.to_str().unwrap(), "--engine", "builtin=neurochess", "depth=1", "--engine", "builtin=handcrafted", "depth=1"].iter().map(|x| x.to_string()).collect());
         let mut m: Vec<String> = ["match", "--openings", s, "--pgn", pgn.to_str().unwrap()].iter().map(|x| x.to_string()).collect();
         m.extend(hc.iter().map(|x| x.to_string()));
         commands.push(m);

@@ -6,7 +6,7 @@
 mod common;
 
 use deepchess::tensor::NetFile;
-use common::TempDir;
+use common::{deepchess, text, TempDir};
 use deepchess::chess::{Move, Position};
 use deepchess::selfplay::infer::{evaluate, Infer, Values};
 use deepchess::selfplay::model::{Agents, Arch};
@@ -15,7 +15,6 @@ use deepchess::selfplay::pipeline::Profile;
 use deepchess::selfplay::train::{score_against, Baseline, QCfg};
 use deepchess::tensor::{Kernel, ParamId, Rng};
 use proptest::prelude::*;
-use std::process::Command;
 
 fn random_agents(seed: u64) -> Agents {
     let mut a = Agents::new(Arch { c1: 4, c2: 6, c3: 3, fc: 7 }, &mut Rng::new(seed));
@@ -68,13 +67,7 @@ proptest! {
     }
 }
 
-fn deepchess(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_deepchess")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
-}
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// The tiny profile through `train --system selfplay`: the figures the seed describes are in
 /// the log and the table, a second run without `--resume` is refused, a bad flag exits 2, and

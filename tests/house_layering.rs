@@ -27,7 +27,7 @@
 //! elsewhere; code generic over the flavour runs through `tensor::kernels::dispatch`).
 //!
 //! To check another checkout, point the test at its `src/`:
-//! `DEEPCHESS_LAYERING_SRC=/path/to/checkout/src cargo test --test layering`.
+//! `DEEPCHESS_LAYERING_SRC=/path/to/checkout/src cargo test --test house_layering`.
 
 use std::collections::{BTreeSet, HashSet};
 use std::fs;
@@ -537,4 +537,29 @@ fn layering_check_catches_each_kind_of_violation() {
         assert!(found.iter().any(|v| v.starts_with(want)), "missing {want:?} in:\n{}", found.join("\n"));
     }
     assert_eq!(found.len(), expected.len(), "unexpected extra violations:\n{}", found.join("\n"));
+}
+
+/// The integration tests are grouped by the floor they guard, by the prefix of their file's
+/// name (`io_`, `chess_`, `tensor_`, `data_`, `train_`, `search_`, `system_`, `players_`,
+/// `uci_`, `arena_`, and `house_` for the checks of the whole crate), and they run the
+/// program through one runner (`common::deepchess`) rather than a copy of their own.
+#[test]
+fn test_files_are_grouped_by_floor() {
+    const PREFIXES: &[&str] = &["io_", "chess_", "tensor_", "data_", "train_", "search_", "system_", "players_", "uci_", "arena_", "house_"];
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut stray = Vec::new();
+    let mut copies = Vec::new();
+    for e in std::fs::read_dir(&tests).unwrap() {
+        let p = e.unwrap().path();
+        let Some(name) = p.file_name().and_then(|n| n.to_str()).filter(|n| n.ends_with(".rs")) else { continue };
+        if !PREFIXES.iter().any(|pre| name.starts_with(pre)) {
+            stray.push(name.to_string());
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        if text.lines().any(|l| l.starts_with("fn deepchess(") || l.starts_with("pub fn deepchess(")) && !text.contains("common::deepchess(") {
+            copies.push(name.to_string());
+        }
+    }
+    assert!(stray.is_empty(), "test files without a floor's prefix ({}): {stray:?}", PREFIXES.join(" "));
+    assert!(copies.is_empty(), "test files with a runner of their own (use common::deepchess): {copies:?}");
 }

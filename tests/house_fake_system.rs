@@ -65,7 +65,7 @@ fn a_fake_system_joins_by_its_folder_and_two_registry_lines_then_trains_and_play
         std::fs::copy(root.join(f), krate.join(f)).unwrap();
     }
     std::fs::create_dir_all(krate.join("tests")).unwrap();
-    std::fs::copy(root.join("tests/layering.rs"), krate.join("tests/layering.rs")).unwrap();
+    std::fs::copy(root.join("tests/house_layering.rs"), krate.join("tests/house_layering.rs")).unwrap();
     copy_dir(&root.join("tests/fixtures/fake_system"), &krate.join("src/fake"));
     let lib = std::fs::read_to_string(krate.join("src/lib.rs")).unwrap();
     let lib2 = lib.replacen("pub mod eval;\n", "pub mod eval;\npub mod fake;\n", 1);
@@ -92,7 +92,7 @@ fn a_fake_system_joins_by_its_folder_and_two_registry_lines_then_trains_and_play
 
     // The layering check, unedited, puts the fake system on the systems' floor.
     let o = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["test", "--offline", "--quiet", "--test", "layering"])
+        .args(["test", "--offline", "--quiet", "--test", "house_layering"])
         .current_dir(&krate)
         .env("CARGO_TARGET_DIR", &target)
         .output()

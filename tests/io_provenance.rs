@@ -6,18 +6,12 @@
 
 mod common;
 
-use common::TempDir;
+use common::{deepchess, text, TempDir};
 use deepchess::tensor::WeightFile;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn deepchess(args: &[String]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_deepchess")).args(args).env_remove("DEEPCHESS_FAILPOINT").current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
-}
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// The words of a command as `io::provenance::shell_word` writes them (bare, or in single
 /// quotes with `'\''` for a quote).
@@ -158,7 +152,7 @@ fn show_names_what_it_cannot_read() {
     let o = deepchess(&["show".into(), f.display().to_string()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o.stderr).contains("neither a weight file nor a dataset"), "{}", text(&o.stderr));
-    let o = deepchess(&["show".into()]);
+    let o = deepchess(&["show"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
 

@@ -6,18 +6,19 @@
 //! the Makefile has; every `python3 SCRIPT` names a script that exists. The notebooks are
 //! history and are not checked.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The program's exit code and everything it printed.
 fn deepchess(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_deepchess")).args(args).current_dir(root()).output().unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    (out.status.code().unwrap_or(-1), text)
+    let out = common::deepchess(args);
+    (out.status.code().unwrap_or(-1), format!("{}{}", common::text(&out.stdout), common::text(&out.stderr)))
 }
 
 /// README.md, docs/*.md and every README.md under data/, relative to the crate's root.

@@ -6,13 +6,9 @@
 mod common;
 
 use deepchess::tensor::NetFile;
-use common::TempDir;
+use common::{deepchess, TempDir};
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn deepchess(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_deepchess")).args(args).output().unwrap()
-}
 
 fn sample_pgn() -> String {
     format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"))
