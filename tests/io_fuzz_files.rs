@@ -347,7 +347,8 @@ fn fuzz_neurochess_net_files() {
 /// start position and after 1. e4, as the `qagent` player would play it.
 #[test]
 fn fuzz_selfplay_agents_files() {
-    use deepchess::selfplay::infer::{evaluate, Infer, Values};
+    use deepchess::selfplay::infer::{evaluate, Infer};
+    use deepchess::selfplay::policy::Values;
     use deepchess::selfplay::model::{Agents, Arch};
     use deepchess::selfplay::policy::{choose, Compose};
     let dir = tmp("selfplay-agents");

@@ -1,7 +1,7 @@
 //! `deepchess accuracy`: pair accuracy of a net on a dataset's validation set.
 
 use crate::io::args::{parse, usage, CliError, Flag};
-use crate::deepchess::pipeline::load_pools;
+use crate::deepchess::pairs::load_pools;
 use crate::deepchess::features::Features;
 use crate::deepchess::model::Net;
 use crate::deepchess::pairs::pair_accuracies;

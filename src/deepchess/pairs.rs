@@ -6,6 +6,7 @@ use super::features::{Features, INPUTS};
 use super::model::{batch_of, prob_first, Net};
 use crate::data::dataset::Dataset;
 use crate::tensor::{Rng, SparseBatch, Tape};
+use std::path::{Path, PathBuf};
 
 /// W positions (from games White won) and L positions, as feature lists.
 #[derive(Clone, Default)]
@@ -443,4 +444,27 @@ mod tests {
             assert!(AuxPairs::parse(bad).is_err(), "{bad}");
         }
     }
+}
+
+pub fn dataset_file(dir: &Path, file: &str) -> Result<PathBuf, String> {
+    let path = dir.join(file);
+    if !path.exists() {
+        return Err(format!(
+            "{} not found: build datasets first ('make dataset' or 'deepchess data --pgn FILE --out {}')",
+            path.display(),
+            dir.display()
+        ));
+    }
+    Ok(path)
+}
+
+/// The W and L positions of dataset `file` in `dir` (with mirrored twins when `mirror`).
+pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Dataset), String> {
+    let path = dataset_file(dir, file)?;
+    let d = Dataset::load(&path).map_err(|e| e.to_string())?;
+    let pools = Pools::from_dataset(&d, mirror);
+    if pools.is_empty() {
+        return Err(format!("{}: needs both W and L positions", path.display()));
+    }
+    Ok((pools, d))
 }

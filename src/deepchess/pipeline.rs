@@ -5,7 +5,7 @@
 //! continues from `checkpoint.dcw`.
 
 use super::model::{Arch, Net};
-use super::pairs::{pair_accuracy, AuxPairs, Pools, Validation};
+use super::pairs::{dataset_file, load_pools, pair_accuracy, AuxPairs, Pools, Validation};
 use super::train::{distill_tower, pos2vec_layer, siamese};
 use crate::data::build::VALID_POSITIONS;
 use crate::data::dataset::Dataset;
@@ -371,29 +371,6 @@ const FLAGS: &[Flag] = &[
     Flag { name: "distill-epochs", value: Some("N"), help: "epochs of the distillation's pair phase instead of the profile's" },
     Flag { name: "precision", value: Some("P"), help: "f32 (default) or bf16: the training products' operands in bf16, sums and weights in f32 (mixed precision; about 1.5x faster with AVX-512 BF16, docs/benchmarks.md)" },
 ];
-
-fn dataset_file(dir: &Path, file: &str) -> Result<PathBuf, String> {
-    let path = dir.join(file);
-    if !path.exists() {
-        return Err(format!(
-            "{} not found: build datasets first ('make dataset' or 'deepchess data --pgn FILE --out {}')",
-            path.display(),
-            dir.display()
-        ));
-    }
-    Ok(path)
-}
-
-/// The W and L positions of dataset `file` in `dir` (with mirrored twins when `mirror`).
-pub fn load_pools(dir: &Path, file: &str, mirror: bool) -> Result<(Pools, Dataset), String> {
-    let path = dataset_file(dir, file)?;
-    let d = Dataset::load(&path).map_err(|e| e.to_string())?;
-    let pools = Pools::from_dataset(&d, mirror);
-    if pools.is_empty() {
-        return Err(format!("{}: needs both W and L positions", path.display()));
-    }
-    Ok((pools, d))
-}
 
 /// The profile the flags name, with their overrides.
 fn profile_of(cli: &TrainCli) -> Result<Profile, CliError> {

@@ -14,6 +14,7 @@ use super::data::{held_out, pairs, read_games, Line, Pairs};
 use super::model::{Model, Value, MAX_HIDDEN};
 use super::resume::{self, Parts};
 use super::train::{group_errors, model_error, train_model, ModelCfg, Td, TdCfg};
+pub use super::train::Variant;
 use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::Rng;
 use crate::train::checkpoint::OptCfg;
@@ -27,32 +28,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 use crate::tensor::NetFile;
-
-/// The two ways V learns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    /// TD(0) values only.
-    Bp,
-    /// TD(0) values and M's slopes (Tangent-Prop).
-    Ebnn,
-}
-
-impl Variant {
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Bp => "bp",
-            Variant::Ebnn => "ebnn",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Variant> {
-        match s {
-            "bp" => Some(Variant::Bp),
-            "ebnn" => Some(Variant::Ebnn),
-            _ => None,
-        }
-    }
-}
 
 /// A schedule and the nets' sizes.
 #[derive(Clone, Debug, PartialEq)]
@@ -182,8 +157,9 @@ pub struct Trained {
 /// what each part belongs to ([`Parts`]); every part already in `out` is checked first.
 pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], seed: u64, resume: bool, threads: usize, meta: &[(String, String)]) -> Result<Trained, String> {
     let expert_key = meta.iter().find(|(k, _)| k == "expert").map(|(_, v)| v.as_str());
-    let parts = Parts::new(prof, seed, expert_key, variants);
-    let found = resume::survey(out, prof, variants, &parts, resume)?;
+    let schedule = resume::Schedule { batches: prof.batches, games_per_batch: prof.games_per_batch, model: prof.describe_model(), value: prof.describe_value() };
+    let parts = Parts::new(&schedule, seed, expert_key, variants);
+    let found = resume::survey(out, &schedule, variants, &parts, resume)?;
     let valid_refs: Vec<&Line> = expert.valid.iter().collect();
     let valid = pairs(&valid_refs, (prof.model_pairs / 10).max(1000), seed ^ 2);
     let model_dir = out.join("model");
@@ -243,7 +219,7 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
         done.push((variant, file));
     }
     // The curve's points, for `deepchess match --curve`.
-    let (list, left_out) = resume::snapshot_list(out, prof, variants);
+    let (list, left_out) = resume::snapshot_list(out, &schedule, variants);
     crate::io::write_atomic(&out.join("snapshots.txt"), list.as_bytes()).map_err(|e| format!("writing snapshots.txt: {e}"))?;
     Ok(Trained { model_file, model_error, groups, valid_pairs: valid.len(), variants: done, left_out })
 }

@@ -12,8 +12,7 @@
 //! that are there and load, and names the others.
 
 use super::model::{Model, Value};
-use super::pipeline::{Profile, Variant};
-use super::train::snapshot_name;
+use super::train::{snapshot_name, Variant};
 use crate::tensor::WeightFile;
 use crate::train::part::Part;
 use std::path::{Path, PathBuf};
@@ -22,6 +21,17 @@ use crate::tensor::NetFile;
 type Meta = Vec<(String, String)>;
 
 /// What each part of a run belongs to.
+/// What of a run's profile its parts are a function of (the pipeline's `Profile` read down to
+/// it, so this file need not know the profile).
+pub struct Schedule {
+    pub batches: usize,
+    pub games_per_batch: usize,
+    /// M's schedule, as `Profile::describe_model` writes it.
+    pub model: String,
+    /// V's schedule, as `Profile::describe_value` writes it.
+    pub value: String,
+}
+
 pub struct Parts {
     pub model: Part,
     values: Vec<(Variant, Part)>,
@@ -30,7 +40,7 @@ pub struct Parts {
 impl Parts {
     /// `expert`: the expert games as `run.txt` records them (path and checksum of each file),
     /// not compared when absent (a caller that does not record them).
-    pub fn new(prof: &Profile, seed: u64, expert: Option<&str>, variants: &[Variant]) -> Parts {
+    pub fn new(prof: &Schedule, seed: u64, expert: Option<&str>, variants: &[Variant]) -> Parts {
         let base = || {
             let p = Part::new().with("seed", seed, "--seed", true);
             match expert {
@@ -38,11 +48,11 @@ impl Parts {
                 None => p,
             }
         };
-        let m_schedule = |p: Part| p.with("m.schedule", prof.describe_model(), "M's schedule (--profile and its flags)", false);
+        let m_schedule = |p: Part| p.with("m.schedule", prof.model.clone(), "M's schedule (--profile and its flags)", false);
         let values = variants
             .iter()
             .map(|&v| {
-                let p = base().with("variant", v.name(), "variant", true).with("v.schedule", prof.describe_value(), "V's schedule (--profile and its flags)", false);
+                let p = base().with("variant", v.name(), "variant", true).with("v.schedule", prof.value.clone(), "V's schedule (--profile and its flags)", false);
                 // EBNN's V is a function of M as well; bp's is not.
                 (v, if v == Variant::Ebnn { m_schedule(p) } else { p })
             })
@@ -65,7 +75,7 @@ pub struct Found {
 
 /// Checks every part in `out` the run would take up (`resume`: checkpoints too), then prints
 /// what becomes of a final net that does not load. `Err` before anything is written.
-pub fn survey(out: &Path, prof: &Profile, variants: &[Variant], parts: &Parts, resume: bool) -> Result<Found, String> {
+pub fn survey(out: &Path, prof: &Schedule, variants: &[Variant], parts: &Parts, resume: bool) -> Result<Found, String> {
     let mut notes = Vec::new();
     let dir = out.join("model");
     let model = final_net(&dir.join("m.dcw"), &parts.model, Model::load, "model", resume, &mut notes)?;
@@ -124,7 +134,7 @@ fn final_net<T>(file: &Path, part: &Part, load: fn(&Path) -> crate::tensor::Resu
 
 /// `snapshots.txt` for the variants in `done`: the snapshots there that load, the others
 /// (deleted, cut short) left out with a note on stderr. Returns the list and those left out.
-pub fn snapshot_list(out: &Path, prof: &Profile, done: &[Variant]) -> (String, Vec<PathBuf>) {
+pub fn snapshot_list(out: &Path, prof: &Schedule, done: &[Variant]) -> (String, Vec<PathBuf>) {
     let mut list = String::from("# variant games net (relative to this file's folder; written by deepchess train --system neurochess)\n");
     let mut left_out = Vec::new();
     for &v in done {

@@ -30,6 +30,32 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use crate::tensor::NetFile;
 
+/// The two ways V learns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// TD(0) values only.
+    Bp,
+    /// TD(0) values and M's slopes (Tangent-Prop).
+    Ebnn,
+}
+
+impl Variant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Bp => "bp",
+            Variant::Ebnn => "ebnn",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Variant> {
+        match s {
+            "bp" => Some(Variant::Bp),
+            "ebnn" => Some(Variant::Ebnn),
+            _ => None,
+        }
+    }
+}
+
 // ---------------------------------------------------------------- the chess model M
 
 /// M's schedule.

@@ -9,7 +9,6 @@ use crate::chess::Color;
 use crate::io::args::{self, median, CliError, Flag};
 use crate::selfplay::features::INPUTS;
 use crate::selfplay::model::{Agents, Arch, Layout, Net};
-use crate::selfplay::pipeline::Profile;
 use crate::selfplay::train::{score_against, Baseline};
 use crate::tensor::{Adam, Matrix, Optimizer, Rng, Tape};
 use crate::train::system;
@@ -152,7 +151,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         }
     }
     // Self-play speed: the greedy agents against a random mover, games cut at 100 plies.
-    let q = Profile::quick().q;
+    let q = crate::selfplay::train::QCfg::seed();
     let games = 40 * threads;
     let cfg = crate::selfplay::train::QCfg { eval_games: games, eval_plies: 100, ..q };
     let t = Instant::now();

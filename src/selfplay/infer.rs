@@ -6,7 +6,7 @@
 
 use super::features::{encode, INPUTS};
 use super::model::{Agents, Net};
-use super::policy::{move_scores, Compose};
+use super::policy::{move_scores, Compose, Values};
 use crate::chess::{Color, Game, Move, Position, Role};
 use crate::search::MoveScorer;
 use crate::tensor::kernels::simd::Kernel;
@@ -57,17 +57,6 @@ impl Infer {
 
 fn relu(m: &mut Matrix) {
     crate::tensor::layers::relu_inplace(m)
-}
-
-/// The outputs of the side to move's nets for one position (64 values each, by square).
-pub struct Values {
-    pub nets: [[f32; 64]; 7],
-}
-
-impl Default for Values {
-    fn default() -> Self {
-        Values { nets: [[0.0; 64]; 7] }
-    }
 }
 
 /// Runs the nets the position needs (the piece selector, and the move selectors of the piece

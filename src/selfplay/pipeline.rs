@@ -52,7 +52,7 @@ impl Profile {
             explore_games: 1000,
             lr: 1e-3,
             init: Init::Seed,
-            q: QCfg { gamma: 0.99, no_capture: -0.1, batch: 256, passes: 1, compose: Compose::Signed, eval_every: 10, eval_games: 100, eval_plies: 100, rule_draws: false, mate: super::features::MATE_VALUE },
+            q: QCfg::seed(),
         }
     }
 

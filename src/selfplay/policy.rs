@@ -21,7 +21,6 @@
 //! Ties go to the first candidate in move-generation order, so a choice is a function of the
 //! position and the nets.
 
-use super::infer::Values;
 use crate::chess::{Move, Position, Role};
 
 /// How a piece-selector value and a move-selector value combine.
@@ -72,6 +71,17 @@ pub struct Choice {
     pub p: f32,
     pub m: f32,
     pub score: f32,
+}
+
+/// The outputs of the side to move's nets for one position (64 values each, by square).
+pub struct Values {
+    pub nets: [[f32; 64]; 7],
+}
+
+impl Default for Values {
+    fn default() -> Self {
+        Values { nets: [[0.0; 64]; 7] }
+    }
 }
 
 /// The promotion piece for a pawn reaching `to`: the one whose move selector values `to` most.

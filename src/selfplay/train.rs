@@ -19,7 +19,8 @@
 //! played (the nets that chose the moves), so a batch is one function of its inputs.
 
 use super::features::{capture_value, encode, INPUTS, MATE_VALUE};
-use super::infer::{evaluate, Infer, Values};
+use super::infer::{evaluate, Infer};
+use super::policy::Values;
 use super::model::{Agents, Layout, Net};
 use super::policy::{choose, Compose};
 use crate::chess::{Color, Game, Move, Position, Role};
@@ -52,6 +53,14 @@ pub struct QCfg {
     pub rule_draws: bool,
     /// The reward of a mate (the seed's king value, 255).
     pub mate: f32,
+}
+
+impl QCfg {
+    /// The seed's rule (γ 0.99, −0.1 for a quiet move, mate 255) on batches of 256 moves, an
+    /// evaluation of 100 games of 100 plies every 10 batches: the quick and paper profiles'.
+    pub fn seed() -> QCfg {
+        QCfg { gamma: 0.99, no_capture: -0.1, batch: 256, passes: 1, compose: Compose::Signed, eval_every: 10, eval_games: 100, eval_plies: 100, rule_draws: false, mate: super::features::MATE_VALUE }
+    }
 }
 
 /// The rewards of one game's moves from each mover's side (see the module documentation):
