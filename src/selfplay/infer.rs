@@ -39,16 +39,27 @@ impl Infer {
 
     /// The 64 values of `net` of `colour`'s agent for the input, into `out`.
     pub fn eval(&mut self, agents: &Agents, colour: Color, net: Net, out: &mut [f32; 64]) -> Result<()> {
+        self.eval_seen(agents, colour, net, out, |_, _| {})
+    }
+
+    /// [`Infer::eval`], showing `seen` each hidden layer's activations after its ReLU (layer
+    /// 0–3: the three convolutions, their rows the board's squares and their columns the
+    /// filters, then the dense layer): what the nets' health is measured on (`health`).
+    pub fn eval_seen(&mut self, agents: &Agents, colour: Color, net: Net, out: &mut [f32; 64], mut seen: impl FnMut(usize, &Matrix)) -> Result<()> {
         let id = agents.layout.tensors(colour, net);
         let p = &agents.params;
         let [s1, s2, s3] = agents.layout.arch.convs();
         conv::forward_with(self.kernel, 1, &s1, &self.x, p.value(id[0]), p.value(id[1]), &mut self.a)?;
         relu(&mut self.a);
+        seen(0, &self.a);
         conv::forward_with(self.kernel, 1, &s2, &self.a, p.value(id[2]), p.value(id[3]), &mut self.b)?;
         relu(&mut self.b);
+        seen(1, &self.b);
         conv::forward_with(self.kernel, 1, &s3, &self.b, p.value(id[4]), p.value(id[5]), &mut self.a)?;
         relu(&mut self.a);
+        seen(2, &self.a);
         affine_act(&self.a, p.value(id[6]), p.value(id[7]), true, &mut self.b)?;
+        seen(3, &self.b);
         affine_act(&self.b, p.value(id[8]), p.value(id[9]), false, &mut self.a)?;
         out.copy_from_slice(self.a.data());
         Ok(())

@@ -10,10 +10,12 @@
 //! | "The neural network architecture", initialisation | conv 32 → 128 → 32 (3×3, no padding, no pooling), dense 128, 64 outputs; U(±1e-7) / U(±1e-6) | [`model`] |
 //! | "Q-learning" | r + γ·max Q(s′, a′), γ = 0.99, for the piece selector and the moved piece's selector; MSE; Adam | [`train`] |
 //! | "Training", the milestones | profiles, the run, the figures per 1,000 games against a random mover and a greedy capturer | [`pipeline`] |
+//! | (ours) the nets see the board | per net, the share of each layer's units alive on a fixed probe set, the output's spread across positions and across squares | [`health`] |
 //! | (ours) play | the agents as a policy player (`qagent`) | [`infer`] (`QScorer`, the move scorer), [`player`] (registration) |
 
 pub mod bench;
 pub mod features;
+pub mod health;
 pub mod infer;
 pub mod model;
 pub mod pipeline;

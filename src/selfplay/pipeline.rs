@@ -291,6 +291,7 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     let meta = vec![("profile".to_string(), pname.to_string()), ("seed".to_string(), seed.to_string())];
     run(&out, &prof, seed, resume, threads, &meta).map_err(CliError::Failed)?;
     let log = crate::io::files::read_regular(&out.join("log.csv"), 1 << 30, "training log").map_err(|e| CliError::Failed(format!("{}: {e}", out.join("log.csv").display())))?;
+    let health = agents_health(&out.join("agents.dcw"))?;
     let md = format!(
         "# Self-play agents run `{}`\n\nProfile `{pname}`, seed {seed}: {}.\n\nAgents: `{}` (play them as `qagent`: `deepchess match --engine builtin=qagent net=FILE …`).\n\n## What the seed saw, measured every {} games\n\nEach row: the means over the batches since the row before (the games the agents played each other, exploring), and the greedy agents' score in {} games against each baseline (half with each colour, cut at {} plies as a draw).\n\n{}\nWall time of this invocation: {:.1} min.\n",
         out.display(),
@@ -301,11 +302,31 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         prof.q.eval_plies,
         milestones(&String::from_utf8_lossy(&log), prof.games_per_batch),
         run_.minutes()
-    );
+    ) + &health;
     // results.md last: a run is finished when it is there.
     let svg = milestones_svg(&String::from_utf8_lossy(&log), prof.games_per_batch, &format!("seed 002's agents, profile {pname}: shares per 1,000 games"));
     crate::io::write_atomic(&out.join("milestones.svg"), svg.as_bytes()).map_err(|e| CliError::Failed(format!("writing milestones.svg: {e}")))?;
     run_.finish(&md)
+}
+
+/// The final agents' health (`selfplay::health`) as a section of results.md: per net, each
+/// layer's share of live units and the output's spread across 200 probe positions.
+fn agents_health(file: &Path) -> Result<String, CliError> {
+    use super::health::{alive_text, measure, probes, verdict};
+    let (agents, _) = Agents::load(file).map_err(|e| CliError::Failed(e.to_string()))?;
+    let h = measure(&agents, &probes(200, 1), crate::tensor::active_kernel());
+    let mut md = String::from("\n## Do the nets see the board?\n\nOn 200 probe positions (random legal play from the start, fixed): the share of each hidden layer's units (conv1 conv2 conv3 dense) active on some position, and the output's spread across positions beside its spread across squares. A net with a dead layer or no spread across positions cannot tell positions apart.\n\n| net | alive (conv1 conv2 conv3 dense) | spread across positions | across squares |\n|---|---|---:|---:|\n");
+    for n in &h {
+        md += &format!("| {} | {} | {:.2e} | {:.2e} |\n", n.name(), alive_text(n), n.spread_positions, n.spread_squares);
+    }
+    md += &match verdict(&h) {
+        Ok(()) => "\nEvery net sees the board.\n".to_string(),
+        Err(e) => {
+            eprintln!("warning: {e}");
+            format!("\n**{}**\n", e.split(':').next().unwrap_or("some nets do not see the board"))
+        }
+    };
+    Ok(md)
 }
 
 #[cfg(test)]

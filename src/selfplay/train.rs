@@ -403,8 +403,18 @@ impl EpisodeLearner for Learner {
         for (name, v) in game_figures(games) {
             st = st.with_figure(name, v);
         }
+        // Whether the nets still see the board, every batch (issue 63): the smallest share
+        // of live units of any layer of any net, and the position-blind nets, on a fixed probe
+        // set; said on stderr at each evaluation while any net is sick.
+        let health = super::health::measure(&self.agents(params), &health_probes(), crate::tensor::active_kernel());
+        let (min_alive, blind) = super::health::summary(&health);
+        st = st.with_figure("health_min_alive", min_alive).with_figure("health_blind_nets", blind as f64);
         let c = &self.cfg;
-        if c.eval_every > 0 && (self.batch + 1) % c.eval_every == 0 {
+        let evaluating = c.eval_every > 0 && (self.batch + 1) % c.eval_every == 0;
+        if let (true, Err(e)) = (evaluating, super::health::verdict(&health)) {
+            eprintln!("\nwarning: after batch {}: {e}", self.batch + 1);
+        }
+        if evaluating {
             let agents = self.agents(params);
             let seed = self.seed ^ (self.batch as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03);
             let (r, g) = (score_against(&agents, Baseline::Random, c, seed, self.threads), score_against(&agents, Baseline::Greedy, c, seed ^ 1, self.threads));
@@ -416,6 +426,12 @@ impl EpisodeLearner for Learner {
         }
         Ok(st)
     }
+}
+
+/// The probe positions of the health figures logged every batch (32, fixed).
+fn health_probes() -> &'static [Position] {
+    static PROBES: std::sync::OnceLock<Vec<Position>> = std::sync::OnceLock::new();
+    PROBES.get_or_init(|| super::health::probes(32, 1))
 }
 
 /// What the seed saw, measured on a batch's games: captures per game, material captured per
