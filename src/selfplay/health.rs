@@ -19,9 +19,12 @@ use crate::tensor::{Kernel, Rng};
 /// The hidden layers of a net, in order.
 pub const LAYERS: [&str; 4] = ["conv1", "conv2", "conv3", "dense"];
 
-/// Below this, an output's spread across positions is no spread (the shipped nets' blind
-/// outputs are constant to the last bit; a live tiny net's spread is above 1e-6).
-pub const BLIND_SPREAD: f64 = 1e-9;
+/// A net is position-blind when its output's spread across positions is at most this share of
+/// its spread across squares: the shipped nets' blind outputs are constant to the last bit
+/// (0), a net of the seed's initialisation after one batch of the tiny profile moves 4e-6 as
+/// much with the position as with the square, a LeCun-initialised one about 0.1–1. A ratio,
+/// not a level, so that the seed's tiny weights (±1e-7) are judged by what they tell apart.
+pub const BLIND_RATIO: f64 = 1e-4;
 
 /// One net's figures.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,7 +50,7 @@ impl NetHealth {
     }
 
     pub fn position_blind(&self) -> bool {
-        self.spread_positions < BLIND_SPREAD
+        self.spread_positions <= BLIND_RATIO * self.spread_squares
     }
 }
 
@@ -181,5 +184,17 @@ mod tests {
         let e = verdict(&h).unwrap_err();
         assert!(e.starts_with("2 of 14 nets") && e.contains("white.piece (layer conv1 dead, position-blind") && e.contains("black.piece"), "{e}");
         assert_eq!(summary(&h), (0.0, 2));
+    }
+
+    /// The seed's initialisation (every weight U(±1e-7), U(±1e-6)) still tells positions apart
+    /// before any step (no layer dead, no net position-blind): the
+    /// nets die in training, not at birth (the tiny profile's log: 14 position-blind after
+    /// its first batch).
+    #[test]
+    fn the_seeds_initialisation_starts_alive() {
+        let agents = Agents::new(Arch::SEED, &mut Rng::new(1));
+        let h = measure(&agents, &probes(16, 1), Kernel::Scalar);
+        let (min_alive, blind) = summary(&h);
+        assert!(blind == 0 && min_alive > 0.0, "{min_alive} {blind} {:?}", verdict(&h));
     }
 }
