@@ -186,10 +186,9 @@ mod tests {
         assert_eq!(summary(&h), (0.0, 2));
     }
 
-    /// The seed's initialisation (every weight U(±1e-7), U(±1e-6)) still tells positions apart
-    /// before any step (no layer dead, no net position-blind): the
-    /// nets die in training, not at birth (the tiny profile's log: 14 position-blind after
-    /// its first batch).
+    /// The seed's initialisation (the convolutions' weights U(±1e-7) and U(±1e-6), no biases)
+    /// tells positions apart before any step: without biases the scale of the signal does not
+    /// matter. (What then blinds the nets is measured in docs/results.md, seed 002.)
     #[test]
     fn the_seeds_initialisation_starts_alive() {
         let agents = Agents::new(Arch::SEED, &mut Rng::new(1));
