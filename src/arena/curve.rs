@@ -210,10 +210,7 @@ fn identity(cfg: &CurveConfig) -> String {
 /// the file, and its point is played again.
 pub fn read_points(tsv: &Path, header: &str) -> Result<Vec<Done>, String> {
     let shown = tsv.display();
-    if std::fs::symlink_metadata(tsv).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(format!("{shown}: a symbolic link: a curve's points are written in --curve-out itself, never through a link"));
-    }
-    let bytes = crate::io::read_regular(tsv, 16 << 20, "curve's points file").map_err(|e| format!("{shown}: {e}"))?;
+    let bytes = crate::io::files::read_own(tsv, 16 << 20, "curve's points file").map_err(|e| format!("{shown}: {e}"))?;
     let text = std::str::from_utf8(&bytes).map_err(|_| format!("{shown}: not UTF-8 text, so not a curve's points file"))?;
     let whole = text.rfind('\n').map_or(0, |i| i + 1);
     let recorded: String = text[..whole].lines().filter(|l| l.starts_with("# match ")).map(|l| format!("{l}\n")).collect();
@@ -233,7 +230,7 @@ pub fn read_points(tsv: &Path, header: &str) -> Result<Vec<Done>, String> {
     }
     if whole < text.len() {
         eprintln!("note: {shown}: dropped a point cut short by a kill; it is played again");
-        crate::io::write_atomic(tsv, text[..whole].as_bytes()).map_err(|e| format!("{shown}: {e}"))?;
+        crate::io::files::cut_torn_line(tsv, &bytes, "curve's points file").map_err(|e| format!("{shown}: {e}"))?;
     }
     Ok(done)
 }

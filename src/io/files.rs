@@ -114,6 +114,33 @@ pub fn kind_of(t: &std::fs::FileType) -> &'static str {
     }
 }
 
+/// [`read_regular`] of a file the program keeps in its own output folder (a journal, a curve's
+/// points), refused when it is a symbolic link: what it appends there must not land outside
+/// the folder (see [`Place::Own`]).
+pub fn read_own(path: &Path, max_bytes: u64, what: &str) -> io::Result<Vec<u8>> {
+    if std::fs::symlink_metadata(path)?.file_type().is_symlink() {
+        return Err(own_link(what));
+    }
+    read_regular(path, max_bytes, what)
+}
+
+/// The length of `bytes` (the content of the program's own line-by-line file `path`) up to
+/// its last line end. A last line without one was cut short by a kill: that record never
+/// happened, so the file is cut back to the line end, and the next append starts clean.
+pub fn cut_torn_line(path: &Path, bytes: &[u8], what: &str) -> io::Result<usize> {
+    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if whole < bytes.len() {
+        let f = open_append(path, what, Place::Own)?;
+        f.set_len(whole as u64)?;
+        f.sync_all()?;
+    }
+    Ok(whole)
+}
+
+fn own_link(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, format!("a symbolic link: a {what} is written in its own folder, never through a link (remove the link)"))
+}
+
 /// Where a file opened by [`open_append`] may be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
@@ -136,7 +163,7 @@ pub fn open_append(path: &Path, what: &str, place: Place) -> io::Result<std::fs:
         Err(e) => return Err(e),
     };
     if place == Place::Own && link_meta.as_ref().is_some_and(|m| m.file_type().is_symlink()) {
-        return Err(refuse(format!("a symbolic link: a {what} is written in its own folder, never through a link (remove the link)")));
+        return Err(own_link(what));
     }
     if let Some(m) = &link_meta {
         let m = if m.file_type().is_symlink() { std::fs::metadata(path)? } else { m.clone() };
@@ -157,7 +184,7 @@ pub fn open_append(path: &Path, what: &str, place: Place) -> io::Result<std::fs:
         return Err(refuse(format!("{}, not a regular file: a {what} is a regular file only", kind_of(&opened.file_type()))));
     }
     if place == Place::Own && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(refuse(format!("a symbolic link: a {what} is written in its own folder, never through a link (remove the link)")));
+        return Err(own_link(what));
     }
     Ok(file)
 }

@@ -148,20 +148,13 @@ impl Journal {
     pub fn open(path: &Path) -> Result<Journal, String> {
         let mut j = Journal { path: path.to_path_buf(), ..Journal::default() };
         let err = |e: std::io::Error| format!("{}: {e}", path.display());
-        match std::fs::symlink_metadata(path) {
+        let bytes = match crate::io::files::read_own(path, MAX_BYTES, "tournament journal") {
+            Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(j),
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err(format!("{}: a symbolic link: the tournament journal is written in --out itself, never through a link (remove the link, or choose another --out)", path.display()))
-            }
-            _ => {}
-        }
-        let bytes = crate::io::read_regular(path, MAX_BYTES, "tournament journal").map_err(err)?;
-        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if whole < bytes.len() {
-            // The kill came mid-line: that record never happened (the header's line too).
-            let f = crate::io::open_append(path, "tournament journal", crate::io::Place::Own).map_err(err)?;
-            f.set_len(whole as u64).and_then(|_| f.sync_all()).map_err(err)?;
-        }
+            Err(e) => return Err(err(e)),
+        };
+        // The kill came mid-line: that record never happened (the header's line too).
+        let whole = crate::io::files::cut_torn_line(path, &bytes, "tournament journal").map_err(err)?;
         j.headed = whole > 0;
         let text = std::str::from_utf8(&bytes[..whole]).map_err(|_| format!("{}: not UTF-8 text", path.display()))?;
         if !text.is_empty() && !text.starts_with(HEADER) {
