@@ -19,7 +19,7 @@ pub type Out = Arc<Mutex<Box<dyn Write + Send>>>;
 /// line come from files (a net header's variant or architecture, a path), and a `\n` there
 /// would put a second line such as `bestmove h2h4` or `readyok` on the GUI's stream.
 fn say(out: &Out, line: &str) {
-    let line = if line.contains(char::is_control) { crate::io::text::printable(line) } else { line.to_string() };
+    let line: std::borrow::Cow<str> = if line.contains(char::is_control) { crate::io::text::printable(line).into() } else { line.into() };
     let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
     // A closed stdout (GUI gone) is not worth a panic; quitting follows on stdin EOF.
     let _ = writeln!(w, "{line}");
