@@ -134,20 +134,13 @@ impl MoveScorer for QScorer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::selfplay::model::Arch;
-    use crate::tensor::{ParamId, Rng, Tape};
+    use crate::tensor::Tape;
 
     /// The tape-free pass equals the tape's, on every kernel flavour, for weights of a
     /// usable scale.
     #[test]
     fn inference_is_the_tape_forward() {
-        let arch = Arch { c1: 5, c2: 7, c3: 3, fc: 9 };
-        let mut ag = Agents::new(arch, &mut Rng::new(2));
-        let mut rng = Rng::new(3);
-        let ids: Vec<ParamId> = ag.params.ids().collect();
-        for id in ids {
-            ag.params.value_mut(id).data_mut().iter_mut().for_each(|v| *v = rng.uniform(-0.5, 0.5));
-        }
+        let ag = crate::selfplay::model::small_agents();
         let pos = Position::from_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3").unwrap();
         let mut x = Matrix::zeros(1, INPUTS);
         super::super::features::encode(&pos, Color::Black, x.data_mut());

@@ -270,6 +270,19 @@ impl crate::tensor::NetFile for Agents {
     }
 }
 
+/// Small agents (5-7-3 filters, 9 dense units) with weights of a usable scale, U(±0.5): what
+/// the tests of the nets' files and their inference run on.
+#[cfg(test)]
+pub(crate) fn small_agents() -> Agents {
+    let mut ag = Agents::new(Arch { c1: 5, c2: 7, c3: 3, fc: 9 }, &mut Rng::new(2));
+    let mut rng = Rng::new(3);
+    let ids: Vec<ParamId> = ag.params.ids().collect();
+    for id in ids {
+        ag.params.value_mut(id).data_mut().iter_mut().for_each(|v| *v = rng.uniform(-0.5, 0.5));
+    }
+    ag
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,13 +306,8 @@ mod tests {
     /// A saved file loads to the same values.
     #[test]
     fn files_round_trip() {
-        let arch = Arch { c1: 5, c2: 7, c3: 3, fc: 9 };
-        let mut ag = Agents::new(arch, &mut Rng::new(2));
-        let mut rng = Rng::new(3);
-        let ids: Vec<ParamId> = ag.params.ids().collect();
-        for id in ids {
-            ag.params.value_mut(id).data_mut().iter_mut().for_each(|v| *v = rng.uniform(-0.5, 0.5));
-        }
+        let ag = small_agents();
+        let arch = ag.layout.arch;
         let dir = std::env::temp_dir().join(format!("selfplay-model-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("a.dcw");
