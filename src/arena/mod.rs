@@ -11,6 +11,7 @@ pub mod curve;
 pub mod datagen;
 pub mod datagen_file;
 pub mod elo;
+pub mod escape;
 pub mod labeller;
 pub mod match_runner;
 pub mod openings;

@@ -11,6 +11,8 @@ pub mod notation;
 pub mod pgn;
 pub mod perft;
 pub mod position;
+pub mod pseudo;
+pub mod threats;
 pub mod types;
 pub mod zobrist;
 

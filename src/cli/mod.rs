@@ -10,6 +10,7 @@ mod bench_tensor;
 mod bench_pgn;
 mod data;
 mod datagen;
+mod escape;
 mod gauntlet_fit;
 mod label;
 mod match_cmd;
@@ -41,6 +42,7 @@ Subcommands:
   label --pgn FILE --out FILE          positions with game result + engine score (seed 001)
   match --engine SPEC --engine SPEC   play a match, report Elo with error bars
   tournament [--out DIR]               every player and the anchors in one event, one Elo scale
+  escape --player NAME[=NET]...        seed 002's escape milestone: how often a player saves a hanging piece
   gauntlet-fit LEVEL:W-D-L|FILE ...    rating on an opponent's scale from several levels
   bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
   bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
@@ -86,6 +88,7 @@ fn generic(cmd: &str) -> Option<Run> {
         "uci" => uci::run,
         "bench" => bench::run,
         "perft" => perft::run,
+        "escape" => escape::run,
         "bench-perft" => bench_perft::run,
         "bench-pgn" => bench_pgn::run,
         "data" => data::run,

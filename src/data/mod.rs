@@ -5,5 +5,6 @@
 
 pub mod build;
 pub mod dataset;
+pub mod escape;
 pub mod labels;
 pub mod sample;
