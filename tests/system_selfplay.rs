@@ -13,7 +13,8 @@ use deepchess::selfplay::policy::Values;
 use deepchess::selfplay::model::{Agents, Arch};
 use deepchess::selfplay::policy::{choose, move_scores, Compose};
 use deepchess::selfplay::pipeline::Profile;
-use deepchess::selfplay::train::{score_against, Baseline, QCfg};
+use deepchess::selfplay::measure::{score_against, Baseline};
+use deepchess::selfplay::recipe::QCfg;
 use deepchess::tensor::{Kernel, ParamId, Rng};
 use proptest::prelude::*;
 
@@ -83,9 +84,25 @@ fn a_tiny_run_trains_reports_and_plays() {
     let md = std::fs::read_to_string(out.join("results.md")).unwrap();
     assert!(md.contains("| games | captures / game |") && md.contains("\n| 12 |"), "{md}");
     let log = std::fs::read_to_string(out.join("log.csv")).unwrap();
-    for figure in ["q.captures_per_game", "q.en_prise_share", "q.mate_share", "q.vs_random", "q.vs_greedy"] {
+    for figure in ["q.captures_per_game", "q.en_prise_share", "q.mate_share", "q.vs_random", "q.vs_greedy", "q.escape_selfplay", "q.escape_suite", "q.health_blind_nets"] {
         assert!(log.contains(figure), "{figure} missing from the log");
     }
+    assert!(md.contains("escapes on the suite") && md.contains("Every net sees the board."), "{md}");
+    // The agents see the board (issue 63): every layer of every net has live units and every
+    // output moves with the position, on the probe set the run's table used.
+    {
+        use deepchess::selfplay::health::{measure, probes, verdict};
+        let (agents, _) = Agents::load(&out.join("agents.dcw")).unwrap();
+        verdict(&measure(&agents, &probes(200, 1), deepchess::tensor::Kernel::Scalar)).unwrap();
+    }
+    // The escape rate the run logged at its last evaluation is what `deepchess escape` measures
+    // for the same agents on the same suite.
+    let logged: f64 = log.lines().filter(|l| l.starts_with("q.escape_suite,")).last().unwrap().split(',').nth(3).unwrap().parse().unwrap();
+    let e = deepchess(&["escape", "--player", &format!("qagent={}", out.join("agents.dcw").display())]);
+    assert!(e.status.success(), "{}", text(&e.stderr));
+    let n: f64 = text(&e.stdout).split_whitespace().next().unwrap().parse().unwrap();
+    let saved = format!("({:.0} of {n})", logged * n);
+    assert!(text(&e.stdout).lines().nth(1).is_some_and(|l| l.contains(&saved)), "logged {logged}, measured {}", text(&e.stdout));
     let again = deepchess(&["train", "--system", "selfplay", "--profile", "tiny", "--out", o]);
     assert!(!again.status.success() && text(&again.stderr).contains("--resume"), "{}", text(&again.stderr));
     let bad = deepchess(&["train", "--system", "selfplay", "--compose", "sum", "--out", o]);

@@ -50,7 +50,7 @@ impl EpisodeLearner for Values {
         best
     }
 
-    fn reward(before: &Position, mv: Move, _after: &Position) -> f32 {
+    fn reward(_actor: &Self::Actor, before: &Position, mv: Move, _after: &Position) -> f32 {
         if before.is_capture(mv) {
             1.0
         } else {
@@ -93,6 +93,7 @@ fn cfg(batches: usize) -> EpisodeCfg {
         exploration: Exploration { start: 0.6, end: 0.2, over: 2 },
         opt: OptCfg::Sgd { lr: 0.5, decay: 0.9, momentum: 0.9 },
         rule_draws: true,
+        king_capture: false,
     }
 }
 
@@ -167,6 +168,7 @@ fn games_follow_the_rules_openings_limits_rewards_and_exploration() {
         match t.end {
             End::MoveLimit => assert_eq!(t.outcome, Outcome::Draw),
             End::Rules(_) => assert!(Game::new(p).outcome().is_some() || t.moves.len() < 40),
+            End::KingTaken | End::NoMove => panic!("{:?} in legal chess", t.end),
         }
         assert!(t.moves.len() <= 40);
     }
@@ -209,4 +211,64 @@ fn games_open_with_a_prefix_of_an_expert_line() {
         lengths.insert(t.opening.len());
     }
     assert!(lengths.len() > 1, "prefixes of several lengths: {lengths:?}");
+}
+
+/// A learner that plays in an environment without check: a random pseudo-legal move, the
+/// king's capture whenever it is there. It learns nothing.
+struct KingTaker {
+    seen: Vec<Trajectory>,
+}
+
+impl EpisodeLearner for KingTaker {
+    type Actor = ();
+
+    fn actor(&self, _: &Params) {}
+
+    fn act(_: &mut (), game: &Game, _: f64, rng: &mut Rng) -> Move {
+        let pos = game.position();
+        let moves = pos.pseudo_legal_moves();
+        moves.iter().copied().find(|&m| pos.takes_king(m)).unwrap_or_else(|| moves[rng.below(moves.len() as u64) as usize])
+    }
+
+    fn reward(_: &(), before: &Position, mv: Move, _: &Position) -> f32 {
+        if before.takes_king(mv) {
+            255.0
+        } else {
+            0.0
+        }
+    }
+
+    fn learn(&mut self, _: &mut Params, _: &mut dyn Optimizer, games: &[Trajectory], _: &mut Rng) -> Result<EpochStats, String> {
+        self.seen.extend_from_slice(games);
+        Ok(EpochStats::new(0.0, f64::NAN, f64::NAN, games.len()))
+    }
+}
+
+/// With `king_capture`, random pseudo-legal play leaves kings attacked, and a game ends when
+/// one is taken: that move is the trajectory's last, rewarded, not played (every position of
+/// the game still has both kings), and the game is its mover's; mates end nothing.
+#[test]
+fn without_check_a_game_ends_when_a_king_is_taken() {
+    let dir = common::TempDir::new("episode-kings");
+    let mut ctx = Ctx::new(&dir, 3, false, vec![]).unwrap();
+    let mut p = Params::new();
+    p.add("nothing", Matrix::filled(1, 1, 0.0)).unwrap();
+    let cfg = EpisodeCfg { king_capture: true, rule_draws: false, max_plies: 300, games_per_batch: 8, batches: 2, opening: Opening::Start, ..cfg(2) };
+    let mut l = KingTaker { seen: Vec::new() };
+    ctx.run_episodes("kings", &mut p, &cfg, 2, &mut l).unwrap();
+    assert_eq!(l.seen.len(), 16);
+    let taken: Vec<&Trajectory> = l.seen.iter().filter(|t| t.end == End::KingTaken).collect();
+    assert!(taken.len() >= 12, "{} of 16 games ended with a king taken", taken.len());
+    for t in &l.seen {
+        for pos in &t.positions {
+            assert_eq!((pos.pieces(Color::White, Role::King).count(), pos.pieces(Color::Black, Role::King).count()), (1, 1), "{}", pos.fen());
+        }
+        if t.end == End::KingTaken {
+            let (last, mv) = (t.positions.last().unwrap(), *t.moves.last().unwrap());
+            assert!(last.takes_king(mv));
+            assert_eq!(*t.rewards.last().unwrap(), 255.0);
+            assert_eq!(t.outcome, Outcome::Win(last.turn()));
+            assert_eq!(t.rewards.iter().filter(|&&r| r > 0.0).count(), 1);
+        }
+    }
 }

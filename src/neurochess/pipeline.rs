@@ -211,6 +211,7 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
                 exploration: Exploration { start: 0.0, end: 0.0, over: 0 },
                 opt: OptCfg::Sgd { lr: prof.lr, decay: 1.0, momentum: 0.9 },
                 rule_draws: true,
+                king_capture: false,
             };
             ctx.run_episodes("v", &mut params, &cfg, threads, &mut td)?;
             let trained = Value { params, ..td.template };

@@ -9,7 +9,7 @@ use crate::chess::Color;
 use crate::io::args::{self, median, CliError, Flag};
 use crate::selfplay::features::INPUTS;
 use crate::selfplay::model::{Agents, Arch, Layout, Net};
-use crate::selfplay::train::{score_against, Baseline};
+use crate::selfplay::measure::{score_against, Baseline};
 use crate::tensor::{Adam, Matrix, Optimizer, Rng, Tape};
 use crate::train::system;
 use std::time::Instant;
@@ -151,9 +151,9 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         }
     }
     // Self-play speed: the greedy agents against a random mover, games cut at 100 plies.
-    let q = crate::selfplay::train::QCfg::seed();
+    let q = crate::selfplay::recipe::QCfg::seed();
     let games = 40 * threads;
-    let cfg = crate::selfplay::train::QCfg { eval_games: games, eval_plies: 100, ..q };
+    let cfg = crate::selfplay::recipe::QCfg { eval_games: games, eval_plies: 100, ..q };
     let t = Instant::now();
     score_against(&agents, Baseline::Random, &cfg, 1, threads);
     let s = t.elapsed().as_secs_f64();

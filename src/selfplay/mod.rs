@@ -7,9 +7,11 @@
 //! | "Rewards" | piece values (1, 3, 3, 5, 9; the king 255, a mate here), −0.1 for a move that captures nothing, the reply subtracted | [`features`] (values), [`train`] (`agent_rewards`) |
 //! | "State representation" | 8×8×6, +1 the agent's pieces, −1 the opponent's | [`features`] |
 //! | "Selecting the action" | the piece selector composed with the best destination of each move selector, masked to legal squares | [`policy`] (the rule), [`infer`] (the nets it reads: `Infer`, `evaluate`) |
-//! | "The neural network architecture", initialisation | conv 32 → 128 → 32 (3×3, no padding, no pooling), dense 128, 64 outputs; U(±1e-7) / U(±1e-6) | [`model`] |
-//! | "Q-learning" | r + γ·max Q(s′, a′), γ = 0.99, for the piece selector and the moved piece's selector; MSE; Adam | [`train`] |
-//! | "Training", the milestones | profiles, the run, the figures per 1,000 games against a random mover and a greedy capturer | [`pipeline`] |
+//! | "The neural network architecture", initialisation | conv 32 → 128 → 32 (3×3, no padding, no pooling), dense 128, 64 outputs; U(±1e-7) / U(±1e-6) (the author recipe's; ours: U(±1/√fan_in)) | [`model`] |
+//! | "Q-learning" | r + γ·max Q(s′, a′), γ = 0.99, for the piece selector and the moved piece's selector; MSE; Adam | [`train`] (the update), [`recipe`] (its settings: ours, and the author's code: a fresh Adam 0.01 per move, masked targets on all seven nets) |
+//! | the seed's environment | no check: a king left attacked may be taken (255), ending the game | [`train`] (`--env seed`; the episode stage's `king_capture`, `chess::pseudo`) |
+//! | "Training", the milestones | profiles, recipes, the run, the milestone table and curves | [`pipeline`] |
+//! | the milestones, measured | per batch: captures, pieces en prise, escapes in self-play; per 1,000 games: escapes on the held-out suite (`data/escape/`), games against a random mover and a greedy capturer | [`measure`] |
 //! | (ours) the nets see the board | per net, the share of each layer's units alive on a fixed probe set, the output's spread across positions and across squares | [`health`] |
 //! | (ours) play | the agents as a policy player (`qagent`) | [`infer`] (`QScorer`, the move scorer), [`player`] (registration) |
 
@@ -17,8 +19,10 @@ pub mod bench;
 pub mod features;
 pub mod health;
 pub mod infer;
+pub mod measure;
 pub mod model;
 pub mod pipeline;
 pub mod player;
 pub mod policy;
+pub mod recipe;
 pub mod train;

@@ -5,9 +5,12 @@
 //! padding, ReLU after every convolution and after a hidden dense layer of 128, and a linear
 //! output: 8×8×6 → 6×6×32 → 4×4×128 → 2×2×32 (= 128) → 128 → 64 values, one per square.
 //!
-//! Initialisation as the seed ("10^(-7) … the first layer, … 10^(-6)" in the deeper ones,
-//! uniform bounds in the author's code): the first convolution U(±1e-7), the other two
-//! U(±1e-6), the dense layers U(±1/√fan_in), biases 0.
+//! Initialisation: the seed's ("10^(-7) … the first layer, … 10^(-6)" in the deeper ones,
+//! uniform bounds in the author's code: the first convolution U(±1e-7), the other two
+//! U(±1e-6), the dense layers U(±1/√fan_in), biases 0) is [`Init::Seed`]; it reaches the
+//! later layers with the position at ~1e-13, below what a bias step leaves of it, so training
+//! blinds the nets (docs/results.md, seed 002). Our recipe starts every weight at
+//! U(±1/√fan_in) ([`Init::Lecun`]), a stated departure; the author recipe keeps the seed's.
 //!
 //! Parameter names: `{white,black}.{piece,pawn,knight,bishop,rook,queen,king}.{c1,c2,c3,fc,out}.{w,b}`.
 //! Inference for play and self-play runs without a tape, one position at a time ([`super::infer`]).

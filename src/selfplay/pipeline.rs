@@ -9,7 +9,8 @@
 
 use super::model::{Agents, Arch, Init, Layout};
 use super::policy::Compose;
-use super::train::{Learner, QCfg};
+use super::recipe::{Loss, QCfg, Targets, Update};
+use super::train::Learner;
 use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::Rng;
 use crate::train::checkpoint::OptCfg;
@@ -30,8 +31,10 @@ pub struct Profile {
     pub games_per_batch: usize,
     /// The seed's code cuts a game at 100 plies, scored a draw.
     pub max_plies: usize,
-    /// Exploration falls from 1 to 0.05 over this many games.
+    /// Exploration falls from 1 to `epsilon` over this many games.
     pub explore_games: usize,
+    /// ε of ε-greedy self-play after `explore_games` (0.05).
+    pub epsilon: f64,
     pub lr: f32,
     pub init: Init,
     pub q: QCfg,
@@ -50,8 +53,9 @@ impl Profile {
             games_per_batch: 100,
             max_plies: 100,
             explore_games: 1000,
-            lr: 1e-3,
-            init: Init::Seed,
+            epsilon: 0.05,
+            lr: 3e-4,
+            init: Init::Lecun,
             q: QCfg::seed(),
         }
     }
@@ -75,6 +79,24 @@ impl Profile {
         }
     }
 
+    /// The seed author's published code instead of our recipe: one update per move in the
+    /// order the games played them, each by a fresh Adam of rate 0.01, masked targets on all
+    /// seven nets; 20 games a batch played by the batch's nets (its 16 workers played at once
+    /// on shared nets; 20 divides the 1,000 games between evaluations).
+    pub fn author_recipe(&mut self) {
+        let (games, period) = (self.games(), self.q.eval_every * self.games_per_batch);
+        self.lr = 0.01;
+        self.init = Init::Seed;
+        self.q.update = Update::PerMove { lr: 0.01 };
+        self.q.targets = Targets::Masked;
+        self.q.loss = Loss::Squared;
+        if self.games_per_batch > 20 {
+            self.games_per_batch = 20;
+            self.batches = games.div_ceil(20);
+            self.q.eval_every = period.div_ceil(20).max(1);
+        }
+    }
+
     pub fn games(&self) -> usize {
         self.batches * self.games_per_batch
     }
@@ -83,18 +105,26 @@ impl Profile {
     pub fn describe(&self) -> String {
         let q = &self.q;
         format!(
-            "agents {} ×7 ×2 ({} initialisation); {} games ({} batches of {}), cut at {} plies{}; ε 1 → 0.05 over {} games; Adam {} on batches of {} moves ({} pass a batch); γ {}, {} for a move that captures nothing, {} for a mate, {} composition; {} games against each baseline every {} games",
+            "agents {} ×7 ×2 ({} initialisation); {} games ({} batches of {}), cut at {} plies{}; ε 1 → {} over {} games; {}; {} targets, {}; γ {}, {} for a move that captures nothing, {} for a mate, {} composition; {} games against each baseline every {} games",
             self.arch.describe(),
             self.init.name(),
             self.games(),
             self.batches,
             self.games_per_batch,
             self.max_plies,
-            if q.rule_draws { ", repetition and fifty-move draws" } else { ", no repetition or fifty-move draws (the seed's environment)" },
+            match (q.king_capture, q.rule_draws) {
+                (true, _) => ", the seed's environment in self-play (no check: a king left attacked may be taken, 255; no mate, no repetition or fifty-move draws)",
+                (false, true) => ", repetition and fifty-move draws",
+                (false, false) => ", no repetition or fifty-move draws (as the seed's environment)",
+            },
+            self.epsilon,
             self.explore_games,
-            self.lr,
-            q.batch,
-            q.passes,
+            match q.update {
+                Update::Batches => format!("Adam {} on batches of {} moves ({} pass a batch)", self.lr, q.batch, q.passes),
+                Update::PerMove { lr } => format!("a fresh Adam {lr} per move, in the order played (the author's code)"),
+            },
+            q.targets.name(),
+            q.loss.name(),
             q.gamma,
             q.no_capture,
             q.mate,
@@ -110,9 +140,10 @@ impl Profile {
             games_per_batch: self.games_per_batch,
             max_plies: self.max_plies,
             opening: Opening::Start,
-            exploration: Exploration { start: 1.0, end: 0.05, over: self.explore_games.div_ceil(self.games_per_batch) },
+            exploration: Exploration { start: 1.0, end: self.epsilon, over: self.explore_games.div_ceil(self.games_per_batch) },
             opt: OptCfg::Adam { lr: self.lr, decay: 1.0, weight_decay: 0.0 },
             rule_draws: self.q.rule_draws,
+            king_capture: self.q.king_capture,
         }
     }
 }
@@ -134,18 +165,23 @@ pub fn run(out: &Path, prof: &Profile, seed: u64, resume: bool, threads: usize, 
     Ok(agents)
 }
 
-/// The milestone figures: (name in the log, label).
-const COLS: [(&str, &str); 10] = [
-    ("captures_per_game", "captures / game"),
-    ("material_per_game", "material taken / game"),
-    ("en_prise_share", "moves leaving a piece en prise"),
-    ("mate_share", "games ending in mate"),
-    ("limit_share", "games cut at the limit"),
-    ("plies_per_game", "plies / game"),
-    ("vs_random", "score vs random"),
-    ("vs_greedy", "score vs greedy capturer"),
-    ("material_vs_random", "material won vs random / game"),
-    ("material_vs_greedy", "material won vs greedy / game"),
+/// The milestone figures: (name in the log, label, a share?, drawn in the SVG?).
+const COLS: [(&str, &str, bool, bool); 15] = [
+    ("captures_per_game", "captures / game", false, false),
+    ("material_per_game", "material taken / game", false, false),
+    ("en_prise_share", "moves leaving a piece en prise", true, true),
+    ("mate_share", "games ending in mate (or a king taken)", true, true),
+    ("limit_share", "games cut at the limit", true, false),
+    ("plies_per_game", "plies / game", false, false),
+    ("escape_selfplay", "escapes in self-play", true, true),
+    ("escape_selfplay_random", "a random mover there", true, true),
+    ("escape_suite", "escapes on the suite", true, true),
+    ("vs_random", "score vs random", true, false),
+    ("vs_greedy", "score vs greedy capturer", true, false),
+    ("material_vs_random", "material won vs random / game", false, false),
+    ("material_vs_greedy", "material won vs greedy / game", false, false),
+    ("health_min_alive", "smallest live share of a layer", false, false),
+    ("health_blind_nets", "position-blind nets", false, false),
 ];
 
 /// Per evaluation point read from the run's `log.csv`: the games played, and each figure's
@@ -160,7 +196,7 @@ fn milestone_rows(log: &str, games_per_batch: usize) -> Vec<(usize, [f64; COLS.l
         }
         let Some(name) = f[0].strip_prefix("q.") else { continue };
         let (Ok(b), Ok(v)) = (f[1].parse::<usize>(), f[3].parse::<f64>()) else { continue };
-        if let Some(k) = COLS.iter().position(|(n, _)| *n == name) {
+        if let Some(k) = COLS.iter().position(|c| c.0 == name) {
             acc.0[k] += v;
             acc.1[k] += 1;
             if name == "vs_greedy" {
@@ -179,13 +215,13 @@ fn milestone_rows(log: &str, games_per_batch: usize) -> Vec<(usize, [f64; COLS.l
 
 /// Whether figure `k` is a share (printed and drawn as a percentage).
 fn is_share(k: usize) -> bool {
-    matches!(k, 2 | 3 | 4 | 6 | 7)
+    COLS[k].2
 }
 
 /// The milestone table (Markdown), one row per evaluation point.
 pub fn milestones(log: &str, games_per_batch: usize) -> String {
     let mut s = String::from("| games |");
-    for (_, label) in COLS {
+    for (_, label, _, _) in COLS {
         s += &format!(" {label} |");
     }
     s += "\n|---:|";
@@ -224,7 +260,7 @@ pub fn milestones_svg(log: &str, games_per_batch: usize, title: &str) -> String 
         y0 + ph + 14.0
     );
     let colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"];
-    for (c, k) in (0..COLS.len()).filter(|&k| is_share(k)).enumerate() {
+    for (c, k) in (0..COLS.len()).filter(|&k| COLS[k].3).enumerate() {
         let pts: Vec<String> = rows.iter().filter(|(_, v)| !v[k].is_nan()).map(|(g, v)| format!("{:.1},{:.1}", x0 + pw * *g as f64 / max_games, y0 + ph * (1.0 - v[k].clamp(0.0, 1.0)))).collect();
         s += &format!("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n", colours[c % colours.len()], pts.join(" "));
         s += &format!("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", x0 + pw + 8.0, y0 + 14.0 * (c as f64 + 1.0), colours[c % colours.len()], COLS[k].1);
@@ -238,10 +274,17 @@ const FLAGS: &[Flag] = &[
     Flag { name: "out", value: Some("DIR"), help: "run folder (default runs/selfplay-PROFILE)" },
     Flag { name: "games", value: Some("N"), help: "self-play games instead of the profile's (a multiple of --per-batch)" },
     Flag { name: "per-batch", value: Some("N"), help: "games per batch (default 100)" },
-    Flag { name: "lr", value: Some("X"), help: "Adam's learning rate (default 0.001)" },
+    Flag { name: "recipe", value: Some("NAME"), help: "ours (default: Adam on batches of 256 moves, the chosen outputs taught) | author (the seed author's code: a fresh Adam 0.01 per move in play order, masked targets on all seven nets, 20 games a batch); later flags override" },
+    Flag { name: "batch", value: Some("N"), help: "moves per Adam step (default 256)" },
+    Flag { name: "passes", value: Some("N"), help: "passes over a batch's moves (default 1)" },
+    Flag { name: "loss", value: Some("NAME"), help: "huber (default: the squared error within 10 of the target, linear beyond, so a mate's 255 pulls like 10) | squared (the seed's MSE; the author recipe's) | huber:D (another δ)" },
+    Flag { name: "targets", value: Some("RULE"), help: "chosen (ours: the chosen outputs only) | masked (the author's: also every square a net may not choose pulled to 0, on all seven nets)" },
+    Flag { name: "lr", value: Some("X"), help: "Adam's learning rate (default 0.0003; the author recipe's 0.01)" },
     Flag { name: "compose", value: Some("RULE"), help: "signed (default, the author's code) | product (the text's)" },
-    Flag { name: "init", value: Some("RULE"), help: "seed (default: convolutions U(±1e-7), U(±1e-6)) | lecun (every weight U(±1/√fan_in))" },
+    Flag { name: "init", value: Some("RULE"), help: "lecun (default: every weight U(±1/√fan_in)) | seed (the seed's: convolutions U(±1e-7), U(±1e-6); the author recipe's)" },
     Flag { name: "mate", value: Some("X"), help: "the reward of a mate (default 255, the seed's king)" },
+    Flag { name: "epsilon", value: Some("X"), help: "ε of ε-greedy self-play once it has fallen from 1 over the first 1,000 games (default 0.05)" },
+    Flag { name: "env", value: Some("NAME"), help: "legal (default: legal chess, a mate worth the king's 255) | seed (the seed's environment in self-play: no check, a king left attacked may be taken, 255; the evaluations stay in legal chess)" },
     Flag { name: "rule-draws", value: None, help: "threefold repetition and the fifty-move rule end games (legal chess; the seed's environment has neither)" },
     Flag { name: "seed", value: Some("N"), help: "seed of initialisation and play (default 1)" },
     Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
@@ -264,8 +307,30 @@ pub const SYSTEM: System = System {
 fn train_cli(p: &Parsed) -> Result<(), CliError> {
     let cli = TrainCli::new(p, "selfplay", false);
     let (pname, mut prof) = cli.profile("quick", PROFILES)?;
+    match p.get("recipe") {
+        None | Some("ours") => {}
+        Some("author") => prof.author_recipe(),
+        Some(r) => return Err(cli.usage(format!("unknown --recipe '{r}' (ours, author)"))),
+    }
     crate::train::system::episode_flags(p, "selfplay", &mut prof.games_per_batch, &mut prof.batches)?;
     cli.set("lr", &mut prof.lr, |&lr| lr > 0.0 && lr < 10.0, "must be in (0, 10)")?;
+    if let Update::PerMove { lr } = &mut prof.q.update {
+        *lr = prof.lr;
+    }
+    cli.set("batch", &mut prof.q.batch, |&b| (1..=1 << 20).contains(&b), "must be in 1..=1048576")?;
+    cli.set("passes", &mut prof.q.passes, |&n| (1..=100).contains(&n), "must be in 1..=100")?;
+    match p.get("loss") {
+        None => {}
+        Some("squared") => prof.q.loss = Loss::Squared,
+        Some("huber") => prof.q.loss = Loss::Huber(10.0),
+        Some(l) => match l.strip_prefix("huber:").and_then(|d| d.parse::<f32>().ok()).filter(|d| d.is_finite() && *d > 0.0) {
+            Some(d) => prof.q.loss = Loss::Huber(d),
+            None => return Err(cli.usage(format!("unknown --loss '{l}' (squared, huber, huber:D with D > 0)"))),
+        },
+    }
+    if let Some(t) = p.get("targets") {
+        prof.q.targets = Targets::parse(t).ok_or_else(|| cli.usage(format!("unknown --targets '{t}' (chosen, masked)")))?;
+    }
     if let Some(c) = p.get("compose") {
         prof.q.compose = Compose::parse(c).ok_or_else(|| cli.usage(format!("unknown --compose '{c}' (signed, product)")))?;
     }
@@ -273,6 +338,12 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
         prof.init = Init::parse(i).ok_or_else(|| cli.usage(format!("unknown --init '{i}' (seed, lecun)")))?;
     }
     cli.set("mate", &mut prof.q.mate, |m| m.is_finite() && (0.0..=1000.0).contains(m), "must be in [0, 1000]")?;
+    cli.set("epsilon", &mut prof.epsilon, |e| (0.0..=1.0).contains(e), "must be in [0, 1]")?;
+    match p.get("env") {
+        None | Some("legal") => {}
+        Some("seed") => prof.q.king_capture = true,
+        Some(e) => return Err(cli.usage(format!("unknown --env '{e}' (legal, seed)"))),
+    }
     if p.has("rule-draws") {
         prof.q.rule_draws = true;
     }
@@ -337,15 +408,18 @@ mod tests {
     fn milestones_average_the_batches_between_evaluations() {
         let log = "phase,epoch,lr,loss,train_acc,val_acc,seconds,rate\n\
                    q.captures_per_game,1,0.001,2.0,NaN,NaN,1,NaN\nq.captures_per_game,2,0.001,4.0,NaN,NaN,1,NaN\n\
+                   q.escape_suite,2,0.001,0.125,NaN,NaN,1,NaN\n\
                    q.vs_random,2,0.001,0.5,NaN,NaN,1,NaN\nq.vs_greedy,2,0.001,0.25,NaN,NaN,1,NaN\n\
                    q.captures_per_game,3,0.001,1.0,NaN,NaN,1,NaN\n";
         let t = milestones(log, 100);
         assert!(t.contains("| 200 | 3.00 |"), "{t}");
-        assert!(t.contains("| 50.0 % | 25.0 % | – | – |"), "{t}");
+        assert!(t.contains("| 12.5 % | 50.0 % | 25.0 % | – | – | – | – |"), "{t}");
         assert_eq!(t.lines().count(), 3, "{t}");
+        // The drawn curves: pieces left en prise, mates, escapes in self-play beside a random
+        // mover there, escapes on the suite.
         let svg = milestones_svg(log, 100, "x");
         assert_eq!(svg.matches("<polyline").count(), 5, "{svg}");
-        assert!(svg.contains("score vs greedy capturer"));
+        assert!(svg.contains("escapes on the suite") && !svg.contains("score vs greedy capturer"));
         assert_eq!(Profile::tiny().episodes().exploration.over, 2);
     }
 }

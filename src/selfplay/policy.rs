@@ -121,8 +121,12 @@ fn best_per_from(pos: &Position, values: &Values, moves: &[Move]) -> Vec<(usize,
 
 /// The agent's action in `pos` (which has a legal move) from its nets' `values`.
 pub fn choose(pos: &Position, values: &Values, rule: Compose) -> Choice {
-    let moves = pos.legal_moves();
-    let moves = moves.as_slice();
+    choose_among(pos, values, rule, pos.legal_moves().as_slice())
+}
+
+/// [`choose`] among `moves` (not empty): the pseudo-legal moves in an environment without
+/// check.
+pub fn choose_among(pos: &Position, values: &Values, rule: Compose, moves: &[Move]) -> Choice {
     let mut best: Option<Choice> = None;
     for (i, m) in best_per_from(pos, values, moves) {
         let mv = moves[i];

@@ -20,48 +20,15 @@
 
 use super::features::{capture_value, encode, INPUTS, MATE_VALUE};
 use super::infer::{evaluate, Infer};
-use super::policy::Values;
+use super::measure::{game_figures, score_against, Baseline};
+use super::recipe::{Loss, QCfg, Targets, Update};
 use super::model::{Agents, Layout, Net};
-use super::policy::{choose, Compose};
+use super::policy::{choose, choose_among, Compose, Values};
 use crate::chess::{Color, Game, Move, Position, Role};
-use crate::search::see::see_ge;
 use crate::tensor::kernels::simd::active_kernel;
 use crate::tensor::{Matrix, Optimizer, Params, Rng, Tape};
-use crate::train::episode::{End, EpisodeLearner, Trajectory};
+use crate::train::episode::{EpisodeLearner, Trajectory};
 use crate::train::stage::EpochStats;
-
-/// The settings of the learning rule.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct QCfg {
-    /// The discount (the seed's 0.99).
-    pub gamma: f32,
-    /// The reward of a move that captures nothing (the seed's −0.1).
-    pub no_capture: f32,
-    /// Examples per optimizer step and passes over a batch's examples.
-    pub batch: usize,
-    pub passes: usize,
-    pub compose: Compose,
-    /// Every this many batches, the agents play `eval_games` games against a random mover and
-    /// as many against a one-ply greedy capturer (0: never).
-    pub eval_every: usize,
-    pub eval_games: usize,
-    /// The game length of those games (plies; then a draw).
-    pub eval_plies: usize,
-    /// Whether repetition and the fifty-move rule end games (self-play and evaluation): the
-    /// seed's environment has neither, so by default only mate, stalemate, insufficient
-    /// material and the move limit do.
-    pub rule_draws: bool,
-    /// The reward of a mate (the seed's king value, 255).
-    pub mate: f32,
-}
-
-impl QCfg {
-    /// The seed's rule (γ 0.99, −0.1 for a quiet move, mate 255) on batches of 256 moves, an
-    /// evaluation of 100 games of 100 plies every 10 batches: the quick and paper profiles'.
-    pub fn seed() -> QCfg {
-        QCfg { gamma: 0.99, no_capture: -0.1, batch: 256, passes: 1, compose: Compose::Signed, eval_every: 10, eval_games: 100, eval_plies: 100, rule_draws: false, mate: super::features::MATE_VALUE }
-    }
-}
 
 /// The rewards of one game's moves from each mover's side (see the module documentation):
 /// `captured[t]` is what ply t took (255 for a mate), as the episode stage recorded it.
@@ -90,6 +57,24 @@ struct Example {
     role: Role,
     q_piece: f32,
     q_move: f32,
+    /// The squares each net may choose (the agent's pieces; per role, where its pieces of
+    /// that kind can go): [`Targets::Masked`] pulls the others to 0.
+    mask: [u64; 7],
+}
+
+/// The squares each of the agent's nets may choose in `pos`: the piece selector its pieces,
+/// each move selector the destinations of its kind of piece (legal, or pseudo-legal in the
+/// seed's environment).
+fn masks(pos: &Position, king_capture: bool) -> [u64; 7] {
+    let mut m = [0u64; 7];
+    m[0] = pos.by_color(pos.turn()).0;
+    let moves: Vec<Move> = if king_capture { pos.pseudo_legal_moves() } else { pos.legal_moves().iter().copied().collect() };
+    for mv in moves.iter() {
+        if let Some(r) = pos.role_on(mv.from) {
+            m[Net::Move(r).index()] |= 1 << mv.to.index();
+        }
+    }
+    m
 }
 
 /// The nets of both agents as they stand, and what choosing a move needs.
@@ -98,17 +83,33 @@ pub struct Actor {
     infer: Infer,
     values: Values,
     compose: Compose,
+    /// Playing in the seed's environment (pseudo-legal moves, a king may be taken).
+    king_capture: bool,
 }
 
 impl Actor {
+    /// An actor of legal chess.
     pub fn new(agents: Agents, compose: Compose) -> Actor {
-        Actor { agents, infer: Infer::new(active_kernel()), values: Values::default(), compose }
+        Actor { agents, infer: Infer::new(active_kernel()), values: Values::default(), compose, king_capture: false }
     }
 
-    /// The greedy action in `pos` (which has a legal move), with its two values.
+    /// The moves the actor chooses among in `pos`.
+    fn moves(&self, pos: &Position) -> Vec<Move> {
+        if self.king_capture {
+            pos.pseudo_legal_moves()
+        } else {
+            pos.legal_moves().iter().copied().collect()
+        }
+    }
+
+    /// The greedy action in `pos` (which has a move), with its two values.
     pub fn greedy(&mut self, pos: &Position) -> super::policy::Choice {
         evaluate(&mut self.infer, &self.agents, pos, &mut self.values).expect("the agents' shapes are checked on load");
-        choose(pos, &self.values, self.compose)
+        if self.king_capture {
+            choose_among(pos, &self.values, self.compose, &pos.pseudo_legal_moves())
+        } else {
+            choose(pos, &self.values, self.compose)
+        }
     }
 }
 
@@ -120,89 +121,6 @@ pub struct Learner {
     pub batch: usize,
     /// Threads for the evaluation games.
     pub threads: usize,
-}
-
-/// An opponent of the evaluation games.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Baseline {
-    /// A uniformly random legal move.
-    Random,
-    /// The capture of the most valuable piece (the first on a tie), else a random move.
-    Greedy,
-}
-
-impl Baseline {
-    fn choose(self, pos: &Position, rng: &mut Rng) -> Move {
-        let moves = pos.legal_moves();
-        if self == Baseline::Greedy {
-            let mut best: Option<(f32, Move)> = None;
-            for &m in moves.iter() {
-                let v = capture_value(pos, m);
-                if v > 0.0 && best.map_or(true, |(b, _)| v > b) {
-                    best = Some((v, m));
-                }
-            }
-            if let Some((_, m)) = best {
-                return m;
-            }
-        }
-        moves.as_slice()[rng.below(moves.len() as u64) as usize]
-    }
-}
-
-/// What the greedy agents did against a baseline: their score (wins and half the draws, per
-/// game) and the material they took less the material the baseline took, per game. Games
-/// cut at the limit are draws, so against a weak mover the score moves only with mates; the
-/// material shows captures and escapes long before.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Versus {
-    pub score: f64,
-    pub material: f64,
-}
-
-/// [`Versus`] over `cfg.eval_games` games against `baseline`, half with each colour, each
-/// cut at `cfg.eval_plies`; game g draws from its own stream, so the thread count changes
-/// nothing.
-pub fn score_against(agents: &Agents, baseline: Baseline, cfg: &QCfg, seed: u64, threads: usize) -> Versus {
-    let (compose, games, plies, rule_draws) = (cfg.compose, cfg.eval_games, cfg.eval_plies, cfg.rule_draws);
-    use crate::chess::game::{Ending, Outcome};
-    let per = games.div_ceil(threads.max(1));
-    let (points, material): (f64, f64) = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads.max(1))
-            .map(|t| {
-                s.spawn(move || {
-                    let mut actor = Actor::new(Agents { layout: agents.layout, params: agents.params.clone() }, compose);
-                    let (mut pts, mut mat) = (0.0f64, 0.0f64);
-                    for g in (t * per)..((t + 1) * per).min(games) {
-                        let mut rng = Rng::new(seed ^ (g as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-                        let ours = if g % 2 == 0 { Color::White } else { Color::Black };
-                        let mut game = Game::new(Position::startpos());
-                        let over = |g: &Game| match g.outcome() {
-                            Some((_, e)) => rule_draws || !matches!(e, Ending::Repetition | Ending::FiftyMoves),
-                            None => false,
-                        };
-                        while !over(&game) && game.moves().len() < plies {
-                            let pos = *game.position();
-                            let mine = pos.turn() == ours;
-                            let m = if mine { actor.greedy(&pos).mv } else { baseline.choose(&pos, &mut rng) };
-                            let taken = capture_value(&pos, m) as f64;
-                            mat += if mine { taken } else { -taken };
-                            game.play_unchecked(m);
-                        }
-                        pts += match game.outcome().filter(|_| over(&game)) {
-                            Some((Outcome::Win(c), _)) if c == ours => 1.0,
-                            Some((Outcome::Win(_), _)) => 0.0,
-                            _ => 0.5,
-                        };
-                    }
-                    (pts, mat)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("an evaluation thread")).fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
-    });
-    let n = games.max(1) as f64;
-    Versus { score: points / n, material: material / n }
 }
 
 impl Learner {
@@ -236,17 +154,22 @@ impl Learner {
             let mut x = Box::new([0.0f32; INPUTS]);
             encode(pos, colour, &mut x[..]);
             let role = pos.role_on(mv.from).expect("a played move has a piece");
-            out.push(Example { x, colour, from: mv.from.index(), to: mv.to.index(), role, q_piece: qp, q_move: qm });
+            out.push(Example { x, colour, from: mv.from.index(), to: mv.to.index(), role, q_piece: qp, q_move: qm, mask: masks(pos, self.cfg.king_capture) });
         }
     }
 
-    /// One optimizer step on `chunk`: per (agent, net), the squared error of the chosen
-    /// outputs against their targets, summed over the chunk's examples and divided by its
-    /// size. The fourteen nets are independent, so their tapes run on `threads` threads (net
-    /// g on thread g mod threads, each into its own gradient buffer, kernels serial inside):
-    /// the same bits for any thread count. Returns (piece loss, move loss) summed.
-    fn step(&self, params: &mut Params, opt: &mut dyn Optimizer, chunk: &[&Example]) -> Result<(f64, f64), String> {
-        type Rows<'a> = Vec<(&'a Example, usize, f32)>;
+    /// The gradient of one step on `chunk`, into `params`' gradients: per (agent, net), the
+    /// squared error of the taught outputs against their targets, summed over the chunk's
+    /// examples and divided by its size. The fourteen nets are independent, so their tapes run
+    /// on `threads` threads (net g on thread g mod threads, each into its own gradient buffer,
+    /// kernels serial inside): the same bits for any thread count. Returns the (colour, net)
+    /// pairs it reached and the squared errors: (piece, move) of the chosen outputs, and of the
+    /// masked ones.
+    fn gradients(&self, params: &mut Params, chunk: &[&Example]) -> Result<(Vec<(Color, Net)>, f64, f64, f64), String> {
+        // Per net, its rows: the example and, when the net is taught it, the chosen output
+        // and its target.
+        type Rows<'a> = Vec<(&'a Example, Option<(usize, f32)>)>;
+        let masked = self.cfg.targets == Targets::Masked;
         let mut groups: Vec<(Color, Net, Rows)> = Vec::new();
         for colour in [Color::White, Color::Black] {
             for net in Net::ALL {
@@ -254,8 +177,9 @@ impl Learner {
                     .iter()
                     .filter(|e| e.colour == colour)
                     .filter_map(|e| match net {
-                        Net::Piece => Some((*e, e.from, e.q_piece)),
-                        Net::Move(r) if r == e.role => Some((*e, e.to, e.q_move)),
+                        Net::Piece => Some((*e, Some((e.from, e.q_piece)))),
+                        Net::Move(r) if r == e.role => Some((*e, Some((e.to, e.q_move)))),
+                        Net::Move(_) if masked => Some((*e, None)),
                         Net::Move(_) => None,
                     })
                     .collect();
@@ -267,38 +191,55 @@ impl Learner {
         let total = chunk.len() as f32;
         let workers = self.threads.clamp(1, groups.len().max(1));
         let shared: &Params = params;
-        let run = |w: usize| -> Result<(Vec<Matrix>, Vec<(usize, f64)>), String> {
+        let run = |w: usize| -> Result<(Vec<Matrix>, Vec<(usize, f64, f64)>), String> {
             crate::tensor::runtime::threads::serial(|| {
                 let mut grads: Vec<Matrix> = shared.ids().map(|id| Matrix::zeros(shared.value(id).rows(), shared.value(id).cols())).collect();
                 let mut losses = Vec::new();
-                for (g, (colour, net, rows)) in groups.iter().enumerate().skip(w).step_by(workers) {
+                for (g, &(colour, net, ref rows)) in groups.iter().enumerate().skip(w).step_by(workers) {
                     let mut x = Matrix::zeros(rows.len(), INPUTS);
-                    for (r, (e, _, _)) in rows.iter().enumerate() {
+                    for (r, (e, _)) in rows.iter().enumerate() {
                         x.row_mut(r).copy_from_slice(&e.x[..]);
                     }
                     let mut tape = Tape::new();
                     let xv = tape.input(&x);
-                    let y = self.layout.net_on_tape(shared, &mut tape, xv, *colour, *net).map_err(|e| e.to_string())?;
-                    // The target is the output itself but for the chosen square: the
-                    // gradient flows through the chosen outputs only.
+                    let y = self.layout.net_on_tape(shared, &mut tape, xv, colour, net).map_err(|e| e.to_string())?;
+                    // The target is the output itself but where the net is taught: the
+                    // gradient flows through those outputs only.
                     let mut target = tape.value(y).clone();
-                    let mut sq = 0.0f64;
-                    for (r, &(_, k, q)) in rows.iter().enumerate() {
-                        let d = target.get(r, k) - q;
-                        sq += (d * d) as f64;
-                        target.row_mut(r)[k] = q;
+                    let (mut sq, mut msq) = (0.0f64, 0.0f64);
+                    for (r, &(e, chosen)) in rows.iter().enumerate() {
+                        let row = target.row_mut(r);
+                        if masked {
+                            let allowed = e.mask[net.index()];
+                            for (k, v) in row.iter_mut().enumerate() {
+                                if allowed >> k & 1 == 0 {
+                                    msq += (*v * *v) as f64;
+                                    *v = 0.0;
+                                }
+                            }
+                        }
+                        if let Some((k, q)) = chosen {
+                            let d = row[k] - q;
+                            sq += (d * d) as f64;
+                            row[k] = q;
+                        }
                     }
                     let t = tape.input(&target);
-                    let loss = tape.mse(y, t).map_err(|e| e.to_string())?;
-                    // mse averages over rows × 64 outputs; the step's loss is the sum over
-                    // the chunk's examples divided by the chunk.
-                    tape.backward_into(loss, shared, &mut grads, 64.0 * rows.len() as f32 / total).map_err(|e| e.to_string())?;
-                    losses.push((g, sq));
+                    // Both losses average over rows × 64 outputs; the step's loss is the sum over
+                    // the chunk's examples divided by the chunk. Huber is half the squared
+                    // error within δ: doubled, it is the squared error there.
+                    let (loss, twice) = match self.cfg.loss {
+                        Loss::Squared => (tape.mse(y, t), 1.0),
+                        Loss::Huber(delta) => (tape.huber(y, t, delta), 2.0),
+                    };
+                    let loss = loss.map_err(|e| e.to_string())?;
+                    tape.backward_into(loss, shared, &mut grads, twice * 64.0 * rows.len() as f32 / total).map_err(|e| e.to_string())?;
+                    losses.push((g, sq, msq));
                 }
                 Ok((grads, losses))
             })
         };
-        let done: Vec<Result<(Vec<Matrix>, Vec<(usize, f64)>), String>> = if workers == 1 {
+        let done: Vec<Result<(Vec<Matrix>, Vec<(usize, f64, f64)>), String>> = if workers == 1 {
             vec![run(0)]
         } else {
             std::thread::scope(|s| {
@@ -307,28 +248,52 @@ impl Learner {
             })
         };
         params.zero_grads();
-        let mut sq = vec![0.0f64; groups.len()];
+        let mut sq = vec![(0.0f64, 0.0f64); groups.len()];
         for r in done {
             let (grads, losses) = r?;
-            for (g, l) in losses {
+            for (g, l, m) in losses {
                 let (colour, net, _) = &groups[g];
                 for id in self.layout.tensors(*colour, *net) {
                     params.grad_mut(id).data_mut().copy_from_slice(grads[id.index()].data());
                 }
-                sq[g] = l;
+                sq[g] = (l, m);
             }
         }
         // Summed in the nets' order, whichever thread computed them.
-        let (mut lp, mut lm) = (0.0f64, 0.0f64);
+        let (mut lp, mut lm, mut lmask) = (0.0f64, 0.0f64, 0.0f64);
         for (g, (_, net, _)) in groups.iter().enumerate() {
             if *net == Net::Piece {
-                lp += sq[g];
+                lp += sq[g].0;
             } else {
-                lm += sq[g];
+                lm += sq[g].0;
+            }
+            lmask += sq[g].1;
+        }
+        Ok((groups.iter().map(|(c, n, _)| (*c, *n)).collect(), lp, lm, lmask))
+    }
+
+    /// One step of `opt` on `chunk` ([`Learner::gradients`]); returns the squared errors
+    /// (piece, move, masked).
+    fn step(&self, params: &mut Params, opt: &mut dyn Optimizer, chunk: &[&Example]) -> Result<(f64, f64, f64), String> {
+        let (_, lp, lm, lmask) = self.gradients(params, chunk)?;
+        opt.step(params);
+        Ok((lp, lm, lmask))
+    }
+
+    /// One step on `chunk` by a fresh Adam of rate `lr` (the author's code builds one per
+    /// update): its first step moves each parameter of the nets reached by lr·g/(|g| + ε),
+    /// ε = 1e-8 (bias-corrected moments are g and g² then).
+    fn fresh_adam_step(&self, params: &mut Params, lr: f32, chunk: &[&Example]) -> Result<(f64, f64, f64), String> {
+        let (reached, lp, lm, lmask) = self.gradients(params, chunk)?;
+        for (colour, net) in reached {
+            for id in self.layout.tensors(colour, net) {
+                let g = params.grad(id).data().to_vec();
+                for (x, g) in params.value_mut(id).data_mut().iter_mut().zip(g) {
+                    *x -= lr * g / (g.abs() + 1e-8);
+                }
             }
         }
-        opt.step(params);
-        Ok((lp, lm))
+        Ok((lp, lm, lmask))
     }
 }
 
@@ -336,7 +301,7 @@ impl EpisodeLearner for Learner {
     type Actor = Actor;
 
     fn actor(&self, params: &Params) -> Actor {
-        Actor::new(self.agents(params), self.cfg.compose)
+        Actor { king_capture: self.cfg.king_capture, ..Actor::new(self.agents(params), self.cfg.compose) }
     }
 
     /// ε-greedy: a uniformly random legal move with probability `explore`, else the agents'.
@@ -347,15 +312,16 @@ impl EpisodeLearner for Learner {
     fn act(actor: &mut Actor, game: &Game, explore: f64, rng: &mut Rng) -> Move {
         let pos = game.position();
         if explore > 0.0 && rng.next_f64() < explore {
-            let moves = pos.legal_moves();
-            return moves.as_slice()[rng.below(moves.len() as u64) as usize];
+            let moves = actor.moves(pos);
+            return moves[rng.below(moves.len() as u64) as usize];
         }
         actor.greedy(pos).mv
     }
 
-    /// What the move took (the king's value for a mate); the reply is folded in `learn`.
-    fn reward(before: &Position, mv: Move, after: &Position) -> f32 {
-        capture_value(before, mv) + if after.is_checkmate() { MATE_VALUE } else { 0.0 }
+    /// What the move took (the king's value for a mate, or for the king itself in the seed's
+    /// environment, where a mate ends nothing); the reply is folded in `learn`.
+    fn reward(actor: &Actor, before: &Position, mv: Move, after: &Position) -> f32 {
+        capture_value(before, mv) + if !actor.king_capture && after.is_checkmate() { MATE_VALUE } else { 0.0 }
     }
 
     fn learn(&mut self, params: &mut Params, opt: &mut dyn Optimizer, games: &[Trajectory], rng: &mut Rng) -> Result<EpochStats, String> {
@@ -380,26 +346,36 @@ impl EpisodeLearner for Learner {
                 .collect();
             handles.into_iter().flat_map(|h| h.join().expect("a target thread")).collect()
         });
-        let (mut lp, mut lm) = (0.0f64, 0.0f64);
-        let mut order: Vec<usize> = (0..ex.len()).collect();
-        let passes = self.cfg.passes.max(1);
-        for pass in 0..passes {
-            rng.shuffle(&mut order);
-            if pass + 1 == passes {
-                (lp, lm) = (0.0, 0.0);
+        let (mut lp, mut lm, mut lmask) = (0.0f64, 0.0f64, 0.0f64);
+        match self.cfg.update {
+            Update::Batches => {
+                let mut order: Vec<usize> = (0..ex.len()).collect();
+                let passes = self.cfg.passes.max(1);
+                for pass in 0..passes {
+                    rng.shuffle(&mut order);
+                    if pass + 1 == passes {
+                        (lp, lm, lmask) = (0.0, 0.0, 0.0);
+                    }
+                    for chunk in order.chunks(self.cfg.batch.max(1)) {
+                        let c: Vec<&Example> = chunk.iter().map(|&i| &ex[i]).collect();
+                        let (p, m, k) = self.step(params, opt, &c)?;
+                        (lp, lm, lmask) = (lp + p, lm + m, lmask + k);
+                    }
+                }
             }
-            for chunk in order.chunks(self.cfg.batch.max(1)) {
-                let c: Vec<&Example> = chunk.iter().map(|&i| &ex[i]).collect();
-                let (p, m) = self.step(params, opt, &c)?;
-                lp += p;
-                lm += m;
+            // The games' moves in the order they were played, one step each.
+            Update::PerMove { lr } => {
+                for e in &ex {
+                    let (p, m, k) = self.fresh_adam_step(params, lr, &[e])?;
+                    (lp, lm, lmask) = (lp + p, lm + m, lmask + k);
+                }
             }
         }
         let n = ex.len().max(1) as f64;
         if !(lp.is_finite() && lm.is_finite()) {
             return Err(format!("the Q loss is {lp} (piece) / {lm} (move): training diverged (lower the learning rate)"));
         }
-        let mut st = EpochStats::new((lp + lm) / n, f64::NAN, f64::NAN, ex.len()).with_figure("loss_piece", lp / n).with_figure("loss_move", lm / n);
+        let mut st = EpochStats::new((lp + lm) / n, f64::NAN, f64::NAN, ex.len()).with_figure("loss_piece", lp / n).with_figure("loss_move", lm / n).with_figure("loss_masked", lmask / n);
         for (name, v) in game_figures(games) {
             st = st.with_figure(name, v);
         }
@@ -418,7 +394,9 @@ impl EpisodeLearner for Learner {
             let agents = self.agents(params);
             let seed = self.seed ^ (self.batch as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03);
             let (r, g) = (score_against(&agents, Baseline::Random, c, seed, self.threads), score_against(&agents, Baseline::Greedy, c, seed ^ 1, self.threads));
+            let suite = escape_suite();
             st = st
+                .with_figure("escape_suite", super::measure::escape_rate(&agents, c.compose, suite))
                 .with_figure("material_vs_random", r.material)
                 .with_figure("material_vs_greedy", g.material)
                 .with_figure("vs_random", r.score)
@@ -428,43 +406,16 @@ impl EpisodeLearner for Learner {
     }
 }
 
+/// The shipped escape suite, read once.
+fn escape_suite() -> &'static [crate::data::escape::Case] {
+    static SUITE: std::sync::OnceLock<Vec<crate::data::escape::Case>> = std::sync::OnceLock::new();
+    SUITE.get_or_init(crate::data::escape::shipped)
+}
+
 /// The probe positions of the health figures logged every batch (32, fixed).
 fn health_probes() -> &'static [Position] {
     static PROBES: std::sync::OnceLock<Vec<Position>> = std::sync::OnceLock::new();
     PROBES.get_or_init(|| super::health::probes(32, 1))
-}
-
-/// What the seed saw, measured on a batch's games: captures per game, material captured per
-/// game, the share of moves that leave one of the mover's pieces en prise (the opponent then
-/// has a capture that wins material by static exchange), and how games end.
-pub fn game_figures(games: &[Trajectory]) -> Vec<(&'static str, f64)> {
-    let (mut captures, mut material, mut en_prise, mut moves) = (0usize, 0.0f64, 0usize, 0usize);
-    let (mut mates, mut limits) = (0usize, 0usize);
-    for g in games {
-        for (pos, &mv) in g.positions.iter().zip(&g.moves) {
-            let taken = capture_value(pos, mv);
-            captures += (taken > 0.0) as usize;
-            material += taken as f64;
-            let mut after = *pos;
-            after.play(mv);
-            en_prise += after.legal_moves().iter().any(|&m| after.is_capture(m) && see_ge(&after, m, 1)) as usize;
-            moves += 1;
-        }
-        match g.end {
-            End::Rules(crate::chess::game::Ending::Checkmate) => mates += 1,
-            End::MoveLimit => limits += 1,
-            End::Rules(_) => {}
-        }
-    }
-    let n = games.len().max(1) as f64;
-    vec![
-        ("captures_per_game", captures as f64 / n),
-        ("material_per_game", material / n),
-        ("en_prise_share", en_prise as f64 / moves.max(1) as f64),
-        ("mate_share", mates as f64 / n),
-        ("limit_share", limits as f64 / n),
-        ("plies_per_game", moves as f64 / n),
-    ]
 }
 
 #[cfg(test)]
@@ -485,20 +436,32 @@ mod tests {
         assert!((r[0] - (-255.1)).abs() < 1e-4 && r[1] == 255.0, "{r:?}");
         // The episode stage's per-move half, on real moves: a pawn takes a knight, a queen
         // takes back; then a mate.
+        let arch = super::super::model::Arch { c1: 2, c2: 2, c3: 2, fc: 2 };
+        let legal = Actor::new(Agents::new(arch, &mut Rng::new(1)), Compose::Signed);
+        let seed_env = Actor { king_capture: true, ..Actor::new(Agents::new(arch, &mut Rng::new(1)), Compose::Signed) };
         let p = Position::from_fen("4k3/8/3q4/4n3/3P4/8/8/4K3 w - - 0 1").unwrap();
         let m = p.parse_uci("d4e5").unwrap();
         let mut after = p;
         after.play(m);
-        assert_eq!(Learner::reward(&p, m, &after), 3.0);
+        assert_eq!(Learner::reward(&legal, &p, m, &after), 3.0);
         let m2 = after.parse_uci("d6e5").unwrap();
         let mut after2 = after;
         after2.play(m2);
-        assert_eq!(Learner::reward(&after, m2, &after2), 1.0);
+        assert_eq!(Learner::reward(&legal, &after, m2, &after2), 1.0);
         let mate = Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").unwrap();
         let mm = mate.parse_uci("a1a8").unwrap();
         let mut done = mate;
         done.play(mm);
-        assert_eq!(Learner::reward(&mate, mm, &done), 255.0);
+        assert_eq!(Learner::reward(&legal, &mate, mm, &done), 255.0);
+        // In the seed's environment a mate ends nothing and earns nothing; taking the king
+        // (left attacked) earns its 255.
+        assert_eq!(Learner::reward(&seed_env, &mate, mm, &done), 0.0);
+        let open = Position::from_fen("6k1/8/8/8/8/8/8/R3K2r w - - 0 1").unwrap();
+        let take = open.pseudo_legal_moves().into_iter().find(|&m| m.to_string() == "a1a8").unwrap();
+        let mut left = open;
+        left.play(take);
+        let king = left.pseudo_legal_moves().into_iter().find(|&m| left.takes_king(m)).expect("h1 takes e1");
+        assert_eq!(Learner::reward(&seed_env, &left, king, &left), 255.0);
     }
 
     /// The update reaches the outputs it should: trained on two moves of one position (a
@@ -512,19 +475,19 @@ mod tests {
         let arch = Arch { c1: 4, c2: 8, c3: 4, fc: 16 };
         let agents = Agents::new(arch, &mut Rng::new(4));
         let black_before: Vec<f32> = agents.layout.tensors(Color::Black, Net::Piece).iter().flat_map(|&id| agents.params.value(id).data().to_vec()).collect();
-        let cfg = QCfg { gamma: 0.99, no_capture: -0.1, batch: 2, passes: 1, compose: Compose::Signed, eval_every: 0, eval_games: 0, eval_plies: 0, rule_draws: false, mate: MATE_VALUE };
+        let cfg = QCfg { gamma: 0.99, no_capture: -0.1, batch: 2, passes: 1, compose: Compose::Signed, eval_every: 0, eval_games: 0, eval_plies: 0, rule_draws: false, mate: MATE_VALUE, king_capture: false, loss: Loss::Squared, targets: Targets::Chosen, update: Update::Batches };
         let learner = Learner { cfg, layout: agents.layout, seed: 1, batch: 0, threads: 1 };
         let example = |m: Move, q: f32| {
             let mut x = Box::new([0.0f32; INPUTS]);
             encode(&pos, Color::White, &mut x[..]);
-            Example { x, colour: Color::White, from: m.from.index(), to: m.to.index(), role: pos.role_on(m.from).unwrap(), q_piece: q, q_move: q }
+            Example { x, colour: Color::White, from: m.from.index(), to: m.to.index(), role: pos.role_on(m.from).unwrap(), q_piece: q, q_move: q, mask: masks(&pos, false) }
         };
         let ex = [example(take, 9.0), example(quiet, -0.1)];
         let mut params = agents.params;
         let mut opt = crate::tensor::Adam::new(0.01);
         let mut last = f64::INFINITY;
         for _ in 0..300 {
-            let (lp, lm) = learner.step(&mut params, &mut opt, &[&ex[0], &ex[1]]).unwrap();
+            let (lp, lm, _) = learner.step(&mut params, &mut opt, &[&ex[0], &ex[1]]).unwrap();
             last = lp + lm;
         }
         assert!(last < 0.1, "the squared errors stay at {last}");
@@ -542,14 +505,14 @@ mod tests {
         use super::super::model::Arch;
         let pos = Position::startpos();
         let arch = Arch { c1: 3, c2: 5, c3: 2, fc: 6 };
-        let cfg = QCfg { gamma: 0.99, no_capture: -0.1, batch: 8, passes: 1, compose: Compose::Signed, eval_every: 0, eval_games: 0, eval_plies: 0, rule_draws: false, mate: MATE_VALUE };
+        let cfg = QCfg { gamma: 0.99, no_capture: -0.1, batch: 8, passes: 1, compose: Compose::Signed, eval_every: 0, eval_games: 0, eval_plies: 0, rule_draws: false, mate: MATE_VALUE, king_capture: false, loss: Loss::Squared, targets: Targets::Chosen, update: Update::Batches };
         let mut ex = Vec::new();
         let mut p = pos;
         for (i, m) in ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6"].iter().enumerate() {
             let mv = p.parse_uci(m).unwrap();
             let mut x = Box::new([0.0f32; INPUTS]);
             encode(&p, p.turn(), &mut x[..]);
-            ex.push(Example { x, colour: p.turn(), from: mv.from.index(), to: mv.to.index(), role: p.role_on(mv.from).unwrap(), q_piece: i as f32 - 2.0, q_move: 1.5 - i as f32 });
+            ex.push(Example { x, colour: p.turn(), from: mv.from.index(), to: mv.to.index(), role: p.role_on(mv.from).unwrap(), q_piece: i as f32 - 2.0, q_move: 1.5 - i as f32, mask: masks(&p, false) });
             p.play(mv);
         }
         let refs: Vec<&Example> = ex.iter().collect();

@@ -71,6 +71,12 @@ pub struct EpisodeCfg {
     /// true). False keeps only mate, stalemate, insufficient material and the move limit, as
     /// an environment without those rules (seed 002's) would.
     pub rule_draws: bool,
+    /// An environment without check (seed 002's): the actor chooses among pseudo-legal moves
+    /// ([`Position::pseudo_legal_moves`]), so a king may be left attacked; a move that takes
+    /// the king ends the game, won by its mover, and is not played. Mate, stalemate and
+    /// insufficient material end nothing there (repetition and fifty moves as `rule_draws`
+    /// says).
+    pub king_capture: bool,
 }
 
 /// How a game ended.
@@ -80,6 +86,10 @@ pub enum End {
     Rules(Ending),
     /// At [`EpisodeCfg::max_plies`], scored a draw.
     MoveLimit,
+    /// A king was taken ([`EpisodeCfg::king_capture`]): the last move, not played.
+    KingTaken,
+    /// The side to move had no move at all in an environment without check, scored a draw.
+    NoMove,
 }
 
 /// One game as the learner sees it: the opening (where the game began and the moves played
@@ -111,13 +121,13 @@ pub trait EpisodeLearner {
     /// does not depend on which thread played the game before it).
     fn begin(_actor: &mut Self::Actor) {}
 
-    /// The move to play in `game` (which has a legal move), exploring by `explore`, drawing
-    /// any randomness from `rng`.
+    /// The move to play in `game` (which has a legal move; a pseudo-legal one under
+    /// [`EpisodeCfg::king_capture`]), exploring by `explore`, drawing any randomness from `rng`.
     fn act(actor: &mut Self::Actor, game: &Game, explore: f64, rng: &mut Rng) -> Move;
 
     /// The reward of `mv` played in `before`, reaching `after` (0 for a system that learns
-    /// from results alone).
-    fn reward(_before: &Position, _mv: Move, _after: &Position) -> f32 {
+    /// from results alone; a move that takes a king is not played: `after` is `before`).
+    fn reward(_actor: &Self::Actor, _before: &Position, _mv: Move, _after: &Position) -> f32 {
         0.0
     }
 
@@ -191,7 +201,8 @@ fn play<L: EpisodeLearner>(actor: &mut L::Actor, cfg: &EpisodeCfg, explore: f64,
     };
     loop {
         if let Some((outcome, ending)) = game.outcome() {
-            if cfg.rule_draws || !matches!(ending, Ending::Repetition | Ending::FiftyMoves) {
+            let ends = if cfg.king_capture { matches!(ending, Ending::Repetition | Ending::FiftyMoves) && cfg.rule_draws } else { cfg.rule_draws || !matches!(ending, Ending::Repetition | Ending::FiftyMoves) };
+            if ends {
                 (t.outcome, t.end) = (outcome, End::Rules(ending));
                 return t;
             }
@@ -200,10 +211,31 @@ fn play<L: EpisodeLearner>(actor: &mut L::Actor, cfg: &EpisodeCfg, explore: f64,
             return t;
         }
         let before = *game.position();
+        if cfg.king_capture {
+            let moves = before.pseudo_legal_moves();
+            if moves.is_empty() {
+                t.end = End::NoMove;
+                return t;
+            }
+            let m = L::act(actor, &game, explore, rng);
+            assert!(moves.contains(&m), "the actor chose {m}, not a move in {}", before.fen());
+            if before.takes_king(m) {
+                t.rewards.push(L::reward(actor, &before, m, &before));
+                t.positions.push(before);
+                t.moves.push(m);
+                (t.outcome, t.end) = (Outcome::Win(before.turn()), End::KingTaken);
+                return t;
+            }
+            game.play_unchecked(m);
+            t.rewards.push(L::reward(actor, &before, m, game.position()));
+            t.positions.push(before);
+            t.moves.push(m);
+            continue;
+        }
         let m = L::act(actor, &game, explore, rng);
         assert!(before.is_legal(m), "the actor chose {m}, illegal in {}", before.fen());
         game.play_unchecked(m);
-        t.rewards.push(L::reward(&before, m, game.position()));
+        t.rewards.push(L::reward(actor, &before, m, game.position()));
         t.positions.push(before);
         t.moves.push(m);
     }
