@@ -6,10 +6,10 @@
 
 use super::features::{encode, INPUTS};
 use super::model::{Agents, Net};
-use super::policy::{move_scores, Compose, Values};
+use super::policy::{choose, choose_among, move_scores, Compose, Values};
 use crate::chess::{Color, Game, Move, Position, Role};
 use crate::search::MoveScorer;
-use crate::tensor::kernels::simd::Kernel;
+use crate::tensor::kernels::simd::{active_kernel, Kernel};
 use crate::tensor::layers::{affine_act, conv};
 use crate::tensor::{Matrix, Result};
 
@@ -93,6 +93,58 @@ pub fn evaluate(infer: &mut Infer, agents: &Agents, pos: &Position, values: &mut
         }
     }
     Ok(())
+}
+
+/// The nets of both agents as they stand, and what choosing a move needs.
+pub struct Actor {
+    agents: Agents,
+    infer: Infer,
+    values: Values,
+    compose: Compose,
+    /// Playing in the seed's environment (pseudo-legal moves, a king may be taken).
+    king_capture: bool,
+}
+
+impl Actor {
+    /// An actor of legal chess.
+    pub fn new(agents: Agents, compose: Compose) -> Actor {
+        Actor::in_env(agents, compose, false)
+    }
+
+    /// An actor of legal chess, or of the seed's environment (`king_capture`: pseudo-legal
+    /// moves, a king may be taken).
+    pub fn in_env(agents: Agents, compose: Compose, king_capture: bool) -> Actor {
+        Actor { agents, infer: Infer::new(active_kernel()), values: Values::default(), compose, king_capture }
+    }
+
+    /// Whether it plays the seed's environment.
+    pub fn king_capture(&self) -> bool {
+        self.king_capture
+    }
+
+    /// The nets it plays with.
+    pub fn agents(&self) -> &Agents {
+        &self.agents
+    }
+
+    /// The moves the actor chooses among in `pos`.
+    pub fn moves(&self, pos: &Position) -> Vec<Move> {
+        if self.king_capture {
+            pos.pseudo_legal_moves()
+        } else {
+            pos.legal_moves().iter().copied().collect()
+        }
+    }
+
+    /// The greedy action in `pos` (which has a move), with its two values.
+    pub fn greedy(&mut self, pos: &Position) -> super::policy::Choice {
+        evaluate(&mut self.infer, &self.agents, pos, &mut self.values).expect("the agents' shapes are checked on load");
+        if self.king_capture {
+            choose_among(pos, &self.values, self.compose, &pos.pseudo_legal_moves())
+        } else {
+            choose(pos, &self.values, self.compose)
+        }
+    }
 }
 
 /// The agents as a move scorer: each move's composed value (see `policy`).

@@ -5,7 +5,7 @@
 use super::features::capture_value;
 use super::model::Agents;
 use super::recipe::QCfg;
-use super::train::Actor;
+use super::infer::Actor;
 use crate::chess::threats::escape_case;
 use crate::chess::{Color, Game, Move, Position};
 use crate::data::escape::Case;

@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | "Rewards" | piece values (1, 3, 3, 5, 9; the king 255, a mate here), −0.1 for a move that captures nothing, the reply subtracted | [`features`] (values), [`train`] (`agent_rewards`) |
 //! | "State representation" | 8×8×6, +1 the agent's pieces, −1 the opponent's | [`features`] |
-//! | "Selecting the action" | the piece selector composed with the best destination of each move selector, masked to legal squares | [`policy`] (the rule), [`infer`] (the nets it reads: `Infer`, `evaluate`) |
+//! | "Selecting the action" | the piece selector composed with the best destination of each move selector, masked to legal squares | [`policy`] (the rule), [`infer`] (the nets it reads: `Infer`, `evaluate`; `Actor`, the agents choosing a move in self-play and in every measurement) |
 //! | "The neural network architecture", initialisation | conv 32 → 128 → 32 (3×3, no padding, no pooling), dense 128, 64 outputs; U(±1e-7) / U(±1e-6) (the author recipe's; ours: U(±1/√fan_in)) | [`model`] |
 //! | "Q-learning" | r + γ·max Q(s′, a′), γ = 0.99, for the piece selector and the moved piece's selector; MSE; Adam | [`train`] (the update), [`recipe`] (its settings: ours, and the author's code: a fresh Adam 0.01 per move, masked targets on all seven nets) |
 //! | the seed's environment | no check: a king left attacked may be taken (255), ending the game | [`train`] (`--env seed`; the episode stage's `king_capture`, `chess::pseudo`) |

@@ -19,13 +19,11 @@
 //! played (the nets that chose the moves), so a batch is one function of its inputs.
 
 use super::features::{capture_value, encode, INPUTS, MATE_VALUE};
-use super::infer::{evaluate, Infer};
+use super::infer::Actor;
 use super::measure::{game_figures, score_against, Baseline};
 use super::recipe::{Loss, QCfg, Targets, Update};
 use super::model::{Agents, Layout, Net};
-use super::policy::{choose, choose_among, Compose, Values};
 use crate::chess::{Color, Game, Move, Position, Role};
-use crate::tensor::kernels::simd::active_kernel;
 use crate::tensor::{Matrix, Optimizer, Params, Rng, Tape};
 use crate::train::episode::{EpisodeLearner, Trajectory};
 use crate::train::stage::EpochStats;
@@ -75,42 +73,6 @@ fn masks(pos: &Position, king_capture: bool) -> [u64; 7] {
         }
     }
     m
-}
-
-/// The nets of both agents as they stand, and what choosing a move needs.
-pub struct Actor {
-    agents: Agents,
-    infer: Infer,
-    values: Values,
-    compose: Compose,
-    /// Playing in the seed's environment (pseudo-legal moves, a king may be taken).
-    king_capture: bool,
-}
-
-impl Actor {
-    /// An actor of legal chess.
-    pub fn new(agents: Agents, compose: Compose) -> Actor {
-        Actor { agents, infer: Infer::new(active_kernel()), values: Values::default(), compose, king_capture: false }
-    }
-
-    /// The moves the actor chooses among in `pos`.
-    fn moves(&self, pos: &Position) -> Vec<Move> {
-        if self.king_capture {
-            pos.pseudo_legal_moves()
-        } else {
-            pos.legal_moves().iter().copied().collect()
-        }
-    }
-
-    /// The greedy action in `pos` (which has a move), with its two values.
-    pub fn greedy(&mut self, pos: &Position) -> super::policy::Choice {
-        evaluate(&mut self.infer, &self.agents, pos, &mut self.values).expect("the agents' shapes are checked on load");
-        if self.king_capture {
-            choose_among(pos, &self.values, self.compose, &pos.pseudo_legal_moves())
-        } else {
-            choose(pos, &self.values, self.compose)
-        }
-    }
 }
 
 pub struct Learner {
@@ -301,7 +263,7 @@ impl EpisodeLearner for Learner {
     type Actor = Actor;
 
     fn actor(&self, params: &Params) -> Actor {
-        Actor { king_capture: self.cfg.king_capture, ..Actor::new(self.agents(params), self.cfg.compose) }
+        Actor::in_env(self.agents(params), self.cfg.compose, self.cfg.king_capture)
     }
 
     /// ε-greedy: a uniformly random legal move with probability `explore`, else the agents'.
@@ -321,7 +283,7 @@ impl EpisodeLearner for Learner {
     /// What the move took (the king's value for a mate, or for the king itself in the seed's
     /// environment, where a mate ends nothing); the reply is folded in `learn`.
     fn reward(actor: &Actor, before: &Position, mv: Move, after: &Position) -> f32 {
-        capture_value(before, mv) + if !actor.king_capture && after.is_checkmate() { MATE_VALUE } else { 0.0 }
+        capture_value(before, mv) + if !actor.king_capture() && after.is_checkmate() { MATE_VALUE } else { 0.0 }
     }
 
     fn learn(&mut self, params: &mut Params, opt: &mut dyn Optimizer, games: &[Trajectory], rng: &mut Rng) -> Result<EpochStats, String> {
@@ -421,6 +383,7 @@ fn health_probes() -> &'static [Position] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::selfplay::policy::Compose;
 
     /// A capture then a recapture: the pawn takes a knight (+3), the queen retakes the pawn
     /// (−1 for the first mover); a quiet move costs 0.1; a mate earns 255 and costs the mated
@@ -438,7 +401,7 @@ mod tests {
         // takes back; then a mate.
         let arch = super::super::model::Arch { c1: 2, c2: 2, c3: 2, fc: 2 };
         let legal = Actor::new(Agents::new(arch, &mut Rng::new(1)), Compose::Signed);
-        let seed_env = Actor { king_capture: true, ..Actor::new(Agents::new(arch, &mut Rng::new(1)), Compose::Signed) };
+        let seed_env = Actor::in_env(Agents::new(arch, &mut Rng::new(1)), Compose::Signed, true);
         let p = Position::from_fen("4k3/8/3q4/4n3/3P4/8/8/4K3 w - - 0 1").unwrap();
         let m = p.parse_uci("d4e5").unwrap();
         let mut after = p;
@@ -495,7 +458,7 @@ mod tests {
         let c = actor.greedy(&pos);
         assert_eq!(c.mv, take, "{c:?}");
         assert!((c.p - 9.0).abs() < 0.3 && (c.m - 9.0).abs() < 0.3, "{c:?}");
-        let black_after: Vec<f32> = learner.layout.tensors(Color::Black, Net::Piece).iter().flat_map(|&id| actor.agents.params.value(id).data().to_vec()).collect();
+        let black_after: Vec<f32> = learner.layout.tensors(Color::Black, Net::Piece).iter().flat_map(|&id| actor.agents().params.value(id).data().to_vec()).collect();
         assert_eq!(black_before, black_after);
     }
 
