@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train train-dbn train-cnn cnn-data train-neurochess train-selfplay neurochess-table1 install-gnuchess test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train bench-neurochess bench-selfplay perft datagen dataset labels-dbn match gauntlet tournament tournament-long install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
+.PHONY: all build train train-dbn train-cnn cnn-data train-neurochess train-selfplay escape-suite escape neurochess-table1 install-gnuchess test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train bench-neurochess bench-selfplay perft datagen dataset labels-dbn match gauntlet tournament tournament-long install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
 
 all: build
 
@@ -152,6 +152,15 @@ neurochess-table1: build
 SP_PROFILE ?= quick
 train-selfplay: build
 	$(BIN) train --system selfplay --profile $(SP_PROFILE) --out runs/selfplay-$(SP_PROFILE) --resume
+
+# Seed 002's escape milestone: the shipped suite (500 positions of the held-out datagen-next
+# games, each with one piece en prise and a save), rebuilt, and the shipped agents measured on
+# it beside the handcrafted evaluator at depth 1 (and a random mover, a greedy capturer).
+escape-suite: build
+	$(BIN) escape --build --pgn data/datagen-next/sf15-datagen-4.pgn.xz --out data/escape/suite.epd --positions 500 --seed 1
+
+escape: build
+	$(BIN) escape --player qagent --player handcrafted --player compact --depth 1
 
 # Optional: installs Debian's GNU Chess 6.2 (seed 004's opponent; UCI with 'gnuchess -u'). Uses apt.
 install-gnuchess:

@@ -128,21 +128,49 @@ fn a_tiny_run_trains_reports_and_plays() {
 }
 
 /// The shipped agents (`data/nets/qagent.dcw`) on the health check (`selfplay::health`: each
-/// layer's share of live units and the output's spread across 200 probe positions). The
-/// issue that measured them found ten of the fourteen nets position-blind; until agents that
-/// see the board are shipped this test fails, so it runs with `make test-full` (ignored), as
-/// the goal it measures. `--nocapture` prints every net's figures.
+/// layer's share of live units and the output's spread across 200 probe positions): every one
+/// of the fourteen nets sees the board. (The agents shipped before issue 63 failed it: ten
+/// nets position-blind.) `--nocapture` prints every net's figures.
 #[test]
-#[ignore]
 fn the_shipped_agents_see_the_board() {
     use deepchess::selfplay::health::{alive_text, measure, probes, verdict};
-    use deepchess::selfplay::model::Agents;
-    use deepchess::tensor::NetFile;
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets/qagent.dcw");
-    let (agents, _) = Agents::load(&path).unwrap();
+    let (agents, _) = Agents::load(&shipped()).unwrap();
     let h = measure(&agents, &probes(200, 1), deepchess::tensor::Kernel::Scalar);
     for n in &h {
         eprintln!("{:<13} alive {}  spread across positions {:.3e}, across squares {:.3e}", n.name(), alive_text(n), n.spread_positions, n.spread_squares);
     }
     verdict(&h).unwrap();
+}
+
+fn shipped() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets/qagent.dcw")
+}
+
+/// The shipped agents on the escape suite (`data/escape/suite.epd`): the rate training
+/// measures (`selfplay::measure::escape_rate`, the greedy agents) is the rate `deepchess
+/// escape` measures for the registered player, position by position.
+#[test]
+fn the_shipped_agents_on_the_escape_suite() {
+    use deepchess::arena::escape::{player_rate, random_rate};
+    use deepchess::players::find;
+    use deepchess::search::{Limits, PlayerSettings};
+    let suite = deepchess::data::escape::shipped();
+    let (agents, _) = Agents::load(&shipped()).unwrap();
+    let ours = deepchess::selfplay::measure::escape_rate(&agents, Compose::Signed, &suite);
+    let mut p = find("qagent").unwrap().build(&PlayerSettings { net: Some(shipped()), ..PlayerSettings::new(1) }).unwrap();
+    let r = player_rate(p.player.as_mut(), &suite, &Limits::depth(1));
+    eprintln!("qagent saves {} (a random mover {})", r.text(), random_rate(&suite).text());
+    assert_eq!(r.share(), ours);
+}
+
+/// Issue 63's goal, as a test: the shipped agents save a hanging piece in at least half the
+/// suite's positions (a random mover: 19.9 %). Not met yet (docs/results.md, seed 002), so it
+/// runs with `make test-full` (ignored), as the goal it measures.
+#[test]
+#[ignore]
+fn the_shipped_agents_escape_half_the_time() {
+    let suite = deepchess::data::escape::shipped();
+    let (agents, _) = Agents::load(&shipped()).unwrap();
+    let rate = deepchess::selfplay::measure::escape_rate(&agents, Compose::Signed, &suite);
+    assert!(rate >= 0.5, "the shipped agents save {:.1} % of the suite's pieces", 100.0 * rate);
 }
