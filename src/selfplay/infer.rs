@@ -127,6 +127,11 @@ impl Actor {
         &self.agents
     }
 
+    /// The nets' outputs on the last position [`Actor::greedy`] was asked.
+    pub fn values(&self) -> &Values {
+        &self.values
+    }
+
     /// The moves the actor chooses among in `pos`.
     pub fn moves(&self, pos: &Position) -> Vec<Move> {
         if self.king_capture {

@@ -154,3 +154,36 @@ pub fn escape_rate(agents: &Agents, compose: super::policy::Compose, suite: &[Ca
     saved as f64 / suite.len().max(1) as f64
 }
 
+
+/// Where the greedy agents' escapes are lost, on an escape suite: in how many positions the
+/// piece selector values the hanging piece's square above every other piece that can move;
+/// the greedy action moves that piece; that move saves it; any move saves it (a defence, a
+/// capture of the attacker, a block).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EscapeSteps {
+    pub cases: usize,
+    pub piece_selector_first: usize,
+    pub moved: usize,
+    pub saved_by_moving: usize,
+    pub saved: usize,
+}
+
+/// [`EscapeSteps`] of `agents` on `suite`.
+pub fn escape_steps(agents: &Agents, compose: super::policy::Compose, suite: &[Case]) -> EscapeSteps {
+    let mut actor = Actor::new(Agents { layout: agents.layout, params: agents.params.clone() }, compose);
+    let mut st = EscapeSteps { cases: suite.len(), piece_selector_first: 0, moved: 0, saved_by_moving: 0, saved: 0 };
+    for c in suite {
+        let choice = actor.greedy(&c.pos);
+        let p = &actor.values().nets[0];
+        let h = c.escape.square.index();
+        let froms = c.pos.legal_moves().iter().map(|m| m.from.index()).collect::<std::collections::BTreeSet<_>>();
+        st.piece_selector_first += froms.iter().all(|&f| f == h || p[f] < p[h]) as usize;
+        let saves = c.escape.saving.contains(&choice.mv);
+        st.saved += saves as usize;
+        if choice.mv.from.index() == h {
+            st.moved += 1;
+            st.saved_by_moving += saves as usize;
+        }
+    }
+    st
+}
