@@ -175,7 +175,7 @@ fn the_shipped_agents_escape_half_the_time() {
     // Where the saves are lost (`--nocapture`): the piece selector's first choice, the action,
     // the destination.
     let st = deepchess::selfplay::measure::escape_steps(&agents, Compose::Signed, &suite);
-    eprintln!("{} positions: the piece selector values the hanging piece first in {}, the action moves it in {} and saves it so in {}; saved in all (a defence, a capture of the attacker, a block included): {}", st.cases, st.piece_selector_first, st.moved, st.saved_by_moving, st.saved);
+    eprintln!("{} positions: the piece selector values the hanging piece first in {} (a random piece: {:.1}), the action moves it in {} and saves it so in {}; saved in all (a defence, a capture of the attacker, a block included): {}", st.cases, st.piece_selector_first, st.random_piece, st.moved, st.saved_by_moving, st.saved);
     assert_eq!(st.saved as f64 / st.cases as f64, rate);
     assert!(rate >= 0.5, "the shipped agents save {:.1} % of the suite's pieces", 100.0 * rate);
 }

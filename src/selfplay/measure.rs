@@ -159,10 +159,12 @@ pub fn escape_rate(agents: &Agents, compose: super::policy::Compose, suite: &[Ca
 /// piece selector values the hanging piece's square above every other piece that can move;
 /// the greedy action moves that piece; that move saves it; any move saves it (a defence, a
 /// capture of the attacker, a block).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EscapeSteps {
     pub cases: usize,
     pub piece_selector_first: usize,
+    /// What a uniformly random choice among the pieces that can move would give there.
+    pub random_piece: f64,
     pub moved: usize,
     pub saved_by_moving: usize,
     pub saved: usize,
@@ -171,13 +173,14 @@ pub struct EscapeSteps {
 /// [`EscapeSteps`] of `agents` on `suite`.
 pub fn escape_steps(agents: &Agents, compose: super::policy::Compose, suite: &[Case]) -> EscapeSteps {
     let mut actor = Actor::new(Agents { layout: agents.layout, params: agents.params.clone() }, compose);
-    let mut st = EscapeSteps { cases: suite.len(), piece_selector_first: 0, moved: 0, saved_by_moving: 0, saved: 0 };
+    let mut st = EscapeSteps { cases: suite.len(), piece_selector_first: 0, random_piece: 0.0, moved: 0, saved_by_moving: 0, saved: 0 };
     for c in suite {
         let choice = actor.greedy(&c.pos);
         let p = &actor.values().nets[0];
         let h = c.escape.square.index();
         let froms = c.pos.legal_moves().iter().map(|m| m.from.index()).collect::<std::collections::BTreeSet<_>>();
         st.piece_selector_first += froms.iter().all(|&f| f == h || p[f] < p[h]) as usize;
+        st.random_piece += 1.0 / froms.len() as f64;
         let saves = c.escape.saving.contains(&choice.mv);
         st.saved += saves as usize;
         if choice.mv.from.index() == h {
