@@ -4,7 +4,7 @@
 //! one-ply greedy capturer (the capture of the most valuable piece, the first on a tie, else a
 //! random move).
 
-use crate::chess::threats::{saves, value};
+use crate::chess::threats::{greedy_capture, saves};
 use crate::chess::Game;
 use crate::data::escape::Case;
 use crate::search::{Limits, Player};
@@ -45,21 +45,9 @@ pub fn random_rate(suite: &[Case]) -> Rate {
 pub fn greedy_rate(suite: &[Case]) -> Rate {
     let saved = suite
         .iter()
-        .map(|c| {
-            let moves = c.pos.legal_moves();
-            let mut best: Option<(u32, crate::chess::Move)> = None;
-            for &m in moves.iter() {
-                if c.pos.is_capture(m) {
-                    let v = c.pos.role_on(m.to).map_or(1, value);
-                    if best.map_or(true, |(b, _)| v > b) {
-                        best = Some((v, m));
-                    }
-                }
-            }
-            match best {
-                Some((_, m)) => saves(&c.pos, c.escape.square, m) as u8 as f64,
-                None => c.random_rate(),
-            }
+        .map(|c| match greedy_capture(&c.pos) {
+            Some(m) => saves(&c.pos, c.escape.square, m) as u8 as f64,
+            None => c.random_rate(),
         })
         .sum();
     Rate { saved, cases: suite.len() }

@@ -5,7 +5,7 @@
 //! in check; [`Position::play`] handles it like any other, but a move that takes the king
 //! must not be played: the environment ends the game there ([`Position::takes_king`]).
 
-use super::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
+use super::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks};
 use super::{Bitboard, Color, Move, Position, Role, Square};
 
 impl Position {
@@ -48,15 +48,16 @@ impl Position {
                 push(from, to, last_rank(to));
             }
         }
-        for (role, attacks) in [
-            (Role::Knight, &(|s: Square, _: Bitboard| knight_attacks(s)) as &dyn Fn(Square, Bitboard) -> Bitboard),
-            (Role::Bishop, &|s, o| bishop_attacks(s, o)),
-            (Role::Rook, &|s, o| rook_attacks(s, o)),
-            (Role::Queen, &|s, o| bishop_attacks(s, o) | rook_attacks(s, o)),
-            (Role::King, &|s, _| king_attacks(s)),
-        ] {
+        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King] {
             for from in self.pieces(us, role) {
-                for to in attacks(from, occ) & !ours {
+                let attacks = match role {
+                    Role::Knight => knight_attacks(from),
+                    Role::Bishop => bishop_attacks(from, occ),
+                    Role::Rook => rook_attacks(from, occ),
+                    Role::Queen => queen_attacks(from, occ),
+                    _ => king_attacks(from),
+                };
+                for to in attacks & !ours {
                     push(from, to, false);
                 }
             }

@@ -16,6 +16,21 @@ pub fn value(r: Role) -> u32 {
     [1, 3, 3, 5, 9, 1000][r.index()]
 }
 
+/// The one-ply greedy capturer's move: the legal capture of the most valuable piece (en
+/// passant takes a pawn), the first in generation order on a tie; `None` without a capture.
+pub fn greedy_capture(pos: &Position) -> Option<Move> {
+    let mut best: Option<(u32, Move)> = None;
+    for &m in pos.legal_moves().iter() {
+        if pos.is_capture(m) {
+            let v = pos.role_on(m.to).map_or(1, value);
+            if best.map_or(true, |(b, _)| v > b) {
+                best = Some((v, m));
+            }
+        }
+    }
+    best.map(|(_, m)| m)
+}
+
 /// Whether the piece on `sq` is en prise (attacked by its opponent with a cheaper piece, or
 /// attacked and undefended). An empty square is not.
 pub fn en_prise(pos: &Position, sq: Square) -> bool {

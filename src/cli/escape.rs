@@ -68,7 +68,7 @@ fn build_cmd(p: &crate::io::args::Parsed) -> Result<(), CliError> {
     for f in &pgns {
         readers.push(crate::chess::pgn::open_pgn(f).map_err(|e| CliError::Failed(format!("{f}: {e}")))?);
     }
-    let (cases, st) = build(readers, want, seed).map_err(CliError::Failed)?;
+    let (cases, st) = build(readers, want, seed);
     let mut text = format!(
         "# Escape suite: {} positions from {} games ({} with a case, {} cases in all), one per game at a ply drawn with seed {seed}.\n# Made by: deepchess escape --build{} --out {out} --positions {want} --seed {seed}\n# Each line: FEN ; hanging SQUARE ; saves N of M (the moves that save the piece, the legal moves).\n",
         cases.len(),

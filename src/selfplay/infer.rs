@@ -6,7 +6,7 @@
 
 use super::features::{encode, INPUTS};
 use super::model::{Agents, Net};
-use super::policy::{choose, choose_among, move_scores, Compose, Values};
+use super::policy::{choose_among, move_scores, Compose, Values};
 use crate::chess::{Color, Game, Move, Position, Role};
 use crate::search::MoveScorer;
 use crate::tensor::kernels::simd::{active_kernel, Kernel};
@@ -134,21 +134,23 @@ impl Actor {
 
     /// The moves the actor chooses among in `pos`.
     pub fn moves(&self, pos: &Position) -> Vec<Move> {
-        if self.king_capture {
-            pos.pseudo_legal_moves()
-        } else {
-            pos.legal_moves().iter().copied().collect()
-        }
+        env_moves(pos, self.king_capture)
     }
 
     /// The greedy action in `pos` (which has a move), with its two values.
     pub fn greedy(&mut self, pos: &Position) -> super::policy::Choice {
         evaluate(&mut self.infer, &self.agents, pos, &mut self.values).expect("the agents' shapes are checked on load");
-        if self.king_capture {
-            choose_among(pos, &self.values, self.compose, &pos.pseudo_legal_moves())
-        } else {
-            choose(pos, &self.values, self.compose)
-        }
+        choose_among(pos, &self.values, self.compose, &self.moves(pos))
+    }
+}
+
+/// The moves of `pos` in legal chess, or in the seed's environment (`king_capture`: the
+/// pseudo-legal ones, a king left attacked may be taken).
+pub fn env_moves(pos: &Position, king_capture: bool) -> Vec<Move> {
+    if king_capture {
+        pos.pseudo_legal_moves()
+    } else {
+        pos.legal_moves().iter().copied().collect()
     }
 }
 

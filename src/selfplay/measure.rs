@@ -6,7 +6,7 @@ use super::features::capture_value;
 use super::model::Agents;
 use super::recipe::QCfg;
 use super::infer::Actor;
-use crate::chess::threats::escape_case;
+use crate::chess::threats::{escape_case, greedy_capture};
 use crate::chess::{Color, Game, Move, Position};
 use crate::data::escape::Case;
 use crate::search::see::see_ge;
@@ -24,19 +24,10 @@ pub enum Baseline {
 
 impl Baseline {
     fn choose(self, pos: &Position, rng: &mut Rng) -> Move {
-        let moves = pos.legal_moves();
-        if self == Baseline::Greedy {
-            let mut best: Option<(f32, Move)> = None;
-            for &m in moves.iter() {
-                let v = capture_value(pos, m);
-                if v > 0.0 && best.map_or(true, |(b, _)| v > b) {
-                    best = Some((v, m));
-                }
-            }
-            if let Some((_, m)) = best {
-                return m;
-            }
+        if let Some(m) = (self == Baseline::Greedy).then(|| greedy_capture(pos)).flatten() {
+            return m;
         }
+        let moves = pos.legal_moves();
         moves.as_slice()[rng.below(moves.len() as u64) as usize]
     }
 }
@@ -149,9 +140,7 @@ pub fn game_figures(games: &[Trajectory]) -> Vec<(&'static str, f64)> {
 /// The share of the escape suite's positions ([`crate::data::escape`]) in which the greedy
 /// agents' move saves the hanging piece.
 pub fn escape_rate(agents: &Agents, compose: super::policy::Compose, suite: &[Case]) -> f64 {
-    let mut actor = Actor::new(Agents { layout: agents.layout, params: agents.params.clone() }, compose);
-    let saved = suite.iter().filter(|c| c.escape.saving.contains(&actor.greedy(&c.pos).mv)).count();
-    saved as f64 / suite.len().max(1) as f64
+    escape_steps(agents, compose, suite).saved as f64 / suite.len().max(1) as f64
 }
 
 

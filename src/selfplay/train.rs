@@ -19,7 +19,7 @@
 //! played (the nets that chose the moves), so a batch is one function of its inputs.
 
 use super::features::{capture_value, encode, INPUTS, MATE_VALUE};
-use super::infer::Actor;
+use super::infer::{env_moves, Actor};
 use super::measure::{game_figures, score_against, Baseline};
 use super::recipe::{Loss, QCfg, Targets, Update};
 use super::model::{Agents, Layout, Net};
@@ -56,7 +56,8 @@ struct Example {
     q_piece: f32,
     q_move: f32,
     /// The squares each net may choose (the agent's pieces; per role, where its pieces of
-    /// that kind can go): [`Targets::Masked`] pulls the others to 0.
+    /// that kind can go): [`Targets::Masked`] pulls the others to 0. Unread (every square)
+    /// under [`Targets::Chosen`].
     mask: [u64; 7],
 }
 
@@ -66,8 +67,7 @@ struct Example {
 fn masks(pos: &Position, king_capture: bool) -> [u64; 7] {
     let mut m = [0u64; 7];
     m[0] = pos.by_color(pos.turn()).0;
-    let moves: Vec<Move> = if king_capture { pos.pseudo_legal_moves() } else { pos.legal_moves().iter().copied().collect() };
-    for mv in moves.iter() {
+    for mv in env_moves(pos, king_capture) {
         if let Some(r) = pos.role_on(mv.from) {
             m[Net::Move(r).index()] |= 1 << mv.to.index();
         }
@@ -116,7 +116,7 @@ impl Learner {
             let mut x = Box::new([0.0f32; INPUTS]);
             encode(pos, colour, &mut x[..]);
             let role = pos.role_on(mv.from).expect("a played move has a piece");
-            out.push(Example { x, colour, from: mv.from.index(), to: mv.to.index(), role, q_piece: qp, q_move: qm, mask: masks(pos, self.cfg.king_capture) });
+            out.push(Example { x, colour, from: mv.from.index(), to: mv.to.index(), role, q_piece: qp, q_move: qm, mask: if self.cfg.targets == Targets::Masked { masks(pos, self.cfg.king_capture) } else { [u64::MAX; 7] } });
         }
     }
 
@@ -249,8 +249,8 @@ impl Learner {
         let (reached, lp, lm, lmask) = self.gradients(params, chunk)?;
         for (colour, net) in reached {
             for id in self.layout.tensors(colour, net) {
-                let g = params.grad(id).data().to_vec();
-                for (x, g) in params.value_mut(id).data_mut().iter_mut().zip(g) {
+                let (value, grad) = params.value_and_grad_mut(id);
+                for (x, &g) in value.data_mut().iter_mut().zip(grad.data()) {
                     *x -= lr * g / (g.abs() + 1e-8);
                 }
             }

@@ -211,29 +211,25 @@ fn play<L: EpisodeLearner>(actor: &mut L::Actor, cfg: &EpisodeCfg, explore: f64,
             return t;
         }
         let before = *game.position();
-        if cfg.king_capture {
-            let moves = before.pseudo_legal_moves();
-            if moves.is_empty() {
-                t.end = End::NoMove;
-                return t;
-            }
-            let m = L::act(actor, &game, explore, rng);
-            assert!(moves.contains(&m), "the actor chose {m}, not a move in {}", before.fen());
-            if before.takes_king(m) {
-                t.rewards.push(L::reward(actor, &before, m, &before));
-                t.positions.push(before);
-                t.moves.push(m);
-                (t.outcome, t.end) = (Outcome::Win(before.turn()), End::KingTaken);
-                return t;
-            }
-            game.play_unchecked(m);
-            t.rewards.push(L::reward(actor, &before, m, game.position()));
-            t.positions.push(before);
-            t.moves.push(m);
-            continue;
+        // Without check, the moves the actor may choose among (none: a draw).
+        let pseudo = cfg.king_capture.then(|| before.pseudo_legal_moves());
+        if pseudo.as_ref().is_some_and(Vec::is_empty) {
+            t.end = End::NoMove;
+            return t;
         }
         let m = L::act(actor, &game, explore, rng);
-        assert!(before.is_legal(m), "the actor chose {m}, illegal in {}", before.fen());
+        match &pseudo {
+            Some(moves) => assert!(moves.contains(&m), "the actor chose {m}, not a move in {}", before.fen()),
+            None => assert!(before.is_legal(m), "the actor chose {m}, illegal in {}", before.fen()),
+        }
+        if cfg.king_capture && before.takes_king(m) {
+            // The game ends here, the move unplayed: the learner sees it as the last.
+            t.rewards.push(L::reward(actor, &before, m, &before));
+            t.positions.push(before);
+            t.moves.push(m);
+            (t.outcome, t.end) = (Outcome::Win(before.turn()), End::KingTaken);
+            return t;
+        }
         game.play_unchecked(m);
         t.rewards.push(L::reward(actor, &before, m, game.position()));
         t.positions.push(before);
