@@ -13,6 +13,7 @@
 //! | "Training", the milestones | profiles, recipes, the run, the milestone table and curves | [`pipeline`] |
 //! | the milestones, measured | per batch: captures, pieces en prise, escapes in self-play; per 1,000 games: escapes on the held-out suite (`data/escape/`), games against a random mover and a greedy capturer | [`measure`] |
 //! | (ours) the nets see the board | per net, the share of each layer's units alive on a fixed probe set, the output's spread across positions and across squares | [`health`] |
+//! | (ours) can the shape see a hanging piece | the piece selectors taught en prise by labels, then asked on the escape suite | [`probe`] |
 //! | (ours) play | the agents as a policy player (`qagent`) | [`infer`] (`QScorer`, the move scorer), [`player`] (registration) |
 
 pub mod bench;
@@ -24,5 +25,6 @@ pub mod model;
 pub mod pipeline;
 pub mod player;
 pub mod policy;
+pub mod probe;
 pub mod recipe;
 pub mod train;
