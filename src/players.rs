@@ -148,6 +148,15 @@ pub const PLAYERS: &[Entry] = &[
         build: handcrafted_player,
     },
     Entry {
+        name: "gnu",
+        description: "GNU Chess's evaluation written from its authors' prose (seed 004's opponent): material, pawn structure, piece placement, mobility and x-rays, king safety, hung pieces",
+        system: "handcrafted",
+        default_net: None,
+        offered: true,
+        memory_mb: table_only,
+        build: gnu_player,
+    },
+    Entry {
         name: "random-distilled",
         description: "the distilled shape with seeded random weights: what the net path costs",
         system: "deepchess",
@@ -220,6 +229,10 @@ fn table_only(hash_mb: usize) -> usize {
 
 fn handcrafted_player(s: &PlayerSettings, _: Option<&Path>) -> Result<Built, String> {
     Ok(Built { player: Box::new(Searcher::new(handcrafted(), s.hash_mb)), loaded: None })
+}
+
+fn gnu_player(s: &PlayerSettings, _: Option<&Path>) -> Result<Built, String> {
+    Ok(Built { player: Box::new(Searcher::new(crate::eval::gnu::gnu(), s.hash_mb)), loaded: None })
 }
 
 /// Where the shipped nets are looked for when no file is given (floor 0 holds it, so that a

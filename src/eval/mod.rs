@@ -7,6 +7,7 @@
 //! - [`Handcrafted`]: material and piece-square tables, the paper's "Falcon" stand-in.
 
 pub mod comparator;
+pub mod gnu;
 pub mod handcrafted;
 pub mod scalar;
 
