@@ -125,22 +125,31 @@ train-neurochess: build
 	$(BIN) train --system neurochess --profile $(NC_PROFILE) --out $(NC_RUN) --resume
 	$(MAKE) --no-print-directory neurochess-table1 RUN=$(NC_RUN)
 
-# Table 1 of seed 004: every snapshot of RUN against GNU Chess at depth 2 and at depth 4, ours
-# at depth 2 without quiescence (the table's caption), as many test games as training games
-# (NC_TEST_SHARE=1, the seed's protocol; less for a quicker look), openings paired between
-# BP and EBNN; and the seed's "same search" condition, V against our handcrafted evaluator in
-# our search at depth 2. GNU Chess is optional (make install-gnuchess): without it those two
-# curves are skipped, said so. Each curve: RUN/table1-NAME/curve.md, curve.svg, games.pgn.
+# Table 1 of seed 004: every snapshot of RUN against GNU Chess's evaluation (eval::gnu, written
+# from its authors' prose) in our one search, "the same search mechanism" as the seed's, both
+# sides at depth 2 with Quiescence=false and Selective=false (no null move, reductions or
+# pruning), against that opponent at depth 2 and at depth 4; as many test games as training
+# games (NC_TEST_SHARE=1, the seed's protocol; less for a quicker look), openings paired between
+# BP and EBNN. Then the same against our handcrafted evaluator at depth 2 (what the settings
+# were chosen on), and, a second condition, against GNU Chess 6.2.7 itself at depth 2 and 4 (its
+# own search, whose quiescence no option turns off; optional: make install-gnuchess; without it
+# those two curves are skipped, said so). Each curve: RUN/table1-NAME/curve.md, curve.svg,
+# games.pgn.
 GNUCHESS ?= $(shell command -v gnuchess || ls /usr/games/gnuchess 2>/dev/null)
 RUN ?= $(NC_RUN)
 NC_TEST_SHARE ?= 1
-NC_PLAYER = --engine name=neurochess builtin=neurochess option.Quiescence=false depth=2
+NC_SEARCH = option.Quiescence=false option.Selective=false
+NC_PLAYER = --engine name=neurochess builtin=neurochess $(NC_SEARCH) depth=2
 NC_CURVE = --curve $(RUN)/snapshots.txt --test-share $(NC_TEST_SHARE) --concurrency $(CONCURRENCY) --resume
 neurochess-table1: build
 	@test -f $(RUN)/snapshots.txt || { echo "$(RUN)/snapshots.txt not found: train first (make train-neurochess)"; exit 1; }
-	$(BIN) match $(NC_PLAYER) --engine name=handcrafted builtin=handcrafted option.Quiescence=false depth=2 \
+	set -e; for d in 2 4; do \
+	  $(BIN) match $(NC_PLAYER) --engine name=gnu-eval-d$$d builtin=gnu $(NC_SEARCH) depth=$$d \
+	    $(NC_CURVE) --curve-out $(RUN)/table1-gnu-eval-d$$d; \
+	done
+	$(BIN) match $(NC_PLAYER) --engine name=handcrafted builtin=handcrafted $(NC_SEARCH) depth=2 \
 	  $(NC_CURVE) --curve-out $(RUN)/table1-handcrafted-d2
-	@if [ -z "$(GNUCHESS)" ]; then echo "GNU Chess not found: the two GNU Chess curves are skipped (make install-gnuchess, or GNUCHESS=path)"; else \
+	@if [ -z "$(GNUCHESS)" ]; then echo "GNU Chess not found: the two GNU Chess 6.2.7 curves are skipped (make install-gnuchess, or GNUCHESS=path)"; else \
 	  set -e; for d in 2 4; do \
 	    $(BIN) match $(NC_PLAYER) --engine name=gnuchess-d$$d cmd=$(GNUCHESS) -u option.OwnBook=false depth=$$d \
 	      $(NC_CURVE) --curve-out $(RUN)/table1-gnuchess-d$$d; \

@@ -26,7 +26,7 @@ fn sample_pgn() -> PathBuf {
 fn the_chess_model_learns_on_a_tiny_set() {
     let games = read_games(&[&sample_pgn()]).unwrap();
     let refs: Vec<&Line> = games.iter().collect();
-    let train = pairs(&refs, 1500, 1);
+    let train = pairs(deepchess::neurochess::model::FeatureSet::Ours, &refs, 1500, 1);
     assert!(train.len() >= 1000, "{}", train.len());
     let dir = TempDir::new("nc-model");
     let mut ctx = Ctx::new(dir.path(), 1, false, vec![]).unwrap();
@@ -90,6 +90,32 @@ fn a_tiny_run_trains_both_variants_and_its_snapshots_play_a_curve() {
     let o = curve(true);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(std::fs::read_to_string(out.join("games.pgn")).unwrap().matches("[Event ").count(), 16, "nothing replayed");
+}
+
+/// The seed's "original GNU-Chess features" and slopes weighted by M's reliability, through the
+/// command line: M and both Vs read GNU Chess's evaluation terms (`gnu58`), the run reports M's
+/// error per term family, EBNN logs its slopes' mean reliability (in (0, 1]), the results
+/// carry V's material figures per snapshot, and the snapshot plays as a player (its file says
+/// which features it reads).
+#[test]
+fn a_tiny_run_on_the_gnu_features_with_reliable_slopes() {
+    let dir = TempDir::new("nc-gnu");
+    let run = dir.join("run");
+    finished(&run, &["--features", "gnu", "--slopes", "reliability"]);
+    let results = std::fs::read_to_string(run.join("results.md")).unwrap();
+    for want in ["| material | 2 |", "| king | 10 |", "| global | 2 |", "## V's material sense", "| ebnn | 8 |"] {
+        assert!(results.contains(want), "{want} in {results}");
+    }
+    let (v, _) = <deepchess::neurochess::model::Value as deepchess::tensor::NetFile>::load(&run.join("ebnn/v.dcw")).unwrap();
+    assert_eq!(v.describe(), "gnu58-8-1");
+    let log = std::fs::read_to_string(run.join("ebnn/log.csv")).unwrap();
+    let r: Vec<f64> = log.lines().filter(|l| l.starts_with("v.slope_reliability,")).map(|l| l.split(',').nth(3).unwrap().parse().unwrap()).collect();
+    assert!(!r.is_empty() && r.iter().all(|&x| x > 0.0 && x <= 1.0), "{r:?}");
+    let o = deepchess(&["match", "--engine", "name=nc", "builtin=neurochess", &format!("net={}", run.join("ebnn/v.dcw").display()), "depth=1", "--engine", "builtin=gnu", "depth=1", "--games", "2"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // A bad set is named.
+    let o = tiny(&dir.join("bad"), &["--features", "fruit"], false);
+    assert!(!o.status.success() && text(&o.stderr).contains("--features 'fruit'"), "{}", text(&o.stderr));
 }
 
 /// A bad list or a bad flag is named.

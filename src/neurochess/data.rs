@@ -4,7 +4,7 @@
 //! (features of s_t, features of s_{t+2}). The same games give the expert prefixes of V's
 //! sampling.
 
-use super::features::{features_into, FEATURES};
+use super::feature_set::FeatureSet;
 use crate::chess::pgn::{open_pgn, PgnReader};
 use crate::chess::{Game, Move, Position};
 use crate::tensor::Rng;
@@ -47,9 +47,10 @@ pub fn held_out(i: usize, per_mille: u32, seed: u64) -> bool {
     (h.wrapping_mul(0xBF58_476D_1CE4_E5B9) >> 40) % 1000 < per_mille as u64
 }
 
-/// M's examples: `x` the features of s_t, `y` those of s_{t+2}, one row of [`FEATURES`] each.
+/// M's examples: `x` the features of s_t, `y` those of s_{t+2}, one row of `width` each.
 #[derive(Clone, Debug, Default)]
 pub struct Pairs {
+    pub width: usize,
     pub x: Vec<f32>,
     pub y: Vec<f32>,
     /// Games they come from.
@@ -58,7 +59,7 @@ pub struct Pairs {
 
 impl Pairs {
     pub fn len(&self) -> usize {
-        self.x.len() / FEATURES
+        self.x.len() / self.width.max(1)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -66,18 +67,19 @@ impl Pairs {
     }
 
     pub fn row(&self, i: usize) -> (&[f32], &[f32]) {
-        (&self.x[i * FEATURES..(i + 1) * FEATURES], &self.y[i * FEATURES..(i + 1) * FEATURES])
+        let w = self.width;
+        (&self.x[i * w..(i + 1) * w], &self.y[i * w..(i + 1) * w])
     }
 }
 
-/// Up to `max` pairs (s_t, s_{t+2}) of `games`, every board t with a board two plies later
-/// equally likely to be taken (a seeded sample when there are more).
-pub fn pairs(games: &[&Line], max: usize, seed: u64) -> Pairs {
+/// Up to `max` pairs (s_t, s_{t+2}) of `games` in the features `fs`, every board t with a
+/// board two plies later equally likely to be taken (a seeded sample when there are more).
+pub fn pairs(fs: FeatureSet, games: &[&Line], max: usize, seed: u64) -> Pairs {
     let total: usize = games.iter().map(|(_, m)| m.len().saturating_sub(1)).sum();
     let keep = if total == 0 { 0.0 } else { (max as f64 / total as f64).min(1.0) };
     let mut rng = Rng::new(seed ^ 0x4D0D_E1);
-    let mut out = Pairs::default();
-    let mut boards: Vec<[f32; FEATURES]> = Vec::new();
+    let mut out = Pairs { width: fs.width(), ..Pairs::default() };
+    let mut boards: Vec<Vec<f32>> = Vec::new();
     for (start, moves) in games {
         let chosen: Vec<usize> = (0..moves.len().saturating_sub(1)).filter(|_| rng.next_f64() < keep).collect();
         if chosen.is_empty() {
@@ -86,16 +88,16 @@ pub fn pairs(games: &[&Line], max: usize, seed: u64) -> Pairs {
         // The boards of the game, s_0 … s_n, computed once.
         boards.clear();
         let mut g = Game::new(*start);
-        let mut f = [0.0f32; FEATURES];
-        features_into(g.position(), &mut f);
-        boards.push(f);
+        let mut f = vec![0.0f32; fs.width()];
+        fs.features_into(g.position(), &mut f);
+        boards.push(f.clone());
         for &m in moves.iter() {
             if !g.position().is_legal(m) {
                 break;
             }
             g.play_unchecked(m);
-            features_into(g.position(), &mut f);
-            boards.push(f);
+            fs.features_into(g.position(), &mut f);
+            boards.push(f.clone());
         }
         for t in chosen.into_iter().filter(|t| t + 2 < boards.len()) {
             if out.len() >= max {
@@ -123,15 +125,17 @@ mod tests {
             moves.push(m);
         }
         let line: Line = (Position::startpos(), moves.clone());
-        let p = pairs(&[&line], 100, 1);
+        let p = pairs(FeatureSet::Ours, &[&line], 100, 1);
         assert_eq!(p.len(), 5, "boards s_0 … s_6: t = 0 … 4 have an s_(t+2)");
         let mut g = Game::new(Position::startpos());
-        let mut f = [0.0; FEATURES];
+        let mut f = [0.0; crate::neurochess::features::FEATURES];
         g.play_unchecked(moves[0]);
         g.play_unchecked(moves[1]);
-        features_into(g.position(), &mut f);
+        crate::neurochess::features::features_into(g.position(), &mut f);
         assert_eq!(p.row(0).1, &f[..], "s_2 after e4 e5");
-        assert_eq!(pairs(&[&line], 2, 1).len(), 2, "at most max");
+        assert_eq!(pairs(FeatureSet::Ours, &[&line], 2, 1).len(), 2, "at most max");
+        let gnu = pairs(FeatureSet::Gnu, &[&line], 100, 1);
+        assert_eq!((gnu.len(), gnu.row(0).0.len()), (5, FeatureSet::Gnu.width()));
         assert!((0..1000).filter(|&i| held_out(i, 100, 5)).count().abs_diff(100) < 40);
     }
 }

@@ -2,12 +2,11 @@
 //! behind the shared scalar-evaluator adapter, so it plays in the same alpha-beta as every
 //! evaluator (the seed's "same search" condition), in the players and in self-play.
 //!
-//! The whole inference path is here: the 175 features ([`super::features`]), then V's one
+//! The whole inference path is here: the net's features ([`super::feature_set`]), then V's one
 //! hidden layer. The key is the logit of the result read as a probability: with
 //! E = 2p − 1 = tanh(u) for White's expected result E, the log-odds of p is 2u = 2·atanh(E),
 //! so the handcrafted evaluator's logistic scale (`eval::CP_PER_LOGIT` centipawns a unit) applies unchanged.
 
-use super::features::{features_into, FEATURES};
 use super::model::Value;
 use crate::tensor::kernels::simd::{active_kernel, Kernel};
 use crate::tensor::kernels::vecops::{axpy_rows_with, sigmoid_bias_with};
@@ -44,7 +43,7 @@ impl VEval {
     pub fn with_kernel(v: Value, kernel: Kernel) -> VEval {
         let n = v.hidden;
         let kernel = if kernel.available() { kernel } else { Kernel::Scalar };
-        VEval { v, x: vec![0.0; FEATURES], h: Vec::with_capacity(n), zeros: vec![0.0; n], kernel }
+        VEval { x: vec![0.0; v.width()], v, h: Vec::with_capacity(n), zeros: vec![0.0; n], kernel }
     }
 
     pub fn kernel(&self) -> Kernel {
@@ -53,7 +52,7 @@ impl VEval {
 
     /// V(pos): White's expected result in (−1, 1).
     pub fn value(&mut self, pos: &Position) -> f32 {
-        features_into(pos, &mut self.x);
+        self.v.features.features_into(pos, &mut self.x);
         let (w1, b1, w2, b2) = self.v.weights();
         let u = if self.v.hidden == 0 {
             self.x.iter().zip(w2).map(|(a, b)| a * b).sum::<f32>()
@@ -108,6 +107,7 @@ pub fn searcher(v: Value, kernel: Kernel, hash_mb: usize) -> Searcher<ScoreCompa
 #[cfg(test)]
 mod tests {
     use super::*;
+    use super::super::features::{features_into, FEATURES};
     use crate::tensor::Rng;
 
     /// The key orders positions as V does; the logit is finite at V's edges, and odd.

@@ -11,12 +11,15 @@
 //! | §2 Eq. 2, §3 Eq. 3–5, §4 | TD(0) targets (γ = 0.98, final boards ×20, quiescent boards), EBNN slopes, M's training, self-play | [`train`] |
 //! | §4 "Sampling", §5 | the run: M, then V by plain back-propagation and by EBNN from the same seed, snapshots for Table 1 | [`pipeline`] |
 //! | — | what a resumed run takes up from its folder, each part checked against the run | [`resume`] |
+//! | §5 "learned successfully to protect its material" | V's material sense per snapshot: a piece up and down on the start, material pairs of held-out games ordered right | [`material`] |
 //! | §5 "the same search" | V in our alpha-beta (`neurochess`, `neurochess-bp` in the registry), in play and in self-play | [`infer`] (`VEval`), [`player`] (registration) |
 
 pub mod data;
 pub mod bench;
+pub mod feature_set;
 pub mod features;
 pub mod infer;
+pub mod material;
 pub mod model;
 pub mod pipeline;
 pub mod player;

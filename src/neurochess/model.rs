@@ -1,8 +1,11 @@
 //! The two networks of NeuroChess (seed §3, §5):
-//! - **V**, the evaluation net: 175 features → `hidden` tanh units (0 to 80; 0 is a linear
+//! - **V**, the evaluation net: F features → `hidden` tanh units (0 to 80; 0 is a linear
 //!   model) → one tanh output, White's expected result in (−1, 1);
-//! - **M**, the chess model: 175 → 165 tanh → 175 linear, the features of the board two
+//! - **M**, the chess model: F → 165 tanh → F linear, the features of the board two
 //!   half-moves later.
+//!
+//! F is the width of the net's feature set ([`FeatureSet`]: ours, 175, or GNU Chess's terms,
+//! 58), recorded in its architecture.
 //!
 //! V's training fits values *and slopes* (Tangent-Prop): its loss on a board is
 //! `a·(V(x) − t)² + λ·‖∇ₓV(x) − s‖²`, so its gradient needs the derivative of an
@@ -11,10 +14,10 @@
 //! against finite differences in the tests. M is trained on the tape (`tensor::autograd`);
 //! EBNN needs only its vector–Jacobian product, [`Model::vjp`].
 //!
-//! Parameter names: V `v.w1` (175 × H, one row per feature), `v.b1`, `v.w2` (H × 1; 175 × 1
-//! when H = 0), `v.b2`; M `m.w1` (175 × 165), `m.b1`, `m.w2` (165 × 175), `m.b2`.
+//! Parameter names: V `v.w1` (F × H, one row per feature), `v.b1`, `v.w2` (H × 1; F × 1
+//! when H = 0), `v.b2`; M `m.w1` (F × 165), `m.b1`, `m.w2` (165 × F), `m.b2`.
 
-use super::features::FEATURES;
+pub use super::feature_set::FeatureSet;
 use crate::tensor::{Init, Matrix, NetFile, ParamId, Params, Result, Rng};
 
 /// M's hidden width (the seed's 165).
@@ -26,6 +29,8 @@ pub const MAX_HIDDEN: usize = 80;
 /// The evaluation net V.
 #[derive(Clone)]
 pub struct Value {
+    /// The board features it reads.
+    pub features: FeatureSet,
     pub hidden: usize,
     pub params: Params,
     /// `v.w1`, `v.b1`, `v.w2`, `v.b2` (the first two absent when `hidden` is 0).
@@ -42,32 +47,43 @@ pub struct Pass {
 }
 
 impl Value {
-    /// V with `hidden` units (0 to 80), Xavier-initialised.
+    /// V on our 175 features with `hidden` units (0 to 80), Xavier-initialised.
     pub fn new(hidden: usize, rng: &mut Rng) -> Value {
+        Value::with_features(FeatureSet::Ours, hidden, rng)
+    }
+
+    /// V on `features` with `hidden` units (0 to 80), Xavier-initialised.
+    pub fn with_features(features: FeatureSet, hidden: usize, rng: &mut Rng) -> Value {
         assert!(hidden <= MAX_HIDDEN, "at most {MAX_HIDDEN} hidden units");
+        let n = features.width();
         let mut params = Params::new();
         let mut ids = [None; 4];
-        let last_in = if hidden == 0 { FEATURES } else { hidden };
+        let last_in = if hidden == 0 { n } else { hidden };
         if hidden > 0 {
-            ids[0] = Some(params.add("v.w1", Init::XavierUniform.matrix(FEATURES, hidden, rng)).expect("new name"));
+            ids[0] = Some(params.add("v.w1", Init::XavierUniform.matrix(n, hidden, rng)).expect("new name"));
             ids[1] = Some(params.add("v.b1", Matrix::zeros(1, hidden)).expect("new name"));
         }
         ids[2] = Some(params.add("v.w2", Init::XavierUniform.matrix(last_in, 1, rng)).expect("new name"));
         ids[3] = Some(params.add("v.b2", Matrix::zeros(1, 1)).expect("new name"));
-        Value { hidden, params, ids }
+        Value { features, hidden, params, ids }
+    }
+
+    /// Inputs per board.
+    pub fn width(&self) -> usize {
+        self.features.width()
     }
 
     fn id(&self, k: usize) -> ParamId {
         self.ids[k].expect("a layer of this shape")
     }
 
-    /// `175-H-1`.
+    /// `175-H-1` (`gnu58-H-1` on GNU Chess's terms).
     pub fn describe(&self) -> String {
-        format!("{FEATURES}-{}-1", self.hidden)
+        format!("{}-{}-1", self.features.tag(), self.hidden)
     }
 
-    /// The weights as the fast inference path reads them: W1 (175 rows of H, row-major), b1,
-    /// w2 (H, or 175 without a hidden layer), b2.
+    /// The weights as the fast inference path reads them: W1 (F rows of H, row-major), b1,
+    /// w2 (H, or F without a hidden layer), b2.
     pub fn weights(&self) -> (&[f32], &[f32], &[f32], f32) {
         let w2 = self.params.value(self.id(2)).data();
         let b2 = self.params.value(self.id(3)).get(0, 0);
@@ -101,7 +117,7 @@ impl Value {
         pass.v
     }
 
-    /// ∇ₓV at the board of `pass` (after [`Value::forward`]), into `g` (175).
+    /// ∇ₓV at the board of `pass` (after [`Value::forward`]), into `g` (F).
     pub fn input_gradient(&self, pass: &Pass, g: &mut [f32]) {
         let a = 1.0 - pass.v * pass.v;
         let w2 = self.params.value(self.id(2)).data();
@@ -112,7 +128,7 @@ impl Value {
         let (w1, h) = (self.params.value(self.id(0)).data(), self.hidden);
         // g = a · W1 c, c_j = (1 − h_j²) w2_j.
         let c: Vec<f32> = pass.h.iter().zip(w2).map(|(hj, w)| (1.0 - hj * hj) * w).collect();
-        for (i, gi) in g.iter_mut().enumerate().take(FEATURES) {
+        for (i, gi) in g.iter_mut().enumerate().take(self.width()) {
             *gi = a * w1[i * h..(i + 1) * h].iter().zip(&c).map(|(w, cj)| w * cj).sum::<f32>();
         }
     }
@@ -133,13 +149,14 @@ impl Value {
         let value_loss = value_weight * (v - target) * (v - target);
         let mut slope_loss = 0.0;
         let h = self.hidden;
+        let n = self.width();
         if h == 0 {
             let w2 = self.params.value(self.id(2)).data().to_vec();
-            let mut gw2 = vec![0.0f32; FEATURES];
+            let mut gw2 = vec![0.0f32; n];
             if let Some((s, lambda)) = slope {
                 // ∇ₓV = a·w2: ∂/∂w2_i gets e_i·a, ∂/∂u gets (e·w2)(−2Va).
                 let mut ew = 0.0;
-                for i in 0..FEATURES {
+                for i in 0..n {
                     let r = a * w2[i] - s[i];
                     slope_loss += lambda * r * r;
                     let e = 2.0 * lambda * r;
@@ -148,7 +165,7 @@ impl Value {
                 }
                 du += ew * (-2.0 * v * a);
             }
-            for i in 0..FEATURES {
+            for i in 0..n {
                 gw2[i] += du * x[i];
             }
             add(self.params.grad_mut(self.id(2)).data_mut(), &gw2);
@@ -158,14 +175,14 @@ impl Value {
         let w1 = self.params.value(self.id(0)).data().to_vec();
         let w2 = self.params.value(self.id(2)).data().to_vec();
         let hv = pass.h.clone();
-        let mut gw1 = vec![0.0f32; FEATURES * h];
+        let mut gw1 = vec![0.0f32; n * h];
         let mut gw2 = vec![0.0f32; h];
         let mut dh = vec![0.0f32; h];
         if let Some((s, lambda)) = slope {
             let c: Vec<f32> = hv.iter().zip(&w2).map(|(hj, w)| (1.0 - hj * hj) * w).collect();
             let mut p = vec![0.0f32; h];
             let mut e_dot_q = 0.0;
-            for i in 0..FEATURES {
+            for i in 0..n {
                 let row = &w1[i * h..(i + 1) * h];
                 let q: f32 = row.iter().zip(&c).map(|(w, cj)| w * cj).sum();
                 let r = a * q - s[i];
@@ -210,6 +227,8 @@ fn add(acc: &mut [f32], g: &[f32]) {
 
 /// The chess model M: the features of the board two half-moves later.
 pub struct Model {
+    /// The board features it reads and predicts.
+    pub features: FeatureSet,
     pub params: Params,
     pub w1: ParamId,
     pub b1: ParamId,
@@ -218,13 +237,30 @@ pub struct Model {
 }
 
 impl Model {
+    /// M on our 175 features.
     pub fn new(rng: &mut Rng) -> Model {
+        Model::with_features(FeatureSet::Ours, rng)
+    }
+
+    pub fn with_features(features: FeatureSet, rng: &mut Rng) -> Model {
+        let n = features.width();
         let mut params = Params::new();
-        let w1 = params.add("m.w1", Init::XavierUniform.matrix(FEATURES, MODEL_HIDDEN, rng)).expect("new name");
+        let w1 = params.add("m.w1", Init::XavierUniform.matrix(n, MODEL_HIDDEN, rng)).expect("new name");
         let b1 = params.add("m.b1", Matrix::zeros(1, MODEL_HIDDEN)).expect("new name");
-        let w2 = params.add("m.w2", Init::XavierUniform.matrix(MODEL_HIDDEN, FEATURES, rng)).expect("new name");
-        let b2 = params.add("m.b2", Matrix::zeros(1, FEATURES)).expect("new name");
-        Model { params, w1, b1, w2, b2 }
+        let w2 = params.add("m.w2", Init::XavierUniform.matrix(MODEL_HIDDEN, n, rng)).expect("new name");
+        let b2 = params.add("m.b2", Matrix::zeros(1, n)).expect("new name");
+        Model { features, params, w1, b1, w2, b2 }
+    }
+
+    /// Inputs (and outputs) per board.
+    pub fn width(&self) -> usize {
+        self.features.width()
+    }
+
+    /// `175-165-175` (`gnu58-165-gnu58` on GNU Chess's terms).
+    pub fn describe(&self) -> String {
+        let t = self.features.tag();
+        format!("{t}-{MODEL_HIDDEN}-{t}")
     }
 
     /// M(x) on a batch on the tape, and the squared-error loss against `target`.
@@ -237,7 +273,7 @@ impl Model {
         Ok((tape.mse(y, t)?, y))
     }
 
-    /// M(x) for one board, into `y` (175), the hidden activations into `h` (165).
+    /// M(x) for one board, into `y` (F), the hidden activations into `h` (165).
     pub fn forward(&self, x: &[f32], h: &mut Vec<f32>, y: &mut [f32]) {
         let (w1, b1) = (self.params.value(self.w1).data(), self.params.value(self.b1).data());
         let (w2, b2) = (self.params.value(self.w2).data(), self.params.value(self.b2).data());
@@ -252,25 +288,27 @@ impl Model {
         }
         h.iter_mut().for_each(|a| *a = a.tanh());
         y.copy_from_slice(b2);
+        let n = self.width();
         for (j, &hj) in h.iter().enumerate() {
-            for (o, w) in y.iter_mut().zip(&w2[j * FEATURES..(j + 1) * FEATURES]) {
+            for (o, w) in y.iter_mut().zip(&w2[j * n..(j + 1) * n]) {
                 *o += hj * w;
             }
         }
     }
 
-    /// `vᵀ·∂M(x)/∂x` (175): how the features of `x` move `v · M(x)`. EBNN's target slope is
+    /// `vᵀ·∂M(x)/∂x` (F): how the features of `x` move `v · M(x)`. EBNN's target slope is
     /// `γ · vjp(x_t, ∇V(x_{t+2}))`.
     pub fn vjp(&self, x: &[f32], v: &[f32], out: &mut [f32]) {
+        let n = self.width();
         let mut h = Vec::with_capacity(MODEL_HIDDEN);
-        let mut y = vec![0.0f32; FEATURES];
+        let mut y = vec![0.0f32; n];
         self.forward(x, &mut h, &mut y);
         let (w1, w2) = (self.params.value(self.w1).data(), self.params.value(self.w2).data());
         // d = (W2 v) ⊙ (1 − h²), then out = W1 d.
         let d: Vec<f32> = (0..MODEL_HIDDEN)
-            .map(|j| w2[j * FEATURES..(j + 1) * FEATURES].iter().zip(v).map(|(w, vi)| w * vi).sum::<f32>() * (1.0 - h[j] * h[j]))
+            .map(|j| w2[j * n..(j + 1) * n].iter().zip(v).map(|(w, vi)| w * vi).sum::<f32>() * (1.0 - h[j] * h[j]))
             .collect();
-        for (i, o) in out.iter_mut().enumerate().take(FEATURES) {
+        for (i, o) in out.iter_mut().enumerate().take(n) {
             *o = w1[i * MODEL_HIDDEN..(i + 1) * MODEL_HIDDEN].iter().zip(&d).map(|(w, dj)| w * dj).sum();
         }
     }
@@ -279,8 +317,8 @@ impl Model {
 impl NetFile for Value {
     const KIND: &'static str = "neurochess-v";
     const WHAT: &'static str = "a NeuroChess V net";
-    /// The hidden units (0: V is linear).
-    type Arch = usize;
+    /// The feature set and the hidden units (0: V is linear).
+    type Arch = (FeatureSet, usize);
 
     fn arch_text(&self) -> String {
         self.describe()
@@ -290,19 +328,21 @@ impl NetFile for Value {
         &self.params
     }
 
-    fn parse_arch(text: &str) -> std::result::Result<usize, String> {
-        text.strip_prefix(&format!("{FEATURES}-"))
-            .and_then(|r| r.strip_suffix("-1"))
-            .and_then(|h| h.parse::<usize>().ok())
-            .filter(|&h| h <= MAX_HIDDEN)
-            .ok_or_else(|| format!("bad architecture '{text}' (want {FEATURES}-H-1, H at most {MAX_HIDDEN})"))
+    fn parse_arch(text: &str) -> std::result::Result<(FeatureSet, usize), String> {
+        text.rsplit_once('-')
+            .filter(|(_, one)| *one == "1")
+            .and_then(|(r, _)| r.rsplit_once('-'))
+            .and_then(|(tag, h)| Some((FeatureSet::from_tag(tag)?, h.parse::<usize>().ok()?)))
+            .filter(|&(_, h)| h <= MAX_HIDDEN)
+            .ok_or_else(|| format!("bad architecture '{text}' (want F-H-1: F 175 or gnu58, H at most {MAX_HIDDEN})"))
     }
 
-    fn shapes(&hidden: &usize) -> Vec<(String, usize, usize)> {
-        let last_in = if hidden == 0 { FEATURES } else { hidden };
+    fn shapes(&(features, hidden): &(FeatureSet, usize)) -> Vec<(String, usize, usize)> {
+        let n = features.width();
+        let last_in = if hidden == 0 { n } else { hidden };
         let mut shapes = Vec::new();
         if hidden > 0 {
-            shapes.push(("v.w1".to_string(), FEATURES, hidden));
+            shapes.push(("v.w1".to_string(), n, hidden));
             shapes.push(("v.b1".to_string(), 1, hidden));
         }
         shapes.push(("v.w2".to_string(), last_in, 1));
@@ -310,55 +350,59 @@ impl NetFile for Value {
         shapes
     }
 
-    fn from_tensors(hidden: usize, tensors: Vec<(String, Matrix)>) -> Result<Value> {
+    fn from_tensors((features, hidden): (FeatureSet, usize), tensors: Vec<(String, Matrix)>) -> Result<Value> {
         let mut params = Params::new();
         let mut ids = [None; 4];
         let slots: Vec<usize> = if hidden > 0 { vec![0, 1, 2, 3] } else { vec![2, 3] };
         for ((name, m), k) in tensors.into_iter().zip(slots) {
             ids[k] = Some(params.add(&name, m)?);
         }
-        Ok(Value { hidden, params, ids })
+        Ok(Value { features, hidden, params, ids })
     }
 }
 
 impl NetFile for Model {
     const KIND: &'static str = "neurochess-m";
     const WHAT: &'static str = "a NeuroChess chess model";
-    /// M has one shape.
-    type Arch = ();
+    /// M's shape follows its feature set.
+    type Arch = FeatureSet;
 
     fn arch_text(&self) -> String {
-        format!("{FEATURES}-{MODEL_HIDDEN}-{FEATURES}")
+        self.describe()
     }
 
     fn params(&self) -> &Params {
         &self.params
     }
 
-    fn parse_arch(text: &str) -> std::result::Result<(), String> {
-        let want = format!("{FEATURES}-{MODEL_HIDDEN}-{FEATURES}");
-        if text == want { Ok(()) } else { Err(format!("bad architecture '{text}' (want {want})")) }
+    fn parse_arch(text: &str) -> std::result::Result<FeatureSet, String> {
+        FeatureSet::ALL
+            .into_iter()
+            .find(|f| text == format!("{t}-{MODEL_HIDDEN}-{t}", t = f.tag()))
+            .ok_or_else(|| format!("bad architecture '{text}' (want F-{MODEL_HIDDEN}-F, F 175 or gnu58)"))
     }
 
-    fn shapes(_: &()) -> Vec<(String, usize, usize)> {
+    fn shapes(features: &FeatureSet) -> Vec<(String, usize, usize)> {
+        let n = features.width();
         vec![
-            ("m.w1".to_string(), FEATURES, MODEL_HIDDEN),
+            ("m.w1".to_string(), n, MODEL_HIDDEN),
             ("m.b1".to_string(), 1, MODEL_HIDDEN),
-            ("m.w2".to_string(), MODEL_HIDDEN, FEATURES),
-            ("m.b2".to_string(), 1, FEATURES),
+            ("m.w2".to_string(), MODEL_HIDDEN, n),
+            ("m.b2".to_string(), 1, n),
         ]
     }
 
-    fn from_tensors(_: (), tensors: Vec<(String, Matrix)>) -> Result<Model> {
+    fn from_tensors(features: FeatureSet, tensors: Vec<(String, Matrix)>) -> Result<Model> {
         let mut params = Params::new();
         let ids: Vec<ParamId> = tensors.into_iter().map(|(n, m)| params.add(&n, m)).collect::<Result<_>>()?;
-        Ok(Model { params, w1: ids[0], b1: ids[1], w2: ids[2], b2: ids[3] })
+        Ok(Model { features, params, w1: ids[0], b1: ids[1], w2: ids[2], b2: ids[3] })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::neurochess::features::FEATURES;
 
     fn input(rng: &mut Rng) -> Vec<f32> {
         // Feature-like: many zeros, the rest in [−1, 1].

@@ -11,7 +11,7 @@
 //! takes up against the run first.
 
 use super::data::{held_out, pairs, read_games, Line, Pairs};
-use super::model::{Model, Value, MAX_HIDDEN};
+use super::model::{FeatureSet, Model, Value, MAX_HIDDEN};
 use super::resume::{self, Parts};
 use super::train::{group_errors, model_error, train_model, ModelCfg, Td, TdCfg};
 pub use super::train::Variant;
@@ -33,6 +33,8 @@ use crate::tensor::NetFile;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
     pub name: &'static str,
+    /// The board features V and M see (ours, or GNU Chess's terms).
+    pub features: FeatureSet,
     /// M's training pairs (a seeded sample of the expert games' boards) and schedule.
     pub model_pairs: usize,
     pub model: ModelCfg,
@@ -57,10 +59,11 @@ impl Profile {
     pub fn quick() -> Profile {
         Profile {
             name: "quick",
+            features: FeatureSet::Ours,
             model_pairs: 600_000,
             model: ModelCfg { epochs: 6, batch: 256, lr: 1e-3 },
             hidden: MAX_HIDDEN,
-            td: TdCfg { gamma: 0.98, final_weight: 20.0, slope_weight: 0.1, batch: 32, passes: 4, depth: 2 },
+            td: TdCfg { gamma: 0.98, final_weight: 20.0, slope_weight: 0.1, reliability: false, batch: 32, passes: 4, depth: 2 },
             batches: 24,
             games_per_batch: 100,
             max_plies: 400,
@@ -96,13 +99,15 @@ impl Profile {
 
     /// What M's training is a function of, beside the seed and the expert games.
     pub fn describe_model(&self) -> String {
-        format!("M on {} pairs ({} epochs, batch {}, Adam {})", self.model_pairs, self.model.epochs, self.model.batch, self.model.lr)
+        let on = if self.features == FeatureSet::Ours { String::new() } else { format!(", on the {} features", self.features.name()) };
+        format!("M on {} pairs ({} epochs, batch {}, Adam {}){on}", self.model_pairs, self.model.epochs, self.model.batch, self.model.lr)
     }
 
     /// What V's training is, beside the seed, the expert games, the variant and (EBNN) M.
     pub fn describe_value(&self) -> String {
         format!(
-            "V 175-{}-1, {} games ({} batches of {}), self-play depth {}, γ {}, final boards ×{}, slope weight λ {}, SGD lr {} momentum 0.9 on batches of {} boards ({} passes a batch), expert prefix ≥ {:.0} % of its game, games cut at {} plies",
+            "V {}-{}-1, {} games ({} batches of {}), self-play depth {}, γ {}, final boards ×{}, slope weight λ {}, SGD lr {} momentum 0.9 on batches of {} boards ({} passes a batch), expert prefix ≥ {:.0} % of its game, games cut at {} plies",
+            self.features.tag(),
             self.hidden,
             self.batches * self.games_per_batch,
             self.batches,
@@ -116,7 +121,7 @@ impl Profile {
             self.td.passes,
             100.0 * self.expert_low,
             self.max_plies
-        )
+        ) + if self.td.reliability { ", each slope weighted by M's reliability on its transition" } else { "" }
     }
 }
 
@@ -150,7 +155,14 @@ pub struct Trained {
     pub variants: Vec<(Variant, PathBuf)>,
     /// Snapshots not in `snapshots.txt`: missing, or not loading.
     pub left_out: Vec<PathBuf>,
+    /// V's material sense per snapshot: (variant, training games, figures), on
+    /// [`MATERIAL_PAIRS`] pairs of the held-out games.
+    pub material: Vec<(Variant, usize, super::material::Sense)>,
 }
+
+/// The material pairs of the figures: how many, and their seed (fixed, so every run is read on
+/// the same pairs of the same held-out games).
+pub const MATERIAL_PAIRS: (usize, u64) = (500, 0x4D41);
 
 /// Trains (or loads) M, then V for each of `variants`, in `out`. `meta` goes into every
 /// file's header (the profile, the seed, the expert games as `run.txt` records them), with
@@ -161,7 +173,7 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
     let parts = Parts::new(&schedule, seed, expert_key, variants);
     let found = resume::survey(out, &schedule, variants, &parts, resume)?;
     let valid_refs: Vec<&Line> = expert.valid.iter().collect();
-    let valid = pairs(&valid_refs, (prof.model_pairs / 10).max(1000), seed ^ 2);
+    let valid = pairs(prof.features, &valid_refs, (prof.model_pairs / 10).max(1000), seed ^ 2);
     let model_dir = out.join("model");
     let model_file = model_dir.join("m.dcw");
     let model = match found.model {
@@ -170,10 +182,10 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
             let mmeta = parts.model.header(meta);
             let train_refs: Vec<&Line> = expert.train.iter().collect();
             let t = Instant::now();
-            let train: Pairs = pairs(&train_refs, prof.model_pairs, seed ^ 1);
-            eprintln!("== chess model M 175-165-175 on {} pairs of {} expert games ({} held-out pairs, {:.1}s to build)", train.len(), train.games, valid.len(), t.elapsed().as_secs_f64());
+            let train: Pairs = pairs(prof.features, &train_refs, prof.model_pairs, seed ^ 1);
+            let mut m = Model::with_features(prof.features, &mut Rng::new(seed ^ 0x40DE1));
+            eprintln!("== chess model M {} on {} pairs of {} expert games ({} held-out pairs, {:.1}s to build)", m.describe(), train.len(), train.games, valid.len(), t.elapsed().as_secs_f64());
             let mut ctx = Ctx::new(&model_dir, seed, resume, mmeta.clone())?;
-            let mut m = Model::new(&mut Rng::new(seed ^ 0x40DE1));
             train_model(&mut ctx, &mut m, &train, &valid, &prof.model)?;
             m.save(&model_file, &mmeta).map_err(|e| e.to_string())?;
             m
@@ -193,14 +205,15 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
             std::fs::create_dir_all(&snaps).map_err(|e| format!("cannot create {}: {e}", snaps.display()))?;
             let vmeta = parts.value(variant).header(meta);
             let mut ctx = Ctx::new(&dir, seed, resume, vmeta.clone())?;
-            eprintln!("== V {} by {} over {} games", Value::new(prof.hidden, &mut Rng::new(0)).describe(), if variant == Variant::Ebnn { "TD(0) + EBNN slopes (Tangent-Prop)" } else { "TD(0), plain back-propagation" }, prof.batches * prof.games_per_batch);
+            eprintln!("== V {} by {} over {} games", Value::with_features(prof.features, prof.hidden, &mut Rng::new(0)).describe(), if variant == Variant::Ebnn { "TD(0) + EBNN slopes (Tangent-Prop)" } else { "TD(0), plain back-propagation" }, prof.batches * prof.games_per_batch);
             // The same initial V and the same game streams for both variants.
-            let v = Value::new(prof.hidden, &mut Rng::new(seed ^ 0x7D0));
+            let v = Value::with_features(prof.features, prof.hidden, &mut Rng::new(seed ^ 0x7D0));
             let mut params = v.params.clone();
             let mut td = Td {
                 cfg: prof.td,
                 template: v,
                 model: (variant == Variant::Ebnn).then(|| model.clone()),
+                model_error: model_error.0 as f32,
                 snapshots: Some((snaps, prof.games_per_batch, vmeta.clone())),
             };
             let cfg = EpisodeCfg {
@@ -222,7 +235,18 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
     // The curve's points, for `deepchess match --curve`.
     let (list, left_out) = resume::snapshot_list(out, &schedule, variants);
     crate::io::write_atomic(&out.join("snapshots.txt"), list.as_bytes()).map_err(|e| format!("writing snapshots.txt: {e}"))?;
-    Ok(Trained { model_file, model_error, groups, valid_pairs: valid.len(), variants: done, left_out })
+    let pairs = super::material::pairs(&expert.valid, MATERIAL_PAIRS.0, MATERIAL_PAIRS.1);
+    let mut material = Vec::new();
+    for &variant in variants {
+        for b in 1..=prof.batches {
+            let games = b * prof.games_per_batch;
+            let file = out.join(variant.name()).join("snapshots").join(super::train::snapshot_name(games));
+            if let Ok((v, _)) = Value::load(&file) {
+                material.push((variant, games, super::material::sense(&v, &pairs)));
+            }
+        }
+    }
+    Ok(Trained { model_file, model_error, groups, valid_pairs: valid.len(), variants: done, left_out, material })
 }
 
 /// The results (markdown): M's error per feature group against copying the board, and the
@@ -243,6 +267,13 @@ pub fn results(t: &Trained) -> String {
     s.push_str("\n## V\n\n");
     for (v, f) in &t.variants {
         let _ = writeln!(s, "- {}: `{}` (curves: `{}`)", v.name(), f.display(), f.with_file_name("curves.svg").display());
+    }
+    if !t.material.is_empty() {
+        s.push_str("\n## V's material sense\n\nV's static value in centipawns (the search's scale) on the start and on the start with White a piece up or down (that piece taken from the other side, or from White), and the share of 500 material pairs of held-out expert games (a board beside itself with one piece of a side taken off) in which V prefers the side keeping its piece.\n\n| variant | games | start | queen up / down | rook up / down | knight up / down | pawn up / down | pairs ordered right |\n|---|---:|---:|---|---|---|---|---:|\n");
+        for (v, games, m) in &t.material {
+            let ud: Vec<String> = m.up_down.iter().map(|(u, d)| format!("{u:.0} / {d:.0}")).collect();
+            let _ = writeln!(s, "| {} | {} | {:.0} | {} | {:.1} % |", v.name(), games, m.start, ud.join(" | "), 100.0 * m.ordered);
+        }
     }
     if !t.left_out.is_empty() {
         let files: Vec<String> = t.left_out.iter().map(|f| format!("`{}`", f.display())).collect();
@@ -293,6 +324,8 @@ const FLAGS: &[Flag] = &[
     Flag { name: "hidden", value: Some("N"), help: "V's hidden units, 0 to 80 (default 80, Table 1's)" },
     Flag { name: "depth", value: Some("N"), help: "self-play search depth (default 2)" },
     Flag { name: "slope-weight", value: Some("X"), help: "Tangent-Prop's weight λ of the slope term (default 0.1; the seed gives none)" },
+    Flag { name: "features", value: Some("SET"), help: "the board features V and M see: ours (175, the default) or gnu (GNU Chess's evaluation terms, eval::gnu: the seed's 'original GNU-Chess features')" },
+    Flag { name: "slopes", value: Some("W"), help: "constant (λ for every slope, the default) or reliability (λ times M's reliability on the slope's own transition, as the seed cites)" },
     Flag { name: "expert-low", value: Some("X"), help: "the expert prefix is at least this share of its game, 0 to 1 (default 0.8)" },
     Flag { name: "lr", value: Some("X"), help: "V's learning rate (default 0.01)" },
     Flag { name: "passes", value: Some("N"), help: "passes over each batch's boards (default 4)" },
@@ -308,6 +341,14 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     cli.set("hidden", &mut prof.hidden, |&h| h <= MAX_HIDDEN, &format!("must be 0 to {MAX_HIDDEN}"))?;
     cli.set("depth", &mut prof.td.depth, |d| (1..=8).contains(d), "must be 1 to 8")?;
     cli.set("slope-weight", &mut prof.td.slope_weight, |&w| (0.0..=1e4).contains(&w), "must be 0 to 10000")?;
+    if let Some(f) = p.get("features") {
+        prof.features = FeatureSet::parse(f).ok_or_else(|| cli.usage(format!("bad --features '{f}' (ours, gnu)")))?;
+    }
+    match p.get("slopes") {
+        None | Some("constant") => {}
+        Some("reliability") => prof.td.reliability = true,
+        Some(w) => return Err(cli.usage(format!("bad --slopes '{w}' (constant, reliability)"))),
+    }
     cli.set("expert-low", &mut prof.expert_low, |x| (0.0..=1.0).contains(x), "must be 0 to 1")?;
     cli.set("lr", &mut prof.lr, |&lr| lr > 0.0 && lr < 10.0, "must be in (0, 10)")?;
     cli.set("passes", &mut prof.td.passes, |n| (1..=100).contains(n), "must be 1 to 100")?;

@@ -15,7 +15,7 @@
 //! parameters and the batch's streams, and a resumed run is bit-identical.
 
 use super::data::Pairs;
-use super::features::{features_into, is_quiescent, BLOCKS, FEATURES, PER_SIDE};
+use super::features::is_quiescent;
 use super::model::{Model, Pass, Value};
 use super::infer::{searcher, VEval};
 use crate::chess::{Color, Game, Move, Outcome, Position};
@@ -70,14 +70,14 @@ pub struct ModelCfg {
 /// s_{t+2} = s_t (what M must beat to have learned anything).
 pub fn model_error(m: &Model, pairs: &Pairs) -> (f64, f64) {
     let (mut e, mut c) = (0.0f64, 0.0f64);
-    let (mut h, mut y) = (Vec::new(), vec![0.0f32; FEATURES]);
+    let (mut h, mut y) = (Vec::new(), vec![0.0f32; m.width()]);
     for i in 0..pairs.len() {
         let (x, t) = pairs.row(i);
         m.forward(x, &mut h, &mut y);
         e += y.iter().zip(t).map(|(a, b)| ((a - b) as f64).powi(2)).sum::<f64>();
         c += x.iter().zip(t).map(|(a, b)| ((a - b) as f64).powi(2)).sum::<f64>();
     }
-    let n = (pairs.len() * FEATURES).max(1) as f64;
+    let n = (pairs.len() * m.width()).max(1) as f64;
     (e / n, c / n)
 }
 
@@ -92,10 +92,9 @@ pub struct GroupError {
 
 /// M's error per block of features (both sides' blocks together, then the globals).
 pub fn group_errors(m: &Model, pairs: &Pairs) -> Vec<GroupError> {
-    let mut groups: Vec<(&'static str, Vec<usize>)> = BLOCKS.iter().map(|&(n, at, k)| (n, (at..at + k).chain(PER_SIDE + at..PER_SIDE + at + k).collect())).collect();
-    groups.push(("global", (2 * PER_SIDE..FEATURES).collect()));
+    let groups = m.features.groups();
     let mut sums = vec![(0.0f64, 0.0f64); groups.len()];
-    let (mut h, mut y) = (Vec::new(), vec![0.0f32; FEATURES]);
+    let (mut h, mut y) = (Vec::new(), vec![0.0f32; m.width()]);
     for i in 0..pairs.len() {
         let (x, t) = pairs.row(i);
         m.forward(x, &mut h, &mut y);
@@ -132,8 +131,8 @@ pub fn train_model(ctx: &mut Ctx, m: &mut Model, train: &Pairs, valid: &Pairs, c
         let t = Instant::now();
         let batches = order.len().div_ceil(cfg.batch.max(1));
         for (b, chunk) in order.chunks(cfg.batch.max(1)).enumerate() {
-            x.resize(chunk.len(), FEATURES);
-            y.resize(chunk.len(), FEATURES);
+            x.resize(chunk.len(), m.width());
+            y.resize(chunk.len(), m.width());
             for (r, &i) in chunk.iter().enumerate() {
                 let (a, c) = train.row(i);
                 x.row_mut(r).copy_from_slice(a);
@@ -173,6 +172,12 @@ pub struct TdCfg {
     pub final_weight: f32,
     /// Tangent-Prop's slope weight λ (used when a chess model is given: EBNN).
     pub slope_weight: f32,
+    /// Each slope weighted by M's reliability on its own transition (the seed's citation of
+    /// EBNN: slopes count less where the domain theory predicts badly), λ·r with
+    /// r = max(0, 1 − e/(2ē)): e the mean squared error per feature of M(s_t) against the
+    /// s_{t+2} the game reached, ē M's on held-out expert pairs ([`Td::model_error`]). Off: λ
+    /// for every slope.
+    pub reliability: bool,
     /// Boards per gradient step.
     pub batch: usize,
     /// Passes over each batch's boards (the seed's workers drew from ring buffers of recent
@@ -189,6 +194,9 @@ pub struct Td {
     /// V's shape (its parameters are the stage's).
     pub template: Value,
     pub model: Option<Arc<Model>>,
+    /// M's mean squared error per feature on held-out expert pairs (ē of
+    /// [`TdCfg::reliability`]).
+    pub model_error: f32,
     /// Where V is saved after every batch (`v-GAMES.dcw`, GAMES the games played so far),
     /// with these header entries: the points of the learning curve.
     pub snapshots: Option<(std::path::PathBuf, usize, Vec<(String, String)>)>,
@@ -205,10 +213,11 @@ pub struct Actor {
 
 /// One board V trains on.
 struct Example {
-    x: [f32; FEATURES],
+    x: Vec<f32>,
     target: f32,
     weight: f32,
-    slope: Option<Box<[f32; FEATURES]>>,
+    /// The target slope and its reliability r (1 under a constant λ).
+    slope: Option<(Vec<f32>, f32)>,
     expert: bool,
 }
 
@@ -249,6 +258,15 @@ pub fn td_targets(values: &[f32], quiescent: &[bool], z: f32, gamma: f32, final_
     out
 }
 
+/// M's reliability on one transition s_t → s_{t+2}: 1 where it predicts the features exactly,
+/// falling linearly to 0 at twice its mean held-out error `mean_error` ([`TdCfg::reliability`]).
+pub fn reliability(m: &Model, x: &[f32], next: &[f32], mean_error: f32) -> f32 {
+    let (mut h, mut y) = (Vec::new(), vec![0.0f32; m.width()]);
+    m.forward(x, &mut h, &mut y);
+    let e = y.iter().zip(next).map(|(a, b)| (a - b) * (a - b)).sum::<f32>() / m.width() as f32;
+    (1.0 - e / (2.0 * mean_error.max(1e-12))).clamp(0.0, 1.0)
+}
+
 /// The file of the snapshot after `games` training games.
 pub fn snapshot_name(games: usize) -> String {
     format!("v-{games:05}.dcw")
@@ -256,36 +274,39 @@ pub fn snapshot_name(games: usize) -> String {
 
 impl Td {
     fn value_of(&self, params: &Params) -> Value {
-        Value { hidden: self.template.hidden, params: params.clone(), ids: self.template.ids }
+        Value { features: self.template.features, hidden: self.template.hidden, params: params.clone(), ids: self.template.ids }
     }
 
     /// The examples of one game, from V0 (the net that played it).
     fn examples(&self, v0: &Value, game: &Trajectory, out: &mut Vec<Example>) {
         let boards = boards(game);
         let n = boards.len();
-        let mut xs = vec![[0.0f32; FEATURES]; n];
+        let fs = self.template.features;
+        let width = fs.width();
+        let mut xs = vec![vec![0.0f32; width]; n];
         let mut values = vec![0.0f32; n];
         let mut passes = vec![Pass::default(); n];
         for (i, (p, _)) in boards.iter().enumerate() {
-            features_into(p, &mut xs[i]);
+            fs.features_into(p, &mut xs[i]);
             values[i] = v0.forward(&xs[i], &mut passes[i]);
         }
         let quiescent: Vec<bool> = boards.iter().map(|(p, _)| is_quiescent(p)).collect();
         let z = result_value(game.outcome);
         let (gamma, last) = (self.cfg.gamma, n - 1);
-        let mut grad = [0.0f32; FEATURES];
+        let mut grad = vec![0.0f32; width];
         for (t, target, weight) in td_targets(&values, &quiescent, z, gamma, self.cfg.final_weight) {
             let slope = match &self.model {
                 Some(m) if t + 2 <= last => {
                     v0.input_gradient(&passes[t + 2], &mut grad);
-                    let mut s = Box::new([0.0f32; FEATURES]);
+                    let mut s = vec![0.0f32; width];
                     m.vjp(&xs[t], &grad, &mut s[..]);
                     s.iter_mut().for_each(|v| *v *= gamma);
-                    Some(s)
+                    let r = if self.cfg.reliability { reliability(m, &xs[t], &xs[t + 2], self.model_error) } else { 1.0 };
+                    Some((s, r))
                 }
                 _ => None,
             };
-            out.push(Example { x: xs[t], target, weight, slope, expert: boards[t].1 });
+            out.push(Example { x: xs[t].clone(), target, weight, slope, expert: boards[t].1 });
         }
     }
 }
@@ -330,7 +351,7 @@ impl EpisodeLearner for Td {
         for g in games {
             self.examples(&v0, g, &mut ex);
         }
-        let mut v = Value { hidden: self.template.hidden, params: std::mem::take(params), ids: self.template.ids };
+        let mut v = Value { features: self.template.features, hidden: self.template.hidden, params: std::mem::take(params), ids: self.template.ids };
         let (mut value_loss, mut slope_loss, mut final_loss) = (0.0f64, 0.0f64, 0.0f64);
         let (mut finals, mut expert) = (0usize, 0usize);
         let mut pass = Pass::default();
@@ -345,7 +366,7 @@ impl EpisodeLearner for Td {
             }
             for chunk in order.chunks(self.cfg.batch.max(1)) {
                 for e in chunk.iter().map(|&i| &ex[i]) {
-                    let slope = e.slope.as_ref().map(|s| (&s[..], lambda));
+                    let slope = e.slope.as_ref().map(|(s, r)| (&s[..], lambda * r));
                     let (lv, ls) = v.accumulate(&e.x, e.target, e.weight, slope, &mut pass);
                     if e.weight == 1.0 {
                         value_loss += lv as f64;
@@ -379,7 +400,9 @@ impl EpisodeLearner for Td {
             .with_figure("white_wins", white as f64 / n)
             .with_figure("black_wins", black as f64 / n);
         if self.model.is_some() {
-            st = st.with_figure("slope_mse", slope_loss / inner / lambda.max(1e-12) as f64 / FEATURES as f64);
+            st = st.with_figure("slope_mse", slope_loss / inner / lambda.max(1e-12) as f64 / self.template.width() as f64);
+            let rs: Vec<f32> = ex.iter().filter_map(|e| e.slope.as_ref().map(|(_, r)| *r)).collect();
+            st = st.with_figure("slope_reliability", rs.iter().map(|&r| r as f64).sum::<f64>() / rs.len().max(1) as f64);
         }
         Ok(st)
     }
@@ -406,5 +429,22 @@ mod tests {
         }
         // A game of the final board alone trains only that board.
         assert_eq!(td_targets(&[0.5], &[true], -1.0, 0.98, 20.0), vec![(0, -1.0, 20.0)]);
+    }
+
+    /// M's reliability on a transition: 1 where the board reached is M's prediction, ½ at M's
+    /// mean error, 0 from twice it on.
+    #[test]
+    fn reliability_falls_with_m_s_error_on_the_transition() {
+        let m = Model::new(&mut Rng::new(3));
+        let n = crate::neurochess::features::FEATURES;
+        let x: Vec<f32> = (0..n).map(|i| (i % 7) as f32 / 7.0).collect();
+        let (mut h, mut y) = (Vec::new(), vec![0.0f32; n]);
+        m.forward(&x, &mut h, &mut y);
+        assert_eq!(reliability(&m, &x, &y, 0.01), 1.0);
+        // Every feature off by 0.1: e = 0.01.
+        let off: Vec<f32> = y.iter().map(|v| v + 0.1).collect();
+        assert!((reliability(&m, &x, &off, 0.01) - 0.5).abs() < 1e-4);
+        assert!((reliability(&m, &x, &off, 0.005)).abs() < 1e-6);
+        assert!((reliability(&m, &x, &off, 0.02) - 0.75).abs() < 1e-4);
     }
 }
