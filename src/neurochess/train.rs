@@ -216,8 +216,9 @@ struct Example {
     x: Vec<f32>,
     target: f32,
     weight: f32,
-    /// The target slope and its reliability r (1 under a constant λ).
-    slope: Option<(Vec<f32>, f32)>,
+    /// The target slope, its reliability r (1 under a constant λ), and its norm against
+    /// γ·∇V(s_{t+2})'s (how much M's Jacobian shrinks the gradient it carries back).
+    slope: Option<(Vec<f32>, f32, f32)>,
     expert: bool,
 }
 
@@ -302,7 +303,9 @@ impl Td {
                     m.vjp(&xs[t], &grad, &mut s[..]);
                     s.iter_mut().for_each(|v| *v *= gamma);
                     let r = if self.cfg.reliability { reliability(m, &xs[t], &xs[t + 2], self.model_error) } else { 1.0 };
-                    Some((s, r))
+                    let norm = |v: &[f32]| v.iter().map(|a| a * a).sum::<f32>().sqrt();
+                    let shrink = norm(&s) / (gamma * norm(&grad)).max(1e-12);
+                    Some((s, r, shrink))
                 }
                 _ => None,
             };
@@ -366,7 +369,7 @@ impl EpisodeLearner for Td {
             }
             for chunk in order.chunks(self.cfg.batch.max(1)) {
                 for e in chunk.iter().map(|&i| &ex[i]) {
-                    let slope = e.slope.as_ref().map(|(s, r)| (&s[..], lambda * r));
+                    let slope = e.slope.as_ref().map(|(s, r, _)| (&s[..], lambda * r));
                     let (lv, ls) = v.accumulate(&e.x, e.target, e.weight, slope, &mut pass);
                     if e.weight == 1.0 {
                         value_loss += lv as f64;
@@ -401,8 +404,9 @@ impl EpisodeLearner for Td {
             .with_figure("black_wins", black as f64 / n);
         if self.model.is_some() {
             st = st.with_figure("slope_mse", slope_loss / inner / lambda.max(1e-12) as f64 / self.template.width() as f64);
-            let rs: Vec<f32> = ex.iter().filter_map(|e| e.slope.as_ref().map(|(_, r)| *r)).collect();
-            st = st.with_figure("slope_reliability", rs.iter().map(|&r| r as f64).sum::<f64>() / rs.len().max(1) as f64);
+            let slopes: Vec<(f32, f32)> = ex.iter().filter_map(|e| e.slope.as_ref().map(|(_, r, k)| (*r, *k))).collect();
+            let mean = |f: &dyn Fn(&(f32, f32)) -> f32| slopes.iter().map(|x| f(x) as f64).sum::<f64>() / slopes.len().max(1) as f64;
+            st = st.with_figure("slope_reliability", mean(&|x| x.0)).with_figure("slope_shrink", mean(&|x| x.1));
         }
         Ok(st)
     }
