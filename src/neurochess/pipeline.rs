@@ -293,8 +293,9 @@ pub const SYSTEM: System = System {
     commands: &[super::bench::COMMAND],
     bench_tensor: &[],
     synopsis: "[--profile quick|paper|tiny] [--expert FILE ...] [--out DIR] [--resume] [options]",
-    help: "Trains seed 004's chess model M (175-165-175, the features of the board two plies later)\n\
-         on expert games, then the evaluation net V (175-H-1, tanh) by TD(0) over games that\n\
+    help: "Trains seed 004's chess model M (175-165-175, the features of the board two plies later;\n\
+         gnu58-165-gnu58 on GNU Chess's evaluation terms with --features gnu) on expert games,\n\
+         then the evaluation net V (175-H-1 or gnu58-H-1, tanh) by TD(0) over games that\n\
          start from a random-length prefix of an expert game and are completed by self-play\n\
          with V in our search: targets gamma*V(s_t+2), the result on final boards (weighted x20),\n\
          quiescent boards only; once by plain back-propagation (bp/) and once with EBNN's slopes\n\
@@ -391,7 +392,7 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     let trained = run(&out, &prof, &expert, &variants, seed, resume, threads, &meta).map_err(CliError::Failed)?;
     let md = format!(
         "# NeuroChess run `{}`\n\nProfile `{pname}`, seed {seed}: {}.\nExpert games: {n_games} of {} ({} held out for M's error).\n\n{}\n\
-         Table 1 (the snapshots against GNU Chess and the handcrafted evaluator): `make neurochess-table1 RUN={}`.\n\n\
+         Table 1 (the snapshots against GNU Chess's evaluation in the same search, the handcrafted validation opponent and GNU Chess 6.2.7): `make neurochess-table1 RUN={}`.\n\n\
          Wall time of this invocation: {:.1} min.\n",
         out.display(),
         prof.describe(),
