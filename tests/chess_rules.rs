@@ -193,3 +193,26 @@ fn game_endings_by_rule() {
     assert!(g.play(bad).is_err());
     assert!(g.moves().is_empty());
 }
+
+/// `Position::without`: a piece taken off, the rest of the board kept; castling rights that
+/// named a corner rook and an en-passant square whose pawn it was go with it; a king, an empty
+/// square or a board `from_fen` would refuse give `None`.
+#[test]
+fn taking_a_piece_off_keeps_the_rest_of_the_board() {
+    use deepchess::chess::Square;
+    let start = Position::startpos();
+    let q = start.without(Square::D1).unwrap();
+    assert_eq!(q.fen(), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1");
+    let r = start.without(Square::H8).unwrap();
+    assert_eq!(r.fen(), "rnbqkbn1/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQq - 0 1");
+    assert_eq!(r.hash(), r.compute_hash());
+    assert!(start.without(Square::E1).is_none(), "a king stays");
+    assert!(start.without(Square::new(27)).is_none(), "an empty square");
+    // Taking off the piece that shields the side not to move from check: not a board.
+    let p = Position::from_fen("4k3/4r3/8/8/8/8/4R3/4K3 w - - 0 1").unwrap();
+    assert!(p.without(Square::new(52)).is_none());
+    // The pawn that just moved two squares: its en-passant square goes with it.
+    let ep = Position::from_fen("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1").unwrap();
+    assert_eq!(ep.ep_square(), Some(Square::new(43)));
+    assert_eq!(ep.without(Square::new(35)).unwrap().ep_square(), None);
+}

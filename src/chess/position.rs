@@ -173,6 +173,33 @@ impl Position {
         self.toggle(p.color, p.role, sq);
     }
 
+    /// This position with the piece on `sq` taken off, as probes of an evaluation build a
+    /// side a piece down: a castling right that named it (a rook on its corner) goes with it,
+    /// and so does an en-passant square whose pawn it was. `None` for an empty square or a
+    /// king, or when the board left is not one [`Position::from_fen`] accepts (the side not to
+    /// move in check, or more than two checkers).
+    pub fn without(&self, sq: Square) -> Option<Position> {
+        let piece = self.piece_on(sq)?;
+        if piece.role == Role::King {
+            return None;
+        }
+        let mut p = *self;
+        p.toggle(piece.color, piece.role, sq);
+        p.castling &= CASTLE_KEEP[sq.index()];
+        if let Some(ep) = p.ep {
+            let pushed = if p.turn == Color::White { ep.index() - 8 } else { ep.index() + 8 };
+            if pushed == sq.index() {
+                p.ep = None;
+            }
+        }
+        let them = p.turn.flip();
+        if p.is_attacked(p.king(them), p.turn, p.occupied()) {
+            return None;
+        }
+        p.refresh();
+        (p.checkers.count() <= 2).then_some(p)
+    }
+
     /// Recomputes the key, the en-passant normalisation and the check/pin masks from scratch.
     pub(crate) fn refresh(&mut self) {
         if let Some(ep) = self.ep {
