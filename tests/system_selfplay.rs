@@ -190,7 +190,8 @@ fn the_shipped_agents_escape_half_the_time() {
 /// docs/results.md (seed 002) are `PROBE_POSITIONS=300000 PROBE_EPOCHS=10`, about 3 minutes.
 #[test]
 fn the_piece_selector_shape_can_see_en_prise() {
-    use deepchess::selfplay::probe::{fresh_piece_selectors, labelled_positions, seen, train_epoch};
+    use deepchess::selfplay::measure::escape_steps;
+    use deepchess::selfplay::probe::{fresh_piece_selectors, labelled_positions, train_epoch};
     let env = |k: &str, d: usize| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
     let (want, epochs) = (env("PROBE_POSITIONS", 5_000), env("PROBE_EPOCHS", 2));
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/datagen");
@@ -204,18 +205,18 @@ fn the_piece_selector_shape_can_see_en_prise() {
     eprintln!("{} positions ({} with a piece en prise) in {:.0} s", data.len(), with, t0.elapsed().as_secs_f64());
     let suite = deepchess::data::escape::shipped();
     let (shipped_agents, _) = Agents::load(&shipped()).unwrap();
-    let before = seen(&shipped_agents, &suite).unwrap();
-    eprintln!("the shipped piece selectors: hanging piece first in {} of {} (a random piece {:.1}); the move selectors then save {}", before.first, before.cases, before.random_first, before.saved_piece_first);
+    let before = escape_steps(&shipped_agents, Compose::Signed, &suite);
+    eprintln!("the shipped piece selectors: hanging piece first in {} of {} (a random piece {:.1}); the move selectors then save {}", before.piece_selector_first, before.cases, before.random_piece, before.saved_piece_first);
     let mut agents = fresh_piece_selectors(&shipped_agents, 7);
     let mut opt = deepchess::tensor::Adam::new(1e-3);
     let mut rng = Rng::new(11);
-    let mut last = seen(&agents, &suite).unwrap();
-    eprintln!("epoch 0: first {} of {}", last.first, last.cases);
+    let mut last = escape_steps(&agents, Compose::Signed, &suite);
+    eprintln!("epoch 0: first {} of {}", last.piece_selector_first, last.cases);
     for e in 1..=epochs {
         let t = std::time::Instant::now();
         let err = train_epoch(&mut agents, &mut opt, &data, 64, &mut rng).unwrap();
-        last = seen(&agents, &suite).unwrap();
-        eprintln!("epoch {e}: training error {err:.4}; suite: hanging piece first in {} of {} (a random piece {:.1}), then saved by the shipped move selectors in {} ({:.0} s)", last.first, last.cases, last.random_first, last.saved_piece_first, t.elapsed().as_secs_f64());
+        last = escape_steps(&agents, Compose::Signed, &suite);
+        eprintln!("epoch {e}: training error {err:.4}; suite: hanging piece first in {} of {} (a random piece {:.1}), then saved by the shipped move selectors in {} ({:.0} s)", last.piece_selector_first, last.cases, last.random_piece, last.saved_piece_first, t.elapsed().as_secs_f64());
     }
-    assert!(last.first as f64 > 2.0 * last.random_first, "the probe ranks the hanging piece first in {} of {}", last.first, last.cases);
+    assert!(last.piece_selector_first as f64 > 2.0 * last.random_piece, "the probe ranks the hanging piece first in {} of {}", last.piece_selector_first, last.cases);
 }

@@ -157,18 +157,30 @@ pub struct EscapeSteps {
     pub moved: usize,
     pub saved_by_moving: usize,
     pub saved: usize,
+    /// Of the `piece_selector_first` positions, those where the hanging piece's own move
+    /// selector's best legal destination saves it: what an action that takes the piece
+    /// selector's first choice, then its best square, would save (`selfplay::probe`).
+    pub saved_piece_first: usize,
 }
 
 /// [`EscapeSteps`] of `agents` on `suite`.
 pub fn escape_steps(agents: &Agents, compose: super::policy::Compose, suite: &[Case]) -> EscapeSteps {
     let mut actor = Actor::new(Agents { layout: agents.layout, params: agents.params.clone() }, compose);
-    let mut st = EscapeSteps { cases: suite.len(), piece_selector_first: 0, random_piece: 0.0, moved: 0, saved_by_moving: 0, saved: 0 };
+    let mut st = EscapeSteps { cases: suite.len(), piece_selector_first: 0, random_piece: 0.0, moved: 0, saved_by_moving: 0, saved: 0, saved_piece_first: 0 };
     for c in suite {
         let choice = actor.greedy(&c.pos);
-        let p = &actor.values().nets[0];
+        let values = actor.values();
+        let p = &values.nets[0];
         let h = c.escape.square.index();
-        let froms = c.pos.legal_moves().iter().map(|m| m.from.index()).collect::<std::collections::BTreeSet<_>>();
-        st.piece_selector_first += froms.iter().all(|&f| f == h || p[f] < p[h]) as usize;
+        let moves = c.pos.legal_moves();
+        let froms = moves.iter().map(|m| m.from.index()).collect::<std::collections::BTreeSet<_>>();
+        if froms.iter().all(|&f| f == h || p[f] < p[h]) {
+            st.piece_selector_first += 1;
+            let role = c.pos.role_on(c.escape.square).expect("the hanging square holds a piece");
+            let m = &values.nets[super::model::Net::Move(role).index()];
+            let best = moves.iter().filter(|mv| mv.from.index() == h).max_by(|a, b| m[a.to.index()].total_cmp(&m[b.to.index()]));
+            st.saved_piece_first += best.is_some_and(|mv| c.escape.saving.contains(mv)) as usize;
+        }
         st.random_piece += 1.0 / froms.len() as f64;
         let saves = c.escape.saving.contains(&choice.mv);
         st.saved += saves as usize;

@@ -9,20 +9,18 @@
 //! from fresh LeCun weights, to output 1 on each of the mover's pieces that is en prise
 //! ([`crate::chess::threats::hanging`]) and 0 on its other pieces, on positions of games the
 //! suite does not come from; then, on the suite's held-out positions, how often the hanging
-//! piece is the one it ranks first, and what the agents' own move selectors do with it.
+//! piece is the one it ranks first, and what the agents' own move selectors do with it
+//! ([`super::measure::escape_steps`]: `piece_selector_first`, `saved_piece_first`).
 //!
 //! The figures are in docs/results.md (seed 002), made by the ignored test
 //! `the_piece_selector_shape_can_see_en_prise` (tests/system_selfplay.rs).
 
 use super::features::{encode, INPUTS};
-use super::infer::{evaluate, Infer};
 use super::model::{Agents, Init, Net};
-use super::policy::Values;
 use crate::chess::pgn::PgnReader;
 use crate::chess::threats::hanging;
 use crate::chess::{Color, Position};
-use crate::data::escape::Case;
-use crate::tensor::{Adam, Kernel, Matrix, Optimizer, Rng, Tape};
+use crate::tensor::{Adam, Matrix, Optimizer, Rng, Tape};
 use std::io::BufRead;
 
 /// A position labelled for the probe: the agent to move's input, its pieces, which are en prise.
@@ -136,41 +134,4 @@ pub fn train_epoch(agents: &mut Agents, opt: &mut Adam, data: &[Labelled], batch
         opt.step(&mut agents.params);
     }
     Ok(sq / taught.max(1) as f64)
-}
-
-/// What the piece selectors of `agents` do on an escape suite.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Seen {
-    pub cases: usize,
-    /// The hanging piece ranks first among the pieces that can move.
-    pub first: usize,
-    /// A uniformly random choice among the pieces that can move would find it this often.
-    pub random_first: f64,
-    /// Of the `first` cases, how often the moved piece's own move selector's best legal
-    /// destination saves it (the action of a rule that takes the piece first, then its best
-    /// square).
-    pub saved_piece_first: usize,
-}
-
-/// [`Seen`] of `agents` on `suite`.
-pub fn seen(agents: &Agents, suite: &[Case]) -> Result<Seen, String> {
-    let mut infer = Infer::new(Kernel::best());
-    let mut values = Values::default();
-    let mut st = Seen { cases: suite.len(), ..Seen::default() };
-    for c in suite {
-        evaluate(&mut infer, agents, &c.pos, &mut values).map_err(|e| e.to_string())?;
-        let moves = c.pos.legal_moves();
-        let froms: std::collections::BTreeSet<usize> = moves.iter().map(|m| m.from.index()).collect();
-        let p = &values.nets[0];
-        let h = c.escape.square.index();
-        st.random_first += 1.0 / froms.len() as f64;
-        if froms.iter().all(|&f| f == h || p[f] < p[h]) {
-            st.first += 1;
-            let role = c.pos.role_on(c.escape.square).expect("the hanging square holds a piece");
-            let m = &values.nets[Net::Move(role).index()];
-            let best = moves.iter().filter(|mv| mv.from.index() == h).max_by(|a, b| m[a.to.index()].total_cmp(&m[b.to.index()]));
-            st.saved_piece_first += best.is_some_and(|mv| c.escape.saving.contains(mv)) as usize;
-        }
-    }
-    Ok(st)
 }
