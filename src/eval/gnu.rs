@@ -235,7 +235,7 @@ pub fn terms(pos: &Position) -> Terms {
             }
             // Passed: no enemy pawn in front on its file or a neighbouring one.
             let front: Bitboard = (1..8).filter_map(|n| forward(p, n)).fold(Bitboard::EMPTY, |b, q| b.with(q));
-            let front_span = Bitboard((0..8).filter_map(|n| forward(p, n)).map(|q| (Bitboard::file(q.file()) | neighbours) & Bitboard::rank(q.rank())).fold(0u64, |b, x| b | x.0) & !(1u64 << p.index()));
+            let front_span = Bitboard((1..8).filter_map(|n| forward(p, n)).map(|q| (Bitboard::file(q.file()) | neighbours) & Bitboard::rank(q.rank())).fold(0u64, |b, x| b | x.0));
             if (enemy_pawns & front_span).is_empty() {
                 let mut bonus = PASSED[rr as usize] * (0.5 + 0.5 * s);
                 if stop.is_some_and(|st| pos.by_color(them).has(st)) || (front & attacks[them.index()]).any() {
@@ -323,9 +323,9 @@ pub fn terms(pos: &Position) -> Terms {
             v[T::KingCastling as usize] -= 40.0 * (1.0 - s);
         }
 
-        // Hung and pinned pieces.
-        let hung = (pos.by_color(c) & !pos.pieces(c, Role::King)).filter(|&p| en_prise(pos, p)).count() + pinned(pos, c).count() as usize;
-        if hung > 1 {
+        // Hung and pinned pieces, each piece counted once.
+        let en_prise_set = (pos.by_color(c) & !pos.pieces(c, Role::King)).filter(|&p| en_prise(pos, p)).fold(Bitboard::EMPTY, |b, p| b.with(p));
+        if (en_prise_set | pinned(pos, c)).more_than_one() {
             v[T::Hung as usize] -= 10.0;
         }
     }
