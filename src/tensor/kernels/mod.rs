@@ -8,6 +8,7 @@
 
 pub(crate) mod dispatch;
 pub mod gemm;
+pub mod int8;
 pub mod peak;
 pub mod precision;
 pub mod simd;

@@ -4,6 +4,7 @@
 pub mod conv;
 pub mod dense;
 pub mod pool;
+pub mod quant;
 pub mod sparse;
 
 use crate::tensor::error::{Result, TensorError};
