@@ -12,9 +12,11 @@ build:
 	$(CARGO) build --release
 
 # The README's test command, and what CI runs. Fast: deep perft etc. are #[ignore]d.
+# The UCI compliance suite runs a second time with Threads 2 (Lazy SMP).
 test:
 	@mkdir -p target
 	$(CARGO) test --all-targets 2>&1 | tee target/test.log; exit $${PIPESTATUS[0]}
+	DEEPCHESS_TEST_THREADS=2 $(CARGO) test --release --test uci_compliance 2>&1 | tee -a target/test.log; exit $${PIPESTATUS[0]}
 
 # Everything, including the ignored (slow) tests, and the fuzzing at 5000 inputs per surface
 # instead of make test's 200 (files) and 300 (chess text; 64 UCI scripts). Run before

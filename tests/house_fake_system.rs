@@ -61,8 +61,10 @@ fn a_fake_system_joins_by_its_folder_and_two_registry_lines_then_trains_and_play
     let dir = common::TempDir::new("fake-system");
     let krate = dir.join("crate");
     copy_dir(&root.join("src"), &krate.join("src"));
-    // The data the crate compiles in (the escape suite).
+    // The data the crate compiles in (the escape suite, the openings quantised nets are
+    // calibrated on).
     copy_dir(&root.join("data/escape"), &krate.join("data/escape"));
+    std::fs::copy(root.join("data/openings-balanced-1000.epd"), krate.join("data/openings-balanced-1000.epd")).unwrap();
     for f in ["Cargo.toml", "Cargo.lock"] {
         std::fs::copy(root.join(f), krate.join(f)).unwrap();
     }

@@ -34,6 +34,8 @@ const FLAGS: &[Flag] = &[
     Flag { name: "rounds", value: Some("N"), help: "with --vs-net: rounds of handcrafted and net benches, interleaved; the median ratio is reported (default 5)" },
     Flag { name: "no-incremental", value: None, help: "evaluators that keep work incremental along the line (DeepChess's first layer): recompute it per position" },
     Flag { name: "kernel", value: Some("NAME"), help: "net layers: scalar (the portable loop), avx2 or avx512 (default: the best this CPU has)" },
+    Flag { name: "quantised", value: None, help: "DeepChess nets in integer inference (16-bit tower, 8-bit head), whatever the net's default" },
+    Flag { name: "f32", value: None, help: "DeepChess nets in their f32 layout (half-float weights), whatever the net's default" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
 ];
 
@@ -89,6 +91,12 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         net: p.get("net").map(Into::into),
         kernel,
         incremental: !p.has("no-incremental"),
+        quantised: match (p.has("quantised"), p.has("f32")) {
+            (true, true) => return Err(CliError::Usage("deepchess bench: --quantised and --f32 exclude each other".into())),
+            (true, false) => Some(true),
+            (false, true) => Some(false),
+            (false, false) => None,
+        },
     };
     let verbose = p.has("verbose");
     // A player's bench on a thread with a big stack (searches recurse deeply with

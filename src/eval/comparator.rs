@@ -51,8 +51,9 @@ impl Counters {
 /// (the head's remaining layers for the net). The search calls [`Comparator::set_node`] on every move it
 /// makes, so an implementation may keep per-ply state (an incremental accumulator) and
 /// build `key(ply, …)` from its ancestors' state.
-pub trait Comparator {
-    type Key: Copy + Default;
+pub trait Comparator: Send {
+    /// Sent to and shared with the other threads of a search (its transposition table).
+    type Key: Copy + Default + Send + Sync;
 
     /// Short name for `info string` and bench output.
     fn name(&self) -> &'static str;
@@ -107,6 +108,16 @@ pub trait Comparator {
     /// capability; one without it keeps nothing incremental and ignores the request.
     fn set_incremental(&mut self, _on: bool) -> bool {
         false
+    }
+
+    /// A fresh comparator on the same evaluator for another search thread (Lazy SMP): what
+    /// is read-only shared (a net's weights), caches and per-line state its own. `None`
+    /// (the default): this comparator searches on one thread.
+    fn fork(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
     }
 
     /// What it counted since it was built (`bench` reports rates and shares).

@@ -379,6 +379,9 @@ impl Evaluator for Gnu {
     fn centipawns(&self, value: f32) -> i32 {
         value as i32
     }
+    fn fork(&self) -> Option<Self> {
+        Some(*self)
+    }
 }
 
 /// The GNU evaluation as a comparator, the way the search takes it.

@@ -160,6 +160,9 @@ impl Evaluator for Handcrafted {
     fn centipawns(&self, value: f32) -> i32 {
         value as i32
     }
+    fn fork(&self) -> Option<Self> {
+        Some(*self)
+    }
 }
 
 /// The handcrafted evaluator as a comparator, the way the search takes it.

@@ -13,7 +13,7 @@ use std::cmp::Ordering;
 pub const CP_PER_LOGIT: f32 = 173.7;
 
 /// A position evaluator that returns one value from White's side.
-pub trait Evaluator {
+pub trait Evaluator: Send {
     /// Short name for `info string` and bench output.
     fn name(&self) -> &'static str;
 
@@ -36,6 +36,15 @@ pub trait Evaluator {
     /// None does yet: each evaluates a position from scratch.
     fn set_incremental(&mut self, _on: bool) -> bool {
         false
+    }
+
+    /// A copy for another search thread (Lazy SMP), sharing what is read-only; `None`
+    /// (the default): this evaluator searches on one thread.
+    fn fork(&self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
     }
 }
 
@@ -98,6 +107,10 @@ impl<E: Evaluator> Comparator for ScoreComparator<E> {
 
     fn set_incremental(&mut self, on: bool) -> bool {
         self.eval.set_incremental(on)
+    }
+
+    fn fork(&self) -> Option<Self> {
+        self.eval.fork().map(ScoreComparator::new)
     }
 
     fn counters(&self) -> Counters {

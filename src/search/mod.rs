@@ -13,6 +13,7 @@ mod pruning;
 mod quiesce;
 pub mod see;
 mod searcher;
+mod smp;
 pub mod time;
 pub mod tt;
 mod window;

@@ -43,6 +43,12 @@ pub trait Player: Send {
         false
     }
 
+    /// Search threads (UCI `Threads`, Lazy SMP); returns how many it will use: 1 for a
+    /// player that does not search or whose evaluator cannot fork.
+    fn set_threads(&mut self, _n: usize) -> usize {
+        1
+    }
+
     /// Its name, as `info string` and `bench` show it.
     fn name(&self) -> &'static str;
 
@@ -70,11 +76,16 @@ pub struct PlayerSettings {
     /// capability ignores it. False: every position from scratch (`bench --no-incremental`,
     /// to measure the increments); the values are the same.
     pub incremental: bool,
+    /// Integer (quantised) inference for a player whose net has it (DeepChess): `Some(true)`
+    /// forces it (`bench --quantised`, UCI `Quantised true`), `Some(false)` the f32 layout it
+    /// is measured against (`--f32`, `Quantised false`), `None` the net's own default: the
+    /// faster of the two as measured (docs/benchmarks.md).
+    pub quantised: Option<bool>,
 }
 
 impl PlayerSettings {
     pub fn new(hash_mb: usize) -> PlayerSettings {
-        PlayerSettings { hash_mb, net: None, kernel: None, incremental: true }
+        PlayerSettings { hash_mb, net: None, kernel: None, incremental: true, quantised: None }
     }
 }
 
@@ -106,7 +117,11 @@ where
         self.quiescence = on;
     }
     fn set_incremental(&mut self, on: bool) -> bool {
-        self.comp.set_incremental(on)
+        let on_helpers = self.helpers.iter_mut().all(|h| h.comp.set_incremental(on));
+        self.comp.set_incremental(on) && on_helpers
+    }
+    fn set_threads(&mut self, n: usize) -> usize {
+        Searcher::set_threads(self, n)
     }
     fn name(&self) -> &'static str {
         self.comp.name()

@@ -15,7 +15,7 @@ use super::window::Window;
 use crate::chess::{Color, Game, Move, Position};
 use crate::eval::{Comparator, Kind, Value, MAX_PLY};
 use std::cmp::Ordering::{Equal, Greater, Less};
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -58,7 +58,8 @@ pub struct SearchResult {
 /// searches of one game.
 pub struct Searcher<C: Comparator> {
     pub comp: C,
-    pub(super) tt: Table<C::Key>,
+    /// Shared with the helper threads of Lazy SMP (`smp.rs`).
+    pub(super) tt: Arc<Table<C::Key>>,
     pub(super) heur: Heuristics,
     pub(super) nodes: u64,
     pub(super) seldepth: usize,
@@ -83,13 +84,19 @@ pub struct Searcher<C: Comparator> {
     /// Quiescence search at the horizon (off: the position at the nominal depth stands for
     /// itself, as in the tables of seed 004, whose searches were "cut at depth 2, or 4").
     pub quiescence: bool,
+    /// Lazy SMP (`smp.rs`): the helper searchers (threads beyond the first), and for a
+    /// helper, where it publishes its node count and the depth its iterations start at.
+    pub(super) helpers: Vec<Searcher<C>>,
+    pub(super) helper_counts: Vec<Arc<AtomicU64>>,
+    pub(super) published: Option<Arc<AtomicU64>>,
+    pub(super) start_depth: u32,
 }
 
 impl<C: Comparator> Searcher<C> {
     pub fn new(comp: C, hash_mb: usize) -> Self {
         Searcher {
             comp,
-            tt: Table::new(hash_mb),
+            tt: Arc::new(Table::new(hash_mb)),
             heur: Heuristics::default(),
             nodes: 0,
             seldepth: 0,
@@ -106,6 +113,10 @@ impl<C: Comparator> Searcher<C> {
             selective: true,
             null_windows: true,
             quiescence: true,
+            helpers: Vec::new(),
+            helper_counts: Vec::new(),
+            published: None,
+            start_depth: 1,
         }
     }
 
@@ -114,12 +125,16 @@ impl<C: Comparator> Searcher<C> {
         self.tt.clear();
         self.heur.clear();
         self.comp.clear();
+        for h in &mut self.helpers {
+            h.heur.clear();
+            h.comp.clear();
+        }
     }
 
     /// Replaces the transposition table by one of `mb` megabytes; when that memory cannot
     /// be had, keeps the current table and says why.
     pub fn resize_hash(&mut self, mb: usize) -> Result<(), String> {
-        self.tt = Table::try_new(mb)?;
+        self.tt = Arc::new(Table::try_new(mb)?);
         Ok(())
     }
 
@@ -127,6 +142,22 @@ impl<C: Comparator> Searcher<C> {
     /// completed iteration. `stop` aborts it from another thread; `overhead` is subtracted
     /// from every time budget (UCI `Move Overhead`).
     pub fn search(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        overhead: Duration,
+        stop: Arc<AtomicBool>,
+        on_info: &mut dyn FnMut(&Info),
+    ) -> SearchResult {
+        if self.helpers.is_empty() {
+            self.search_alone(game, limits, overhead, stop, on_info)
+        } else {
+            self.search_smp(game, limits, overhead, stop, on_info)
+        }
+    }
+
+    /// One thread's iterative deepening (the main thread's, or a helper's).
+    pub(super) fn search_alone(
         &mut self,
         game: &Game,
         limits: &Limits,
@@ -143,7 +174,11 @@ impl<C: Comparator> Searcher<C> {
         self.aborted = false;
         self.path.clear();
         self.path.extend_from_slice(game.keys());
-        self.tt.new_search();
+        // One new search of the shared table per move: the main thread's (a helper aging it
+        // too would make the main thread's fresh entries look old).
+        if self.published.is_none() {
+            self.tt.new_search();
+        }
         self.heur.age();
         self.comp.set_root(&root);
 
@@ -166,7 +201,7 @@ impl<C: Comparator> Searcher<C> {
         let max_depth = if root.is_insufficient_material() { 1 } else { max_depth };
         let mut last: Option<Info> = None;
         let mut best = legal.iter().next().copied();
-        for depth in 1..=max_depth {
+        for depth in self.start_depth.min(max_depth)..=max_depth {
             self.root_depth = depth as i32;
             self.seldepth = 0;
             self.root_best = None;
@@ -190,7 +225,7 @@ impl<C: Comparator> Searcher<C> {
                 depth,
                 seldepth: self.seldepth.max(depth as usize) as u32,
                 score: self.score(&v, side),
-                nodes: self.nodes,
+                nodes: self.nodes + self.helper_nodes(),
                 time: start.elapsed(),
                 pv: if pv.first() == best.as_ref() { pv } else { best.into_iter().collect() },
                 hashfull: self.tt.hashfull(),
@@ -209,8 +244,8 @@ impl<C: Comparator> Searcher<C> {
                 break;
             }
         }
-        let mut info = last.expect("depth 1 always reports");
-        info.nodes = self.nodes;
+        let mut info = last.expect("the first iteration always reports");
+        info.nodes = self.nodes + self.helper_nodes();
         info.time = start.elapsed();
         if info.pv.first() != best.as_ref() {
             info.pv = best.into_iter().collect();
@@ -249,10 +284,13 @@ impl<C: Comparator> Searcher<C> {
     pub(super) fn check_abort(&mut self) -> bool {
         if self.nodes >= self.node_limit {
             self.aborted = true;
-        } else if self.nodes & 1023 == 0
-            && (self.stop.load(AtomicOrdering::Relaxed) || self.clock.hard_expired())
-        {
-            self.aborted = true;
+        } else if self.nodes & 1023 == 0 {
+            if let Some(p) = &self.published {
+                p.store(self.nodes, AtomicOrdering::Relaxed);
+            }
+            if self.stop.load(AtomicOrdering::Relaxed) || self.clock.hard_expired() {
+                self.aborted = true;
+            }
         }
         self.aborted
     }

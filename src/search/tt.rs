@@ -1,8 +1,12 @@
 //! Transposition table. Generic over the comparator's key, because a stored bound is a
-//! [`Value`] (a position key or a terminal outcome), not a number.
+//! [`Value`] (a position key or a terminal outcome), not a number. Shared by the threads
+//! of a search (Lazy SMP): each entry behind its own sequence lock.
 
 use crate::chess::Move;
 use crate::eval::{Kind, Value};
+use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{fence, AtomicU32, AtomicU8, Ordering as AtomicOrdering};
 
 /// How a stored value bounds the true one, from the side to move's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,9 +28,67 @@ pub struct Entry<K> {
     pub value: Value<K>,
 }
 
+/// One slot: an entry behind a sequence lock, so threads share the table without a lock
+/// per probe. `seq` is even when the entry is whole (0: never written), odd while a writer
+/// holds it; a reader copies the entry and keeps it only if `seq` was even and unchanged
+/// across the copy. Entries are position-sized (a comparator's key is a board), so they
+/// cannot be one atomic word, as a scalar engine's are.
+struct Slot<K> {
+    seq: AtomicU32,
+    entry: UnsafeCell<MaybeUninit<Entry<K>>>,
+}
+
+// Safety: every access to `entry` goes through the sequence lock (`read`, `write`); a torn
+// copy is detected and dropped before it is used.
+unsafe impl<K: Send> Sync for Slot<K> {}
+
+impl<K: Copy> Slot<K> {
+    fn empty() -> Self {
+        Slot { seq: AtomicU32::new(0), entry: UnsafeCell::new(MaybeUninit::uninit()) }
+    }
+
+    /// The entry, if one is stored and no writer overlapped the copy.
+    #[inline]
+    fn read(&self) -> Option<Entry<K>> {
+        let s1 = self.seq.load(AtomicOrdering::Acquire);
+        if s1 == 0 || s1 & 1 == 1 {
+            return None;
+        }
+        // Safety: a copy as bytes (MaybeUninit), possibly torn by a concurrent writer; it is
+        // only read as an entry below, once the sequence shows no writer overlapped it.
+        let copy = unsafe { std::ptr::read_volatile(self.entry.get()) };
+        fence(AtomicOrdering::Acquire);
+        if self.seq.load(AtomicOrdering::Relaxed) != s1 {
+            return None;
+        }
+        // Safety: written whole by `write` (seq even and non-zero) and unchanged since.
+        Some(unsafe { copy.assume_init() })
+    }
+
+    /// Stores `e` unless another thread is writing this slot (a lost store only costs a
+    /// re-search, as an overwritten entry does).
+    #[inline]
+    fn write(&self, e: Entry<K>) {
+        let s = self.seq.load(AtomicOrdering::Relaxed);
+        if s & 1 == 1 || self.seq.compare_exchange(s, s + 1, AtomicOrdering::Acquire, AtomicOrdering::Relaxed).is_err() {
+            return;
+        }
+        // Safety: this thread holds the slot (seq odd); readers drop what they copy meanwhile.
+        unsafe { std::ptr::write_volatile(self.entry.get(), MaybeUninit::new(e)) };
+        // 0 stays "never written", even after the counter wraps.
+        self.seq.store(if s + 2 == 0 { 2 } else { s + 2 }, AtomicOrdering::Release);
+    }
+
+    fn clear(&self) {
+        self.seq.store(0, AtomicOrdering::Relaxed);
+    }
+}
+
+/// The transposition table, shared by the threads of one search (Lazy SMP) through an
+/// `Arc`: every method takes `&self`.
 pub struct Table<K> {
-    entries: Vec<Option<Entry<K>>>,
-    age: u8,
+    entries: Vec<Slot<K>>,
+    age: AtomicU8,
 }
 
 impl<K: Copy + Default> Table<K> {
@@ -47,21 +109,22 @@ impl<K: Copy + Default> Table<K> {
     /// keeps its previous table).
     pub fn try_new(mb: usize) -> Result<Self, String> {
         let bytes = mb.max(1).checked_mul(1 << 20).ok_or("the size overflows")?;
-        let n = (bytes / std::mem::size_of::<Option<Entry<K>>>()).max(1);
+        let n = (bytes / std::mem::size_of::<Slot<K>>()).max(1);
         let mut entries = Vec::new();
         entries.try_reserve_exact(n).map_err(|_| format!("cannot allocate {mb} MB"))?;
-        entries.resize(n, None);
-        Ok(Table { entries, age: 0 })
+        entries.resize_with(n, Slot::empty);
+        Ok(Table { entries, age: AtomicU8::new(0) })
     }
 
-    pub fn clear(&mut self) {
-        self.entries.iter_mut().for_each(|e| *e = None);
-        self.age = 0;
+    /// Empties the table (between games: no search is running).
+    pub fn clear(&self) {
+        self.entries.iter().for_each(Slot::clear);
+        self.age.store(0, AtomicOrdering::Relaxed);
     }
 
     /// A new search: older entries become preferred victims.
-    pub fn new_search(&mut self) {
-        self.age = self.age.wrapping_add(1);
+    pub fn new_search(&self) {
+        self.age.fetch_add(1, AtomicOrdering::Relaxed);
     }
 
     pub fn len(&self) -> usize {
@@ -86,11 +149,10 @@ impl<K: Copy + Default> Table<K> {
     /// The entry for `hash`, with mate distances made relative to the root again.
     #[inline]
     pub fn probe(&self, hash: u64, ply: usize) -> Option<Entry<K>> {
-        let e = self.entries[self.index(hash)]?;
+        let mut e = self.entries[self.index(hash)].read()?;
         if e.hash != hash {
             return None;
         }
-        let mut e = e;
         e.value = shift_mate(e.value, ply as i32);
         Some(e)
     }
@@ -98,10 +160,10 @@ impl<K: Copy + Default> Table<K> {
     /// Stores a result; mate distances are stored relative to this node so they stay right
     /// when the position recurs at another ply.
     #[inline]
-    pub fn store(&mut self, hash: u64, ply: usize, depth: i32, bound: Bound, value: Value<K>, mv: Option<Move>) {
-        let i = self.index(hash);
-        let age = self.age;
-        let keep_move = match &self.entries[i] {
+    pub fn store(&self, hash: u64, ply: usize, depth: i32, bound: Bound, value: Value<K>, mv: Option<Move>) {
+        let slot = &self.entries[self.index(hash)];
+        let age = self.age.load(AtomicOrdering::Relaxed);
+        let keep_move = match slot.read() {
             Some(old) if old.hash == hash => {
                 if old.age == age && old.depth as i32 > depth + 2 && bound != Bound::Exact {
                     return;
@@ -113,13 +175,14 @@ impl<K: Copy + Default> Table<K> {
         };
         let mv = mv.map(|m| m.to_u16()).unwrap_or(keep_move);
         let value = shift_mate(value, -(ply as i32));
-        self.entries[i] = Some(Entry { hash, mv, depth: depth as i16, bound, age, value });
+        slot.write(Entry { hash, mv, depth: depth as i16, bound, age, value });
     }
 
     /// Permille of entries written by the current search (UCI `hashfull`).
     pub fn hashfull(&self) -> u32 {
         let n = self.entries.len().min(1000);
-        let used = self.entries[..n].iter().filter(|e| matches!(e, Some(x) if x.age == self.age)).count();
+        let age = self.age.load(AtomicOrdering::Relaxed);
+        let used = self.entries[..n].iter().filter(|e| matches!(e.read(), Some(x) if x.age == age)).count();
         (used * 1000 / n.max(1)) as u32
     }
 }

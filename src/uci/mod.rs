@@ -29,8 +29,8 @@ fn say(out: &Out, line: &str) {
 /// The searcher for player `eval` with its net from `file` (or its shipped one), else the
 /// fallback evaluator. Returns a sentence for `info string` saying what was loaded or why
 /// not, and, when the fallback plays, a short note every later `info string` carries.
-fn build_player(eval: &Entry, file: Option<&str>, hash_mb: usize) -> (Box<dyn Player>, String, Option<String>) {
-    let settings = PlayerSettings { net: file.map(std::path::PathBuf::from), ..PlayerSettings::new(hash_mb) };
+fn build_player(eval: &Entry, file: Option<&str>, hash_mb: usize, quantised: Option<bool>) -> (Box<dyn Player>, String, Option<String>) {
+    let settings = PlayerSettings { net: file.map(std::path::PathBuf::from), quantised, ..PlayerSettings::new(hash_mb) };
     match eval.build(&settings) {
         Ok(b) => {
             let msg = match b.loaded {
@@ -69,6 +69,8 @@ pub struct Engine {
     selective: bool,
     /// Quiescence search at the horizon (off: seed 004's fixed-depth tables).
     quiescence: bool,
+    /// A DeepChess net's integer inference: `None` the net's default (UCI `auto`).
+    quantised: Option<bool>,
     searcher: Option<Box<dyn Player>>,
     running: Option<Running>,
     /// What the last (re)build loaded, said after `uciok`.
@@ -102,6 +104,7 @@ impl Engine {
             eval_file: None,
             selective: true,
             quiescence: true,
+            quantised: None,
             searcher: None,
             running: None,
             notice: String::new(),
@@ -194,6 +197,7 @@ impl Engine {
             format!("option name Eval type combo default {}{}", players::DEFAULT, players::offered_names().iter().map(|n| format!(" var {n}")).collect::<String>()),
             "option name Selective type check default true".to_string(),
             "option name Quiescence type check default true".to_string(),
+            "option name Quantised type combo default auto var auto var true var false".to_string(),
             "option name Ponder type check default false".to_string(),
             "uciok".to_string(),
         ] {
@@ -311,6 +315,8 @@ impl Engine {
         let Some(mut searcher) = self.searcher.take() else {
             return self.info("internal: no searcher available; go ignored");
         };
+        // Threads set while a search ran apply from this one on.
+        searcher.set_threads(self.threads);
         let stop = Arc::new(AtomicBool::new(false));
         let (out, game, overhead, flag) = (self.out.clone(), self.game.clone(), self.overhead, stop.clone());
         let handle = std::thread::Builder::new()
@@ -374,10 +380,14 @@ impl Engine {
             note = format!("; Hash {} MB does not fit in the {avail} MB available with this Eval's cache, using {HASH_DEFAULT} MB", self.hash_mb);
             self.hash_mb = HASH_DEFAULT;
         }
-        let (mut s, mut msg, fallback) = build_player(self.eval, self.eval_file.as_deref(), self.hash_mb);
+        let (mut s, mut msg, fallback) = build_player(self.eval, self.eval_file.as_deref(), self.hash_mb, self.quantised);
         msg.push_str(&note);
         s.set_selective(self.selective);
         s.set_quiescence(self.quiescence);
+        let used = s.set_threads(self.threads);
+        if used < self.threads {
+            msg.push_str(&format!("; searches on {used} thread (Threads {})", self.threads));
+        }
         self.searcher = Some(s);
         self.notice = msg;
         self.fallback = fallback;
@@ -414,8 +424,10 @@ impl Engine {
             "threads" => match spin(1, 256) {
                 Ok(v) => {
                     self.threads = v as usize;
-                    if v > 1 {
-                        self.info("the search uses 1 thread; Threads > 1 accepted but not used");
+                    match self.searcher.as_mut().map(|s| s.set_threads(self.threads)) {
+                        Some(used) if used < self.threads => self.info(&format!("Threads {v}: Eval {} searches on {used} thread (its evaluator cannot be shared)", self.eval.name)),
+                        Some(used) => self.info(&format!("Threads {v}: searching on {used} threads (Lazy SMP)")),
+                        None => self.info(&format!("Threads {v}: from the next search")),
                     }
                 }
                 Err(m) => self.info(&m),
@@ -454,6 +466,17 @@ impl Engine {
                     }
                 }
                 _ => self.info(&format!("setoption Quiescence: '{value}' is not true or false; ignored")),
+            },
+            "quantised" => match value.to_ascii_lowercase().as_str() {
+                v @ ("auto" | "true" | "false") => {
+                    let q = (v != "auto").then_some(v == "true");
+                    if self.quantised != q {
+                        self.quantised = q;
+                        self.rebuild_searcher();
+                        self.info(&self.notice.clone());
+                    }
+                }
+                _ => self.info(&format!("setoption Quantised: '{value}' is not auto, true or false; ignored")),
             },
             // The engine always prints its expected reply; the option tells it a GUI ponders.
             "ponder" => match value.to_ascii_lowercase().as_str() {

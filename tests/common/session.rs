@@ -33,7 +33,15 @@ impl Session {
                 }
             }
         });
-        Session { child, stdin, lines, seen: Vec::new() }
+        let mut s = Session { child, stdin, lines, seen: Vec::new() };
+        // The whole suite again with helper threads (make test: Threads 2, Lazy SMP).
+        if let Ok(t) = std::env::var("DEEPCHESS_TEST_THREADS") {
+            s.send(&format!("setoption name Threads value {}", t.trim()));
+            // Its answer is not one a test waits for.
+            s.expect("info string Threads", 5 * SEC);
+            s.seen.clear();
+        }
+        s
     }
 
     pub fn send(&mut self, s: &str) {

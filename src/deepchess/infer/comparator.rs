@@ -11,25 +11,27 @@ use crate::chess::{Bitboard, Color, Position, Role};
 use crate::deepchess::features::{feature_delta, Features, MAX_ACTIVE};
 use crate::eval::{Comparator, Counters, MAX_PLY};
 use crate::tensor::layers::sigmoid;
-use crate::tensor::{kernels::vecops, Kernel};
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 /// What the search needs from a Siamese comparator network (paper §3-4). The first layer is
 /// exposed so the search can keep it incrementally; the rest of the tower and the head are
 /// the net's own business.
-pub trait SiameseNet {
+pub trait SiameseNet: Send + Sync {
     /// Per-position result cached by zobrist key (e.g. the 100 Pos2Vec features, or their
     /// projections through the head's first layer so a comparison costs only the remainder).
-    type Code: Copy + Default;
+    type Code: Copy + Default + Send;
+    /// An element of the first layer's sums (f32, or i16 for a quantised net).
+    type Sum: Copy + Default + Send;
 
-    /// Width of the first (sparse) layer.
+    /// Width of the first (sparse) layer's sums, padding included.
     fn first_width(&self) -> usize;
-    /// First-layer weights, input-major: row `i` (length [`SiameseNet::first_width`]) is
-    /// input bit `i`'s.
-    fn first_weights(&self) -> &[f32];
-    fn first_bias(&self) -> &[f32];
+    /// The first layer's sums of the input bits `active` (its bias plus their rows).
+    fn first_refresh(&self, active: &[usize], out: &mut [Self::Sum]);
+    /// `dst = src` plus the rows of the bits `added`, minus those of `removed`.
+    fn first_update(&self, dst: &mut [Self::Sum], src: &[Self::Sum], added: &[usize], removed: &[usize]);
     /// The rest of the tower from the first layer's pre-activation sums.
-    fn finish(&self, first: &[f32]) -> Self::Code;
+    fn finish(&self, first: &[Self::Sum]) -> Self::Code;
     /// The head on (a, b): the difference of its two softmax logits, so that
     /// P(`a` better for White than `b`) = sigmoid(`head_logit`).
     fn head_logit(&self, a: &Self::Code, b: &Self::Code) -> f32;
@@ -82,9 +84,14 @@ impl NetKey {
 /// a trip to memory (docs/search.md, "Feature cache and incremental first layer").
 const PAIR_CACHE_KB: usize = 64;
 
+/// Widest first layer a code is rebuilt for on the stack (the big net's 600, padded).
+const MAX_SUMS: usize = 1024;
+
 /// A [`Comparator`] over a [`SiameseNet`].
 pub struct NetComparator<N: SiameseNet> {
-    pub net: N,
+    /// Shared by the comparators of a search's threads ([`Comparator::fork`]).
+    pub net: Arc<N>,
+    cache_mb: usize,
     name: &'static str,
     cache: FeatureCache<N::Code>,
     /// P(position better than its colour-mirrored twin), by zobrist key.
@@ -94,15 +101,13 @@ pub struct NetComparator<N: SiameseNet> {
     pair_cache: FeatureCache<f32>,
     /// The current line: the position at each ply and its first-layer sums when valid.
     line: Vec<Position>,
-    acc: Vec<f32>,
+    acc: Vec<N::Sum>,
     valid: Vec<bool>,
     scratch: (Vec<usize>, Vec<usize>),
     stats: NetStats,
     /// Whether the first layer is updated incrementally (false: recomputed per position;
     /// [`Comparator::set_incremental`]).
     incremental: bool,
-    /// Instruction flavour of the first-layer updates (the CPU's best).
-    kernel: Kernel,
 }
 
 /// What the net comparator counts: comparisons (and how many a memo answered), keys (and
@@ -124,36 +129,41 @@ impl<N: SiameseNet> NetComparator<N> {
     }
 
     pub fn new(net: N, name: &'static str, cache_mb: usize) -> Self {
+        Self::from_shared(Arc::new(net), name, cache_mb)
+    }
+
+    fn from_shared(net: Arc<N>, name: &'static str, cache_mb: usize) -> Self {
         let h = net.first_width();
         NetComparator {
             net,
+            cache_mb,
             name,
             cache: FeatureCache::new(cache_mb),
             draw_cache: FeatureCache::new(1),
             pair_cache: FeatureCache::with_bytes(PAIR_CACHE_KB << 10),
             line: vec![Position::startpos(); MAX_PLY + 1],
-            acc: vec![0.0; h * (MAX_PLY + 1)],
+            acc: vec![N::Sum::default(); h * (MAX_PLY + 1)],
             valid: vec![false; MAX_PLY + 1],
             scratch: (Vec::new(), Vec::new()),
             stats: NetStats::default(),
             incremental: true,
-            kernel: Kernel::best(),
         }
     }
 
     /// First-layer sums of `features` from scratch.
-    fn refresh(net: &N, kernel: Kernel, features: &Features, out: &mut [f32]) {
+    fn refresh(net: &N, features: &Features, out: &mut [N::Sum]) {
         let mut rows = [0usize; MAX_ACTIVE];
         let f = features.as_slice();
         rows.iter_mut().zip(f).for_each(|(r, &i)| *r = i as usize);
-        vecops::update_with(kernel, out, net.first_bias(), net.first_weights(), net.first_width(), &rows[..f.len()], &[]);
+        net.first_refresh(&rows[..f.len()], out);
     }
 
     /// The code of a position from its input bits, without the cache.
     fn code_from_features(&self, f: &Features) -> N::Code {
-        let mut acc = vec![0.0; self.net.first_width()];
-        Self::refresh(&self.net, self.kernel, f, &mut acc);
-        self.net.finish(&acc)
+        let mut acc = [N::Sum::default(); MAX_SUMS];
+        let acc = &mut acc[..self.net.first_width()];
+        Self::refresh(&self.net, f, acc);
+        self.net.finish(acc)
     }
 
     /// The cache slot holding `k`'s code, rebuilt from its bits if the slot was reused.
@@ -214,7 +224,7 @@ impl<N: SiameseNet> NetComparator<N> {
         }
         if !self.incremental || !self.valid[from] {
             let f = Features::from_position(&self.line[ply]);
-            Self::refresh(&self.net, self.kernel, &f, &mut self.acc[ply * h..(ply + 1) * h]);
+            Self::refresh(&self.net, &f, &mut self.acc[ply * h..(ply + 1) * h]);
             self.valid[ply] = true;
             return;
         }
@@ -224,7 +234,7 @@ impl<N: SiameseNet> NetComparator<N> {
             removed.clear();
             feature_delta(&self.line[p], &self.line[p + 1], added, removed);
             let (lo, hi) = self.acc.split_at_mut((p + 1) * h);
-            vecops::update_with(self.kernel, &mut hi[..h], &lo[p * h..], self.net.first_weights(), h, added, removed);
+            self.net.first_update(&mut hi[..h], &lo[p * h..(p + 1) * h], added, removed);
             self.valid[p + 1] = true;
         }
     }
@@ -346,6 +356,13 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     fn set_incremental(&mut self, on: bool) -> bool {
         self.incremental = on;
         true
+    }
+
+    /// The same net (shared), caches and line of its own, incremental as this one is.
+    fn fork(&self) -> Option<Self> {
+        let mut c = NetComparator::from_shared(self.net.clone(), self.name, self.cache_mb);
+        c.incremental = self.incremental;
+        Some(c)
     }
 
     fn counters(&self) -> Counters {

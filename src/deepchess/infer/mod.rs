@@ -8,12 +8,15 @@
 //! - `cache.rs`: the paper's position hashing, codes kept by zobrist key.
 
 mod cache;
+mod calibrate;
 mod comparator;
 mod net;
+mod qnet;
 
 pub use cache::FeatureCache;
 pub use comparator::{NetComparator, NetKey, NetStats, SiameseNet};
 pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
+pub use qnet::{QBig, QCompact, QDistilled, QHalves, QNetEval};
 
 use crate::deepchess::model::{Arch, Net};
 use crate::search::{Player, PlayerSettings, Searcher};
@@ -21,23 +24,29 @@ use std::path::Path;
 use crate::tensor::NetFile;
 
 /// A net file as a searcher, in whichever build fits its shape (a distilled net under
-/// `Eval deepchess` still loads). Returns the searcher, whose comparator is named after
-/// the build (`distilled`, `compact`, `deepchess`), and what was loaded, e.g.
-/// `773-32-32/32-2, avx2 kernel`.
+/// `Eval deepchess` still loads), quantised as `s.quantised` says (by default where it is
+/// faster). Returns the
+/// searcher, whose comparator is named after the build (`distilled`, `compact`,
+/// `deepchess`), and what was loaded, e.g. `773-32-32/32-2, avx512 kernel` (quantised:
+/// `…, avx512 kernel, integer avx512-vnni`).
 /// `s` gives the table and the layers' kernel (one the CPU lacks is ignored); the feature
 /// cache takes `cache_mb`. The first layer is incremental, as `Player::set_incremental`
 /// may change (the registry does, from `s.incremental`).
 pub fn load_searcher(path: &Path, s: &PlayerSettings, cache_mb: usize) -> Result<(Box<dyn Player>, String), String> {
     let (net, _) = Net::load(path).map_err(|e| e.to_string())?;
-    let e1 = match Distilled::from_net(&net) {
-        Ok(n) => return Ok(searcher(n, "distilled", s, cache_mb)),
+    // Measured defaults (docs/benchmarks.md): integer inference is faster for the big net;
+    // for the distilled and compact nets the f32 layout (half-float weights) is.
+    let q = |default: bool| s.quantised.unwrap_or(default);
+    let e1 = match Distilled::fits(&net.arch) {
+        Ok(()) if q(false) => return Ok(qsearcher(QDistilled::from_net(&net)?, "distilled", s, cache_mb)),
+        Ok(()) => return Ok(searcher(Distilled::from_net(&net)?, "distilled", s, cache_mb)),
         Err(e) => e,
     };
-    if let Ok(n) = Compact::from_net(&net) {
-        return Ok(searcher(n, "compact", s, cache_mb));
+    if Compact::fits(&net.arch).is_ok() {
+        return Ok(if q(false) { qsearcher(QCompact::from_net(&net)?, "compact", s, cache_mb) } else { searcher(Compact::from_net(&net)?, "compact", s, cache_mb) });
     }
-    if let Ok(n) = Big::from_net(&net) {
-        return Ok(searcher(n, "deepchess", s, cache_mb));
+    if Big::fits(&net.arch).is_ok() {
+        return Ok(if q(true) { qsearcher(QBig::from_net(&net)?, "deepchess", s, cache_mb) } else { searcher(Big::from_net(&net)?, "deepchess", s, cache_mb) });
     }
     Err(format!("{}: {e1}; {BUILDS}", path.display()))
 }
@@ -68,6 +77,15 @@ fn searcher<const N: usize, const W: usize>(mut net: NetEval<N, W>, name: &'stat
         net.set_kernel(k);
     }
     let what = format!("{}, {} kernel", net.description, net.kernel().name());
+    let c = NetComparator::new(net, name, cache_mb);
+    (Box::new(Searcher::new(c, s.hash_mb)), what)
+}
+
+fn qsearcher<const N: usize, const W: usize>(mut net: QNetEval<N, W>, name: &'static str, s: &PlayerSettings, cache_mb: usize) -> (Box<dyn Player>, String) {
+    if let Some(k) = s.kernel.and_then(crate::tensor::Kernel::from_name) {
+        net.set_kernel(k);
+    }
+    let what = format!("{}, {}", net.description, net.kernel_description());
     let c = NetComparator::new(net, name, cache_mb);
     (Box::new(Searcher::new(c, s.hash_mb)), what)
 }

@@ -20,6 +20,7 @@ use crate::tensor::kernels::dispatch::FlavourFn;
 use crate::tensor::kernels::simd::Flavour;
 use crate::tensor::layers::dense::{layer2, logit_diff_simd, pad, Dense, LayerKernel, Portable, LANES};
 use crate::tensor::Rng;
+use crate::tensor::kernels::vecops;
 use crate::tensor::Kernel;
 use std::path::Path;
 use crate::tensor::NetFile;
@@ -274,15 +275,16 @@ impl<const N: usize, const W: usize> FlavourFn for HeadLogitPair<'_, N, W> {
 
 impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
     type Code = Halves<N>;
+    type Sum = f32;
 
     fn first_width(&self) -> usize {
         self.first_bias.len()
     }
-    fn first_weights(&self) -> &[f32] {
-        &self.first
+    fn first_refresh(&self, active: &[usize], out: &mut [f32]) {
+        vecops::update_with(self.kernel, out, &self.first_bias, &self.first, self.first_bias.len(), active, &[]);
     }
-    fn first_bias(&self) -> &[f32] {
-        &self.first_bias
+    fn first_update(&self, dst: &mut [f32], src: &[f32], added: &[usize], removed: &[usize]) {
+        vecops::update_with(self.kernel, dst, src, &self.first, self.first_bias.len(), added, removed);
     }
     fn finish(&self, first: &[f32]) -> Halves<N> {
         self.kernel.run(Finish(self, first))
