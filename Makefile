@@ -16,7 +16,7 @@ build:
 test:
 	@mkdir -p target
 	$(CARGO) test --all-targets 2>&1 | tee target/test.log; exit $${PIPESTATUS[0]}
-	DEEPCHESS_TEST_THREADS=2 $(CARGO) test --release --test uci_compliance 2>&1 | tee -a target/test.log; exit $${PIPESTATUS[0]}
+	DEEPCHESS_TEST_THREADS=2 $(CARGO) test --test uci_compliance 2>&1 | tee -a target/test.log; exit $${PIPESTATUS[0]}
 
 # Everything, including the ignored (slow) tests, and the fuzzing at 5000 inputs per surface
 # instead of make test's 200 (files) and 300 (chess text; 64 UCI scripts). Run before
@@ -234,6 +234,7 @@ OPPONENT ?= name=handcrafted builtin=handcrafted
 CONCURRENCY ?= 2
 match: build
 	@mkdir -p runs
+	@echo "make match: $(MATCH_GAMES) games at tc=$(TC), one point of Table 2's time-control curve (docs/results.md, \"The time-control curve\": the compact net against handcrafted at 2+0.02, 10+0.1, 4x time and equal nodes)"
 	@# A new match gets a fresh PGN; the previous one is kept once as match.prev.pgn.
 	@if [ -f runs/match.pgn ]; then mv -f runs/match.pgn runs/match.prev.pgn; fi
 	$(BIN) match --engine $(PLAYER) --engine $(OPPONENT) --each tc=$(TC) --games $(MATCH_GAMES) \

@@ -241,3 +241,31 @@ fn the_fallback_is_named_in_every_info_string_until_a_net_loads() {
     assert!(!s.expect("info string", 10 * SEC).contains(note));
     s.quit();
 }
+
+/// `Quantised` chooses a DeepChess net's build (each load names it), `Threads` says how many
+/// threads the next search uses (one for an evaluator that cannot be shared), and a search
+/// with two threads reports both threads' nodes.
+#[test]
+fn quantised_and_threads_are_answered_and_used() {
+    let mut s = Session::start(&[]);
+    s.send("uci");
+    s.expect("uciok", 10 * SEC);
+    s.send("setoption name Quantised value true");
+    let l = s.expect("info string", 10 * SEC);
+    assert!(l.contains("compact.dcw") && l.contains("integer"), "{l}");
+    s.send("setoption name Quantised value false");
+    let l = s.expect("info string", 10 * SEC);
+    assert!(l.contains("compact.dcw") && !l.contains("integer"), "{l}");
+    s.send("setoption name Quantised value maybe");
+    assert!(s.expect("info string", 10 * SEC).contains("not auto, true or false"));
+    s.send("setoption name Threads value 2");
+    assert!(s.expect("info string", 10 * SEC).contains("searching on 2 threads"));
+    s.send("position startpos");
+    s.send("go movetime 300");
+    s.expect("bestmove", 10 * SEC);
+    s.send("setoption name Eval value cnn");
+    s.expect("info string", 10 * SEC);
+    s.send("setoption name Threads value 2");
+    assert!(s.expect("info string", 10 * SEC).contains("searches on 1 thread"));
+    s.quit();
+}

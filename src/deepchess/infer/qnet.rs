@@ -24,7 +24,8 @@ use super::net::NetEval;
 use crate::deepchess::features::{INPUTS, MAX_ACTIVE};
 use crate::deepchess::model::Net;
 use crate::tensor::kernels::int8::{IntFlavour, IntFn, IntKernel};
-use crate::tensor::layers::quant::{self, dot16, i16_to_act16, i16_to_bytes, pad_out, requant_act16, requant_bytes, requant_i16, scale_for, QDense, QDense16, QSparse, ACT16_MAX, ACT_MAX};
+use crate::tensor::layers::quant::{self, dot16, i16_to_bytes, pad_out, requant_bytes, requant_i16, scale_for, QDense, QSparse, ACT_MAX};
+use crate::tensor::layers::quant16::{self, i16_to_act16, requant_act16, QDense16, ACT16_MAX};
 use crate::tensor::Kernel;
 
 /// Calibration: openings and positions per opening (2,000 positions).
@@ -194,11 +195,11 @@ unsafe fn finish_with<F: IntFlavour, const N: usize, const W: usize>(n: &QNetEva
     let sums = sums.as_flattened_mut();
     i16_to_act16(first, &n.first_mult, &mut x);
     for d in &n.tower {
-        quant::affine16::<F>(d, &x, sums);
+        quant16::affine16::<F>(d, &x, sums);
         requant_act16(&d.mult, &d.bias, sums, &mut y);
         std::mem::swap(&mut x, &mut y);
     }
-    quant::affine16::<F>(&n.halves, &x, sums);
+    quant16::affine16::<F>(&n.halves, &x, sums);
     let mut c = QHalves::<N>::default();
     requant_i16(&n.halves.mult, &n.halves.bias, sums, c.as_mut_slice());
     c

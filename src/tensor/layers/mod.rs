@@ -5,6 +5,7 @@ pub mod conv;
 pub mod dense;
 pub mod pool;
 pub mod quant;
+pub mod quant16;
 pub mod sparse;
 
 use crate::tensor::error::{Result, TensorError};
