@@ -321,7 +321,7 @@ mod tests {
     use super::*;
     use crate::chess::Position;
     use crate::deepchess::features::Features;
-    use crate::deepchess::infer::{Compact, Distilled};
+    use crate::deepchess::infer::{Big, Compact, Distilled};
     use std::path::Path;
     use crate::tensor::NetFile;
 
@@ -365,7 +365,7 @@ mod tests {
         (sum / n as f64, max, same as f64 / n as f64, clear_same as f64 / clear.max(1) as f64)
     }
 
-    /// The shipped compact and distilled nets, quantised, against their f32 layouts, with
+    /// The shipped compact, distilled and big nets, quantised, against their f32 layouts, with
     /// every integer flavour this CPU has: the same bits across flavours, and probabilities
     /// within the stated tolerance of f32: mean |Δp| < 0.015, every pair within 0.25, at
     /// least 97 % of pairs ordered alike and 99.5 % of those the f32 net does not call close.
@@ -373,7 +373,7 @@ mod tests {
     fn quantised_nets_agree_with_f32() {
         let held_out = calibrate::positions(1000, 3, 77);
         let held_out = &held_out[held_out.len() - 800..];
-        for file in ["compact.dcw", "distilled.dcw"] {
+        for file in ["compact.dcw", "distilled.dcw", "deepchess.dcw"] {
             let (net, _) = Net::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets").join(file)).unwrap();
             let mut codes = Vec::new();
             for k in Kernel::available_kernels() {
@@ -381,10 +381,14 @@ mod tests {
                     let mut q = QCompact::from_net(&net).unwrap();
                     q.set_kernel(k);
                     (agreement(&q, &Compact::from_net(&net).unwrap(), held_out), held_out.iter().map(|p| code(&q, p).left.to_vec()).collect::<Vec<_>>())
-                } else {
+                } else if file == "distilled.dcw" {
                     let mut q = QDistilled::from_net(&net).unwrap();
                     q.set_kernel(k);
                     (agreement(&q, &Distilled::from_net(&net).unwrap(), held_out), held_out.iter().map(|p| code(&q, p).left.to_vec()).collect::<Vec<_>>())
+                } else {
+                    let mut q = QBig::from_net(&net).unwrap();
+                    q.set_kernel(k);
+                    (agreement(&q, &Big::from_net(&net).unwrap(), held_out), held_out.iter().map(|p| code(&q, p).left.to_vec()).collect::<Vec<_>>())
                 };
                 eprintln!("{file} {:?}: mean |dp| {:.5}, max {:.4}, ordered alike {:.4}, of clear pairs {:.4}", IntKernel::for_kernel(k), stats.0, stats.1, stats.2, stats.3);
                 assert!(stats.0 < 0.015 && stats.1 < 0.25 && stats.2 > 0.97 && stats.3 > 0.995, "{file} {k:?}: {stats:?}");
