@@ -152,18 +152,19 @@ mod x86 {
         }
     }
 
-    /// AVX-512 VNNI: 16 lanes, one `vpdpbusd`.
+    /// AVX-512 VNNI: AVX-512BW's vectors, its two products each one instruction
+    /// (`vpdpbusd`, `vpdpwssd`).
     pub(crate) struct IntVnni;
     impl IntFlavour for IntVnni {
         type V = __m512i;
         const LANES: usize = 16;
         #[inline(always)]
         unsafe fn zero() -> __m512i {
-            _mm512_setzero_si512()
+            IntAvx512::zero()
         }
         #[inline(always)]
         unsafe fn splat4(x: u32) -> __m512i {
-            _mm512_set1_epi32(x as i32)
+            IntAvx512::splat4(x)
         }
         #[inline(always)]
         unsafe fn dot4(acc: __m512i, x: __m512i, w: *const i8) -> __m512i {
@@ -175,11 +176,11 @@ mod x86 {
         }
         #[inline(always)]
         unsafe fn store(p: *mut i32, v: __m512i) {
-            _mm512_storeu_si512(p as *mut __m512i, v)
+            IntAvx512::store(p, v)
         }
         #[inline(always)]
         unsafe fn sum_lanes(v: &[__m512i]) -> __m512i {
-            v.iter().fold(_mm512_setzero_si512(), |s, &a| _mm512_add_epi32(s, a))
+            IntAvx512::sum_lanes(v)
         }
     }
 }
