@@ -1,13 +1,14 @@
 //! Floor 0: the process's dealings with the outside, written once for every floor above:
 //! atomic writes ([`atomic`]), bounded reads of regular files ([`files`]), xz streams
 //! ([`xz`]), the checksum of every file format ([`checksum`]), text from outside made safe
-//! to show ([`text`]), what made a file ([`provenance`]), and the command line's flags ([`args`]: each subcommand and each
-//! trainable system declares its own). It knows nothing of chess or numerics.
+//! to show ([`text`]), what made a file ([`provenance`]), the command line's flags ([`args`]: each subcommand and each
+//! trainable system declares its own), and memory in large pages for the search's tables ([`pages`]). It knows nothing of chess or numerics.
 
 pub mod args;
 pub mod atomic;
 pub mod checksum;
 pub mod files;
+pub mod pages;
 pub mod provenance;
 pub mod text;
 pub mod xz;

@@ -3,6 +3,7 @@
 //! of a search (Lazy SMP): each entry behind its own sequence lock.
 
 use crate::chess::Move;
+use crate::io::pages::LargeBuf;
 use crate::eval::{Kind, Value};
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
@@ -87,7 +88,8 @@ impl<K: Copy> Slot<K> {
 /// The transposition table, shared by the threads of one search (Lazy SMP) through an
 /// `Arc`: every method takes `&self`.
 pub struct Table<K> {
-    entries: Vec<Slot<K>>,
+    /// In large pages where the system gives them (`io::pages`): every probe is random.
+    entries: LargeBuf<Slot<K>>,
     age: AtomicU8,
 }
 
@@ -110,9 +112,7 @@ impl<K: Copy + Default> Table<K> {
     pub fn try_new(mb: usize) -> Result<Self, String> {
         let bytes = mb.max(1).checked_mul(1 << 20).ok_or("the size overflows")?;
         let n = (bytes / std::mem::size_of::<Slot<K>>()).max(1);
-        let mut entries = Vec::new();
-        entries.try_reserve_exact(n).map_err(|_| format!("cannot allocate {mb} MB"))?;
-        entries.resize_with(n, Slot::empty);
+        let entries = LargeBuf::try_new(n, Slot::empty).map_err(|_| format!("cannot allocate {mb} MB"))?;
         Ok(Table { entries, age: AtomicU8::new(0) })
     }
 

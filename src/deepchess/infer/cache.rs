@@ -1,5 +1,6 @@
 //! The paper's position hashing (§4): per-position results kept by zobrist key.
 
+use crate::io::pages::LargeBuf;
 use crate::tensor::rng::SplitMix64;
 
 /// A direct-mapped table from zobrist key to value (always replace: the newest is likeliest
@@ -7,7 +8,8 @@ use crate::tensor::rng::SplitMix64;
 /// changes, so clearing is O(1) instead of rewriting the table (16 MB of codes: `bench`
 /// clears between its 30 positions, a GUI on every `ucinewgame`).
 pub struct FeatureCache<V> {
-    slots: Vec<(u64, V)>,
+    /// In large pages where the system gives them (`io::pages`): every probe is random.
+    slots: LargeBuf<(u64, V)>,
     salt: u64,
     salts: SplitMix64,
 }
@@ -18,7 +20,8 @@ impl<V: Copy + Default> FeatureCache<V> {
     }
     pub fn with_bytes(bytes: usize) -> Self {
         let n = (bytes / std::mem::size_of::<(u64, V)>()).max(1);
-        FeatureCache { slots: vec![(0, V::default()); n], salt: 0, salts: SplitMix64(0) }
+        let slots = LargeBuf::try_new(n, || (0, V::default())).unwrap_or_else(|e| panic!("a feature cache of {} MB: {e}", bytes >> 20));
+        FeatureCache { slots, salt: 0, salts: SplitMix64(0) }
     }
     #[inline]
     fn index(&self, hash: u64) -> usize {
