@@ -145,7 +145,7 @@ fn movetime_is_respected() {
 fn bench_node_count_is_deterministic() {
     let run = || {
         let mut s = Searcher::new(handcrafted(), 4);
-        bench::run(&mut s, 3, |_, _, _| {}).nodes
+        bench::run(&mut s, 3, &bench::builtin(), |_, _, _| {}).nodes
     };
     let a = run();
     assert!(a > 1000);
@@ -266,6 +266,39 @@ fn bench_vs_net_reports_the_median_of_interleaved_rounds() {
         assert!(!bad.status.success());
         let err = String::from_utf8_lossy(&bad.stderr);
         assert!(err.contains(says) && !err.contains("eval handcrafted"), "{err}");
+    }
+}
+
+/// `bench --openings N` searches the match suite's first N positions (not the built-in ones),
+/// and beside handcrafted reports the tree-size and time-to-depth ratios; bad values are
+/// refused before any search.
+#[test]
+fn bench_on_the_match_openings_reports_nodes_and_time_to_depth() {
+    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let run = |args: &[&str]| std::process::Command::new(exe).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+    let out = run(&["bench", "--depth", "3", "--openings", "4", "--verbose"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("eval handcrafted depth 3: 4 positions"), "{err}");
+    // The first opening of the suite, not the built-in start position.
+    let first = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/openings-balanced-1000.epd")).unwrap();
+    let board = first.lines().next().unwrap().split_whitespace().next().unwrap();
+    assert!(err.lines().any(|l| l.starts_with("position  1:") && l.contains(board)), "{err}");
+    let out = run(&["bench", "--depth", "2", "--openings", "3", "--vs", "compact", "--rounds", "1"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("compact vs handcrafted, same openings"), "{err}");
+    let line = err.lines().find(|l| l.starts_with("compact vs handcrafted, depth 2:")).unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("x the nodes") && line.contains("x the time to depth"), "{line}");
+    for (args, says) in [
+        (&["bench", "--openings", "0"][..], "--openings 0"),
+        (&["bench", "--suite", "data/openings-balanced-1000.epd"][..], "--suite goes with --openings"),
+        (&["bench", "--openings", "2000"][..], "holds 1000 openings"),
+        (&["bench", "--openings", "2", "--suite", "no/such/suite.epd"][..], "no/such/suite.epd"),
+    ] {
+        let bad = run(args);
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert!(!bad.status.success() && err.contains(says) && !err.contains("eval handcrafted"), "{args:?}: {err}");
     }
 }
 

@@ -1,15 +1,17 @@
 //! `deepchess bench [--depth N] [--eval NAME] [--vs-net]`
 
+use crate::arena::openings;
+use crate::chess::Game;
 use crate::io::args::{parse, usage, CliError, Flag};
 use crate::players::{self, BuildError, Entry};
 use crate::search::bench::{self, BenchReport};
 use crate::search::{Player, PlayerSettings};
 use crate::tensor::Kernel;
 
-fn run_one(mut p: Box<dyn Player>, depth: u32, verbose: bool) -> BenchReport {
-    let r = bench::run(p.as_mut(), depth, |i, fen, nodes| {
+fn run_one(mut p: Box<dyn Player>, depth: u32, games: &[Game], verbose: bool) -> BenchReport {
+    let r = bench::run(p.as_mut(), depth, games, |i, game, nodes| {
         if verbose {
-            eprintln!("position {:>2}: {nodes:>10} nodes  {fen}", i + 1);
+            eprintln!("position {:>2}: {nodes:>10} nodes  {}", i + 1, game.position().fen());
         }
     });
     eprintln!(
@@ -36,15 +38,19 @@ const FLAGS: &[Flag] = &[
     Flag { name: "kernel", value: Some("NAME"), help: "net layers: scalar (the portable loop), avx2 or avx512 (default: the best this CPU has)" },
     Flag { name: "quantised", value: None, help: "DeepChess nets in integer inference (16-bit tower, 8-bit head), whatever the net's default" },
     Flag { name: "f32", value: None, help: "DeepChess nets in their f32 layout (half-float weights), whatever the net's default" },
+    Flag { name: "openings", value: Some("N"), help: "the first N positions of the match's opening suite instead of the built-in ones (what games start from)" },
+    Flag { name: "suite", value: Some("FILE"), help: "with --openings: the suite (EPD/FEN or PGN; default data/openings-balanced-1000.epd)" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
 ];
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let mut help = usage(
         "bench",
-        "[--depth N] [--hash MB] [--eval NAME] [--vs-net [--rounds N]] [--verbose]",
-        "Fixed-depth search over the built-in positions (single thread, table cleared between\n\
-         positions). Prints 'Nodes searched: N' (the same on every run) and 'Nodes/second: N'.",
+        "[--depth N] [--hash MB] [--eval NAME] [--vs-net [--rounds N]] [--openings N] [--verbose]",
+        "Fixed-depth search over the built-in positions, or the match's openings (single thread,\n\
+         table cleared between positions). Prints 'Nodes searched: N' (the same on every run) and\n\
+         'Nodes/second: N'; with --vs-net or --vs, each player's nodes/s, nodes to depth and time\n\
+         to depth beside handcrafted's.",
         FLAGS,
     );
     help.push_str("\nPlayers (--eval):\n");
@@ -99,6 +105,30 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         },
     };
     let verbose = p.has("verbose");
+    let games: Vec<Game> = match p.get("openings") {
+        None if p.get("suite").is_some() => return Err(CliError::Usage("deepchess bench: --suite goes with --openings N".into())),
+        None => bench::builtin(),
+        Some(_) => {
+            let n: usize = p.get_or("bench", "openings", 0)?;
+            if !(1..=100_000).contains(&n) {
+                return Err(CliError::Usage(format!("deepchess bench: --openings {n} out of range 1..100000")));
+            }
+            let suite = p.get("suite").unwrap_or("data/openings-balanced-1000.epd");
+            let all = openings::load(suite).map_err(|e| CliError::Failed(format!("bench: {e}")))?;
+            if all.len() < n {
+                return Err(CliError::Failed(format!("bench: {suite} holds {} openings, --openings asks for {n}", all.len())));
+            }
+            all.into_iter()
+                .take(n)
+                .map(|o| {
+                    let mut g = Game::new(o.start);
+                    o.moves.iter().for_each(|&m| g.play_unchecked(m));
+                    g
+                })
+                .collect()
+        }
+    };
+    let games = std::sync::Arc::new(games);
     // A player's bench on a thread with a big stack (searches recurse deeply with
     // position-sized values).
     let bench_of = |player: &Entry, s: &PlayerSettings| -> Result<BenchReport, CliError> {
@@ -113,7 +143,8 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         if !s.incremental && !player.set_incremental(false) {
             eprintln!("note: {} keeps nothing incremental: --no-incremental changes nothing", player.name());
         }
-        let run = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_one(player, depth, verbose));
+        let games = games.clone();
+        let run = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_one(player, depth, &games, verbose));
         Ok(run.expect("bench thread").join().expect("bench thread panicked"))
     };
     let first = bench_of(player, &settings)?;
@@ -131,23 +162,30 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         };
         // The machine's speed drifts within seconds: rounds of handcrafted then each net, a
         // ratio per round, the median of the rounds.
-        let mut ratios = vec![Vec::new(); nets.len()];
+        // Per net: nodes/s ratios and time-to-depth ratios by round; the tree-size ratio
+        // (nodes to depth) is the same every round.
+        let mut ratios = vec![(Vec::new(), Vec::new(), 0.0); nets.len()];
         for round in 0..rounds {
             let hc = if round == 0 { first.clone() } else { bench_of(player, &settings)? };
             for (k, &(net_player, _)) in nets.iter().enumerate() {
                 let net = bench_of(net_player, &settings)?;
-                ratios[k].push(hc.nps() as f64 / net.nps().max(1) as f64);
+                ratios[k].0.push(hc.nps() as f64 / net.nps().max(1) as f64);
+                ratios[k].1.push(net.time.as_secs_f64() / hc.time.as_secs_f64().max(1e-9));
+                ratios[k].2 = net.nodes as f64 / hc.nodes.max(1) as f64;
             }
         }
-        for (r, &(_, label)) in ratios.iter_mut().zip(&nets) {
+        let median = |r: &mut Vec<f64>| {
             r.sort_by(f64::total_cmp);
-            let median = (r[(r.len() - 1) / 2] + r[r.len() / 2]) / 2.0;
+            ((r[(r.len() - 1) / 2] + r[r.len() / 2]) / 2.0, r[0], r[r.len() - 1])
+        };
+        let which = if p.get("openings").is_some() { "openings" } else { "positions" };
+        for ((nps, time, tree), &(_, label)) in ratios.iter_mut().zip(&nets) {
+            let (m, lo, hi) = median(nps);
             eprintln!(
-                "{label} vs handcrafted, same positions, same run: {:.2}x slower in nodes/s (median of {rounds} interleaved rounds, {:.2}-{:.2})",
-                median,
-                r[0],
-                r[r.len() - 1]
+                "{label} vs handcrafted, same {which}, same run: {m:.2}x slower in nodes/s (median of {rounds} interleaved rounds, {lo:.2}-{hi:.2})"
             );
+            let (m, lo, hi) = median(time);
+            eprintln!("{label} vs handcrafted, depth {depth}: {tree:.2}x the nodes, {m:.2}x the time to depth (median, {lo:.2}-{hi:.2})");
         }
     }
     Ok(())

@@ -1,5 +1,6 @@
-//! `deepchess bench`: a fixed-depth search over built-in positions. Single thread, fixed
-//! depth, the table cleared between positions: the node count is the same on every run.
+//! `deepchess bench`: a fixed-depth search over built-in positions (or a suite's: the
+//! match's openings, `bench --openings N`). Single thread, fixed depth, the table cleared
+//! between positions: the node count is the same on every run.
 
 use super::player::Player;
 use super::time::Limits;
@@ -72,20 +73,24 @@ impl BenchReport {
     }
 }
 
-/// Searches every position to `depth`, calling `each(index, fen, nodes)` after each.
-pub fn run(player: &mut dyn Player, depth: u32, mut each: impl FnMut(usize, &str, u64)) -> BenchReport {
+/// The built-in positions as games.
+pub fn builtin() -> Vec<Game> {
+    POSITIONS.iter().map(|fen| Game::new(Position::from_fen(fen).expect("bench FENs are valid"))).collect()
+}
+
+/// Searches every game's position to `depth`, calling `each(index, game, nodes)` after each.
+pub fn run(player: &mut dyn Player, depth: u32, games: &[Game], mut each: impl FnMut(usize, &Game, u64)) -> BenchReport {
     crate::chess::attacks::init();
     let before = player.counters();
     let mut report = BenchReport::default();
     let stop = Arc::new(AtomicBool::new(false));
     let t = Instant::now();
-    for (i, fen) in POSITIONS.iter().enumerate() {
-        let pos = Position::from_fen(fen).expect("bench FENs are valid");
+    for (i, game) in games.iter().enumerate() {
         player.new_game();
-        let r = player.choose(&Game::new(pos), &Limits::depth(depth), Duration::ZERO, stop.clone(), &mut |_| {});
+        let r = player.choose(game, &Limits::depth(depth), Duration::ZERO, stop.clone(), &mut |_| {});
         report.nodes += r.info.nodes;
         report.positions += 1;
-        each(i, fen, r.info.nodes);
+        each(i, game, r.info.nodes);
     }
     report.time = t.elapsed();
     report.counters = player.counters().since(&before);
