@@ -81,7 +81,7 @@ pub const PLAYERS: &[Entry] = &[
         system: "dbn",
         default_net: Some("dbn-classify.dcw"),
         offered: true,
-        memory_mb: table_only,
+        memory_mb: table_and_scores,
         build: crate::dbn::player::build_classify,
     },
     Entry {
@@ -90,7 +90,7 @@ pub const PLAYERS: &[Entry] = &[
         system: "dbn",
         default_net: Some("dbn-regress.dcw"),
         offered: true,
-        memory_mb: table_only,
+        memory_mb: table_and_scores,
         build: crate::dbn::player::build_regress,
     },
     Entry {
@@ -99,7 +99,7 @@ pub const PLAYERS: &[Entry] = &[
         system: "dbn",
         default_net: Some("dbn-quantized.dcw"),
         offered: true,
-        memory_mb: table_only,
+        memory_mb: table_and_scores,
         build: crate::dbn::player::build_quantized,
     },
     Entry {
@@ -108,7 +108,7 @@ pub const PLAYERS: &[Entry] = &[
         system: "cnn",
         default_net: Some("cnn.dcw"),
         offered: true,
-        memory_mb: table_only,
+        memory_mb: table_and_scores,
         build: crate::cnn::player::build,
     },
     Entry {
@@ -117,7 +117,7 @@ pub const PLAYERS: &[Entry] = &[
         system: "neurochess",
         default_net: Some("neurochess.dcw"),
         offered: true,
-        memory_mb: table_only,
+        memory_mb: table_and_scores,
         build: crate::neurochess::player::build,
     },
     Entry {
@@ -126,7 +126,7 @@ pub const PLAYERS: &[Entry] = &[
         system: "neurochess",
         default_net: Some("neurochess-bp.dcw"),
         offered: true,
-        memory_mb: table_only,
+        memory_mb: table_and_scores,
         build: crate::neurochess::player::build,
     },
     Entry {
@@ -225,6 +225,11 @@ impl Entry {
 /// NeuroChess nets, which are under two megabytes).
 fn table_only(hash_mb: usize) -> usize {
     hash_mb
+}
+
+/// A net evaluator behind the shared adapter: its table and its score cache.
+fn table_and_scores(hash_mb: usize) -> usize {
+    hash_mb.saturating_add(crate::eval::scalar::SCORE_CACHE_MB)
 }
 
 fn handcrafted_player(s: &PlayerSettings, _: Option<&Path>) -> Result<Built, String> {

@@ -152,6 +152,45 @@ fn bench_node_count_is_deterministic() {
     assert_eq!(a, run());
 }
 
+/// A score cache (`ScoreComparator::cached`) changes the cost of a search, never the search:
+/// the same nodes and best moves, fewer evaluations, and its hits counted; a new game
+/// forgets it, and a helper thread's fork keeps one.
+#[test]
+fn a_score_cache_leaves_the_search_as_it_was() {
+    let mut plain = Searcher::new(handcrafted(), 4);
+    let mut cached = Searcher::new(ScoreComparator::cached(Handcrafted, 1), 4);
+    let games = bench::builtin();
+    let a = bench::run(&mut plain, 5, &games, |_, _, _| {});
+    let b = bench::run(&mut cached, 5, &games, |_, _, _| {});
+    assert_eq!(a.nodes, b.nodes);
+    assert_eq!(a.counters.get("keys"), b.counters.get("keys"));
+    let hits = b.counters.get("score cache hits");
+    assert!(hits > b.counters.get("keys") / 10, "{hits} hits of {} keys", b.counters.get("keys"));
+    assert_eq!(a.counters.get("score cache hits"), 0, "the handcrafted player keeps no cache");
+    for g in games.iter().take(6) {
+        let (x, y) = (run(&mut plain, g, Limits::depth(6)), run(&mut cached, g, Limits::depth(6)));
+        assert_eq!((x.best, x.info.nodes), (y.best, y.info.nodes));
+    }
+    let fork = cached.comp.fork().expect("handcrafted forks");
+    assert_eq!(fork.counters().get("score cache hits"), 0);
+    assert!(fork.counters().0.iter().any(|c| c.name == "score cache hits"), "the fork has a cache too");
+    // The root's children are cached after a search; after `clear` (a new game) none is.
+    let root = *games[0].position();
+    run(&mut cached, &games[0], Limits::depth(4));
+    let hits_on_children = |c: &mut ScoreComparator<Handcrafted>| {
+        let before = c.counters().get("score cache hits");
+        for &m in root.legal_moves().iter() {
+            let mut child = root;
+            child.play(m);
+            c.key(1, &child);
+        }
+        c.counters().get("score cache hits") - before
+    };
+    assert!(hits_on_children(&mut cached.comp) > 0);
+    cached.comp.clear();
+    assert_eq!(hits_on_children(&mut cached.comp), 0);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
     #[test]

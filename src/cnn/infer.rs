@@ -13,7 +13,7 @@
 use super::features::{INPUTS, PLANES, SIDE_PLANE};
 use super::model::{Cnn, ConvAct};
 use crate::chess::Position;
-use crate::eval::scalar::{Evaluator, ScoreComparator};
+use crate::eval::scalar::{Evaluator, ScoreComparator, SCORE_CACHE_MB};
 use crate::chess::{Color, Role};
 use crate::tensor::{layers::conv, layers, layers::pool, kernels::vecops, Kernel, Matrix};
 
@@ -131,7 +131,7 @@ impl Evaluator for CnnEval {
 
 /// A CNN as the search's comparator.
 pub fn comparator(net: Cnn, kernel: Kernel) -> ScoreComparator<CnnEval> {
-    ScoreComparator::new(CnnEval::new(net, kernel))
+    ScoreComparator::cached(CnnEval::new(net, kernel), SCORE_CACHE_MB)
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use super::features::Encoding;
 use super::model::{Dbn, Head};
 use super::targets::{class_value, CLIP_CP};
 use crate::chess::Position;
-use crate::eval::scalar::{Evaluator, ScoreComparator};
+use crate::eval::scalar::{Evaluator, ScoreComparator, SCORE_CACHE_MB};
 use crate::tensor::layers::dense::{self, pad, Dense};
 use crate::tensor::Kernel;
 
@@ -134,7 +134,7 @@ impl Evaluator for DbnEval {
 
 /// A DBN as the search's comparator.
 pub fn comparator(net: &Dbn, name: &'static str, kernel: Kernel) -> ScoreComparator<DbnEval> {
-    ScoreComparator::new(DbnEval::new(net, name, kernel))
+    ScoreComparator::cached(DbnEval::new(net, name, kernel), SCORE_CACHE_MB)
 }
 
 #[cfg(test)]

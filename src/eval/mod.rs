@@ -3,14 +3,17 @@
 //!   and [`Value`], a search value: a comparator-judged position or an outcome the search
 //!   itself knows (mate, draw).
 //! - [`Evaluator`]: a scalar evaluator (one number per position), and
-//!   [`ScoreComparator`], its adapter to a comparator.
+//!   [`ScoreComparator`], its adapter to a comparator;
+//! - [`PositionCache`]: per-position results by zobrist key (a net's codes, costly values).
 //! - [`Handcrafted`]: material and piece-square tables, the paper's "Falcon" stand-in.
 
+pub mod cache;
 pub mod comparator;
 pub mod gnu;
 pub mod handcrafted;
 pub mod scalar;
 
+pub use cache::PositionCache;
 pub use comparator::{Comparator, Counter, Counters, Kind, Value, MAX_PLY};
 pub use handcrafted::{handcrafted, Handcrafted};
 pub use scalar::{Evaluator, ScoreComparator, CP_PER_LOGIT};

@@ -3,6 +3,7 @@
 //! comparing two positions is comparing their values, so a scalar evaluator plays in the
 //! same comparison alpha-beta as a learned comparator.
 
+use super::cache::PositionCache;
 use super::comparator::{Comparator, Counters};
 use crate::chess::Position;
 use std::cmp::Ordering;
@@ -20,6 +21,13 @@ pub trait Evaluator: Send {
     /// The value of `pos` for White: greater is better for White, and 0 is what a draw is
     /// worth (the draw reference of [`Comparator::compare_draw`]).
     fn evaluate(&mut self, pos: &Position) -> f32;
+
+    /// The key under which its value of `pos` may be cached ([`ScoreComparator::cached`]):
+    /// the zobrist key, mixed with whatever else of the game its value reads (the zobrist key
+    /// covers the board, the side to move, castling and en passant, not the move clocks).
+    fn cache_key(&self, pos: &Position) -> u64 {
+        pos.hash()
+    }
 
     /// Probability that a position of value `a` is better for White than one of value `b`,
     /// given `a − b` (a logistic of the difference, at the evaluator's own scale).
@@ -48,18 +56,35 @@ pub trait Evaluator: Send {
     }
 }
 
+/// The score cache (MB) of an evaluator that costs more than a handcrafted evaluation
+/// ([`ScoreComparator::cached`]): a million values.
+pub const SCORE_CACHE_MB: usize = 16;
+
 /// An [`Evaluator`] as a [`Comparator`]: keys are values, comparisons exact.
 #[derive(Default)]
 pub struct ScoreComparator<E> {
     pub eval: E,
-    /// Comparisons asked for, and keys (evaluations).
+    /// Values by zobrist key, for an evaluator worth caching (a net; not the handcrafted sum).
+    cache: Option<PositionCache<f32>>,
+    cache_mb: usize,
+    /// Comparisons asked for, keys, and keys the cache answered.
     comparisons: u64,
     keys: u64,
+    hits: u64,
 }
 
 impl<E: Evaluator> ScoreComparator<E> {
     pub fn new(eval: E) -> Self {
-        ScoreComparator { eval, comparisons: 0, keys: 0 }
+        ScoreComparator { eval, cache: None, cache_mb: 0, comparisons: 0, keys: 0, hits: 0 }
+    }
+
+    /// With each position's value kept by zobrist key in a cache of `mb` MB: the search meets
+    /// a position again through transpositions, the static cut and null move of one node,
+    /// and re-searches, and a net's evaluation costs more than a probe. The values are the
+    /// evaluator's own, so the search is the same, node for node (an evaluator's value is a
+    /// function of the position).
+    pub fn cached(eval: E, mb: usize) -> Self {
+        ScoreComparator { cache: Some(PositionCache::new(mb)), cache_mb: mb, ..Self::new(eval) }
     }
 }
 
@@ -70,10 +95,28 @@ impl<E: Evaluator> Comparator for ScoreComparator<E> {
         self.eval.name()
     }
 
+    /// The move generation of the child comes before its key: its cache slot loads meanwhile.
+    #[inline]
+    fn set_node(&mut self, _ply: usize, pos: &Position) {
+        if let Some(c) = &self.cache {
+            c.prefetch(self.eval.cache_key(pos));
+        }
+    }
+
     #[inline]
     fn key(&mut self, _ply: usize, pos: &Position) -> f32 {
         self.keys += 1;
-        self.eval.evaluate(pos)
+        let Some(cache) = &mut self.cache else {
+            return self.eval.evaluate(pos);
+        };
+        let hash = self.eval.cache_key(pos);
+        if let Some(v) = cache.get(hash) {
+            self.hits += 1;
+            return v;
+        }
+        let v = self.eval.evaluate(pos);
+        cache.put(hash, v);
+        v
     }
 
     fn prob_white_better(&mut self, a: &f32, b: &f32) -> f32 {
@@ -103,6 +146,9 @@ impl<E: Evaluator> Comparator for ScoreComparator<E> {
 
     fn clear(&mut self) {
         self.eval.clear();
+        if let Some(c) = &mut self.cache {
+            c.clear();
+        }
     }
 
     fn set_incremental(&mut self, on: bool) -> bool {
@@ -110,11 +156,17 @@ impl<E: Evaluator> Comparator for ScoreComparator<E> {
     }
 
     fn fork(&self) -> Option<Self> {
-        self.eval.fork().map(ScoreComparator::new)
+        let mb = self.cache_mb;
+        self.eval.fork().map(|e| if self.cache.is_some() { ScoreComparator::cached(e, mb) } else { ScoreComparator::new(e) })
     }
 
     fn counters(&self) -> Counters {
-        Counters::default().with("comparisons", self.comparisons, None).with("keys", self.keys, None)
+        let c = Counters::default().with("comparisons", self.comparisons, None).with("keys", self.keys, None);
+        if self.cache.is_some() {
+            c.with("score cache hits", self.hits, Some("keys"))
+        } else {
+            c
+        }
     }
 }
 

@@ -1,10 +1,11 @@
-//! Memory for the search's large tables (the transposition table, a net's feature cache),
-//! backed by 2 MB pages where the system gives them. A probe of such a table lands on a
-//! random entry: with 4 KB pages nearly every probe also misses the TLB and waits for a page
-//! walk, with 2 MB pages a 16 MB table needs only 8 TLB entries. Linux gives large pages
-//! to memory that asks for them (`madvise(MADV_HUGEPAGE)`, what "transparent huge pages:
-//! madvise" means, the common default); where it does not, or on another system, the table
-//! is ordinary memory and works the same, only slower.
+//! Memory for the search's large tables (the transposition table, the position caches),
+//! backed by 2 MB pages where the system gives them, and the prefetch hint their probes
+//! use. A probe of such a table lands on a random entry: with 4 KB pages nearly every probe
+//! also misses the TLB and waits for a page walk, with 2 MB pages a 16 MB table needs only 8
+//! TLB entries. Linux gives large pages to memory that asks for them
+//! (`madvise(MADV_HUGEPAGE)`, what "transparent huge pages: madvise" means, the common
+//! default); where it does not, or on another system, the table is ordinary memory and works
+//! the same, only slower.
 
 use std::alloc::{alloc, dealloc, Layout};
 use std::ops::{Deref, DerefMut};
@@ -78,6 +79,19 @@ impl<T> Drop for LargeBuf<T> {
             dealloc(self.ptr.as_ptr() as *mut u8, self.layout);
         }
     }
+}
+
+/// Asks the CPU to start loading the cache line at `p` (a table entry read a little later:
+/// the child's transposition entry, its feature-cache slot). No effect on other targets.
+#[inline(always)]
+pub fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // Safety: a prefetch is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Asks Linux to back `[ptr, ptr + bytes)` with large pages; a refusal is not an error (the

@@ -11,7 +11,7 @@ use super::model::Value;
 use crate::tensor::kernels::simd::{active_kernel, Kernel};
 use crate::tensor::kernels::vecops::{axpy_rows_with, sigmoid_bias_with};
 use crate::chess::Position;
-use crate::eval::scalar::{Evaluator, ScoreComparator};
+use crate::eval::scalar::{Evaluator, ScoreComparator, SCORE_CACHE_MB};
 use crate::search::Searcher;
 
 // Centipawns per logit unit in UCI output (the handcrafted evaluator's logistic scale).
@@ -89,6 +89,11 @@ impl Evaluator for VEval {
         logit(e)
     }
 
+    /// One of V's features is the fifty-move clock, which the zobrist key leaves out.
+    fn cache_key(&self, pos: &Position) -> u64 {
+        pos.hash() ^ (pos.halfmove_clock() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
     /// Keys are log-odds: their difference is a log-odds ratio.
     fn prob_from_diff(&self, diff: f32) -> f32 {
         crate::tensor::layers::sigmoid(diff)
@@ -101,7 +106,7 @@ impl Evaluator for VEval {
 
 /// V as the search's comparator on kernel flavour `kernel`, a searcher around it.
 pub fn searcher(v: Value, kernel: Kernel, hash_mb: usize) -> Searcher<ScoreComparator<VEval>> {
-    Searcher::new(ScoreComparator::new(VEval::with_kernel(v, kernel)), hash_mb)
+    Searcher::new(ScoreComparator::cached(VEval::with_kernel(v, kernel), SCORE_CACHE_MB), hash_mb)
 }
 
 #[cfg(test)]
@@ -122,6 +127,27 @@ mod tests {
         assert!((logit(va) - ka).abs() < 1e-6);
         assert!(logit(1.0).is_finite() && logit(-1.0) == -logit(1.0));
         assert!((e.prob_from_diff(0.0) - 0.5).abs() < 1e-6);
+    }
+
+    /// V reads the fifty-move clock, so its cached values are kept apart by it: positions that
+    /// differ only there get different keys (and may get different values), and a cached
+    /// searcher searches exactly as an uncached one.
+    #[test]
+    fn cached_values_are_kept_apart_by_the_fifty_move_clock() {
+        crate::chess::attacks::init();
+        let e = VEval::new(Value::new(8, &mut Rng::new(3)));
+        let a = Position::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 40").unwrap();
+        let b = Position::from_fen("4k3/8/8/8/8/8/8/R3K3 w - - 60 70").unwrap();
+        assert_eq!(a.hash(), b.hash(), "the zobrist key leaves the clocks out");
+        assert_ne!(e.cache_key(&a), e.cache_key(&b));
+        assert_ne!(e.clone().value(&a), e.clone().value(&b), "V reads the clock");
+        let v = Value::new(8, &mut Rng::new(4));
+        let mut plain = Searcher::new(ScoreComparator::new(VEval::new(v.clone())), 2);
+        let mut cached = searcher(v, Kernel::best(), 2);
+        let games = crate::search::bench::builtin();
+        let (x, y) = (crate::search::bench::run(&mut plain, 3, &games[..8], |_, _, _| {}), crate::search::bench::run(&mut cached, 3, &games[..8], |_, _, _| {}));
+        assert_eq!(x.nodes, y.nodes);
+        assert!(y.counters.get("score cache hits") > 0);
     }
 
     /// The fast path equals the training path within float tolerance, and gives the same bits

@@ -23,15 +23,4 @@ pub use policy::{MoveScorer, PolicyPlayer};
 pub use searcher::{Info, Score, SearchResult, Searcher};
 pub use time::{Limits, Ponder, MAX_DEPTH};
 
-/// Asks the CPU to start loading the cache line at `p` (tables read a few microseconds
-/// later: the child's transposition entry and feature-cache slot). No effect elsewhere.
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // Safety: a prefetch is a hint; it never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+pub(crate) use crate::io::pages::prefetch;

@@ -6,7 +6,7 @@
 //! - beyond the paper, an incremental first layer: the sparse layer's sums are updated from
 //!   the nearest ancestor's accumulator with only the input bits the moves changed.
 
-use super::cache::FeatureCache;
+use super::FeatureCache;
 use crate::chess::{Bitboard, Color, Position, Role};
 use crate::deepchess::features::{feature_delta, Features, MAX_ACTIVE};
 use crate::eval::{Comparator, Counters, MAX_PLY};

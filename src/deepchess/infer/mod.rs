@@ -5,15 +5,17 @@
 //! - `comparator.rs`: [`NetComparator`], the [`Comparator`](crate::eval::Comparator) the
 //!   search asks, with the incremental first layer (an accumulator per ply) and the
 //!   antisymmetric reading of the head;
-//! - `cache.rs`: the paper's position hashing, codes kept by zobrist key.
+//! - the paper's position hashing, codes kept by zobrist key: [`FeatureCache`], the shared
+//!   [`PositionCache`](crate::eval::PositionCache) of the evaluation floor.
 
-mod cache;
 mod calibrate;
 mod comparator;
 mod net;
 mod qnet;
 
-pub use cache::FeatureCache;
+/// The paper's position hashing (§4): each position's code (Pos2Vec output, or what the net
+/// precomputes per position) by zobrist key.
+pub type FeatureCache<V> = crate::eval::PositionCache<V>;
 pub use comparator::{NetComparator, NetKey, NetStats, SiameseNet};
 pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
 pub use qnet::{QBig, QCompact, QDistilled, QHalves, QNetEval};

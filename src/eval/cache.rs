@@ -1,27 +1,29 @@
-//! The paper's position hashing (§4): per-position results kept by zobrist key.
+//! Per-position results kept by zobrist key: DeepChess's position hashing (paper §4, its
+//! Pos2Vec codes), and the values of the scalar evaluators that cost more than a handcrafted
+//! evaluation ([`ScoreComparator::cached`](super::ScoreComparator::cached)).
 
-use crate::io::pages::LargeBuf;
+use crate::io::pages::{prefetch, LargeBuf};
 use crate::tensor::rng::SplitMix64;
 
 /// A direct-mapped table from zobrist key to value (always replace: the newest is likeliest
-/// to be asked for again). Slots hold keys XORed with a salt that [`FeatureCache::clear`]
+/// to be asked for again). Slots hold keys XORed with a salt that [`PositionCache::clear`]
 /// changes, so clearing is O(1) instead of rewriting the table (16 MB of codes: `bench`
 /// clears between its 30 positions, a GUI on every `ucinewgame`).
-pub struct FeatureCache<V> {
+pub struct PositionCache<V> {
     /// In large pages where the system gives them (`io::pages`): every probe is random.
     slots: LargeBuf<(u64, V)>,
     salt: u64,
     salts: SplitMix64,
 }
 
-impl<V: Copy + Default> FeatureCache<V> {
+impl<V: Copy + Default> PositionCache<V> {
     pub fn new(mb: usize) -> Self {
         Self::with_bytes(mb << 20)
     }
     pub fn with_bytes(bytes: usize) -> Self {
         let n = (bytes / std::mem::size_of::<(u64, V)>()).max(1);
         let slots = LargeBuf::try_new(n, || (0, V::default())).unwrap_or_else(|e| panic!("a feature cache of {} MB: {e}", bytes >> 20));
-        FeatureCache { slots, salt: 0, salts: SplitMix64(0) }
+        PositionCache { slots, salt: 0, salts: SplitMix64(0) }
     }
     #[inline]
     fn index(&self, hash: u64) -> usize {
@@ -36,19 +38,19 @@ impl<V: Copy + Default> FeatureCache<V> {
     pub fn prefetch(&self, hash: u64) {
         let slot = &self.slots[self.index(hash)] as *const (u64, V) as *const u8;
         for line in (0..std::mem::size_of::<(u64, V)>()).step_by(64) {
-            crate::search::prefetch(slot.wrapping_add(line));
+            prefetch(slot.wrapping_add(line));
         }
     }
     /// The slot holding `hash`, if it does. (An empty slot holds 0, which no salted key equals.)
     #[inline]
-    pub(super) fn find(&self, hash: u64) -> Option<usize> {
+    pub fn find(&self, hash: u64) -> Option<usize> {
         let i = self.index(hash);
         let stored = hash ^ self.salt;
         (self.slots[i].0 == stored && stored != 0).then_some(i)
     }
-    /// The value in slot `i` (a slot [`FeatureCache::find`] returned).
+    /// The value in slot `i` (a slot [`PositionCache::find`] returned).
     #[inline]
-    pub(super) fn at(&self, i: usize) -> &V {
+    pub fn at(&self, i: usize) -> &V {
         &self.slots[i].1
     }
     #[inline]
