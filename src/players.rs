@@ -268,14 +268,15 @@ mod tests {
         }
     }
 
-    /// Incremental evaluation is the evaluator's capability: the DeepChess players have it
-    /// (their first layer), every other player says it keeps nothing incremental.
+    /// Incremental evaluation is the evaluator's capability: the DeepChess and DBN players
+    /// have it (their first layer), every other player says it keeps nothing incremental.
     #[test]
     fn incremental_evaluation_is_declared_by_the_players_that_have_it() {
         for p in PLAYERS {
             let mut built = p.build(&PlayerSettings::new(1)).unwrap_or_else(|e| panic!("{}: {e}", p.name));
-            assert_eq!(built.player.set_incremental(false), p.system == "deepchess", "{}", p.name);
-            assert_eq!(built.player.set_incremental(true), p.system == "deepchess", "{}", p.name);
+            let has = matches!(p.system, "deepchess" | "dbn");
+            assert_eq!(built.player.set_incremental(false), has, "{}", p.name);
+            assert_eq!(built.player.set_incremental(true), has, "{}", p.name);
         }
     }
 

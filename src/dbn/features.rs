@@ -41,6 +41,15 @@ impl Encoding {
         }
     }
 
+    /// The layout as the shared incremental first layer reads it ([`crate::eval::line`]).
+    pub const fn bits(self) -> crate::eval::line::BoardBits {
+        let side = match self {
+            Encoding::Bits772 => None,
+            Encoding::Bits773 => Some(SIDE_BIT),
+        };
+        crate::eval::line::BoardBits { castling: CASTLING_BITS, side }
+    }
+
     /// Set bits of a position, increasing, appended to `out` (cleared first).
     pub fn active(self, pos: &Position, out: &mut Vec<u32>) {
         self.from_parts(|c, r| pos.pieces(c, r), pos.turn(), pos.castling_rights(), out)

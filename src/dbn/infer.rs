@@ -10,14 +10,18 @@
 //!   inside a class; the expectation keeps the ordering the softmax knows.
 //!
 //! Inference is one position at a time on the shared dense layers (half-precision SIMD
-//! kernels, zero inputs skipped): the first layer reads the ~34 set bits of a 784-float
-//! input kept zero between calls.
+//! kernels, zero inputs skipped). In the search the first layer is incremental
+//! ([`crate::eval::line`]): each position's sums from its ancestor's, by the rows of the bits
+//! the moves changed. Elsewhere it reads the ~34 set bits of a 784-float input kept zero
+//! between calls.
 
 use super::features::Encoding;
 use super::model::{Dbn, Head};
 use super::targets::{class_value, CLIP_CP};
 use crate::chess::Position;
+use crate::eval::line::{BoardBits, FirstLayer, Line};
 use crate::eval::scalar::{Evaluator, ScoreComparator, SCORE_CACHE_MB};
+use crate::tensor::kernels::vecops;
 use crate::tensor::layers::dense::{self, pad, Dense};
 use crate::tensor::Kernel;
 
@@ -36,6 +40,31 @@ pub struct DbnEval {
     a: Vec<f32>,
     b: Vec<f32>,
     bits: Vec<u32>,
+    /// The search's line and its first-layer sums.
+    line: Line<f32>,
+}
+
+/// The first hidden layer as the shared line sees it: rows of its (widened) weights.
+struct First<'a> {
+    d: &'a Dense,
+    kernel: Kernel,
+    bits: BoardBits,
+}
+
+impl FirstLayer for First<'_> {
+    type Sum = f32;
+    fn bits(&self) -> BoardBits {
+        self.bits
+    }
+    fn width(&self) -> usize {
+        self.d.cols()
+    }
+    fn refresh(&self, active: &[usize], out: &mut [f32]) {
+        vecops::update_with(self.kernel, out, self.d.bias(), self.d.weights(), self.d.cols(), active, &[]);
+    }
+    fn update(&self, dst: &mut [f32], src: &[f32], added: &[usize], removed: &[usize]) {
+        vecops::update_with(self.kernel, dst, src, self.d.weights(), self.d.cols(), added, removed);
+    }
 }
 
 impl DbnEval {
@@ -56,6 +85,7 @@ impl DbnEval {
             a: vec![0.0; widest],
             b: vec![0.0; widest],
             bits: Vec::with_capacity(40),
+            line: Line::new(layers[0].cols()),
             layers,
             out,
             kernel: if kernel.available() { kernel } else { Kernel::Scalar },
@@ -66,30 +96,46 @@ impl DbnEval {
         self.kernel
     }
 
-    /// The output layer's values (logits, or the regression's pre-tanh value) for `pos`.
-    fn outputs(&mut self, pos: &Position) -> &[f32] {
-        self.encoding.active(pos, &mut self.bits);
-        for &i in &self.bits {
-            self.x[i as usize] = 1.0;
-        }
+    /// The output layer's values (logits, or the regression's pre-tanh value) for `pos`,
+    /// the first layer from the line's sums when `pos` is the line's position at `ply`.
+    fn outputs(&mut self, pos: &Position, ply: Option<usize>) -> &[f32] {
         let k = self.kernel;
         let (mut cur, mut next) = (&mut self.a, &mut self.b);
-        dense::forward_with(k, &self.layers[0], &self.x, cur, true);
+        match ply.filter(|&p| self.line.holds(p, pos)) {
+            Some(p) => {
+                let first = First { d: &self.layers[0], kernel: k, bits: self.encoding.bits() };
+                for (c, &s) in cur.iter_mut().zip(self.line.ensure(p, &first)) {
+                    *c = s.max(0.0);
+                }
+            }
+            None => {
+                self.encoding.active(pos, &mut self.bits);
+                for &i in &self.bits {
+                    self.x[i as usize] = 1.0;
+                }
+                dense::forward_with(k, &self.layers[0], &self.x, cur, true);
+                for &i in &self.bits {
+                    self.x[i as usize] = 0.0;
+                }
+            }
+        }
         for d in &self.layers[1..] {
             dense::forward_with(k, d, &cur[..d.rows()], next, true);
             std::mem::swap(&mut cur, &mut next);
         }
         dense::forward_with(k, &self.out, &cur[..self.out.rows()], next, false);
-        for &i in &self.bits {
-            self.x[i as usize] = 0.0;
-        }
         &next[..self.out.outputs()]
     }
 
     /// The head's reading of `pos` (see the module documentation), in [−1, 1].
     pub fn value(&mut self, pos: &Position) -> f32 {
+        self.value_at(pos, None)
+    }
+
+    /// [`DbnEval::value`], the first layer from the line's sums where `pos` is at `ply`.
+    fn value_at(&mut self, pos: &Position, ply: Option<usize>) -> f32 {
         let head = self.head;
-        let z = self.outputs(pos);
+        let z = self.outputs(pos, ply);
         match head {
             Head::Regress => z[0].tanh(),
             Head::Classify => {
@@ -123,6 +169,29 @@ impl Evaluator for DbnEval {
         self.value(pos)
     }
 
+    fn set_node(&mut self, ply: usize, pos: &Position) {
+        self.line.set_node(ply, pos);
+    }
+
+    fn set_root(&mut self, pos: &Position) {
+        let first = First { d: &self.layers[0], kernel: self.kernel, bits: self.encoding.bits() };
+        self.line.set_root(pos, &first);
+    }
+
+    fn evaluate_at(&mut self, ply: usize, pos: &Position) -> f32 {
+        self.value_at(pos, Some(ply))
+    }
+
+    fn clear(&mut self) {
+        self.line.clear();
+    }
+
+    /// The first layer along the line (on by default); off, from each position's bits.
+    fn set_incremental(&mut self, on: bool) -> bool {
+        self.line.incremental = on;
+        true
+    }
+
     fn prob_from_diff(&self, diff: f32) -> f32 {
         crate::tensor::layers::sigmoid(diff * CLIP_CP as f32 / CP_SCALE)
     }
@@ -142,6 +211,38 @@ mod tests {
     use super::*;
     use crate::dbn::model::Arch;
     use crate::tensor::{Rng, SparseBatch, Tape};
+
+    /// Along a line of play the incremental first layer gives each position's value as the
+    /// from-scratch path does (within float rounding: the sums are added in another order), for
+    /// both encodings, whichever plies ask; off (`set_incremental(false)`), the same.
+    #[test]
+    fn the_line_gives_the_values_of_scratch() {
+        crate::chess::attacks::init();
+        for enc in [Encoding::Bits772, Encoding::Bits773] {
+            let net = Dbn::new(Arch::new(enc, vec![40, 20], Head::Regress), &mut Rng::new(9));
+            for incremental in [true, false] {
+                let mut e = DbnEval::new(&net, "t", Kernel::best());
+                assert!(e.set_incremental(incremental));
+                let mut pos = Position::startpos();
+                e.set_root(&pos);
+                for ply in 1..80usize {
+                    let moves = pos.legal_moves();
+                    if moves.is_empty() {
+                        break;
+                    }
+                    pos.play(moves.as_slice()[(ply * 7919) % moves.len()]);
+                    e.set_node(ply, &pos);
+                    if ply % 2 == 0 || ply > 60 {
+                        let (line, scratch) = (e.evaluate_at(ply, &pos), e.value(&pos));
+                        assert!((line - scratch).abs() < 1e-5, "{enc:?} ply {ply}: {line} vs {scratch}");
+                    }
+                }
+                // A position off the line is valued from its bits.
+                let other = Position::from_fen("8/8/4k3/8/8/3K4/8/8 w - - 0 1").unwrap();
+                assert_eq!(e.evaluate_at(3, &other), e.value(&other));
+            }
+        }
+    }
 
     /// The search's inference equals the training tape's forward pass (within the half
     /// precision of the inference weights), for every head and every kernel.

@@ -21,6 +21,8 @@ pub const INPUTS: usize = 773;
 pub const SIDE_BIT: usize = 768;
 /// Index of the first castling bit (WK, WQ, BK, BQ follow in that order).
 pub const CASTLING_BITS: usize = 769;
+/// The encoding as the shared incremental first layer reads it ([`crate::eval::line`]).
+pub const BITS: crate::eval::line::BoardBits = crate::eval::line::BoardBits { castling: CASTLING_BITS, side: Some(SIDE_BIT) };
 /// At most 32 pieces + side + 4 castling bits are set.
 pub const MAX_ACTIVE: usize = 37;
 
@@ -202,38 +204,7 @@ impl Features {
 /// each in increasing order (the order the first layer's update sums rows in). Only the
 /// squares whose occupant changed are looked at: two to four after a move.
 pub fn feature_delta(from: &Position, to: &Position, added: &mut Vec<usize>, removed: &mut Vec<usize>) {
-    let mut changed = Bitboard::EMPTY;
-    for c in Color::ALL {
-        changed |= from.by_color(c) ^ to.by_color(c);
-    }
-    for r in Role::ALL {
-        changed |= from.by_role(r) ^ to.by_role(r);
-    }
-    let (a0, r0) = (added.len(), removed.len());
-    for sq in changed {
-        let (was, now) = (from.piece_on(sq), to.piece_on(sq));
-        if let Some(p) = was {
-            removed.push(piece_bit(p.color, p.role, sq));
-        }
-        if let Some(p) = now {
-            added.push(piece_bit(p.color, p.role, sq));
-        }
-    }
-    added[a0..].sort_unstable();
-    removed[r0..].sort_unstable();
-    match (from.turn(), to.turn()) {
-        (Color::White, Color::Black) => removed.push(SIDE_BIT),
-        (Color::Black, Color::White) => added.push(SIDE_BIT),
-        _ => {}
-    }
-    let (ca, cb) = (from.castling_rights(), to.castling_rights());
-    for (i, bit) in [castle::WK, castle::WQ, castle::BK, castle::BQ].into_iter().enumerate() {
-        match (ca & bit != 0, cb & bit != 0) {
-            (true, false) => removed.push(CASTLING_BITS + i),
-            (false, true) => added.push(CASTLING_BITS + i),
-            _ => {}
-        }
-    }
+    BITS.delta(from, to, added, removed)
 }
 
 /// The colour-mirrored position's features: board flipped, colours, side to move and

@@ -4,13 +4,15 @@
 //!   itself knows (mate, draw).
 //! - [`Evaluator`]: a scalar evaluator (one number per position), and
 //!   [`ScoreComparator`], its adapter to a comparator;
-//! - [`PositionCache`]: per-position results by zobrist key (a net's codes, costly values).
+//! - [`PositionCache`]: per-position results by zobrist key (a net's codes, costly values);
+//! - [`line::Line`]: a board-bits first layer kept incrementally along the search's line.
 //! - [`Handcrafted`]: material and piece-square tables, the paper's "Falcon" stand-in.
 
 pub mod cache;
 pub mod comparator;
 pub mod gnu;
 pub mod handcrafted;
+pub mod line;
 pub mod scalar;
 
 pub use cache::PositionCache;

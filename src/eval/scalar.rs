@@ -22,6 +22,21 @@ pub trait Evaluator: Send {
     /// worth (the draw reference of [`Comparator::compare_draw`]).
     fn evaluate(&mut self, pos: &Position) -> f32;
 
+    /// The search's line now has `pos` at `ply` (called on every move): an evaluator that
+    /// keeps work along the line (an incremental first layer, [`crate::eval::line`]) records it.
+    fn set_node(&mut self, _ply: usize, _pos: &Position) {}
+
+    /// A new root, `pos` at ply 0.
+    fn set_root(&mut self, pos: &Position) {
+        self.set_node(0, pos);
+    }
+
+    /// The value of `pos`, the line's position at `ply` (so an evaluator may build it from
+    /// its ancestors' work); by default [`Evaluator::evaluate`].
+    fn evaluate_at(&mut self, _ply: usize, pos: &Position) -> f32 {
+        self.evaluate(pos)
+    }
+
     /// The key under which its value of `pos` may be cached ([`ScoreComparator::cached`]):
     /// the zobrist key, mixed with whatever else of the game its value reads (the zobrist key
     /// covers the board, the side to move, castling and en passant, not the move clocks).
@@ -41,7 +56,8 @@ pub trait Evaluator: Send {
 
     /// Incremental evaluation along the search's line ([`Comparator::set_incremental`]):
     /// an evaluator that keeps part of its work from a parent to its child says so here.
-    /// None does yet: each evaluates a position from scratch.
+    /// The DBN evaluators do (their first layer, `crate::eval::line`); the others evaluate each
+    /// position from scratch.
     fn set_incremental(&mut self, _on: bool) -> bool {
         false
     }
@@ -97,24 +113,29 @@ impl<E: Evaluator> Comparator for ScoreComparator<E> {
 
     /// The move generation of the child comes before its key: its cache slot loads meanwhile.
     #[inline]
-    fn set_node(&mut self, _ply: usize, pos: &Position) {
+    fn set_node(&mut self, ply: usize, pos: &Position) {
         if let Some(c) = &self.cache {
             c.prefetch(self.eval.cache_key(pos));
         }
+        self.eval.set_node(ply, pos);
+    }
+
+    fn set_root(&mut self, pos: &Position) {
+        self.eval.set_root(pos);
     }
 
     #[inline]
-    fn key(&mut self, _ply: usize, pos: &Position) -> f32 {
+    fn key(&mut self, ply: usize, pos: &Position) -> f32 {
         self.keys += 1;
         let Some(cache) = &mut self.cache else {
-            return self.eval.evaluate(pos);
+            return self.eval.evaluate_at(ply, pos);
         };
         let hash = self.eval.cache_key(pos);
         if let Some(v) = cache.get(hash) {
             self.hits += 1;
             return v;
         }
-        let v = self.eval.evaluate(pos);
+        let v = self.eval.evaluate_at(ply, pos);
         cache.put(hash, v);
         v
     }

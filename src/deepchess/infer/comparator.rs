@@ -8,8 +8,9 @@
 
 use super::FeatureCache;
 use crate::chess::{Bitboard, Color, Position, Role};
-use crate::deepchess::features::{feature_delta, Features, MAX_ACTIVE};
-use crate::eval::{Comparator, Counters, MAX_PLY};
+use crate::deepchess::features::{Features, BITS, MAX_ACTIVE};
+use crate::eval::line::{BoardBits, FirstLayer, Line};
+use crate::eval::{Comparator, Counters};
 use crate::tensor::layers::sigmoid;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -99,15 +100,31 @@ pub struct NetComparator<N: SiameseNet> {
     /// Comparison margins by pair of zobrist keys (the same pairs recur across siblings and
     /// iterations).
     pair_cache: FeatureCache<f32>,
-    /// The current line: the position at each ply and its first-layer sums when valid.
-    line: Vec<Position>,
-    acc: Vec<N::Sum>,
-    valid: Vec<bool>,
-    scratch: (Vec<usize>, Vec<usize>),
+    /// The current line: the position at each ply and its first-layer sums when valid,
+    /// updated incrementally unless [`Comparator::set_incremental`] turned that off.
+    line: Line<N::Sum>,
     stats: NetStats,
-    /// Whether the first layer is updated incrementally (false: recomputed per position;
-    /// [`Comparator::set_incremental`]).
-    incremental: bool,
+}
+
+/// The net's first layer as the shared line sees it.
+struct First<'a, N>(&'a N);
+
+impl<N: SiameseNet> FirstLayer for First<'_, N> {
+    type Sum = N::Sum;
+    fn bits(&self) -> BoardBits {
+        BITS
+    }
+    fn width(&self) -> usize {
+        self.0.first_width()
+    }
+    #[inline]
+    fn refresh(&self, active: &[usize], out: &mut [N::Sum]) {
+        self.0.first_refresh(active, out)
+    }
+    #[inline]
+    fn update(&self, dst: &mut [N::Sum], src: &[N::Sum], added: &[usize], removed: &[usize]) {
+        self.0.first_update(dst, src, added, removed)
+    }
 }
 
 /// What the net comparator counts: comparisons (and how many a memo answered), keys (and
@@ -141,12 +158,8 @@ impl<N: SiameseNet> NetComparator<N> {
             cache: FeatureCache::new(cache_mb),
             draw_cache: FeatureCache::new(1),
             pair_cache: FeatureCache::with_bytes(PAIR_CACHE_KB << 10),
-            line: vec![Position::startpos(); MAX_PLY + 1],
-            acc: vec![N::Sum::default(); h * (MAX_PLY + 1)],
-            valid: vec![false; MAX_PLY + 1],
-            scratch: (Vec::new(), Vec::new()),
+            line: Line::new(h),
             stats: NetStats::default(),
-            incremental: true,
         }
     }
 
@@ -210,34 +223,6 @@ impl<N: SiameseNet> NetComparator<N> {
         let i = self.slot(k);
         *self.cache.at(i)
     }
-
-    /// Makes the accumulator at `ply` valid, from the nearest valid ancestor when that is
-    /// cheaper than a refresh.
-    fn ensure_acc(&mut self, ply: usize) {
-        if self.valid[ply] {
-            return;
-        }
-        let h = self.net.first_width();
-        let mut from = ply;
-        while from > 0 && !self.valid[from] && ply - from < 8 {
-            from -= 1;
-        }
-        if !self.incremental || !self.valid[from] {
-            let f = Features::from_position(&self.line[ply]);
-            Self::refresh(&self.net, &f, &mut self.acc[ply * h..(ply + 1) * h]);
-            self.valid[ply] = true;
-            return;
-        }
-        for p in from..ply {
-            let (added, removed) = &mut self.scratch;
-            added.clear();
-            removed.clear();
-            feature_delta(&self.line[p], &self.line[p + 1], added, removed);
-            let (lo, hi) = self.acc.split_at_mut((p + 1) * h);
-            self.net.first_update(&mut hi[..h], &lo[p * h..(p + 1) * h], added, removed);
-            self.valid[p + 1] = true;
-        }
-    }
 }
 
 impl<N: SiameseNet> Comparator for NetComparator<N> {
@@ -250,32 +235,28 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     fn set_node(&mut self, ply: usize, pos: &Position) {
         // The key is asked for after the child's move generation: load its slot meanwhile.
         self.cache.prefetch(pos.hash());
-        if ply <= MAX_PLY {
-            self.line[ply] = *pos;
-            self.valid[ply] = false;
-        }
+        self.line.set_node(ply, pos);
     }
 
     fn key(&mut self, ply: usize, pos: &Position) -> Self::Key {
         self.stats.keys += 1;
         let k = NetKey::of(pos);
         let hash = k.hash;
-        let on_line = ply <= MAX_PLY && self.line[ply].hash() == hash;
+        let on_line = self.line.holds(ply, pos);
         // The first layer before the cache probe: its work overlaps the probe's trip to
         // memory (which the prefetch in `set_node` only starts). Wasted when the code turns
         // out cached unless the children update from these sums; a net gain (docs/search.md).
         // (Not without increments: there it would be a whole refresh.)
-        if on_line && self.incremental {
-            self.ensure_acc(ply);
+        if on_line && self.line.incremental {
+            self.line.ensure(ply, &First(&*self.net));
         }
         if self.cache.find(hash).is_some() {
             self.stats.cache_hits += 1;
             return k;
         }
         let code = if on_line {
-            self.ensure_acc(ply); // (done above when incremental)
-            let h = self.net.first_width();
-            self.net.finish(&self.acc[ply * h..(ply + 1) * h])
+            let net = &*self.net;
+            net.finish(self.line.ensure(ply, &First(net))) // (computed above when incremental)
         } else {
             // Not on the current line (a caller outside the search): compute from scratch.
             self.code_from_features(&k.features())
@@ -337,31 +318,28 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     }
 
     fn set_root(&mut self, pos: &Position) {
-        self.valid.iter_mut().for_each(|v| *v = false);
-        self.set_node(0, pos);
-        // The root's sums are always valid, so nodes within 8 plies update incrementally
-        // even when no interior node on their line asked for a key.
-        self.ensure_acc(0);
+        self.cache.prefetch(pos.hash());
+        self.line.set_root(pos, &First(&*self.net));
     }
 
     fn clear(&mut self) {
         self.cache.clear();
         self.draw_cache.clear();
         self.pair_cache.clear();
-        self.valid.iter_mut().for_each(|v| *v = false);
+        self.line.clear();
     }
 
     /// The incremental first layer (on by default); off, each position's sums are
     /// recomputed from its input bits.
     fn set_incremental(&mut self, on: bool) -> bool {
-        self.incremental = on;
+        self.line.incremental = on;
         true
     }
 
     /// The same net (shared), caches and line of its own, incremental as this one is.
     fn fork(&self) -> Option<Self> {
         let mut c = NetComparator::from_shared(self.net.clone(), self.name, self.cache_mb);
-        c.incremental = self.incremental;
+        c.line.incremental = self.line.incremental;
         Some(c)
     }
 

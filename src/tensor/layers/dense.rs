@@ -93,6 +93,17 @@ impl Dense {
         self.out
     }
 
+    /// The weights as f32 (the half-precision values widened), input-major and padded: row
+    /// `i` (`cols()` long) holds input `i`'s weights. An incremental first layer adds rows.
+    pub fn weights(&self) -> &[f32] {
+        &self.w
+    }
+
+    /// The bias, `cols()` long (zero in the padding).
+    pub fn bias(&self) -> &[f32] {
+        &self.b
+    }
+
     /// Narrower than a vector: computed as dot products.
     fn is_narrow(&self) -> bool {
         self.out < LANES
