@@ -204,20 +204,39 @@ fn file_mask(pawns: Bitboard) -> u8 {
 }
 
 /// Squares ahead of `sq` for colour `c` on its file and the neighbouring ones.
+#[inline]
 fn front_span(c: Color, sq: Square) -> Bitboard {
-    let (f, r) = (sq.file() as i32, sq.rank() as i32);
-    let mut b = Bitboard::EMPTY;
-    for df in -1..=1 {
-        let ff = f + df;
-        if !(0..8).contains(&ff) {
-            continue;
+    Bitboard(FRONT_SPANS[c.index()][sq.index()])
+}
+
+/// [`front_span`] of every square, White's (higher ranks) then Black's: built at compile time,
+/// so that the passed-pawn tests of every evaluation cost a load.
+const FRONT_SPANS: [[u64; 64]; 2] = front_spans();
+
+const fn front_spans() -> [[u64; 64]; 2] {
+    let mut t = [[0u64; 64]; 2];
+    let mut sq = 0;
+    while sq < 64 {
+        let (f, r) = ((sq % 8) as i32, sq / 8);
+        let mut ff = f - 1;
+        while ff <= f + 1 {
+            if ff >= 0 && ff < 8 {
+                let mut rr = 0;
+                while rr < 8 {
+                    let bit = 1u64 << (rr * 8 + ff as usize);
+                    if rr > r {
+                        t[0][sq] |= bit;
+                    } else if rr < r {
+                        t[1][sq] |= bit;
+                    }
+                    rr += 1;
+                }
+            }
+            ff += 1;
         }
-        let ranks: Box<dyn Iterator<Item = i32>> = if c == Color::White { Box::new(r + 1..8) } else { Box::new(0..r) };
-        for rr in ranks {
-            b |= Bitboard::from_square(Square::from_coords(ff as u8, rr as u8));
-        }
+        sq += 1;
     }
-    b
+    t
 }
 
 fn is_passed(pos: &Position, c: Color, sq: Square) -> bool {

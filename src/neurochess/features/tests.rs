@@ -116,3 +116,18 @@ fn quiescence_is_no_check_and_no_winning_capture() {
     assert!(!is_quiescent(&Position::from_fen("4k3/8/8/8/8/8/4q3/4K3 w - - 0 1").unwrap()), "in check");
     assert!(is_quiescent(&Position::from_fen("4k3/8/p7/1N6/8/8/5PPP/6K1 w - - 0 1").unwrap()), "White has no capture");
 }
+
+/// The compile-time front spans are the squares ahead on the pawn's file and its neighbours,
+/// checked square by square against the definition.
+#[test]
+fn front_spans_are_the_squares_ahead() {
+    for sq in (0..64).map(|i| Square::from_coords(i % 8, i / 8)) {
+        for c in Color::ALL {
+            let want = (0..64u8).map(|i| Square::from_coords(i % 8, i / 8)).filter(|t| {
+                (t.file() as i32 - sq.file() as i32).abs() <= 1 && if c == Color::White { t.rank() > sq.rank() } else { t.rank() < sq.rank() }
+            });
+            let want = want.fold(Bitboard::EMPTY, |b, t| b | Bitboard::from_square(t));
+            assert_eq!(front_span(c, sq), want, "{c:?} {sq:?}");
+        }
+    }
+}
