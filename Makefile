@@ -234,7 +234,7 @@ OPPONENT ?= name=handcrafted builtin=handcrafted
 CONCURRENCY ?= 2
 match: build
 	@mkdir -p runs
-	@echo "make match: $(MATCH_GAMES) games at tc=$(TC), one point of Table 2's time-control curve (docs/results.md, \"The time-control curve\": the compact net against handcrafted at 2+0.02, 10+0.1, 4x time and equal nodes)"
+	@echo "make match: $(MATCH_GAMES) games at tc=$(TC), one point of Table 2's time-control curve (docs/results.md, \"The time-control curve\": the compact net against handcrafted at 2+0.02, 10+0.1, 40+0.4, 4x time and equal nodes)"
 	@# A new match gets a fresh PGN; the previous one is kept once as match.prev.pgn.
 	@if [ -f runs/match.pgn ]; then mv -f runs/match.pgn runs/match.prev.pgn; fi
 	$(BIN) match --engine $(PLAYER) --engine $(OPPONENT) --each tc=$(TC) --games $(MATCH_GAMES) \
