@@ -8,29 +8,20 @@
 
 use super::FeatureCache;
 use crate::chess::{Bitboard, Color, Position, Role};
-use crate::deepchess::features::{Features, BITS, MAX_ACTIVE};
-use crate::eval::line::{BoardBits, FirstLayer, Line};
+use crate::deepchess::features::{Features, MAX_ACTIVE};
+use crate::eval::line::{FirstLayer, Line};
 use crate::eval::{Comparator, Counters};
 use crate::tensor::layers::sigmoid;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
 /// What the search needs from a Siamese comparator network (paper §3-4). The first layer is
-/// exposed so the search can keep it incrementally; the rest of the tower and the head are
-/// the net's own business.
-pub trait SiameseNet: Send + Sync {
+/// a [`FirstLayer`] over the board's bits, so the search keeps it along its line
+/// ([`crate::eval::line`]); the rest of the tower and the head are the net's own business.
+pub trait SiameseNet: FirstLayer<Sum: Send> + Send + Sync {
     /// Per-position result cached by zobrist key (e.g. the 100 Pos2Vec features, or their
     /// projections through the head's first layer so a comparison costs only the remainder).
     type Code: Copy + Default + Send;
-    /// An element of the first layer's sums (f32, or i16 for a quantised net).
-    type Sum: Copy + Default + Send;
-
-    /// Width of the first (sparse) layer's sums, padding included.
-    fn first_width(&self) -> usize;
-    /// The first layer's sums of the input bits `active` (its bias plus their rows).
-    fn first_refresh(&self, active: &[usize], out: &mut [Self::Sum]);
-    /// `dst = src` plus the rows of the bits `added`, minus those of `removed`.
-    fn first_update(&self, dst: &mut [Self::Sum], src: &[Self::Sum], added: &[usize], removed: &[usize]);
     /// The rest of the tower from the first layer's pre-activation sums.
     fn finish(&self, first: &[Self::Sum]) -> Self::Code;
     /// The head on (a, b): the difference of its two softmax logits, so that
@@ -106,27 +97,6 @@ pub struct NetComparator<N: SiameseNet> {
     stats: NetStats,
 }
 
-/// The net's first layer as the shared line sees it.
-struct First<'a, N>(&'a N);
-
-impl<N: SiameseNet> FirstLayer for First<'_, N> {
-    type Sum = N::Sum;
-    fn bits(&self) -> BoardBits {
-        BITS
-    }
-    fn width(&self) -> usize {
-        self.0.first_width()
-    }
-    #[inline]
-    fn refresh(&self, active: &[usize], out: &mut [N::Sum]) {
-        self.0.first_refresh(active, out)
-    }
-    #[inline]
-    fn update(&self, dst: &mut [N::Sum], src: &[N::Sum], added: &[usize], removed: &[usize]) {
-        self.0.first_update(dst, src, added, removed)
-    }
-}
-
 /// What the net comparator counts: comparisons (and how many a memo answered), keys (and
 /// how many the feature cache answered), codes rebuilt from a key's input bits because their
 /// cache slot had been reused.
@@ -150,7 +120,7 @@ impl<N: SiameseNet> NetComparator<N> {
     }
 
     fn from_shared(net: Arc<N>, name: &'static str, cache_mb: usize) -> Self {
-        let h = net.first_width();
+        let h = net.width();
         NetComparator {
             net,
             cache_mb,
@@ -168,13 +138,13 @@ impl<N: SiameseNet> NetComparator<N> {
         let mut rows = [0usize; MAX_ACTIVE];
         let f = features.as_slice();
         rows.iter_mut().zip(f).for_each(|(r, &i)| *r = i as usize);
-        net.first_refresh(&rows[..f.len()], out);
+        net.refresh(&rows[..f.len()], out);
     }
 
     /// The code of a position from its input bits, without the cache.
     fn code_from_features(&self, f: &Features) -> N::Code {
         let mut acc = [N::Sum::default(); MAX_SUMS];
-        let acc = &mut acc[..self.net.first_width()];
+        let acc = &mut acc[..self.net.width()];
         Self::refresh(&self.net, f, acc);
         self.net.finish(acc)
     }
@@ -248,7 +218,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         // out cached unless the children update from these sums; a net gain (docs/search.md).
         // (Not without increments: there it would be a whole refresh.)
         if on_line && self.line.incremental {
-            self.line.ensure(ply, &First(&*self.net));
+            self.line.ensure(ply, &*self.net);
         }
         if self.cache.find(hash).is_some() {
             self.stats.cache_hits += 1;
@@ -256,7 +226,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         }
         let code = if on_line {
             let net = &*self.net;
-            net.finish(self.line.ensure(ply, &First(net))) // (computed above when incremental)
+            net.finish(self.line.ensure(ply, net)) // (computed above when incremental)
         } else {
             // Not on the current line (a caller outside the search): compute from scratch.
             self.code_from_features(&k.features())
@@ -319,7 +289,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
 
     fn set_root(&mut self, pos: &Position) {
         self.cache.prefetch(pos.hash());
-        self.line.set_root(pos, &First(&*self.net));
+        self.line.set_root(pos, &*self.net);
     }
 
     fn clear(&mut self) {

@@ -14,7 +14,8 @@
 //! docs/benchmarks.md.
 
 use super::comparator::SiameseNet;
-use crate::deepchess::features::INPUTS;
+use crate::deepchess::features::{BITS, INPUTS};
+use crate::eval::line::{BoardBits, FirstLayer};
 use crate::deepchess::model::{Arch, Net};
 use crate::tensor::kernels::dispatch::FlavourFn;
 use crate::tensor::kernels::simd::Flavour;
@@ -273,19 +274,25 @@ impl<const N: usize, const W: usize> FlavourFn for HeadLogitPair<'_, N, W> {
     }
 }
 
-impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
-    type Code = Halves<N>;
+impl<const N: usize, const W: usize> FirstLayer for NetEval<N, W> {
     type Sum = f32;
-
-    fn first_width(&self) -> usize {
+    fn bits(&self) -> BoardBits {
+        BITS
+    }
+    fn width(&self) -> usize {
         self.first_bias.len()
     }
-    fn first_refresh(&self, active: &[usize], out: &mut [f32]) {
+    fn refresh(&self, active: &[usize], out: &mut [f32]) {
         vecops::update_with(self.kernel, out, &self.first_bias, &self.first, self.first_bias.len(), active, &[]);
     }
-    fn first_update(&self, dst: &mut [f32], src: &[f32], added: &[usize], removed: &[usize]) {
+    fn update(&self, dst: &mut [f32], src: &[f32], added: &[usize], removed: &[usize]) {
         vecops::update_with(self.kernel, dst, src, &self.first, self.first_bias.len(), added, removed);
     }
+}
+
+impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
+    type Code = Halves<N>;
+
     fn finish(&self, first: &[f32]) -> Halves<N> {
         self.kernel.run(Finish(self, first))
     }

@@ -21,7 +21,8 @@
 use super::calibrate::{self, Ranges};
 use super::comparator::SiameseNet;
 use super::net::NetEval;
-use crate::deepchess::features::{INPUTS, MAX_ACTIVE};
+use crate::deepchess::features::{BITS, INPUTS, MAX_ACTIVE};
+use crate::eval::line::{BoardBits, FirstLayer};
 use crate::deepchess::model::Net;
 use crate::tensor::kernels::int8::{IntFlavour, IntFn, IntKernel};
 use crate::tensor::layers::quant::{self, dot16, i16_to_bytes, pad_out, requant_bytes, requant_i16, scale_for, QDense, QSparse, ACT_MAX};
@@ -292,19 +293,25 @@ impl IntFn for Update<'_> {
     }
 }
 
-impl<const N: usize, const W: usize> SiameseNet for QNetEval<N, W> {
-    type Code = QHalves<N>;
+impl<const N: usize, const W: usize> FirstLayer for QNetEval<N, W> {
     type Sum = i16;
-
-    fn first_width(&self) -> usize {
+    fn bits(&self) -> BoardBits {
+        BITS
+    }
+    fn width(&self) -> usize {
         self.first.cols()
     }
-    fn first_refresh(&self, active: &[usize], out: &mut [i16]) {
+    fn refresh(&self, active: &[usize], out: &mut [i16]) {
         self.first.refresh(active, out)
     }
-    fn first_update(&self, dst: &mut [i16], src: &[i16], added: &[usize], removed: &[usize]) {
+    fn update(&self, dst: &mut [i16], src: &[i16], added: &[usize], removed: &[usize]) {
         self.kernel.run(Update(&self.first, dst, src, added, removed))
     }
+}
+
+impl<const N: usize, const W: usize> SiameseNet for QNetEval<N, W> {
+    type Code = QHalves<N>;
+
     fn finish(&self, first: &[i16]) -> QHalves<N> {
         self.kernel.run(Finish(self, first))
     }
@@ -328,8 +335,8 @@ mod tests {
     /// First-layer sums of a position through any net's own refresh.
     fn code<S: SiameseNet>(n: &S, p: &Position) -> S::Code {
         let rows: Vec<usize> = Features::from_position(p).as_slice().iter().map(|&i| i as usize).collect();
-        let mut acc = vec![S::Sum::default(); n.first_width()];
-        n.first_refresh(&rows, &mut acc);
+        let mut acc = vec![S::Sum::default(); n.width()];
+        n.refresh(&rows, &mut acc);
         n.finish(&acc)
     }
 
