@@ -100,6 +100,25 @@ impl Terms {
     }
 }
 
+/// One side's running total of a term, kept in f64: a side's pieces are visited in square
+/// order, which the colour mirror reverses, and f32 sums of a dozen non-integer pieces in two
+/// orders can round apart (by enough to move the rounded score by one centipawn). In f64 the
+/// same sums are exact, so a position and its mirror score exactly the negation of each other.
+#[derive(Clone, Copy, Default)]
+struct Total(f64);
+
+impl std::ops::AddAssign<f32> for Total {
+    fn add_assign(&mut self, x: f32) {
+        self.0 += x as f64;
+    }
+}
+
+impl std::ops::SubAssign<f32> for Total {
+    fn sub_assign(&mut self, x: f32) {
+        self.0 -= x as f64;
+    }
+}
+
 /// The stage of `pos` (module documentation).
 pub fn stage(pos: &Position) -> f32 {
     let npm: i32 = Color::ALL.iter().flat_map(|&c| [Role::Knight, Role::Bishop, Role::Rook, Role::Queen].map(|r| pos.pieces(c, r).count() as i32 * MATERIAL[r.index()])).sum();
@@ -181,13 +200,13 @@ fn pinned(pos: &Position, c: Color) -> Bitboard {
 /// Every term of `pos`.
 pub fn terms(pos: &Position) -> Terms {
     let s = stage(pos);
-    let mut t = Terms { side: [[0.0; N]; 2], stage: s };
+    let mut totals = [[Total::default(); N]; 2];
     let occ = pos.occupied();
     let all_pawns = pos.pieces(Color::White, Role::Pawn) | pos.pieces(Color::Black, Role::Pawn);
     let attacks = [attack_set(pos, Color::White), attack_set(pos, Color::Black)];
     for c in Color::ALL {
         let them = c.flip();
-        let v = &mut t.side[c.index()];
+        let v = &mut totals[c.index()];
         let own_pawns = pos.pieces(c, Role::Pawn);
         let enemy_pawns = pos.pieces(them, Role::Pawn);
         let own_pawn_attacks = pawn_attack_set(c, own_pawns);
@@ -329,7 +348,7 @@ pub fn terms(pos: &Position) -> Terms {
             v[T::Hung as usize] -= 10.0;
         }
     }
-    t
+    Terms { side: totals.map(|side| side.map(|x| x.0 as f32)), stage: s }
 }
 
 /// The enemy's safe checks against `c`'s king: moves of an enemy knight, bishop, rook or queen to
