@@ -104,7 +104,8 @@ fn two_threads_with_the_net_play_legal_moves_and_count_all_nodes() {
     let infinite = Limits { infinite: true, ..Limits::default() };
     let r = s.search(&Game::default(), &infinite, Duration::ZERO, stop, &mut |_| {});
     let stopped = stopper.join().unwrap();
-    assert!(stopped.elapsed() < Duration::from_millis(500), "returned {:?} after stop", stopped.elapsed());
+    // Promptly: the flag is read every 1024 nodes; the bound leaves room for a loaded host.
+    assert!(stopped.elapsed() < Duration::from_secs(2), "returned {:?} after stop", stopped.elapsed());
     assert!(r.best.is_some());
     // Back to one thread: the single-threaded search as before.
     assert_eq!(s.set_threads(1), 1);

@@ -188,7 +188,9 @@ proptest! {
     fn binary_cross_entropy(r in 1usize..4, c in 1usize..5, seed in any::<u64>()) {
         let mut rng = Rng::new(seed);
         let mut p = Matrix::zeros(r, c);
-        p.data_mut().iter_mut().for_each(|x| *x = rng.uniform(0.1, 0.9));
+        // Not nearer 0 or 1: the central difference's error grows as 1/p³ (at p = t = 0.1 with
+        // one element it is 3.3e-3, above the check's 2e-3 floor where the gradient is 0).
+        p.data_mut().iter_mut().for_each(|x| *x = rng.uniform(0.2, 0.8));
         let mut tg = Matrix::zeros(r, c);
         tg.data_mut().iter_mut().for_each(|x| *x = rng.uniform(0.0, 1.0));
         let build = |t: &mut Tape, _: &Params, v: &[Var]| t.binary_cross_entropy(v[0], v[1]).unwrap();
