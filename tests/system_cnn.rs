@@ -36,7 +36,7 @@ fn data_offers_the_position_split_and_the_seeds_filter() {
     let compact = format!("{}/data/nets/compact.dcw", env!("CARGO_MANIFEST_DIR"));
     let r = deepchess(&["accuracy", "--net", &compact, "--data", out.to_str().unwrap(), "--pairs", "200"]);
     let text = String::from_utf8_lossy(&r.stdout);
-    assert!(r.status.success() && text.matches("[position split]").count() == 3, "{text}{}", String::from_utf8_lossy(&r.stderr));
+    assert!(r.status.success() && text.matches("[position split]").count() == 4 && text.contains("draw-referenced value"), "{text}{}", String::from_utf8_lossy(&r.stderr));
     // The checkmate filter keeps fewer games and says how many it dropped.
     let mates = dir.join("mates");
     let r = deepchess(&["data", "--pgn", &sample_pgn(), "--mate-only", "--per-game", "0", "--quiet", "--out", mates.to_str().unwrap()]);

@@ -43,7 +43,7 @@ fn split_both_holds_out_games_and_positions_and_training_names_both_protocols() 
     for (set, label) in [("valid", "[game split]"), ("valid-positions", "[position split]"), ("train", "[training positions]")] {
         let r = deepchess(&["accuracy", "--net", &compact, "--data", out.to_str().unwrap(), "--set", set, "--pairs", "200"]);
         let text = String::from_utf8_lossy(&r.stdout);
-        assert!(r.status.success() && text.matches(label).count() == 3, "{set}: {text}{}", String::from_utf8_lossy(&r.stderr));
+        assert!(r.status.success() && text.matches(label).count() == 4, "{set}: {text}{}", String::from_utf8_lossy(&r.stderr));
     }
 
     // A tiny run judges every epoch on both sets and tabulates both, labelled.

@@ -168,7 +168,7 @@ fn plays_with_the_shipped_nets() {
         assert!(legal_in(&g, &bm), "{bm}");
     }
     // Mates are the search's: found with each net too.
-    for (eval, shape) in [("distilled", "773-100-100-100/100-100-2"), ("compact", "773-32-32/32-2")] {
+    for (eval, shape) in [("distilled", "773-100-100-100/100-100-2"), ("compact", "773-32-32/32-2"), ("compact-value", "773-32-32/32-2")] {
         s.send(&format!("setoption name Eval value {eval}"));
         let loaded = s.expect("info string", 5 * SEC);
         assert!(loaded.contains(shape), "{loaded}");

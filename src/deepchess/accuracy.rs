@@ -57,6 +57,20 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let (a, b): (Vec<&[u16]>, Vec<&[u16]>) = all.iter().zip(&mirrors).map(|((_, f), m)| (f.as_slice(), m.as_slice())).unzip();
     let probs = net.prob_better(&a, &b).map_err(|e| CliError::Failed(format!("{net_path}: {e}")))?;
     let right = all.iter().zip(&probs).filter(|((is_w, _), &p)| (p > 0.5) == *is_w).count();
+    // Each position's value against its own mirror, both orders averaged: one number per
+    // position, the comparator read as an evaluation (docs/search.md, "The draw-referenced
+    // value"). Its pair accuracy, on pairs drawn as above, says what ordering by that number
+    // gives up against comparing the pair itself.
+    let back = net.prob_better(&b, &a).map_err(|e| CliError::Failed(format!("{net_path}: {e}")))?;
+    let value: Vec<f32> = probs.iter().zip(&back).map(|(p, q)| 0.5 * (p + 1.0 - q)).collect();
+    let (nw, nl) = (pools.w.len() as u64, pools.l.len() as u64);
+    let mut rng = crate::tensor::Rng::new(seed);
+    let scalar_right = (0..pairs).filter(|_| {
+        let w = rng.below(nw) as usize;
+        let l = nw as usize + rng.below(nl) as usize;
+        value[w] > value[l]
+    });
+    let scalar_right = scalar_right.count();
     println!("net: {net_path} ({})", nets.iter().map(|n| n.arch.describe()).collect::<Vec<_>>().join(", "));
     println!("set: {} — {}", data.join(set).display(), d.meta("split").unwrap_or("split unknown"));
     // Every figure names its protocol: held-out games, or held-out positions of trained games.
@@ -73,6 +87,10 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         if nets.len() > 1 { " (first net)" } else { "" },
         100.0 * right as f64 / all.len().max(1) as f64,
         all.len()
+    );
+    println!(
+        "pair accuracy of the draw-referenced value [{protocol}]: {:.2} % over {pairs} random (W, L) pairs (each position's value against its mirror, compared as numbers)",
+        100.0 * scalar_right as f64 / pairs.max(1) as f64
     );
     Ok(())
 }

@@ -1,8 +1,11 @@
 //! What DeepChess registers (src/players.rs): the net players `compact`, `distilled` and
 //! `deepchess`, each taking whichever search build fits the file's shape (so a distilled
-//! net under `Eval deepchess` still loads), and `random-distilled`, the net path with random
-//! weights that `bench` times. A net player's memory is its transposition table and its
-//! feature cache ([`infer::FeatureCache`]), as large as the table and at least 16 MB.
+//! net under `Eval deepchess` still loads); `compact-value` and `distilled-value`, the same
+//! nets read as a value per position (`infer::DrawValue`, beyond the paper); and
+//! `random-distilled`, the net path with random weights that `bench` times. A comparator
+//! player's memory is its transposition table and its feature cache
+//! ([`infer::FeatureCache`]), as large as the table and at least 16 MB; a value player's, its
+//! table and its score cache.
 
 use super::infer;
 use crate::search::{Built, PlayerSettings};
@@ -23,6 +26,18 @@ pub fn build(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
     let path = net.expect("a DeepChess player has a default net");
     let (player, what) = infer::load_searcher(path, s, cache_mb(s.hash_mb))?;
     Ok(Built { player, loaded: Some(format!("{} ({what})", path.display())) })
+}
+
+/// A net read as a value per position ([`infer::DrawValue`]): the net in `net`.
+pub fn build_value(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
+    let path = net.expect("a DeepChess player has a default net");
+    let (player, what) = infer::load_value_searcher(path, s)?;
+    Ok(Built { player, loaded: Some(format!("{} ({what}, read as a value)", path.display())) })
+}
+
+/// What a value player takes with a table of `hash_mb`, in MB: the table and its score cache.
+pub fn value_memory_mb(hash_mb: usize) -> usize {
+    hash_mb.saturating_add(crate::eval::scalar::SCORE_CACHE_MB)
 }
 
 /// The feature cache of the random net (MB): as large as `bench` gives it.

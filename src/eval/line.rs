@@ -22,6 +22,21 @@ pub struct BoardBits {
 const RIGHTS: [u8; 4] = [castle::WK, castle::WQ, castle::BK, castle::BQ];
 
 impl BoardBits {
+    /// The bit that says of the colour-mirrored position (ranks flipped, colours swapped)
+    /// what bit `i` says of this one: a piece bit or a castling bit. The side bit has no
+    /// such twin (the mirror has it exactly when this position lacks it): callers toggle it.
+    #[inline]
+    pub fn mirror_bit(&self, i: usize) -> usize {
+        if i < 768 {
+            let (c, r, sq) = (i / 384, i % 384 / 64, i % 64);
+            (1 - c) * 384 + r * 64 + (sq ^ 56)
+        } else if i >= self.castling && i < self.castling + 4 {
+            self.castling + ((i - self.castling) ^ 2)
+        } else {
+            i
+        }
+    }
+
     /// The set bits of `pos`, in increasing order, into `out` (cleared first).
     pub fn active(&self, pos: &Position, out: &mut Vec<usize>) {
         out.clear();

@@ -24,6 +24,12 @@ pub trait SiameseNet: FirstLayer<Sum: Send> + Send + Sync {
     type Code: Copy + Default + Send;
     /// The rest of the tower from the first layer's pre-activation sums.
     fn finish(&self, first: &[Self::Sum]) -> Self::Code;
+    /// Two positions' codes, `(finish(a), finish(b))`: what the value reading asks for (a
+    /// position and its mirror), so a net may run them as one pass (equal within float
+    /// tolerance).
+    fn finish_pair(&self, a: &[Self::Sum], b: &[Self::Sum]) -> (Self::Code, Self::Code) {
+        (self.finish(a), self.finish(b))
+    }
     /// The head on (a, b): the difference of its two softmax logits, so that
     /// P(`a` better for White than `b`) = sigmoid(`head_logit`).
     fn head_logit(&self, a: &Self::Code, b: &Self::Code) -> f32;

@@ -2,6 +2,8 @@
 //! - `net.rs`: a trained net laid out for one-position inference (the tower after the
 //!   first layer, the head split into per-position halves, SIMD layers), one build per
 //!   padded shape ([`Distilled`], [`Compact`], [`Big`]);
+//! - `value.rs`: [`DrawValue`], the same nets read as a value per position (each against its
+//!   colour mirror) for the search's scalar path (beyond the paper);
 //! - `comparator.rs`: [`NetComparator`], the [`Comparator`](crate::eval::Comparator) the
 //!   search asks, with the incremental first layer (an accumulator per ply) and the
 //!   antisymmetric reading of the head;
@@ -12,6 +14,7 @@ mod calibrate;
 mod comparator;
 mod net;
 mod qnet;
+mod value;
 
 /// The paper's position hashing (§4): each position's code (Pos2Vec output, or what the net
 /// precomputes per position) by zobrist key.
@@ -19,6 +22,9 @@ pub type FeatureCache<V> = crate::eval::PositionCache<V>;
 pub use comparator::{NetComparator, NetKey, NetStats, SiameseNet};
 pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
 pub use qnet::{QBig, QCompact, QDistilled, QHalves, QNetEval};
+pub use value::DrawValue;
+
+use crate::eval::scalar::{ScoreComparator, SCORE_CACHE_MB};
 
 use crate::deepchess::model::{Arch, Net};
 use crate::search::{Player, PlayerSettings, Searcher};
@@ -35,20 +41,42 @@ use crate::tensor::NetFile;
 /// cache takes `cache_mb`. The first layer is incremental, as `Player::set_incremental`
 /// may change (the registry does, from `s.incremental`).
 pub fn load_searcher(path: &Path, s: &PlayerSettings, cache_mb: usize) -> Result<(Box<dyn Player>, String), String> {
+    load(path, s, cache_mb, Reading::Comparator)
+}
+
+/// A net file as a searcher that reads it as a value ([`DrawValue`]: each position against
+/// its colour mirror), the build and kernel chosen as [`load_searcher`] chooses them; the
+/// searcher is named after the build with `-value` (`compact-value`, …), and its values are
+/// kept in a score cache of `SCORE_CACHE_MB`.
+pub fn load_value_searcher(path: &Path, s: &PlayerSettings) -> Result<(Box<dyn Player>, String), String> {
+    load(path, s, 0, Reading::Value)
+}
+
+/// How the search reads a net: as the paper's comparator, or as a value per position.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Comparator,
+    Value,
+}
+
+fn load(path: &Path, s: &PlayerSettings, cache_mb: usize, reading: Reading) -> Result<(Box<dyn Player>, String), String> {
     let (net, _) = Net::load(path).map_err(|e| e.to_string())?;
     // Measured defaults (docs/benchmarks.md): integer inference is faster for the big net;
     // for the distilled and compact nets the f32 layout (half-float weights) is.
     let q = |default: bool| s.quantised.unwrap_or(default);
+    let names = |comparator, value| if reading == Reading::Value { value } else { comparator };
     let e1 = match Distilled::fits(&net.arch) {
-        Ok(()) if q(false) => return Ok(qsearcher(QDistilled::from_net(&net)?, "distilled", s, cache_mb)),
-        Ok(()) => return Ok(searcher(Distilled::from_net(&net)?, "distilled", s, cache_mb)),
+        Ok(()) if q(false) => return Ok(player(qprepared(QDistilled::from_net(&net)?, s), names("distilled", "distilled-value"), s, cache_mb, reading)),
+        Ok(()) => return Ok(player(prepared(Distilled::from_net(&net)?, s), names("distilled", "distilled-value"), s, cache_mb, reading)),
         Err(e) => e,
     };
     if Compact::fits(&net.arch).is_ok() {
-        return Ok(if q(false) { qsearcher(QCompact::from_net(&net)?, "compact", s, cache_mb) } else { searcher(Compact::from_net(&net)?, "compact", s, cache_mb) });
+        let name = names("compact", "compact-value");
+        return Ok(if q(false) { player(qprepared(QCompact::from_net(&net)?, s), name, s, cache_mb, reading) } else { player(prepared(Compact::from_net(&net)?, s), name, s, cache_mb, reading) });
     }
     if Big::fits(&net.arch).is_ok() {
-        return Ok(if q(true) { qsearcher(QBig::from_net(&net)?, "deepchess", s, cache_mb) } else { searcher(Big::from_net(&net)?, "deepchess", s, cache_mb) });
+        let name = names("deepchess", "deepchess-value");
+        return Ok(if q(true) { player(qprepared(QBig::from_net(&net)?, s), name, s, cache_mb, reading) } else { player(prepared(Big::from_net(&net)?, s), name, s, cache_mb, reading) });
     }
     Err(format!("{}: {e1}; {BUILDS}", path.display()))
 }
@@ -71,23 +99,32 @@ pub fn playable(arch: &Arch) -> Result<(), String> {
 
 /// [`random_distilled`] as a searcher named `random-distilled`.
 pub fn random_searcher(seed: u64, s: &PlayerSettings, cache_mb: usize) -> Box<dyn Player> {
-    searcher(random_distilled(seed), "random-distilled", s, cache_mb).0
+    player(prepared(random_distilled(seed), s), "random-distilled", s, cache_mb, Reading::Comparator).0
 }
 
-fn searcher<const N: usize, const W: usize>(mut net: NetEval<N, W>, name: &'static str, s: &PlayerSettings, cache_mb: usize) -> (Box<dyn Player>, String) {
+/// A float build on the kernel `s` names (one the CPU lacks is ignored), and what it is.
+fn prepared<const N: usize, const W: usize>(mut net: NetEval<N, W>, s: &PlayerSettings) -> (NetEval<N, W>, String) {
     if let Some(k) = s.kernel.and_then(crate::tensor::Kernel::from_name) {
         net.set_kernel(k);
     }
     let what = format!("{}, {} kernel", net.description, net.kernel().name());
-    let c = NetComparator::new(net, name, cache_mb);
-    (Box::new(Searcher::new(c, s.hash_mb)), what)
+    (net, what)
 }
 
-fn qsearcher<const N: usize, const W: usize>(mut net: QNetEval<N, W>, name: &'static str, s: &PlayerSettings, cache_mb: usize) -> (Box<dyn Player>, String) {
+/// An integer build, as [`prepared`].
+fn qprepared<const N: usize, const W: usize>(mut net: QNetEval<N, W>, s: &PlayerSettings) -> (QNetEval<N, W>, String) {
     if let Some(k) = s.kernel.and_then(crate::tensor::Kernel::from_name) {
         net.set_kernel(k);
     }
     let what = format!("{}, {}", net.description, net.kernel_description());
-    let c = NetComparator::new(net, name, cache_mb);
-    (Box::new(Searcher::new(c, s.hash_mb)), what)
+    (net, what)
+}
+
+/// The searcher over a prepared build, reading it as `reading` says.
+fn player<N: SiameseNet + 'static>((net, what): (N, String), name: &'static str, s: &PlayerSettings, cache_mb: usize, reading: Reading) -> (Box<dyn Player>, String) {
+    let player: Box<dyn Player> = match reading {
+        Reading::Comparator => Box::new(Searcher::new(NetComparator::new(net, name, cache_mb), s.hash_mb)),
+        Reading::Value => Box::new(Searcher::new(ScoreComparator::cached(DrawValue::new(net, name), SCORE_CACHE_MB), s.hash_mb)),
+    };
+    (player, what)
 }

@@ -183,6 +183,31 @@ unsafe fn finish_with<K: LayerKernel, const N: usize, const W: usize>(n: &NetEva
     h
 }
 
+/// [`finish_with`] on two positions at once (a position and its mirror, for the value
+/// reading): each weight vector is read once for the two, and the two chains interleave.
+///
+/// Safety: as [`finish_with`].
+#[inline(always)]
+unsafe fn finish_pair_with<F: Flavour, const N: usize, const W: usize>(n: &NetEval<N, W>, a: &[f32], b: &[f32]) -> (Halves<N>, Halves<N>) {
+    let (mut xa, mut xb, mut ya, mut yb) = ([0.0f32; W], [0.0f32; W], [0.0f32; W], [0.0f32; W]);
+    for (x, &s) in xa.iter_mut().zip(a) {
+        *x = s.max(0.0);
+    }
+    for (x, &s) in xb.iter_mut().zip(b) {
+        *x = s.max(0.0);
+    }
+    let (mut x, mut y) = ([&mut xa[..], &mut xb[..]], [&mut ya[..], &mut yb[..]]);
+    for d in &n.tower {
+        let [y0, y1] = &mut y;
+        layer2::<F>(d, [&x[0][..d.rows()], &x[1][..d.rows()]], [&mut y0[..d.cols()], &mut y1[..d.cols()]], true);
+        std::mem::swap(&mut x, &mut y);
+    }
+    let (mut ha, mut hb) = (Halves::<N>::default(), Halves::<N>::default());
+    let rows = n.halves.rows();
+    layer2::<F>(&n.halves, [&x[0][..rows], &x[1][..rows]], [ha.as_mut_slice(), hb.as_mut_slice()], false);
+    (ha, hb)
+}
+
 /// The head's remaining layers on a pair of codes: the logit difference, sigmoid of which is
 /// P(a better than b for White), with layer kernel `K`.
 ///
@@ -242,6 +267,22 @@ impl<const N: usize, const W: usize> FlavourFn for Finish<'_, N, W> {
     }
 }
 
+/// [`finish_pair_with`], or two passes of the portable loop.
+struct FinishPair<'a, const N: usize, const W: usize>(&'a NetEval<N, W>, &'a [f32], &'a [f32]);
+
+impl<const N: usize, const W: usize> FlavourFn for FinishPair<'_, N, W> {
+    type Output = (Halves<N>, Halves<N>);
+    #[inline(always)]
+    unsafe fn simd<F: Flavour>(self) -> (Halves<N>, Halves<N>) {
+        finish_pair_with::<F, N, W>(self.0, self.1, self.2)
+    }
+    #[inline(always)]
+    fn portable(self) -> (Halves<N>, Halves<N>) {
+        // Safety: the portable loop needs no instruction beyond the base set.
+        unsafe { (finish_with::<Portable, N, W>(self.0, self.1), finish_with::<Portable, N, W>(self.0, self.2)) }
+    }
+}
+
 /// [`head_with`] on one order of a pair of codes.
 struct HeadLogit<'a, const N: usize, const W: usize>(&'a NetEval<N, W>, &'a Halves<N>, &'a Halves<N>);
 
@@ -295,6 +336,9 @@ impl<const N: usize, const W: usize> SiameseNet for NetEval<N, W> {
 
     fn finish(&self, first: &[f32]) -> Halves<N> {
         self.kernel.run(Finish(self, first))
+    }
+    fn finish_pair(&self, a: &[f32], b: &[f32]) -> (Halves<N>, Halves<N>) {
+        self.kernel.run(FinishPair(self, a, b))
     }
     fn head_logit(&self, a: &Halves<N>, b: &Halves<N>) -> f32 {
         self.kernel.run(HeadLogit(self, a, b))
@@ -412,6 +456,53 @@ mod tests {
             }
         }
         out
+    }
+
+    /// Two positions' codes in one pass equal two passes, under every kernel and shape.
+    #[test]
+    fn a_pair_of_codes_equals_two_codes() {
+        let fens = ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 10"];
+        for file in ["compact.dcw", "distilled.dcw", "deepchess.dcw"] {
+            let (net, _) = Net::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets").join(file)).unwrap();
+            let sums: Vec<Vec<f32>> = fens.iter().map(|f| first_sums(&net, &Features::from_position(&Position::from_fen(f).unwrap()))).collect();
+            for k in Kernel::ALL.into_iter().filter(|k| k.available()) {
+                let check = |one: &dyn Fn(&[f32]) -> Vec<f32>, two: &dyn Fn(&[f32], &[f32]) -> (Vec<f32>, Vec<f32>)| {
+                    let (a, b) = two(&sums[0], &sums[1]);
+                    for (got, want) in [(a, one(&sums[0])), (b, one(&sums[1]))] {
+                        assert!(got.iter().zip(&want).all(|(g, w)| (g - w).abs() <= 1e-4 * (1.0 + w.abs())), "{file} {k:?}");
+                    }
+                };
+                let flat = |h: Halves<32>| h.left.iter().chain(&h.right).copied().collect::<Vec<f32>>();
+                match file {
+                    "compact.dcw" => {
+                        let mut e = Compact::from_net(&net).unwrap();
+                        e.set_kernel(k);
+                        check(&|s| flat(e.finish(s)), &|a, b| {
+                            let (x, y) = e.finish_pair(a, b);
+                            (flat(x), flat(y))
+                        });
+                    }
+                    "distilled.dcw" => {
+                        let mut e = Distilled::from_net(&net).unwrap();
+                        e.set_kernel(k);
+                        let flat = |h: Halves<112>| h.left.iter().chain(&h.right).copied().collect::<Vec<f32>>();
+                        check(&|s| flat(e.finish(s)), &|a, b| {
+                            let (x, y) = e.finish_pair(a, b);
+                            (flat(x), flat(y))
+                        });
+                    }
+                    _ => {
+                        let mut e = Big::from_net(&net).unwrap();
+                        e.set_kernel(k);
+                        let flat = |h: Halves<400>| h.left.iter().chain(&h.right).copied().collect::<Vec<f32>>();
+                        check(&|s| flat(e.finish(s)), &|a, b| {
+                            let (x, y) = e.finish_pair(a, b);
+                            (flat(x), flat(y))
+                        });
+                    }
+                }
+            }
+        }
     }
 
     /// Padding columns of a layer's output stay zero (the next layer's mask relies on it).
