@@ -135,7 +135,6 @@ impl<N: SiameseNet> DrawValue<N> {
         DrawValue { net, name, line }
     }
 
-
     /// The value of `pos` from its bits (off the line, or with increments off).
     fn from_scratch(&self, pos: &Position) -> f32 {
         let f = Features::from_position(pos);
