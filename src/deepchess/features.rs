@@ -121,16 +121,11 @@ impl Features {
         let mut white_to_move = false;
         for &i in self.as_slice() {
             let i = i as usize;
-            let m = if i < SIDE_BIT {
-                let (c, r, sq) = (i / 384, i % 384 / 64, i % 64);
-                (1 - c) * 384 + r * 64 + (sq ^ 56)
-            } else if i == SIDE_BIT {
+            if i == SIDE_BIT {
                 white_to_move = true;
                 continue;
-            } else {
-                CASTLING_BITS + ((i - CASTLING_BITS) ^ 2)
-            };
-            idx[n] = m as u16;
+            }
+            idx[n] = BITS.mirror_bit(i) as u16;
             n += 1;
         }
         if !white_to_move && n < MAX_ACTIVE {

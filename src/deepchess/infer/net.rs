@@ -466,42 +466,21 @@ mod tests {
             let (net, _) = Net::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets").join(file)).unwrap();
             let sums: Vec<Vec<f32>> = fens.iter().map(|f| first_sums(&net, &Features::from_position(&Position::from_fen(f).unwrap()))).collect();
             for k in Kernel::ALL.into_iter().filter(|k| k.available()) {
-                let check = |one: &dyn Fn(&[f32]) -> Vec<f32>, two: &dyn Fn(&[f32], &[f32]) -> (Vec<f32>, Vec<f32>)| {
-                    let (a, b) = two(&sums[0], &sums[1]);
-                    for (got, want) in [(a, one(&sums[0])), (b, one(&sums[1]))] {
-                        assert!(got.iter().zip(&want).all(|(g, w)| (g - w).abs() <= 1e-4 * (1.0 + w.abs())), "{file} {k:?}");
-                    }
-                };
-                let flat = |h: Halves<32>| h.left.iter().chain(&h.right).copied().collect::<Vec<f32>>();
                 match file {
-                    "compact.dcw" => {
-                        let mut e = Compact::from_net(&net).unwrap();
-                        e.set_kernel(k);
-                        check(&|s| flat(e.finish(s)), &|a, b| {
-                            let (x, y) = e.finish_pair(a, b);
-                            (flat(x), flat(y))
-                        });
-                    }
-                    "distilled.dcw" => {
-                        let mut e = Distilled::from_net(&net).unwrap();
-                        e.set_kernel(k);
-                        let flat = |h: Halves<112>| h.left.iter().chain(&h.right).copied().collect::<Vec<f32>>();
-                        check(&|s| flat(e.finish(s)), &|a, b| {
-                            let (x, y) = e.finish_pair(a, b);
-                            (flat(x), flat(y))
-                        });
-                    }
-                    _ => {
-                        let mut e = Big::from_net(&net).unwrap();
-                        e.set_kernel(k);
-                        let flat = |h: Halves<400>| h.left.iter().chain(&h.right).copied().collect::<Vec<f32>>();
-                        check(&|s| flat(e.finish(s)), &|a, b| {
-                            let (x, y) = e.finish_pair(a, b);
-                            (flat(x), flat(y))
-                        });
-                    }
+                    "compact.dcw" => pair_equals_two(Compact::from_net(&net).unwrap(), k, &sums, file),
+                    "distilled.dcw" => pair_equals_two(Distilled::from_net(&net).unwrap(), k, &sums, file),
+                    _ => pair_equals_two(Big::from_net(&net).unwrap(), k, &sums, file),
                 }
             }
+        }
+    }
+
+    fn pair_equals_two<const N: usize, const W: usize>(mut e: NetEval<N, W>, k: Kernel, sums: &[Vec<f32>], file: &str) {
+        e.set_kernel(k);
+        let (a, b) = e.finish_pair(&sums[0], &sums[1]);
+        for (got, want) in [(a, e.finish(&sums[0])), (b, e.finish(&sums[1]))] {
+            let close = |g: &[f32; N], w: &[f32; N]| g.iter().zip(w).all(|(g, w)| (g - w).abs() <= 1e-4 * (1.0 + w.abs()));
+            assert!(close(&got.left, &want.left) && close(&got.right, &want.right), "{file} {k:?}");
         }
     }
 

@@ -75,19 +75,11 @@ impl<N: SiameseNet> FirstLayer for WithMirror<'_, N> {
         let bits = self.0.bits();
         let (mut a, mut r) = ([0; MAX_CHANGED], [0; MAX_CHANGED]);
         let (mut na, mut nr) = (0, 0);
-        // The side bit added to a position is removed from its mirror, and the other way.
-        for &i in added {
-            if Some(i) == bits.side {
-                r[nr] = i;
-                nr += 1;
-            } else {
+        // Each bit's mirror goes to the same list, except the side bit, which the mirror has
+        // exactly when the position lacks it: added to one, removed from the other.
+        for (&i, was_added) in added.iter().map(|i| (i, true)).chain(removed.iter().map(|i| (i, false))) {
+            if was_added != (Some(i) == bits.side) {
                 a[na] = bits.mirror_bit(i);
-                na += 1;
-            }
-        }
-        for &i in removed {
-            if Some(i) == bits.side {
-                a[na] = i;
                 na += 1;
             } else {
                 r[nr] = bits.mirror_bit(i);
