@@ -94,6 +94,15 @@ pub const PLAYERS: &[Entry] = &[
         build: crate::deepchess::player::build_value,
     },
     Entry {
+        name: "value-student",
+        description: "the compact net's value learned by one tower (773-32-32-1): one tower per position instead of two (beyond the paper)",
+        system: "deepchess",
+        default_net: Some("value-student.dcw"),
+        offered: true,
+        memory_mb: table_only,
+        build: crate::deepchess::player::build_student,
+    },
+    Entry {
         name: "dbn-classify",
         description: "seed 001's deep belief network, result head: P(win) - P(loss) (772-100-100-100, 3 classes)",
         system: "dbn",

@@ -4,10 +4,10 @@
 
 use deepchess::data::build::{build, BuildSettings};
 use deepchess::deepchess::features::{Features, INPUTS};
-use deepchess::deepchess::model::{batch_of, Arch, Net};
+use deepchess::deepchess::model::{batch_of, draw_values, Arch, Net, ValueArch, ValueNet};
 use deepchess::tensor::{Params, Precision, Rng, SparseBatch, Tape};
 use deepchess::deepchess::pairs::{AuxPairs, Pools, Validation};
-use deepchess::deepchess::train::{distill_tower, siamese};
+use deepchess::deepchess::train::{distill_tower, distill_value, siamese};
 use deepchess::train::checkpoint::OptCfg;
 use deepchess::train::log::Log;
 use deepchess::train::stage::{Ctx, StageCfg};
@@ -140,6 +140,51 @@ fn distilled_net_agrees_with_its_teacher() {
     assert!(on_valid > 0.6, "validation agreement {on_valid}");
 }
 
+/// The value student learns its teacher's draw-referenced values: after distillation its
+/// values order random pairs as the teacher's do, on the positions it saw and on held-out
+/// ones, and far better than the same student before training.
+#[test]
+fn value_student_learns_its_teachers_values() {
+    deepchess::tensor::set_threads(1);
+    let (train, valid) = pools();
+    let dir = TempDir::new("train-value");
+    let mut c = ctx(&dir, false);
+    let mut teacher = Net::new(Arch { tower: vec![INPUTS, 32, 16], head: vec![16, 2] }, &mut Rng::new(31));
+    let val = Validation { valid: &valid, positions: None, pairs: 200 };
+    siamese(&mut c, "teacher", &mut teacher, None, &train, &val, &cfg(6), &AuxPairs::NONE).unwrap();
+    let teacher_values = |pools: &Pools| {
+        let all: Vec<&Features> = pools.w.iter().chain(&pools.l).collect();
+        let mirrors: Vec<Features> = all.iter().map(|f| f.mirrored()).collect();
+        let (mut x, mut xm) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
+        batch_of(&all.iter().map(|f| f.as_slice()).collect::<Vec<_>>(), &mut x);
+        batch_of(&mirrors.iter().map(|f| f.as_slice()).collect::<Vec<_>>(), &mut xm);
+        draw_values(&teacher, &mut Tape::new(), &x, &xm).unwrap()
+    };
+    let agreement = |student: &ValueNet, pools: &Pools, want: &[f32]| {
+        let rows: Vec<&[u16]> = pools.w.iter().chain(&pools.l).map(|f| f.as_slice()).collect();
+        let got = student.values(&rows).unwrap();
+        let mut rng = Rng::new(2);
+        let n = 2000;
+        let agree = (0..n)
+            .filter(|_| {
+                let (i, j) = (rng.below(rows.len() as u64) as usize, rng.below(rows.len() as u64) as usize);
+                (got[i] > got[j]) == (want[i] > want[j])
+            })
+            .count();
+        agree as f64 / n as f64
+    };
+    let (on_train, on_valid) = (teacher_values(&train), teacher_values(&valid));
+    let mut student = ValueNet::new(ValueArch { layers: vec![INPUTS, 32, 16, 1] }, &mut Rng::new(32));
+    let before = agreement(&student, &valid, &on_valid);
+    distill_value(&mut c, "value", &mut student, &teacher, &train, &val, &cfg(25)).unwrap();
+    let rows = c.log.rows.iter().filter(|r| r.phase == "value").collect::<Vec<_>>();
+    assert!(rows.last().unwrap().loss < rows[0].loss, "the loss falls");
+    let (a_train, a_valid) = (agreement(&student, &train, &on_train), agreement(&student, &valid, &on_valid));
+    eprintln!("value student agreement with its teacher: before {before:.3}; after: train {a_train:.3}, validation {a_valid:.3}");
+    assert!(a_train > 0.85, "train agreement {a_train}");
+    assert!(a_valid > 0.65 && a_valid > before + 0.1, "validation agreement {a_valid} (before training {before})");
+}
+
 /// Material pairs (`--compact-aux`) teach what (W, L) pairs of 30 games barely can: a
 /// position is better with its queens than without them, judged on held-out positions.
 #[test]
@@ -211,11 +256,11 @@ fn cli_tiny_profile_makes_every_net_and_the_compact_one_searches() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let summary = ok(&["train", "--profile", "tiny", "--threads", "1", "--data", ds.to_str().unwrap(), "--out", run.to_str().unwrap()]);
-    for (file, shape) in [("deepchess.dcw", "773-600-400-200-100/400-200-100-2"), ("distilled.dcw", "773-100-100-100/100-100-2"), ("compact.dcw", "773-32-32/32-2"), ("scratch.dcw", "773-100-100-100/100-100-2")] {
+    for (file, shape) in [("deepchess.dcw", "773-600-400-200-100/400-200-100-2"), ("distilled.dcw", "773-100-100-100/100-100-2"), ("compact.dcw", "773-32-32/32-2"), ("value-student.dcw", "773-32-32-1"), ("scratch.dcw", "773-100-100-100/100-100-2")] {
         assert!(run.join(file).is_file(), "{file} missing");
         assert!(summary.contains(shape), "{shape} not in\n{summary}");
     }
-    assert_eq!(summary.lines().filter(|l| l.starts_with("| ") && l.ends_with(" % |")).count(), 4, "{summary}");
+    assert_eq!(summary.lines().filter(|l| l.starts_with("| ") && l.ends_with(" % |")).count(), 5, "{summary}");
     let compact = run.join("compact.dcw");
     let bench = std::process::Command::new(exe).args(["bench", "--depth", "3", "--eval", "compact", "--net", compact.to_str().unwrap()]).output().unwrap();
     assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));

@@ -83,6 +83,7 @@ fn expected_writes(log: &str) -> Vec<String> {
                 "distill.tower" => "distilled-tower.dcw",
                 "distill.full" => "distilled.dcw",
                 "compact" => "compact.dcw",
+                "value" => "value-student.dcw",
                 p if p.starts_with("scratch.pos2vec.") => "scratch-pos2vec.dcw",
                 "scratch.siamese" => "scratch.dcw",
                 p => panic!("a phase this test does not know: {p}"),

@@ -19,9 +19,8 @@ use super::features::Encoding;
 use super::model::{Dbn, Head};
 use super::targets::{class_value, CLIP_CP};
 use crate::chess::Position;
-use crate::eval::line::{BoardBits, FirstLayer, Line};
+use crate::eval::line::{DenseFirst, Line};
 use crate::eval::scalar::{Evaluator, ScoreComparator, SCORE_CACHE_MB};
-use crate::tensor::kernels::vecops;
 use crate::tensor::layers::dense::{self, pad, Dense};
 use crate::tensor::Kernel;
 
@@ -42,29 +41,6 @@ pub struct DbnEval {
     bits: Vec<u32>,
     /// The search's line and its first-layer sums.
     line: Line<f32>,
-}
-
-/// The first hidden layer as the shared line sees it: rows of its (widened) weights.
-struct First<'a> {
-    d: &'a Dense,
-    kernel: Kernel,
-    bits: BoardBits,
-}
-
-impl FirstLayer for First<'_> {
-    type Sum = f32;
-    fn bits(&self) -> BoardBits {
-        self.bits
-    }
-    fn width(&self) -> usize {
-        self.d.cols()
-    }
-    fn refresh(&self, active: &[usize], out: &mut [f32]) {
-        vecops::update_with(self.kernel, out, self.d.bias(), self.d.weights(), self.d.cols(), active, &[]);
-    }
-    fn update(&self, dst: &mut [f32], src: &[f32], added: &[usize], removed: &[usize]) {
-        vecops::update_with(self.kernel, dst, src, self.d.weights(), self.d.cols(), added, removed);
-    }
 }
 
 impl DbnEval {
@@ -103,7 +79,7 @@ impl DbnEval {
         let (mut cur, mut next) = (&mut self.a, &mut self.b);
         match ply.filter(|&p| self.line.holds(p, pos)) {
             Some(p) => {
-                let first = First { d: &self.layers[0], kernel: k, bits: self.encoding.bits() };
+                let first = DenseFirst { d: &self.layers[0], kernel: k, bits: self.encoding.bits() };
                 for (c, &s) in cur.iter_mut().zip(self.line.ensure(p, &first)) {
                     *c = s.max(0.0);
                 }
@@ -174,7 +150,7 @@ impl Evaluator for DbnEval {
     }
 
     fn set_root(&mut self, pos: &Position) {
-        let first = First { d: &self.layers[0], kernel: self.kernel, bits: self.encoding.bits() };
+        let first = DenseFirst { d: &self.layers[0], kernel: self.kernel, bits: self.encoding.bits() };
         self.line.set_root(pos, &first);
     }
 

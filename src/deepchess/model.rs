@@ -242,3 +242,148 @@ impl crate::tensor::NetFile for Net {
         Ok(Net::assemble(arch, tensors))
     }
 }
+
+/// Beyond the paper: the value student's layers, `773-…-1`. One tower read as one number,
+/// the value of [`draw_values`] in its logit units (ReLU between layers, none after the last).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueArch {
+    pub layers: Vec<usize>,
+}
+
+impl ValueArch {
+    /// The compact net's tower, 773-32-32, and one output: the student starts from the
+    /// teacher's tower ([`ValueNet::from_tower`]) and learns the output on top.
+    pub fn compact() -> ValueArch {
+        ValueArch { layers: vec![INPUTS, 32, 32, 1] }
+    }
+
+    /// Every parameter as (name, rows, columns): per layer the weights (in × out), the bias.
+    pub fn shapes(&self) -> Vec<(String, usize, usize)> {
+        self.layers.windows(2).enumerate().flat_map(|(i, w)| [(format!("layer.{i}.w"), w[0], w[1]), (format!("layer.{i}.b"), 1, w[1])]).collect()
+    }
+
+    /// `773-32-32-1`.
+    pub fn describe(&self) -> String {
+        self.layers.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("-")
+    }
+
+    pub fn parse(s: &str) -> Option<ValueArch> {
+        let layers = s.split('-').map(|n| n.parse().ok()).collect::<Option<Vec<usize>>>()?;
+        let ok = layers.len() >= 3 && layers[0] == INPUTS && layers.last() == Some(&1) && layers.iter().all(|&n| n > 0 && n <= 1 << 16);
+        ok.then_some(ValueArch { layers })
+    }
+}
+
+/// The value student (beyond the paper): one tower and a linear output, trained to give
+/// each position the value its teacher gives it against its colour mirror ([`draw_values`]).
+pub struct ValueNet {
+    pub arch: ValueArch,
+    pub params: Params,
+    pub layers: Vec<(ParamId, ParamId)>,
+}
+
+impl ValueNet {
+    /// He-initialised (the sparse first layer scaled for its ~32 set bits, as [`Net::new`]).
+    pub fn new(arch: ValueArch, rng: &mut Rng) -> ValueNet {
+        let tensors = arch
+            .shapes()
+            .into_iter()
+            .map(|(name, n_in, n_out)| {
+                if name.ends_with(".b") {
+                    return (name, Matrix::zeros(1, n_out));
+                }
+                let mut m = Init::HeNormal.matrix(n_in, n_out, rng);
+                if n_in == INPUTS {
+                    let s = (INPUTS as f32 / 32.0).sqrt();
+                    m.data_mut().iter_mut().for_each(|x| *x *= s);
+                }
+                (name, m)
+            })
+            .collect();
+        ValueNet::assemble(arch, tensors)
+    }
+
+    /// A new student whose leading layers are `teacher`'s tower layers, where their shapes
+    /// agree (the compact student takes the compact net's whole tower); the rest as [`ValueNet::new`].
+    pub fn from_tower(arch: ValueArch, teacher: &Net, rng: &mut Rng) -> ValueNet {
+        let mut net = ValueNet::new(arch, rng);
+        for (k, &(tw, tb)) in teacher.tower.iter().enumerate() {
+            let Some(&(w, b)) = net.layers.get(k) else { break };
+            if net.params.value(w).rows() != teacher.params.value(tw).rows() || net.params.value(w).cols() != teacher.params.value(tw).cols() {
+                break;
+            }
+            net.params.value_mut(w).copy_from(teacher.params.value(tw));
+            net.params.value_mut(b).copy_from(teacher.params.value(tb));
+        }
+        net
+    }
+
+    fn assemble(arch: ValueArch, tensors: Vec<(String, Matrix)>) -> ValueNet {
+        let mut params = Params::new();
+        let ids: Vec<ParamId> = tensors.into_iter().map(|(name, m)| params.add(&name, m).expect("names of ValueArch::shapes are distinct")).collect();
+        let layers = ids.chunks(2).map(|c| (c[0], c[1])).collect();
+        ValueNet { arch, params, layers }
+    }
+
+    /// Each position's value (logit units) for input-bit lists: the tape's forward pass.
+    pub fn values(&self, rows: &[&[u16]]) -> Result<Vec<f32>> {
+        let mut tape = Tape::new();
+        let mut x = SparseBatch::new(INPUTS);
+        let mut out = Vec::with_capacity(rows.len());
+        for chunk in rows.chunks(1024) {
+            batch_of(chunk, &mut x);
+            tape.reset();
+            let v = value_on_tape(&mut tape, &self.params, &self.layers, &x)?;
+            out.extend_from_slice(tape.value(v).data());
+        }
+        Ok(out)
+    }
+}
+
+/// The value student's forward pass on borrowed parameters (`rows × 1`): the sparse first
+/// layer, ReLU after every layer but the last.
+pub(super) fn value_on_tape(tape: &mut Tape, params: &Params, layers: &[(ParamId, ParamId)], x: &SparseBatch) -> Result<Var> {
+    let (w, b) = layers[0];
+    let mut h = tape.sparse_affine_relu(params, x, w, b)?;
+    for (i, &(w, b)) in layers.iter().enumerate().skip(1) {
+        h = if i + 1 < layers.len() { tape.affine_relu(params, h, w, b)? } else { tape.affine(params, h, w, b)? };
+    }
+    Ok(h)
+}
+
+/// The draw-referenced value of each position of `x`, whose colour mirrors are the rows of
+/// `mirrors`: a quarter of the margin l(a, ā) − l(ā, a) of `net`'s logit differences, as the
+/// search's value reading computes it (`infer::DrawValue`, before it rounds to centipawns).
+pub fn draw_values(net: &Net, tape: &mut Tape, x: &SparseBatch, mirrors: &SparseBatch) -> Result<Vec<f32>> {
+    tape.reset();
+    let am = net.pair_logits_on_tape(tape, x, mirrors)?;
+    let ma = net.pair_logits_on_tape(tape, mirrors, x)?;
+    let (am, ma) = (tape.value(am), tape.value(ma));
+    Ok((0..x.rows()).map(|i| 0.25 * ((am.get(i, 0) - am.get(i, 1)) - (ma.get(i, 0) - ma.get(i, 1)))).collect())
+}
+
+impl crate::tensor::NetFile for ValueNet {
+    const KIND: &'static str = "deepchess-value-net";
+    const WHAT: &'static str = "a DeepChess value student";
+    type Arch = ValueArch;
+
+    fn arch_text(&self) -> String {
+        self.arch.describe()
+    }
+
+    fn params(&self) -> &Params {
+        &self.params
+    }
+
+    fn parse_arch(text: &str) -> std::result::Result<ValueArch, String> {
+        ValueArch::parse(text).ok_or_else(|| format!("bad value-student architecture '{text}' (want 773-W-...-1)"))
+    }
+
+    fn shapes(arch: &ValueArch) -> Vec<(String, usize, usize)> {
+        arch.shapes()
+    }
+
+    fn from_tensors(arch: ValueArch, tensors: Vec<(String, Matrix)>) -> Result<ValueNet> {
+        Ok(ValueNet::assemble(arch, tensors))
+    }
+}

@@ -3,7 +3,7 @@
 //! pairs; pair accuracy on held-out games.
 
 use super::features::{Features, INPUTS};
-use super::model::{batch_of, prob_first, Net};
+use super::model::{batch_of, prob_first, value_on_tape, Net, ValueNet};
 use crate::data::dataset::Dataset;
 use crate::tensor::{Rng, SparseBatch, Tape};
 use std::path::{Path, PathBuf};
@@ -280,6 +280,31 @@ fn wl_copy(pools: &Pools, rng: &mut Rng) -> (Features, Features, Option<f32>) {
 /// (Training's per-epoch check: one forward pass per pair.)
 pub fn pair_accuracy(net: &Net, pools: &Pools, pairs: usize, seed: u64) -> f64 {
     accuracies(&[net], pools, pairs, seed, false).0
+}
+
+/// Fraction of `pairs` random (W, L) pairs (fixed `seed`, the pairs [`pair_accuracy`]
+/// draws) that a value student orders correctly: the first position is called the winner
+/// when its value is the greater.
+pub fn value_pair_accuracy(net: &ValueNet, pools: &Pools, pairs: usize, seed: u64) -> f64 {
+    if pools.is_empty() || pairs == 0 {
+        return f64::NAN;
+    }
+    let mut rng = Rng::new(seed);
+    let mut tape = Tape::new();
+    let (mut xa, mut xb) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
+    let mut labels = Vec::new();
+    let (mut right, mut done) = (0usize, 0usize);
+    while done < pairs {
+        let n = (pairs - done).min(1024);
+        pair_batch(pools, &mut rng, n, &mut xa, &mut xb, &mut labels);
+        tape.reset();
+        let va = value_on_tape(&mut tape, &net.params, &net.layers, &xa).expect("shapes are the net's own");
+        let vb = value_on_tape(&mut tape, &net.params, &net.layers, &xb).expect("shapes are the net's own");
+        let (va, vb) = (tape.value(va).data(), tape.value(vb).data());
+        right += labels.iter().enumerate().filter(|&(i, &lab)| usize::from(va[i] <= vb[i]) == lab).count();
+        done += n;
+    }
+    right as f64 / pairs as f64
 }
 
 /// Pair accuracy of the nets' averaged probability (one net: [`pair_accuracy`]), and with

@@ -4,9 +4,9 @@
 //! leave their net in the run folder and are skipped on `--resume`; the phase in progress
 //! continues from `checkpoint.dcw`.
 
-use super::model::{Arch, Net};
-use super::pairs::{dataset_file, load_pools, pair_accuracy, AuxPairs, Pools, Validation};
-use super::train::{distill_tower, pos2vec_layer, siamese};
+use super::model::{Arch, Net, ValueArch, ValueNet};
+use super::pairs::{dataset_file, load_pools, pair_accuracy, value_pair_accuracy, AuxPairs, Pools, Validation};
+use super::train::{distill_tower, distill_value, pos2vec_layer, siamese};
 use crate::data::build::VALID_POSITIONS;
 use crate::data::dataset::Dataset;
 use crate::io::args::{CliError, Flag, Parsed};
@@ -39,6 +39,9 @@ pub struct Profile {
     /// Beyond the paper: same-game and material pairs mixed into the compact phase (none by
     /// default; `--compact-aux`).
     pub compact_aux: AuxPairs,
+    /// Beyond the paper: the value student (ValueArch::compact), taught by the compact net's
+    /// draw-referenced value; it starts from the compact net's tower.
+    pub value: StageCfg,
     /// Pos2Vec's positions: `Some(n)`, a fixed subset of n won-game and n lost-game positions
     /// drawn once (the paper's 1M + 1M); `None`, fresh draws from both pools each epoch, in
     /// proportion to their sizes.
@@ -67,6 +70,7 @@ impl Profile {
             distill_arch: Arch::small(),
             compact: StageCfg { epochs: 300, ..sia },
             compact_aux: AuxPairs::NONE,
+            value: Profile::quick().value,
             pos2vec_subset: Some(1_000_000),
             scratch_pos2vec: p2v,
             scratch_siamese: sia,
@@ -92,6 +96,7 @@ impl Profile {
             // (docs/results.md, table 1).
             compact: StageCfg { epochs: 30, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
             compact_aux: AuxPairs::NONE,
+            value: StageCfg { epochs: 20, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
             pos2vec_subset: None,
             scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3), precision: Precision::F32 },
             scratch_siamese: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
@@ -112,6 +117,7 @@ impl Profile {
             distill_arch: Arch::small(),
             compact: s(2, 4_000),
             compact_aux: AuxPairs::NONE,
+            value: s(2, 4_000),
             pos2vec_subset: None,
             scratch_pos2vec: s(1, 2_000),
             scratch_siamese: s(2, 4_000),
@@ -158,20 +164,22 @@ pub struct Phases {
     pub siamese: bool,
     pub distill: bool,
     pub compact: bool,
+    pub value: bool,
     pub scratch: bool,
 }
 
 impl Phases {
-    pub const ALL: Phases = Phases { pos2vec: true, siamese: true, distill: true, compact: true, scratch: true };
+    pub const ALL: Phases = Phases { pos2vec: true, siamese: true, distill: true, compact: true, value: true, scratch: true };
 
     pub fn parse(s: &str) -> Option<Phases> {
-        let mut p = Phases { pos2vec: false, siamese: false, distill: false, compact: false, scratch: false };
+        let mut p = Phases { pos2vec: false, siamese: false, distill: false, compact: false, value: false, scratch: false };
         for part in s.split(',') {
             match part.trim() {
                 "pos2vec" => p.pos2vec = true,
                 "siamese" | "deepchess" => p.siamese = true,
                 "distill" => p.distill = true,
                 "compact" => p.compact = true,
+                "value" => p.value = true,
                 "scratch" => p.scratch = true,
                 "all" => p = Phases::ALL,
                 _ => return None,
@@ -203,6 +211,14 @@ fn load_if(path: &Path) -> Result<Option<(Net, Vec<(String, String)>)>, String> 
 }
 
 fn save(net: &Net, path: &Path, ctx: &Ctx, extra: &[(&str, String)]) -> Result<(), String> {
+    save_file(net, path, ctx, extra)
+}
+
+fn save_value(net: &ValueNet, path: &Path, ctx: &Ctx, extra: &[(&str, String)]) -> Result<(), String> {
+    save_file(net, path, ctx, extra)
+}
+
+fn save_file<N: NetFile>(net: &N, path: &Path, ctx: &Ctx, extra: &[(&str, String)]) -> Result<(), String> {
     let mut meta = ctx.meta.clone();
     meta.extend(extra.iter().map(|(k, v)| (k.to_string(), v.clone())));
     net.save(path, &meta).map_err(|e| format!("{}: {e}", path.display()))
@@ -312,8 +328,31 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
         let a = acc(&s);
         save(&s, &compact_path, ctx, &[("phase", "compact".into()), ("val_pair_acc", format!("{a:.4}"))])?;
     }
-    if let Some((n, _)) = load_if(&compact_path)? {
-        trained.push(row("Distilled, compact (the engine's default)", &n));
+    let compact = load_if(&compact_path)?.map(|(n, _)| n);
+    if let Some(n) = &compact {
+        trained.push(row("Distilled, compact (the engine's default)", n));
+    }
+
+    let value_path = dir.join("value-student.dcw");
+    if phases.value && !value_path.exists() {
+        let Some(t) = &compact else {
+            return Err(format!("the value student needs the compact net {} (run the compact phase first)", compact_path.display()));
+        };
+        let mut s = ValueNet::from_tower(ValueArch::compact(), t, &mut Rng::new(ctx.seed ^ 0x5CA1A4));
+        distill_value(ctx, "value", &mut s, t, train, valid, &prof.value)?;
+        let a = value_pair_accuracy(&s, valid.valid, final_pairs, 0x5EED_ACC);
+        save_value(&s, &value_path, ctx, &[("phase", "value".into()), ("val_pair_acc", format!("{a:.4}"))])?;
+    }
+    if value_path.exists() {
+        let (n, _) = ValueNet::load(&value_path).map_err(|e| e.to_string())?;
+        let acc = |p: &Pools| value_pair_accuracy(&n, p, final_pairs, 0x5EED_ACC);
+        trained.push(Trained {
+            name: "Value student of the compact net (beyond the paper)".into(),
+            arch: n.arch.describe(),
+            valid: acc(valid.valid),
+            positions: valid.positions.map(acc),
+            train: acc(train),
+        });
     }
 
     let scratch_path = dir.join("scratch.dcw");
@@ -358,7 +397,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~8 min on 2 cores) | paper (the paper's schedule) | memorise (the paper's regime on a small corpus: training accuracy past 97 %) | curve | tiny (seconds)" },
     Flag { name: "data", value: Some("DIR"), help: "dataset folder with train.dcds and valid.dcds (default runs/dataset)" },
     Flag { name: "out", value: Some("DIR"), help: "run folder: nets, checkpoint, log.csv, curves.svg (default runs/PROFILE)" },
-    Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,compact,scratch (default all)" },
+    Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,compact,value,scratch (default all; value: the compact net's value student, beyond the paper)" },
     Flag { name: "seed", value: Some("N"), help: "seed of initialisation and sampling (default 1)" },
     Flag { name: "resume", value: None, help: "continue an interrupted run in --out from its last checkpoint (same settings; see above)" },
     Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default 2)" },
@@ -533,12 +572,13 @@ fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<us
     s.add("mirror", prof.mirror, "--no-mirror (or the profile)", Kind::FromProfile);
     s.add("precision", precision.name(), "--precision", Kind::Defining);
     s.add("val_pairs", prof.val_pairs, "validation pairs (the profile)", Kind::FromProfile);
-    let stages: [(&str, &StageCfg, &str); 7] = [
+    let stages: [(&str, &StageCfg, &str); 8] = [
         ("pos2vec", &prof.pos2vec, ""),
         ("siamese", &prof.siamese, "--siamese-epochs or "),
         ("distill_tower", &prof.distill_tower, ""),
         ("distill_full", &prof.distill_full, "--distill-epochs or "),
         ("compact", &prof.compact, ""),
+        ("value", &prof.value, ""),
         ("scratch_pos2vec", &prof.scratch_pos2vec, ""),
         ("scratch_siamese", &prof.scratch_siamese, ""),
     ];

@@ -1,7 +1,8 @@
 //! What DeepChess registers (src/players.rs): the net players `compact`, `distilled` and
 //! `deepchess`, each taking whichever search build fits the file's shape (so a distilled
 //! net under `Eval deepchess` still loads); `compact-value` and `distilled-value`, the same
-//! nets read as a value per position (`infer::DrawValue`, beyond the paper); and
+//! nets read as a value per position (`infer::DrawValue`, beyond the paper); `value-student`,
+//! that value learned by one tower (`infer::ValueStudent`, beyond the paper); and
 //! `random-distilled`, the net path with random weights that `bench` times. A comparator
 //! player's memory is its transposition table and its feature cache
 //! ([`infer::FeatureCache`]), as large as the table and at least 16 MB; a value player's, its
@@ -33,6 +34,13 @@ pub fn build_value(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, Stri
     let path = net.expect("a DeepChess player has a default net");
     let (player, what) = infer::load_value_searcher(path, s)?;
     Ok(Built { player, loaded: Some(format!("{} ({what}, read as a value)", path.display())) })
+}
+
+/// The value student ([`infer::ValueStudent`]): the net in `net`.
+pub fn build_student(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
+    let path = net.expect("a DeepChess player has a default net");
+    let (player, what) = infer::load_student_searcher(path, s)?;
+    Ok(Built { player, loaded: Some(format!("{} ({what})", path.display())) })
 }
 
 /// What a value player takes with a table of `hash_mb`, in MB: the table and its score cache.

@@ -4,7 +4,7 @@
 //! --precision`). `deepchess bench-train` times these steps.
 
 use super::features::INPUTS;
-use super::model::{stack_pairs, stacked_logits, Net};
+use super::model::{stack_pairs, stacked_logits, value_on_tape, Net, ValueNet};
 use crate::tensor::optim::shards::{split_rows, Shards};
 use crate::tensor::{Matrix, Optimizer, ParamId, Params, SparseBatch};
 
@@ -128,6 +128,58 @@ impl FirstLayerStep {
                 let y = tape.affine(ae, h, dec_w, dec_b)?;
                 let target = tape.input(&parts[s].1);
                 Ok((tape.bce_with_logits(y, target)?, ()))
+            })
+            .map_err(te)?;
+        Ok(split.iter().zip(&out).map(|((_, w), (l, _))| w * l).sum())
+    }
+}
+
+/// The value student's step (beyond the paper): its output against soft targets, binary
+/// cross-entropy on the logit (the teacher's value through the same sigmoid), the way the
+/// comparator's distillation matches softmax outputs. Buffers kept between steps.
+pub struct ValueStep {
+    shards: Shards,
+    /// Per shard: its positions and their targets (`rows × 1`).
+    parts: Vec<(SparseBatch, Matrix)>,
+}
+
+impl Default for ValueStep {
+    fn default() -> Self {
+        ValueStep::new()
+    }
+}
+
+impl ValueStep {
+    pub fn new() -> ValueStep {
+        ValueStep { shards: Shards::new(SHARDS), parts: (0..SHARDS).map(|_| (SparseBatch::new(INPUTS), Matrix::default())).collect() }
+    }
+
+    /// One optimizer step on positions `x` with targets `target` (one probability each):
+    /// the batch's mean loss.
+    pub fn step(&mut self, net: &mut ValueNet, x: &SparseBatch, target: &[f32], opt: &mut dyn Optimizer) -> Result<f32, String> {
+        if target.len() != x.rows() {
+            return Err(format!("value step: {} positions, {} targets", x.rows(), target.len()));
+        }
+        let split = split_rows(x.rows(), SHARDS.min(x.rows()).max(1));
+        for ((rows, _), (part, t)) in split.iter().zip(self.parts.iter_mut()) {
+            part.clear();
+            t.resize(rows.len(), 1);
+            for (i, r) in rows.clone().enumerate() {
+                part.push_row(x.row(r)).map_err(te)?;
+                t.set(i, 0, target[r]);
+            }
+        }
+        if self.shards.len() != split.len() {
+            self.shards = Shards::new(split.len());
+        }
+        let weights: Vec<f32> = split.iter().map(|p| p.1).collect();
+        let (layers, parts) = (&net.layers, &self.parts);
+        let out = self
+            .shards
+            .train_step(&mut net.params, &weights, opt, |s, tape, params| {
+                let v = value_on_tape(tape, params, layers, &parts[s].0)?;
+                let t = tape.input(&parts[s].1);
+                Ok((tape.bce_with_logits(v, t)?, ()))
             })
             .map_err(te)?;
         Ok(split.iter().zip(&out).map(|((_, w), (l, _))| w * l).sum())

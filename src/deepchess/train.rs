@@ -5,11 +5,13 @@
 //! - `siamese`: the DeepChess comparator on random (W, L) pairs, random order, tied towers;
 //!   with a teacher, the targets are the teacher's soft outputs (distillation, phase 3b).
 //! - `distill_tower`: a small tower regressing the big tower's features (phase 3a).
+//! - `distill_value` (beyond the paper): one tower learning the value a comparator gives each
+//!   position against its colour mirror.
 
 use super::features::{Features, INPUTS};
-use super::model::{batch_of, prob_first, Net};
-use super::pairs::{aux_pair_batch, pair_accuracy, pair_batch, AuxPairs, Pools, Validation};
-use super::step::{FirstLayerStep, PairStep};
+use super::model::{batch_of, draw_values, prob_first, Net, ValueNet};
+use super::pairs::{aux_pair_batch, pair_accuracy, pair_batch, value_pair_accuracy, AuxPairs, Pools, Validation};
+use super::step::{FirstLayerStep, PairStep, ValueStep};
 use crate::tensor::{with_precision, Init, Matrix, Params, Precision, Rng, SparseBatch, Tape};
 use crate::train::log::Progress;
 use crate::train::stage::{Ctx, EpochStats, StageCfg};
@@ -18,14 +20,21 @@ fn te(e: crate::tensor::TensorError) -> String {
     e.to_string()
 }
 
+/// A position drawn uniformly from both pools.
+fn random_position<'a>(pools: &'a Pools, rng: &mut Rng) -> &'a Features {
+    let i = rng.below(pools.len() as u64) as usize;
+    if i < pools.w.len() {
+        &pools.w[i]
+    } else {
+        &pools.l[i - pools.w.len()]
+    }
+}
+
 /// A random sample of positions from both pools.
 fn position_batch<'a>(pools: &'a Pools, rng: &mut Rng, n: usize, rows: &mut Vec<&'a [u16]>) {
     rows.clear();
-    let total = pools.len() as u64;
     for _ in 0..n {
-        let i = rng.below(total) as usize;
-        let f: &Features = if i < pools.w.len() { &pools.w[i] } else { &pools.l[i - pools.w.len()] };
-        rows.push(f.as_slice());
+        rows.push(random_position(pools, rng).as_slice());
     }
 }
 
@@ -199,5 +208,57 @@ pub fn distill_tower(ctx: &mut Ctx, name: &str, student: &mut Net, teacher: &Net
         });
         *params = view.params;
         stats
+    })
+}
+
+/// Trains the value student on `teacher`'s draw-referenced values ([`draw_values`]): each
+/// batch is `cfg.batch` random positions and their colour mirrors (whose values are the
+/// negated ones), the targets the values through a sigmoid, the loss binary cross-entropy
+/// on the student's output. Judged each epoch by its pair accuracy on held-out games.
+pub fn distill_value(ctx: &mut Ctx, name: &str, student: &mut ValueNet, teacher: &Net, pools: &Pools, val: &Validation, cfg: &StageCfg) -> Result<(), String> {
+    let (mut stepper, mut teacher_tape) = (ValueStep::new(), Tape::new());
+    let (mut x, mut mirrors, mut both) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
+    let mut target = Vec::new();
+    let mut bits: Vec<u32> = Vec::with_capacity(40);
+    let (arch, layers) = (student.arch.clone(), student.layers.clone());
+    ctx.run_stage(name, &mut student.params, cfg, |params, opt, epoch, rng| {
+        let mut view = ValueNet { arch: arch.clone(), params: std::mem::take(params), layers: layers.clone() };
+        let batches = cfg.samples.div_ceil(cfg.batch);
+        let mut prog = Progress::new(format!("[{name}] epoch {}", epoch + 1), batches * cfg.batch);
+        let mut loss_sum = 0.0;
+        for bi in 0..batches {
+            x.clear();
+            mirrors.clear();
+            for _ in 0..cfg.batch {
+                let f = random_position(pools, rng);
+                for (batch, f) in [(&mut x, *f), (&mut mirrors, f.mirrored())] {
+                    bits.clear();
+                    bits.extend(f.as_slice().iter().map(|&i| i as u32));
+                    batch.push_row(&bits).map_err(te)?;
+                }
+            }
+            // The teacher's values in f32 whatever the stage's precision: data, not products.
+            let v = with_precision(Precision::F32, || draw_values(teacher, &mut teacher_tape, &x, &mirrors)).map_err(te)?;
+            both.clear();
+            target.clear();
+            for (batch, sign) in [(&x, 1.0f32), (&mirrors, -1.0)] {
+                for (r, &vi) in v.iter().enumerate() {
+                    both.push_row(batch.row(r)).map_err(te)?;
+                    target.push(crate::tensor::layers::sigmoid(sign * vi));
+                }
+            }
+            loss_sum += stepper.step(&mut view, &both, &target, opt)? as f64;
+            prog.update((bi + 1) * cfg.batch, loss_sum / (bi + 1) as f64, None, "pos");
+        }
+        prog.finish();
+        let (val_acc, positions) = with_precision(Precision::F32, || {
+            (value_pair_accuracy(&view, val.valid, val.pairs, 0x7A11_DA7E), val.positions.map(|p| value_pair_accuracy(&view, p, val.pairs, 0x7A11_DA7E)))
+        });
+        *params = view.params;
+        let stats = EpochStats::new(loss_sum / batches.max(1) as f64, f64::NAN, val_acc, batches * cfg.batch);
+        Ok(match positions {
+            Some(p) => stats.with_accuracy("valid_positions", p),
+            None => stats,
+        })
     })
 }

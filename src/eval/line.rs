@@ -8,6 +8,9 @@
 use super::comparator::MAX_PLY;
 use crate::chess::position::castle;
 use crate::chess::{Bitboard, Color, Piece, Position, Role, Square};
+use crate::tensor::kernels::vecops;
+use crate::tensor::layers::dense::Dense;
+use crate::tensor::Kernel;
 
 /// Where a board-bits input puts what is not a piece. Every such encoding of the crate starts
 /// with the 12 × 64 piece bits, colour · 384 + role · 64 + square; then four castling bits
@@ -115,6 +118,31 @@ pub trait FirstLayer {
     fn refresh(&self, active: &[usize], out: &mut [Self::Sum]);
     /// `dst = src` plus the rows of `added`, minus those of `removed`.
     fn update(&self, dst: &mut [Self::Sum], src: &[Self::Sum], added: &[usize], removed: &[usize]);
+}
+
+/// A first layer held as a dense layer's rows ([`Dense`]: padded, half-precision values
+/// widened to f32): what the scalar nets read along the line (the DBN heads, DeepChess's
+/// value student), each sum a row added or taken away with the kernel `kernel`.
+pub struct DenseFirst<'a> {
+    pub d: &'a Dense,
+    pub kernel: Kernel,
+    pub bits: BoardBits,
+}
+
+impl FirstLayer for DenseFirst<'_> {
+    type Sum = f32;
+    fn bits(&self) -> BoardBits {
+        self.bits
+    }
+    fn width(&self) -> usize {
+        self.d.cols()
+    }
+    fn refresh(&self, active: &[usize], out: &mut [f32]) {
+        vecops::update_with(self.kernel, out, self.d.bias(), self.d.weights(), self.d.cols(), active, &[]);
+    }
+    fn update(&self, dst: &mut [f32], src: &[f32], added: &[usize], removed: &[usize]) {
+        vecops::update_with(self.kernel, dst, src, self.d.weights(), self.d.cols(), added, removed);
+    }
 }
 
 /// How far back an update may start: beyond it a refresh from the position's bits is cheaper

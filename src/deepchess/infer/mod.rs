@@ -4,6 +4,8 @@
 //!   padded shape ([`Distilled`], [`Compact`], [`Big`]);
 //! - `value.rs`: [`DrawValue`], the same nets read as a value per position (each against its
 //!   colour mirror) for the search's scalar path (beyond the paper);
+//! - `student.rs`: [`ValueStudent`], the value learned by one tower (train phase `value`):
+//!   one tower per position instead of the teacher's two (beyond the paper);
 //! - `comparator.rs`: [`NetComparator`], the [`Comparator`](crate::eval::Comparator) the
 //!   search asks, with the incremental first layer (an accumulator per ply) and the
 //!   antisymmetric reading of the head;
@@ -14,6 +16,7 @@ mod calibrate;
 mod comparator;
 mod net;
 mod qnet;
+mod student;
 mod value;
 
 /// The paper's position hashing (§4): each position's code (Pos2Vec output, or what the net
@@ -22,6 +25,7 @@ pub type FeatureCache<V> = crate::eval::PositionCache<V>;
 pub use comparator::{NetComparator, NetKey, NetStats, SiameseNet};
 pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
 pub use qnet::{QBig, QCompact, QDistilled, QHalves, QNetEval};
+pub use student::ValueStudent;
 pub use value::DrawValue;
 
 use crate::eval::scalar::{ScoreComparator, SCORE_CACHE_MB};
@@ -50,6 +54,20 @@ pub fn load_searcher(path: &Path, s: &PlayerSettings, cache_mb: usize) -> Result
 /// kept in a score cache of `SCORE_CACHE_MB`.
 pub fn load_value_searcher(path: &Path, s: &PlayerSettings) -> Result<(Box<dyn Player>, String), String> {
     load(path, s, 0, Reading::Value)
+}
+
+/// A value student's file ([`ValueStudent`]) as a searcher named `value-student`, on the
+/// kernel `s` names (one the CPU lacks is ignored); and what was loaded, e.g. `773-32-32-1,
+/// avx512 kernel`. No score cache: one tower costs less than a cache probe (the search is
+/// 0.90x the time without it, docs/notebook/results.md, "The value student").
+pub fn load_student_searcher(path: &Path, s: &PlayerSettings) -> Result<(Box<dyn Player>, String), String> {
+    let (net, _) = crate::deepchess::model::ValueNet::load(path).map_err(|e| e.to_string())?;
+    let mut e = ValueStudent::from_net(&net).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(k) = s.kernel.and_then(crate::tensor::Kernel::from_name) {
+        e.set_kernel(k);
+    }
+    let what = format!("{}, {} kernel", e.description, e.kernel().name());
+    Ok((Box::new(Searcher::new(ScoreComparator::new(e), s.hash_mb)), what))
 }
 
 /// How the search reads a net: as the paper's comparator, or as a value per position.

@@ -105,7 +105,7 @@ fn value_of<N: SiameseNet>(net: &N, sums: &[N::Sum]) -> f32 {
 /// counted: positions the net tells apart by less than that compare equal, which is what
 /// lets a null window fail low on them (docs/search.md, "The draw-referenced value").
 #[inline]
-fn whole_centipawns(v: f32) -> f32 {
+pub(super) fn whole_centipawns(v: f32) -> f32 {
     (v * CP_PER_LOGIT).round() / CP_PER_LOGIT
 }
 
@@ -213,6 +213,12 @@ mod tests {
             let am = net.prob_better(&[a.as_slice()], &[m.as_slice()]).unwrap()[0];
             let ma = net.prob_better(&[m.as_slice()], &[a.as_slice()]).unwrap()[0];
             let want = 0.25 * (logit(am) - logit(ma));
+            // What the value student is taught is this value, from the same tape.
+            let (mut x, mut xm) = (crate::tensor::SparseBatch::new(crate::deepchess::features::INPUTS), crate::tensor::SparseBatch::new(crate::deepchess::features::INPUTS));
+            crate::deepchess::model::batch_of(&[a.as_slice()], &mut x);
+            crate::deepchess::model::batch_of(&[m.as_slice()], &mut xm);
+            let taught = crate::deepchess::model::draw_values(&net, &mut crate::tensor::Tape::new(), &x, &xm).unwrap()[0];
+            assert!((taught - want).abs() < 1e-3 * (1.0 + want.abs()), "{fen}: draw_values {taught}, model {want}");
             let got = v.evaluate(&pos);
             // Half a centipawn of rounding, and float tolerance.
             assert!((want - got).abs() < 0.5 / CP_PER_LOGIT + 2e-3 * (1.0 + want.abs()), "{fen}: model {want}, value {got}");
