@@ -1,6 +1,7 @@
 //! The whole pipeline: Pos2Vec → DeepChess → distilled, and the small net trained from
 //! scratch (with pretraining), i.e. the three rows of the paper's table 1; beyond the
-//! paper, a compact student distilled from the same teacher for the engine. Finished phases
+//! paper, a compact student distilled from the same teacher for the engine, and its value
+//! learned by one tower (the value student, phase `value`). Finished phases
 //! leave their net in the run folder and are skipped on `--resume`; the phase in progress
 //! continues from `checkpoint.dcw`.
 
@@ -375,13 +376,14 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
 pub const SYSTEM: System = System {
     name: "deepchess",
     seed: "seed 000: DeepChess (David, Netanyahu & Wolf, ICANN 2016)",
-    about: "Pos2Vec, the Siamese comparator, its distilled students (the paper's and the compact one), the small net from scratch",
+    about: "Pos2Vec, the Siamese comparator, its distilled students (the paper's and the compact one), the compact one's value student, the small net from scratch",
     colour: "#1f77b4",
     commands: &[super::accuracy::COMMAND, super::compare::COMMAND, super::bench::COMMAND],
     bench_tensor: &[],
     synopsis: "[--profile quick|paper|tiny] [--data DIR] [--out DIR] [--resume] [options]",
     help: "Trains Pos2Vec (stacked autoencoders), the DeepChess Siamese comparator, the distilled\n\
-         net and the small net from scratch, checkpointing every epoch. Writes log.csv,\n\
+         nets (the paper's and the compact one), the compact net's value student (beyond the\n\
+         paper) and the small net from scratch, checkpointing every epoch. Writes log.csv,\n\
          curves.svg and results.md (accuracy on held-out games) into the run folder.\n\
          \n\
          The run's settings are recorded in its folder (run.txt). --resume refuses to continue\n\
