@@ -28,6 +28,13 @@ struct Layers {
     rest: Vec<Dense>,
 }
 
+impl Layers {
+    /// The first layer as the line reads it, with `kernel`'s row additions.
+    fn first_layer(&self, kernel: Kernel) -> DenseFirst<'_> {
+        DenseFirst { d: &self.first, kernel, bits: BITS }
+    }
+}
+
 /// A value student as an [`Evaluator`]: values in the teacher's logit units, rounded to
 /// whole centipawns as the teacher's reading is.
 pub struct ValueStudent {
@@ -68,23 +75,14 @@ impl ValueStudent {
         self.kernel
     }
 
-    fn first(&self) -> DenseFirst<'_> {
-        DenseFirst { d: &self.layers.first, kernel: self.kernel, bits: BITS }
-    }
-
-    /// The value from the first layer's sums, unrounded.
-    fn finish(&self, sums: &[f32]) -> f32 {
-        self.kernel.run(Finish(&self.layers, sums))
-    }
-
     /// The value of `pos` from its bits, unrounded (off the line; tests compare it with the
     /// training forward pass).
     pub fn raw_value(&self, pos: &Position) -> f32 {
         let f = Features::from_position(pos);
         let active: Vec<usize> = f.as_slice().iter().map(|&i| i as usize).collect();
         let mut sums = vec![0.0; self.layers.first.cols()];
-        crate::eval::line::FirstLayer::refresh(&self.first(), &active, &mut sums);
-        self.finish(&sums)
+        crate::eval::line::FirstLayer::refresh(&self.layers.first_layer(self.kernel), &active, &mut sums);
+        self.kernel.run(Finish(&self.layers, &sums))
     }
 }
 
@@ -137,16 +135,14 @@ impl Evaluator for ValueStudent {
     }
 
     fn set_root(&mut self, pos: &Position) {
-        let first = DenseFirst { d: &self.layers.first, kernel: self.kernel, bits: BITS };
-        self.line.set_root(pos, &first);
+        self.line.set_root(pos, &self.layers.first_layer(self.kernel));
     }
 
     fn evaluate_at(&mut self, ply: usize, pos: &Position) -> f32 {
         if !self.line.holds(ply, pos) {
             return self.evaluate(pos);
         }
-        let first = DenseFirst { d: &self.layers.first, kernel: self.kernel, bits: BITS };
-        let sums = self.line.ensure(ply, &first);
+        let sums = self.line.ensure(ply, &self.layers.first_layer(self.kernel));
         whole_centipawns(self.kernel.run(Finish(&self.layers, sums)))
     }
 
