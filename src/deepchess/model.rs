@@ -80,20 +80,11 @@ impl Arch {
     }
 }
 
-/// A DeepChess network: parameters and the ids of each layer.
-pub struct Net {
-    pub arch: Arch,
-    pub params: Params,
-    pub tower: Vec<(ParamId, ParamId)>,
-    pub head: Vec<(ParamId, ParamId)>,
-}
-
-impl Net {
-    /// He-initialised network (ReLU layers). The sparse first layer is scaled for its
-    /// effective fan-in (about 32 set bits, not 773), so activations start at unit scale.
-    pub fn new(arch: Arch, rng: &mut Rng) -> Net {
-        let tensors = arch
-            .shapes()
+/// Tensors of `shapes` (weights in × out, biases 1 × out), He-initialised for ReLU layers,
+/// biases zero; a sparse first layer's weights scaled for its effective fan-in (about 32 set
+/// bits, not 773), so activations start at unit scale. Every DeepChess net starts here.
+fn he_initialised(shapes: Vec<(String, usize, usize)>, rng: &mut Rng) -> Vec<(String, Matrix)> {
+    shapes
             .into_iter()
             .map(|(name, n_in, n_out)| {
                 if name.ends_with(".b") {
@@ -106,7 +97,21 @@ impl Net {
                 }
                 (name, m)
             })
-            .collect();
+            .collect()
+}
+
+/// A DeepChess network: parameters and the ids of each layer.
+pub struct Net {
+    pub arch: Arch,
+    pub params: Params,
+    pub tower: Vec<(ParamId, ParamId)>,
+    pub head: Vec<(ParamId, ParamId)>,
+}
+
+impl Net {
+    /// He-initialised network ([`he_initialised`]).
+    pub fn new(arch: Arch, rng: &mut Rng) -> Net {
+        let tensors = he_initialised(arch.shapes(), rng);
         Net::assemble(arch, tensors)
     }
 
@@ -283,23 +288,9 @@ pub struct ValueNet {
 }
 
 impl ValueNet {
-    /// He-initialised (the sparse first layer scaled for its ~32 set bits, as [`Net::new`]).
+    /// He-initialised ([`he_initialised`]).
     pub fn new(arch: ValueArch, rng: &mut Rng) -> ValueNet {
-        let tensors = arch
-            .shapes()
-            .into_iter()
-            .map(|(name, n_in, n_out)| {
-                if name.ends_with(".b") {
-                    return (name, Matrix::zeros(1, n_out));
-                }
-                let mut m = Init::HeNormal.matrix(n_in, n_out, rng);
-                if n_in == INPUTS {
-                    let s = (INPUTS as f32 / 32.0).sqrt();
-                    m.data_mut().iter_mut().for_each(|x| *x *= s);
-                }
-                (name, m)
-            })
-            .collect();
+        let tensors = he_initialised(arch.shapes(), rng);
         ValueNet::assemble(arch, tensors)
     }
 
