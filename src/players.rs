@@ -103,6 +103,15 @@ pub const PLAYERS: &[Entry] = &[
         build: crate::deepchess::player::build_student,
     },
     Entry {
+        name: "value-searched",
+        description: "the value student taught by its own depth-8 search (773-32-32-1, train phase searched; beyond the paper)",
+        system: "deepchess",
+        default_net: Some("value-searched.dcw"),
+        offered: true,
+        memory_mb: table_only,
+        build: crate::deepchess::player::build_searched,
+    },
+    Entry {
         name: "dbn-classify",
         description: "seed 001's deep belief network, result head: P(win) - P(loss) (772-100-100-100, 3 classes)",
         system: "dbn",

@@ -266,6 +266,23 @@ fn cli_tiny_profile_makes_every_net_and_the_compact_one_searches() {
     assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
     assert!(String::from_utf8_lossy(&bench.stderr).contains("773-32-32/32-2"));
     assert!(String::from_utf8_lossy(&bench.stdout).contains("Nodes searched: "));
+
+    // The searched phase (not among the defaults) continues the run: the value student's
+    // positions searched and kept, then learned; a second run reads the kept searches.
+    let searched_args = ["train", "--resume", "--profile", "tiny", "--threads", "1", "--phases", "searched", "--data", ds.to_str().unwrap(), "--out", run.to_str().unwrap()];
+    let summary = ok(&searched_args);
+    assert!(run.join("value-searched.dcw").is_file() && run.join("searched-labels.dcsl").is_file());
+    assert!(summary.contains("taught by its own search"), "{summary}");
+    let student = std::fs::read(run.join("value-student.dcw")).unwrap();
+    assert_ne!(std::fs::read(run.join("value-searched.dcw")).unwrap(), student, "the searched net is the student trained further");
+    std::fs::remove_file(run.join("value-searched.dcw")).unwrap();
+    let again = std::process::Command::new(exe).args(searched_args).output().unwrap();
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("searched to depth 2, from"), "{}", String::from_utf8_lossy(&again.stderr));
+    let searched = run.join("value-searched.dcw");
+    let bench = std::process::Command::new(exe).args(["bench", "--depth", "3", "--eval", "value-searched", "--net", searched.to_str().unwrap()]).output().unwrap();
+    assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
+    assert!(String::from_utf8_lossy(&bench.stdout).contains("Nodes searched: "));
 }
 
 #[test]

@@ -18,12 +18,15 @@
 //! | §5.2 Table 2 | against a handcrafted evaluator in the same search | `eval::Handcrafted`, `arena`; figures in docs/results.md |
 //!
 //! Beyond the paper: the compact student the engine plays with ([`model::Arch::compact`],
-//! phase `compact` of [`pipeline`]), same-game and material pairs ([`pairs::AuxPairs`]), and
-//! the search-side layout of [`infer`] (per-position head halves, half-precision SIMD
-//! layers, the antisymmetric reading of the head, the draw reference).
+//! phase `compact` of [`pipeline`]), same-game and material pairs ([`pairs::AuxPairs`]), the
+//! search-side layout of [`infer`] (per-position head halves, half-precision SIMD layers,
+//! the antisymmetric reading of the head, the draw reference), the value student (phase
+//! `value`, [`model::ValueNet`]) and that student taught by its own search ([`bootstrap`],
+//! phase `searched`); the run's hyper-parameters are in [`profile`].
 
 pub mod accuracy;
 pub mod bench;
+pub mod bootstrap;
 pub mod compare;
 pub mod features;
 pub mod infer;
@@ -31,6 +34,7 @@ pub mod model;
 pub mod pairs;
 pub mod pipeline;
 pub mod player;
+pub mod profile;
 pub mod step;
 pub mod understanding;
 pub mod train;

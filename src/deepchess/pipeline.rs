@@ -1,162 +1,27 @@
 //! The whole pipeline: Pos2Vec → DeepChess → distilled, and the small net trained from
 //! scratch (with pretraining), i.e. the three rows of the paper's table 1; beyond the
-//! paper, a compact student distilled from the same teacher for the engine, and its value
-//! learned by one tower (the value student, phase `value`). Finished phases
+//! paper, a compact student distilled from the same teacher for the engine, its value
+//! learned by one tower (the value student, phase `value`) and that student taught by its
+//! own search (phase `searched`, not among the defaults). Finished phases
 //! leave their net in the run folder and are skipped on `--resume`; the phase in progress
 //! continues from `checkpoint.dcw`.
 
 use super::model::{Arch, Net, ValueArch, ValueNet};
+pub use super::profile::{Profile, PROFILES};
 use super::pairs::{dataset_file, load_pools, pair_accuracy, value_pair_accuracy, AuxPairs, Pools, Validation};
-use super::train::{distill_tower, distill_value, pos2vec_layer, siamese};
+use super::bootstrap::{labels, search_values};
+use super::features::Features;
+use super::train::{distill_tower, distill_value, fit_examples, pos2vec_layer, random_position, siamese};
 use crate::data::build::VALID_POSITIONS;
 use crate::data::dataset::Dataset;
 use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::{Precision, Rng};
-use crate::train::checkpoint::OptCfg;
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::{Ctx, StageCfg};
 use crate::train::run::{Run, TrainCli};
 use crate::train::system::System;
 use std::path::{Path, PathBuf};
 use crate::tensor::NetFile;
-
-/// Hyper-parameters of a whole run.
-#[derive(Clone, Debug)]
-pub struct Profile {
-    pub name: &'static str,
-    /// Add each position's colour-mirrored twin to the other class.
-    pub mirror: bool,
-    /// Validation pairs per epoch (fixed seed).
-    pub val_pairs: usize,
-    /// Per autoencoder layer.
-    pub pos2vec: StageCfg,
-    pub siamese: StageCfg,
-    pub distill_tower: StageCfg,
-    pub distill_full: StageCfg,
-    /// The student's layers (the paper's distilled shape unless `--distill-arch`).
-    pub distill_arch: Arch,
-    /// The compact student (Arch::compact), soft targets only: it has no tower phase.
-    pub compact: StageCfg,
-    /// Beyond the paper: same-game and material pairs mixed into the compact phase (none by
-    /// default; `--compact-aux`).
-    pub compact_aux: AuxPairs,
-    /// Beyond the paper: the value student (ValueArch::compact), taught by the compact net's
-    /// draw-referenced value; it starts from the compact net's tower.
-    pub value: StageCfg,
-    /// Pos2Vec's positions: `Some(n)`, a fixed subset of n won-game and n lost-game positions
-    /// drawn once (the paper's 1M + 1M); `None`, fresh draws from both pools each epoch, in
-    /// proportion to their sizes.
-    pub pos2vec_subset: Option<usize>,
-    pub scratch_pos2vec: StageCfg,
-    pub scratch_siamese: StageCfg,
-}
-
-/// The profiles `--profile` takes, in the order help lists them.
-pub const PROFILES: &[(&str, fn() -> Profile)] = &[("quick", Profile::quick), ("paper", Profile::paper), ("memorise", Profile::memorise), ("curve", Profile::curve), ("tiny", Profile::tiny)];
-
-impl Profile {
-    /// The paper's hyper-parameters (section 3). Batch size is not given in the paper: 256.
-    /// Distillation schedules are not given either: the Siamese phase's, shorter.
-    pub fn paper() -> Profile {
-        let p2v = StageCfg { epochs: 200, samples: 2_000_000, batch: 256, opt: OptCfg::Sgd { lr: 0.005, decay: 0.98, momentum: 0.0 }, precision: Precision::F32 };
-        let sia = StageCfg { epochs: 1000, samples: 1_000_000, batch: 256, opt: OptCfg::Sgd { lr: 0.01, decay: 0.99, momentum: 0.0 }, precision: Precision::F32 };
-        Profile {
-            name: "paper",
-            mirror: false,
-            val_pairs: 100_000,
-            pos2vec: p2v,
-            siamese: sia,
-            distill_tower: StageCfg { epochs: 100, ..p2v },
-            distill_full: StageCfg { epochs: 300, ..sia },
-            distill_arch: Arch::small(),
-            compact: StageCfg { epochs: 300, ..sia },
-            compact_aux: AuxPairs::NONE,
-            value: Profile::quick().value,
-            pos2vec_subset: Some(1_000_000),
-            scratch_pos2vec: p2v,
-            scratch_siamese: sia,
-        }
-    }
-
-    /// The default: `make train` finishes in about eight minutes on 2 cores with a net that plays.
-    /// AdamW, colour-mirror augmentation, short schedules.
-    pub fn quick() -> Profile {
-        let adam = |lr: f32| OptCfg::Adam { lr, decay: 0.9, weight_decay: 1e-4 };
-        Profile {
-            name: "quick",
-            mirror: true,
-            val_pairs: 20_000,
-            pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3), precision: Precision::F32 },
-            // Epochs chosen where held-out accuracy stopped rising on the shipped corpus
-            // (docs/results.md, table 1).
-            siamese: StageCfg { epochs: 16, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
-            distill_tower: StageCfg { epochs: 4, samples: 200_000, batch: 256, opt: adam(1e-3), precision: Precision::F32 },
-            distill_full: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
-            distill_arch: Arch::small(),
-            // Compact students keep improving long after the paper-sized one has settled
-            // (docs/results.md, table 1).
-            compact: StageCfg { epochs: 30, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
-            compact_aux: AuxPairs::NONE,
-            value: StageCfg { epochs: 20, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
-            pos2vec_subset: None,
-            scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3), precision: Precision::F32 },
-            scratch_siamese: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
-        }
-    }
-
-    /// A seconds-long run for tests and smoke checks.
-    pub fn tiny() -> Profile {
-        let s = |epochs, samples| StageCfg { epochs, samples, batch: 64, opt: OptCfg::Adam { lr: 1e-3, decay: 1.0, weight_decay: 0.0 }, precision: Precision::F32 };
-        Profile {
-            name: "tiny",
-            mirror: true,
-            val_pairs: 2_000,
-            pos2vec: s(1, 2_000),
-            siamese: s(3, 4_000),
-            distill_tower: s(1, 2_000),
-            distill_full: s(2, 4_000),
-            distill_arch: Arch::small(),
-            compact: s(2, 4_000),
-            compact_aux: AuxPairs::NONE,
-            value: s(2, 4_000),
-            pos2vec_subset: None,
-            scratch_pos2vec: s(1, 2_000),
-            scratch_siamese: s(2, 4_000),
-        }
-    }
-
-    /// The DeepChess phase alone, short, for accuracy-against-data-size curves
-    /// (`--phases siamese --max-positions N`).
-    pub fn curve() -> Profile {
-        let mut p = Profile::quick();
-        p.name = "curve";
-        p.siamese = StageCfg { epochs: 6, samples: 100_000, ..p.siamese };
-        p
-    }
-
-    /// The paper's regime on a small corpus (docs/results.md, "The paper's 98 %"): no
-    /// mirroring, and a Siamese phase long enough that training accuracy passes 97 %
-    /// (the paper's 98.2 %), to see where the two validation protocols part.
-    pub fn memorise() -> Profile {
-        let adam = |lr: f32| OptCfg::Adam { lr, decay: 0.98, weight_decay: 1e-4 };
-        let mut p = Profile::quick();
-        p.name = "memorise";
-        p.mirror = false;
-        p.siamese = StageCfg { epochs: 100, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 };
-        p.distill_full = StageCfg { epochs: 40, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 };
-        p
-    }
-
-    /// The profile with `precision` for the products of every stage that trains a comparator
-    /// or an autoencoder layer (`--precision`). The tower's distillation keeps f32: it ran in
-    /// f32 before the setting was a stage's, and its nets stay as they were.
-    pub fn with_precision(mut self, precision: Precision) -> Profile {
-        for c in [&mut self.pos2vec, &mut self.siamese, &mut self.distill_full, &mut self.compact, &mut self.scratch_pos2vec, &mut self.scratch_siamese] {
-            c.precision = precision;
-        }
-        self
-    }
-}
 
 /// Which phases to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,14 +31,18 @@ pub struct Phases {
     pub distill: bool,
     pub compact: bool,
     pub value: bool,
+    /// The value student taught by its own search: about 11 minutes of searches on 2 cores,
+    /// so not among the default phases (`--phases searched`).
+    pub searched: bool,
     pub scratch: bool,
 }
 
 impl Phases {
-    pub const ALL: Phases = Phases { pos2vec: true, siamese: true, distill: true, compact: true, value: true, scratch: true };
+    /// Every phase but `searched` (what `make train` runs).
+    pub const ALL: Phases = Phases { pos2vec: true, siamese: true, distill: true, compact: true, value: true, searched: false, scratch: true };
 
     pub fn parse(s: &str) -> Option<Phases> {
-        let mut p = Phases { pos2vec: false, siamese: false, distill: false, compact: false, value: false, scratch: false };
+        let mut p = Phases { pos2vec: false, siamese: false, distill: false, compact: false, value: false, searched: false, scratch: false };
         for part in s.split(',') {
             match part.trim() {
                 "pos2vec" => p.pos2vec = true,
@@ -181,8 +50,9 @@ impl Phases {
                 "distill" => p.distill = true,
                 "compact" => p.compact = true,
                 "value" => p.value = true,
+                "searched" => p.searched = true,
                 "scratch" => p.scratch = true,
-                "all" => p = Phases::ALL,
+                "all" => p = Phases { searched: p.searched, ..Phases::ALL },
                 _ => return None,
             }
         }
@@ -253,8 +123,10 @@ fn pretrain(ctx: &mut Ctx, prefix: &str, net: &mut Net, file: &Path, pools: &Poo
     Ok(())
 }
 
-/// Runs the selected phases in `ctx.dir`.
-pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: &Pools, positions: Option<&Pools>) -> Result<Vec<Trained>, String> {
+/// Runs the selected phases in `ctx.dir`. `games` holds the training positions as played
+/// (`train` without its mirrored twins, when the profile adds them): what the searched phase
+/// searches, since it learns each position's mirror from its value anyway.
+pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, games: &Pools, valid: &Pools, positions: Option<&Pools>) -> Result<Vec<Trained>, String> {
     let dir = ctx.dir.clone();
     let mut rng = Rng::new(ctx.seed);
     let mut trained = Vec::new();
@@ -356,6 +228,29 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
         });
     }
 
+    let searched_path = dir.join("value-searched.dcw");
+    if phases.searched && !searched_path.exists() {
+        let Ok((mut s, _)) = ValueNet::load(&value_path) else {
+            return Err(format!("the searched phase needs the value student {} (run the value phase first)", value_path.display()));
+        };
+        let examples = searched_examples(ctx, &s, games, prof)?;
+        fit_examples(ctx, "searched", &mut s, &examples, valid, &prof.searched)?;
+        let a = value_pair_accuracy(&s, valid.valid, final_pairs, 0x5EED_ACC);
+        let extra = [("phase", "searched".into()), ("searched_depth", prof.searched_depth.to_string()), ("searched_positions", examples.len().to_string()), ("val_pair_acc", format!("{a:.4}"))];
+        save_value(&s, &searched_path, ctx, &extra)?;
+    }
+    if searched_path.exists() {
+        let (n, _) = ValueNet::load(&searched_path).map_err(|e| e.to_string())?;
+        let acc = |p: &Pools| value_pair_accuracy(&n, p, final_pairs, 0x5EED_ACC);
+        trained.push(Trained {
+            name: "Value student taught by its own search (beyond the paper)".into(),
+            arch: n.arch.describe(),
+            valid: acc(valid.valid),
+            positions: valid.positions.map(acc),
+            train: acc(train),
+        });
+    }
+
     let scratch_path = dir.join("scratch.dcw");
     if phases.scratch && !scratch_path.exists() {
         let mut small = Net::new(Arch::small(), &mut Rng::new(ctx.seed ^ 0x5C4A7C4));
@@ -368,6 +263,28 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, valid: 
         trained.push(row("Small net from scratch (pretrained)", &n));
     }
     Ok(trained)
+}
+
+/// The searched phase's examples: `prof.searched_positions` positions of the training games
+/// drawn from the run's seed, each with the value of a `prof.searched_depth`-ply search by
+/// `student`. Kept in the run folder (`searched-labels.dcsl`): a resumed run does not search
+/// again.
+fn searched_examples(ctx: &Ctx, student: &ValueNet, games: &Pools, prof: &Profile) -> Result<Vec<(Features, f32)>, String> {
+    let path = ctx.dir.join("searched-labels.dcsl");
+    if path.exists() {
+        let (depth, examples) = labels::load(&path)?;
+        if depth == prof.searched_depth {
+            eprintln!("[searched] {} positions searched to depth {depth}, from {}", examples.len(), path.display());
+            return Ok(examples);
+        }
+        eprintln!("[searched] {} holds depth {depth}, the profile asks for {}: searching again", path.display(), prof.searched_depth);
+    }
+    // The constant makes seed 1 draw the positions of the shipped net's run (0xB007).
+    let mut rng = Rng::new(ctx.seed ^ 0xB006);
+    let positions: Vec<Features> = (0..prof.searched_positions).map(|_| *random_position(games, &mut rng)).collect();
+    let examples = search_values(student, &positions, prof.searched_depth, crate::tensor::threads(), "searched")?;
+    labels::save(&path, prof.searched_depth, &examples)?;
+    Ok(examples)
 }
 
 // ---------------------------------------------------------------- the command line
@@ -383,8 +300,11 @@ pub const SYSTEM: System = System {
     synopsis: "[--profile quick|paper|tiny] [--data DIR] [--out DIR] [--resume] [options]",
     help: "Trains Pos2Vec (stacked autoencoders), the DeepChess Siamese comparator, the distilled\n\
          nets (the paper's and the compact one), the compact net's value student (beyond the\n\
-         paper) and the small net from scratch, checkpointing every epoch. Writes log.csv,\n\
-         curves.svg and results.md (accuracy on held-out games) into the run folder.\n\
+         paper) and the small net from scratch, checkpointing every epoch. Phase searched (not\n\
+         among the defaults; --phases searched) teaches the value student its own depth-8\n\
+         search's values (about 11 min of searches on 2 cores, kept in searched-labels.dcsl).\n\
+         Writes log.csv, curves.svg and results.md (accuracy on held-out games) into the run\n\
+         folder.\n\
          \n\
          The run's settings are recorded in its folder (run.txt). --resume refuses to continue\n\
          with a different profile, dataset content, seed, --max-positions, --no-mirror,\n\
@@ -399,7 +319,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "profile", value: Some("NAME"), help: "quick (default, ~8 min on 2 cores) | paper (the paper's schedule) | memorise (the paper's regime on a small corpus: training accuracy past 97 %) | curve | tiny (seconds)" },
     Flag { name: "data", value: Some("DIR"), help: "dataset folder with train.dcds and valid.dcds (default runs/dataset)" },
     Flag { name: "out", value: Some("DIR"), help: "run folder: nets, checkpoint, log.csv, curves.svg (default runs/PROFILE)" },
-    Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,compact,value,scratch (default all; value: the compact net's value student, beyond the paper)" },
+    Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,compact,value,searched,scratch (default all but searched; value: the compact net's value student, searched: that student taught by its own depth-8 search, about 11 min more; both beyond the paper)" },
     Flag { name: "seed", value: Some("N"), help: "seed of initialisation and sampling (default 1)" },
     Flag { name: "resume", value: None, help: "continue an interrupted run in --out from its last checkpoint (same settings; see above)" },
     Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default 2)" },
@@ -463,6 +383,16 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     if let Some(n) = max_positions {
         train.truncate(n);
     }
+    // The searched phase searches positions as played, without the mirrored twins.
+    let unmirrored = if prof.mirror && phases.searched {
+        let (mut g, _) = load_pools(&data, "train.dcds", false).map_err(CliError::Failed)?;
+        if let Some(n) = max_positions {
+            g.truncate(n);
+        }
+        Some(g)
+    } else {
+        None
+    };
     let (valid, vds) = load_pools(&data, "valid.dcds", false).map_err(CliError::Failed)?;
     if let (Some(a), Some(b)) = (tds.meta("pair"), vds.meta("pair")) {
         if a != b {
@@ -518,7 +448,7 @@ fn train_cli(p: &Parsed) -> Result<(), CliError> {
     }
     run_.begin()?;
     let mut ctx = Ctx::new(&out, seed, resume, meta).map_err(CliError::Failed)?;
-    let trained = run(&mut ctx, &prof, phases, &train, &valid, positions.as_ref()).map_err(CliError::Failed)?;
+    let trained = run(&mut ctx, &prof, phases, &train, unmirrored.as_ref().unwrap_or(&train), &valid, positions.as_ref()).map_err(CliError::Failed)?;
     let mut md = format!(
         "# Training run `{}`\n\nProfile `{pname}`, seed {seed}{}, data `{}` ({} W + {} L training positions{}).\n\
          Accuracy = fraction of random (W, L) pairs of the **validation set** ordered correctly;\n\
@@ -574,13 +504,14 @@ fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<us
     s.add("mirror", prof.mirror, "--no-mirror (or the profile)", Kind::FromProfile);
     s.add("precision", precision.name(), "--precision", Kind::Defining);
     s.add("val_pairs", prof.val_pairs, "validation pairs (the profile)", Kind::FromProfile);
-    let stages: [(&str, &StageCfg, &str); 8] = [
+    let stages: [(&str, &StageCfg, &str); 9] = [
         ("pos2vec", &prof.pos2vec, ""),
         ("siamese", &prof.siamese, "--siamese-epochs or "),
         ("distill_tower", &prof.distill_tower, ""),
         ("distill_full", &prof.distill_full, "--distill-epochs or "),
         ("compact", &prof.compact, ""),
         ("value", &prof.value, ""),
+        ("searched", &prof.searched, ""),
         ("scratch_pos2vec", &prof.scratch_pos2vec, ""),
         ("scratch_siamese", &prof.scratch_siamese, ""),
     ];
@@ -589,6 +520,8 @@ fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<us
         let rest = format!("samples {}, batch {}, {}", c.samples, c.batch, c.opt.describe());
         s.add(name, rest, &format!("{name} schedule (the profile)"), Kind::FromProfile);
     }
+    s.add("searched_positions", prof.searched_positions, "searched positions (the profile)", Kind::FromProfile);
+    s.add("searched_depth", prof.searched_depth, "searched depth (the profile)", Kind::FromProfile);
     s.add("distill_arch", prof.distill_arch.describe(), "--distill-arch", Kind::FromProfile);
     let a = prof.compact_aux;
     let aux = if a.is_none() { "none".to_string() } else { format!("progress={},gap={},material={}", a.progress, a.gap, a.material) };

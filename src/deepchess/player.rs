@@ -2,7 +2,8 @@
 //! `deepchess`, each taking whichever search build fits the file's shape (so a distilled
 //! net under `Eval deepchess` still loads); `compact-value` and `distilled-value`, the same
 //! nets read as a value per position (`infer::DrawValue`, beyond the paper); `value-student`,
-//! that value learned by one tower (`infer::ValueStudent`, beyond the paper); and
+//! that value learned by one tower (`infer::ValueStudent`, beyond the paper), and
+//! `value-searched`, that student taught by its own search (train phase `searched`); and
 //! `random-distilled`, the net path with random weights that `bench` times. A comparator
 //! player's memory is its transposition table and its feature cache
 //! ([`infer::FeatureCache`]), as large as the table and at least 16 MB; a value player's, its
@@ -38,8 +39,17 @@ pub fn build_value(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, Stri
 
 /// The value student ([`infer::ValueStudent`]): the net in `net`.
 pub fn build_student(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
+    student(s, net, "value-student")
+}
+
+/// The value student taught by its own search (train phase `searched`): the net in `net`.
+pub fn build_searched(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
+    student(s, net, "value-searched")
+}
+
+fn student(s: &PlayerSettings, net: Option<&Path>, name: &'static str) -> Result<Built, String> {
     let path = net.expect("a DeepChess player has a default net");
-    let (player, what) = infer::load_student_searcher(path, s)?;
+    let (player, what) = infer::load_student_searcher(path, s, name)?;
     Ok(Built { player, loaded: Some(format!("{} ({what})", path.display())) })
 }
 

@@ -21,7 +21,7 @@ fn te(e: crate::tensor::TensorError) -> String {
 }
 
 /// A position drawn uniformly from both pools.
-fn random_position<'a>(pools: &'a Pools, rng: &mut Rng) -> &'a Features {
+pub fn random_position<'a>(pools: &'a Pools, rng: &mut Rng) -> &'a Features {
     let i = rng.below(pools.len() as u64) as usize;
     if i < pools.w.len() {
         &pools.w[i]
@@ -216,10 +216,62 @@ pub fn distill_tower(ctx: &mut Ctx, name: &str, student: &mut Net, teacher: &Net
 /// negated ones), the targets the values through a sigmoid, the loss binary cross-entropy
 /// on the student's output. Judged each epoch by its pair accuracy on held-out games.
 pub fn distill_value(ctx: &mut Ctx, name: &str, student: &mut ValueNet, teacher: &Net, pools: &Pools, val: &Validation, cfg: &StageCfg) -> Result<(), String> {
-    let (mut stepper, mut teacher_tape) = (ValueStep::new(), Tape::new());
+    let mut teacher_tape = Tape::new();
+    let mut bits: Vec<u32> = Vec::with_capacity(40);
+    fit_value(ctx, name, student, val, cfg, |rng, x, mirrors| {
+        for _ in 0..cfg.batch {
+            push_with_mirror(random_position(pools, rng), x, mirrors, &mut bits)?;
+        }
+        // The teacher's values in f32 whatever the stage's precision: data, not products.
+        with_precision(Precision::F32, || draw_values(teacher, &mut teacher_tape, x, mirrors)).map_err(te)
+    })
+}
+
+/// Trains the value student on fixed values (`examples`: a position and its value, White's
+/// logit, as [`super::bootstrap::search_values`] gives them), drawn at random with their
+/// colour mirrors, as [`distill_value`] does with a teacher's.
+pub fn fit_examples(ctx: &mut Ctx, name: &str, student: &mut ValueNet, examples: &[(Features, f32)], val: &Validation, cfg: &StageCfg) -> Result<(), String> {
+    if examples.is_empty() {
+        return Err(format!("{name}: no positions to learn from"));
+    }
+    let mut bits: Vec<u32> = Vec::with_capacity(40);
+    fit_value(ctx, name, student, val, cfg, |rng, x, mirrors| {
+        let mut v = Vec::with_capacity(cfg.batch);
+        for _ in 0..cfg.batch {
+            let (f, value) = &examples[rng.below(examples.len() as u64) as usize];
+            push_with_mirror(f, x, mirrors, &mut bits)?;
+            v.push(*value);
+        }
+        Ok(v)
+    })
+}
+
+/// `f` as a row of `x` and its colour mirror as a row of `mirrors`.
+fn push_with_mirror(f: &Features, x: &mut SparseBatch, mirrors: &mut SparseBatch, bits: &mut Vec<u32>) -> Result<(), String> {
+    for (batch, f) in [(x, *f), (mirrors, f.mirrored())] {
+        bits.clear();
+        bits.extend(f.as_slice().iter().map(|&i| i as u32));
+        batch.push_row(bits).map_err(te)?;
+    }
+    Ok(())
+}
+
+/// The value student's stage: each batch, `draw` fills `x` with `cfg.batch` positions and
+/// `mirrors` with their colour mirrors (both cleared first) and returns the values of `x`
+/// (White's logits; a mirror's is the negation). The targets are the values through a
+/// sigmoid, the loss binary cross-entropy; each epoch is judged by the student's pair
+/// accuracy on held-out games.
+fn fit_value(
+    ctx: &mut Ctx,
+    name: &str,
+    student: &mut ValueNet,
+    val: &Validation,
+    cfg: &StageCfg,
+    mut draw: impl FnMut(&mut Rng, &mut SparseBatch, &mut SparseBatch) -> Result<Vec<f32>, String>,
+) -> Result<(), String> {
+    let mut stepper = ValueStep::new();
     let (mut x, mut mirrors, mut both) = (SparseBatch::new(INPUTS), SparseBatch::new(INPUTS), SparseBatch::new(INPUTS));
     let mut target = Vec::new();
-    let mut bits: Vec<u32> = Vec::with_capacity(40);
     let (arch, layers) = (student.arch.clone(), student.layers.clone());
     ctx.run_stage(name, &mut student.params, cfg, |params, opt, epoch, rng| {
         let mut view = ValueNet { arch: arch.clone(), params: std::mem::take(params), layers: layers.clone() };
@@ -229,16 +281,7 @@ pub fn distill_value(ctx: &mut Ctx, name: &str, student: &mut ValueNet, teacher:
         for bi in 0..batches {
             x.clear();
             mirrors.clear();
-            for _ in 0..cfg.batch {
-                let f = random_position(pools, rng);
-                for (batch, f) in [(&mut x, *f), (&mut mirrors, f.mirrored())] {
-                    bits.clear();
-                    bits.extend(f.as_slice().iter().map(|&i| i as u32));
-                    batch.push_row(&bits).map_err(te)?;
-                }
-            }
-            // The teacher's values in f32 whatever the stage's precision: data, not products.
-            let v = with_precision(Precision::F32, || draw_values(teacher, &mut teacher_tape, &x, &mirrors)).map_err(te)?;
+            let v = draw(rng, &mut x, &mut mirrors)?;
             both.clear();
             target.clear();
             for (batch, sign) in [(&x, 1.0f32), (&mirrors, -1.0)] {

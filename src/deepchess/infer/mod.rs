@@ -56,13 +56,13 @@ pub fn load_value_searcher(path: &Path, s: &PlayerSettings) -> Result<(Box<dyn P
     load(path, s, 0, Reading::Value)
 }
 
-/// A value student's file ([`ValueStudent`]) as a searcher named `value-student`, on the
+/// A value student's file ([`ValueStudent`]) as a searcher called `name`, on the
 /// kernel `s` names (one the CPU lacks is ignored); and what was loaded, e.g. `773-32-32-1,
 /// avx512 kernel`. No score cache: one tower costs less than a cache probe (the search is
 /// 0.90x the time without it, docs/notebook/results.md, "The value student").
-pub fn load_student_searcher(path: &Path, s: &PlayerSettings) -> Result<(Box<dyn Player>, String), String> {
+pub fn load_student_searcher(path: &Path, s: &PlayerSettings, name: &'static str) -> Result<(Box<dyn Player>, String), String> {
     let (net, _) = crate::deepchess::model::ValueNet::load(path).map_err(|e| e.to_string())?;
-    let mut e = ValueStudent::from_net(&net).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut e = ValueStudent::from_net(&net).map_err(|e| format!("{}: {e}", path.display()))?.named(name);
     if let Some(k) = s.kernel.and_then(crate::tensor::Kernel::from_name) {
         e.set_kernel(k);
     }

@@ -44,6 +44,9 @@ pub struct ValueStudent {
     /// The hidden layers' values, two rows of [`MAX_WIDTH`]: kept here rather than zeroed on
     /// the stack at every node (2 kB of stores, a fifth of the layers' time).
     scratch: Vec<f32>,
+    /// The player's name (`value-student`; `value-searched` for the student taught by its
+    /// own search).
+    name: &'static str,
     pub description: String,
 }
 
@@ -61,7 +64,13 @@ impl ValueStudent {
         let first = dense(&net.layers[0]);
         let rest: Vec<Dense> = net.layers[1..].iter().map(dense).collect();
         let line = Line::new(first.cols());
-        Ok(ValueStudent { layers: Arc::new(Layers { first, rest }), kernel: Kernel::best(), line, scratch: vec![0.0; 2 * MAX_WIDTH], description: arch })
+        Ok(ValueStudent { layers: Arc::new(Layers { first, rest }), kernel: Kernel::best(), line, scratch: vec![0.0; 2 * MAX_WIDTH], name: "value-student", description: arch })
+    }
+
+    /// The same evaluator under another player's name.
+    pub fn named(mut self, name: &'static str) -> ValueStudent {
+        self.name = name;
+        self
     }
 
     /// Forces a kernel (tests, benchmarks); false, and the current one kept, when this CPU
@@ -126,7 +135,7 @@ impl FlavourFn for Finish<'_> {
 
 impl Evaluator for ValueStudent {
     fn name(&self) -> &'static str {
-        "value-student"
+        self.name
     }
 
     fn evaluate(&mut self, pos: &Position) -> f32 {
@@ -169,7 +178,7 @@ impl Evaluator for ValueStudent {
 
     fn fork(&self) -> Option<Self> {
         let line = Line::new(self.layers.first.cols());
-        Some(ValueStudent { layers: Arc::clone(&self.layers), kernel: self.kernel, line, scratch: vec![0.0; 2 * MAX_WIDTH], description: self.description.clone() })
+        Some(ValueStudent { layers: Arc::clone(&self.layers), kernel: self.kernel, line, scratch: vec![0.0; 2 * MAX_WIDTH], name: self.name, description: self.description.clone() })
     }
 }
 

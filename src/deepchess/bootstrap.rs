@@ -1,0 +1,230 @@
+//! The value student taught by its own search (beyond the paper; train phase `searched`):
+//! positions of the training games, each searched by the student to a fixed depth, the
+//! search's value the new target. What the search sees a few plies ahead (exchanges played
+//! out, threats met) is compiled into the static value, as engines train a value on the
+//! scores of their own deeper searches; the knowledge at the leaves is still DeepChess's.
+
+use super::features::Features;
+use super::infer::ValueStudent;
+use super::model::ValueNet;
+use crate::chess::{Color, Game};
+use crate::eval::{ScoreComparator, CP_PER_LOGIT};
+use crate::search::{Limits, Player, Score, Searcher};
+use crate::train::log::Progress;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Largest value a target takes, in logits (a mate, or a search that found the game
+/// decided): past it the sigmoid of the target is 1 within 0.0003.
+pub const MAX_TARGET: f32 = 8.0;
+
+/// Transposition table of each labelling search, MB: cleared before each position (so a
+/// label does not depend on which positions the thread searched before), small enough that
+/// clearing it costs little beside a search of a few thousand nodes.
+const HASH_MB: usize = 2;
+
+/// The value of each position in `positions` (White's logit, within ±[`MAX_TARGET`]) by
+/// a `depth`-ply search with `net` as its evaluation, on `threads` threads; a position the
+/// search cannot start from (no legal move, or bits that make no legal position) is left
+/// out. Each position is searched from a cleared table: the labels depend on neither the
+/// order nor the number of threads.
+pub fn search_values(net: &ValueNet, positions: &[Features], depth: u32, threads: usize, label: &str) -> Result<Vec<(Features, f32)>, String> {
+    let threads = threads.clamp(1, 64);
+    let done = AtomicUsize::new(0);
+    let share = positions.len().div_ceil(threads).max(1);
+    let mut prog = Progress::new(format!("[{label}] searching to depth {depth}"), positions.len());
+    let parts: Vec<Result<Vec<(Features, f32)>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = positions
+            .chunks(share)
+            .map(|part| {
+                let done = &done;
+                scope.spawn(move || -> Result<Vec<(Features, f32)>, String> {
+                    let eval = ValueStudent::from_net(net)?;
+                    let mut searcher = Searcher::new(ScoreComparator::new(eval), HASH_MB);
+                    let stop = Arc::new(AtomicBool::new(false));
+                    let mut out = Vec::with_capacity(part.len());
+                    for f in part {
+                        if let Some(v) = searched(&mut searcher, f, depth, &stop) {
+                            out.push((*f, v));
+                        }
+                        done.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        // The calling thread reports progress until the workers finish.
+        while handles.iter().any(|h| !h.is_finished()) {
+            std::thread::sleep(Duration::from_millis(200));
+            prog.update(done.load(Ordering::Relaxed), f64::NAN, None, "pos");
+        }
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a labelling thread panicked".into()))).collect()
+    });
+    prog.update(positions.len(), f64::NAN, None, "pos");
+    prog.finish();
+    let mut out = Vec::with_capacity(positions.len());
+    for p in parts {
+        out.extend(p?);
+    }
+    Ok(out)
+}
+
+/// One position's searched value, White's logit; `None` when it has no legal move or its
+/// bits make no legal position.
+fn searched<P: Player>(searcher: &mut P, f: &Features, depth: u32, stop: &Arc<AtomicBool>) -> Option<f32> {
+    let pos = f.to_position().ok()?;
+    if pos.legal_moves().is_empty() {
+        return None;
+    }
+    searcher.new_game();
+    let r = searcher.choose(&Game::new(pos), &Limits::depth(depth), Duration::ZERO, Arc::clone(stop), &mut |_| {});
+    r.best?;
+    let mover = match r.info.score {
+        Score::Cp(cp) => cp as f32 / CP_PER_LOGIT,
+        Score::Mate(n) => MAX_TARGET.copysign(n as f32),
+    };
+    let white = if pos.turn() == Color::White { mover } else { -mover };
+    Some(white.clamp(-MAX_TARGET, MAX_TARGET))
+}
+
+/// The searched phase's examples on disk (`searched-labels.dcsl` in a run folder), so a
+/// resumed run does not search again. Little-endian: the magic line `DCSL1`, the depth (u32)
+/// and the count (u64), then per example its number of set bits (u8), the bits (u16 each,
+/// increasing, below 773) and its value (f32). Written atomically; a file that breaks any
+/// of this is refused with where it breaks.
+pub mod labels {
+    use super::Features;
+    use crate::deepchess::features::{INPUTS, MAX_ACTIVE};
+    use std::path::Path;
+
+    const MAGIC: &[u8] = b"DCSL1\n";
+    /// Largest file read: 50 million examples of a full board.
+    const MAX_BYTES: u64 = 4 << 30;
+
+    pub fn save(path: &Path, depth: u32, examples: &[(Features, f32)]) -> Result<(), String> {
+        let mut b = Vec::with_capacity(MAGIC.len() + 12 + examples.len() * 72);
+        b.extend_from_slice(MAGIC);
+        b.extend_from_slice(&depth.to_le_bytes());
+        b.extend_from_slice(&(examples.len() as u64).to_le_bytes());
+        for (f, v) in examples {
+            b.push(f.as_slice().len() as u8);
+            f.as_slice().iter().for_each(|i| b.extend_from_slice(&i.to_le_bytes()));
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        crate::io::atomic::write_atomic(path, &b).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The depth the values were searched to, and the examples.
+    pub fn load(path: &Path) -> Result<(u32, Vec<(Features, f32)>), String> {
+        let b = crate::io::read_regular(path, MAX_BYTES, "searched values").map_err(|e| format!("{}: {e}", path.display()))?;
+        parse(&b).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn parse(b: &[u8]) -> Result<(u32, Vec<(Features, f32)>), String> {
+        let mut at = MAGIC.len();
+        if b.get(..at) != Some(MAGIC) {
+            return Err("not a file of searched values (no DCSL1 line)".into());
+        }
+        let mut take = |n: usize, what: &str| -> Result<&[u8], String> {
+            let s = b.get(at..at + n).ok_or_else(|| format!("cut short at byte {at}, reading {what}"))?;
+            at += n;
+            Ok(s)
+        };
+        let depth = u32::from_le_bytes(take(4, "the depth")?.try_into().unwrap());
+        let count = u64::from_le_bytes(take(8, "the count")?.try_into().unwrap());
+        let mut out = Vec::with_capacity(count.min(1 << 24) as usize);
+        let mut bits = Vec::with_capacity(MAX_ACTIVE);
+        for k in 0..count {
+            let n = take(1, "a bit count")?[0] as usize;
+            if n > MAX_ACTIVE {
+                return Err(format!("example {k}: {n} bits set (at most {MAX_ACTIVE})"));
+            }
+            bits.clear();
+            for c in take(2 * n, "bits")?.chunks(2) {
+                let i = u16::from_le_bytes([c[0], c[1]]);
+                if i as usize >= INPUTS || bits.last().is_some_and(|&l| l >= i) {
+                    return Err(format!("example {k}: bit {i} out of range or out of order"));
+                }
+                bits.push(i);
+            }
+            let v = f32::from_le_bytes(take(4, "a value")?.try_into().unwrap());
+            if !v.is_finite() || v.abs() > super::MAX_TARGET {
+                return Err(format!("example {k}: value {v} outside ±{}", super::MAX_TARGET));
+            }
+            out.push((Features::from_sorted(&bits), v));
+        }
+        if at != b.len() {
+            return Err(format!("{} bytes after the last of {count} examples", b.len() - at));
+        }
+        Ok((depth, out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::Position;
+
+    /// A searched value is the search's score read back as White's logit: with the shipped
+    /// student, a position a queen up for White is above 0 whoever moves and its mirror
+    /// below; the labels are the same on one thread and on three.
+    #[test]
+    fn searched_values_are_whites_and_deterministic() {
+        crate::chess::attacks::init();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets/value-student.dcw");
+        let (net, _) = <ValueNet as crate::tensor::NetFile>::load(&path).unwrap();
+        let fens = [
+            "r3k2r/ppp2ppp/2n5/8/8/2N5/PPPQ1PPP/R3K2R w KQkq - 0 1",
+            "r3k2r/ppp2ppp/2n5/8/8/2N5/PPPQ1PPP/R3K2R b KQkq - 0 1",
+            "r3k2r/pppq1ppp/2n5/8/8/2N5/PPP2PPP/R3K2R w KQkq - 0 1",
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+        ];
+        let feats: Vec<Features> = fens.iter().map(|f| Features::from_position(&Position::from_fen(f).unwrap())).collect();
+        let one = search_values(&net, &feats, 3, 1, "test").unwrap();
+        let three = search_values(&net, &feats, 3, 3, "test").unwrap();
+        assert_eq!(one.len(), 4);
+        assert_eq!(one.iter().map(|e| e.1).collect::<Vec<_>>(), three.iter().map(|e| e.1).collect::<Vec<_>>());
+        assert!(one[0].1 > 1.0 && one[1].1 > 1.0 && one[2].1 < -1.0, "{one:?}");
+        assert!(one.iter().all(|e| e.1.abs() <= MAX_TARGET));
+    }
+
+    /// Labels written and read back are the same; garbage, cut files and bad bits are
+    /// refused with a reason, never a panic.
+    #[test]
+    fn labels_round_trip_and_refuse_garbage() {
+        crate::chess::attacks::init();
+        let ex: Vec<(Features, f32)> = ["4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1"]
+            .iter()
+            .zip([1.5f32, -0.25])
+            .map(|(f, v)| (Features::from_position(&Position::from_fen(f).unwrap()), v))
+            .collect();
+        let dir = std::env::temp_dir().join(format!("dcsl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("l.dcsl");
+        labels::save(&path, 7, &ex).unwrap();
+        let (depth, back) = labels::load(&path).unwrap();
+        assert_eq!((depth, back), (7, ex));
+        let bytes = std::fs::read(&path).unwrap();
+        for cut in 0..bytes.len() {
+            assert!(labels::parse(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut bad = bytes.clone();
+        bad[MAGIC_LEN + 12 + 1] = 0xff;
+        bad[MAGIC_LEN + 12 + 2] = 0xff;
+        assert!(labels::parse(&bad).unwrap_err().contains("example 0"));
+        let mut rng = 0x1234_5678u64;
+        for _ in 0..2000 {
+            let mut g = bytes.clone();
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let at = (rng % g.len() as u64) as usize;
+            g[at] ^= (rng >> 32) as u8 | 1;
+            let _ = labels::parse(&g);
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    const MAGIC_LEN: usize = 6;
+}
