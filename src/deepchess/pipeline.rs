@@ -217,15 +217,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, games: 
         save_value(&s, &value_path, ctx, &[("phase", "value".into()), ("val_pair_acc", format!("{a:.4}"))])?;
     }
     if value_path.exists() {
-        let (n, _) = ValueNet::load(&value_path).map_err(|e| e.to_string())?;
-        let acc = |p: &Pools| value_pair_accuracy(&n, p, final_pairs, 0x5EED_ACC);
-        trained.push(Trained {
-            name: "Value student of the compact net (beyond the paper)".into(),
-            arch: n.arch.describe(),
-            valid: acc(valid.valid),
-            positions: valid.positions.map(acc),
-            train: acc(train),
-        });
+        trained.push(value_row("Value student of the compact net (beyond the paper)", &value_path, train, valid, final_pairs)?);
     }
 
     let searched_path = dir.join("value-searched.dcw");
@@ -240,15 +232,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, games: 
         save_value(&s, &searched_path, ctx, &extra)?;
     }
     if searched_path.exists() {
-        let (n, _) = ValueNet::load(&searched_path).map_err(|e| e.to_string())?;
-        let acc = |p: &Pools| value_pair_accuracy(&n, p, final_pairs, 0x5EED_ACC);
-        trained.push(Trained {
-            name: "Value student taught by its own search (beyond the paper)".into(),
-            arch: n.arch.describe(),
-            valid: acc(valid.valid),
-            positions: valid.positions.map(acc),
-            train: acc(train),
-        });
+        trained.push(value_row("Value student taught by its own search (beyond the paper)", &searched_path, train, valid, final_pairs)?);
     }
 
     let scratch_path = dir.join("scratch.dcw");
@@ -263,6 +247,13 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, games: 
         trained.push(row("Small net from scratch (pretrained)", &n));
     }
     Ok(trained)
+}
+
+/// A value net's row of the summary: its pair accuracy as numbers on each set.
+fn value_row(name: &str, path: &Path, train: &Pools, valid: &Validation, pairs: usize) -> Result<Trained, String> {
+    let (n, _) = ValueNet::load(path).map_err(|e| e.to_string())?;
+    let acc = |p: &Pools| value_pair_accuracy(&n, p, pairs, 0x5EED_ACC);
+    Ok(Trained { name: name.into(), arch: n.arch.describe(), valid: acc(valid.valid), positions: valid.positions.map(acc), train: acc(train) })
 }
 
 /// The searched phase's examples: `prof.searched_positions` positions of the training games
