@@ -283,6 +283,15 @@ fn cli_tiny_profile_makes_every_net_and_the_compact_one_searches() {
     let bench = std::process::Command::new(exe).args(["bench", "--depth", "3", "--eval", "value-searched", "--net", searched.to_str().unwrap()]).output().unwrap();
     assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
     assert!(String::from_utf8_lossy(&bench.stdout).contains("Nodes searched: "));
+
+    // A second round continues the run: round 1's net searches new positions and learns them.
+    let mut two = searched_args.to_vec();
+    two.extend(["--searched-rounds", "2"]);
+    let summary = ok(&two);
+    assert!(run.join("value-searched-2.dcw").is_file() && run.join("searched-labels-2.dcsl").is_file());
+    assert!(summary.contains("round 2: taught by round 1's search"), "{summary}");
+    assert_ne!(std::fs::read(run.join("value-searched-2.dcw")).unwrap(), std::fs::read(&searched).unwrap(), "round 2 trains round 1's net further");
+    assert_ne!(std::fs::read(run.join("searched-labels-2.dcsl")).unwrap(), std::fs::read(run.join("searched-labels.dcsl")).unwrap(), "round 2 searches other positions");
 }
 
 #[test]

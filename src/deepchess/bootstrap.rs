@@ -12,6 +12,7 @@ use crate::eval::{ScoreComparator, CP_PER_LOGIT};
 use crate::search::{Limits, Player, Score, Searcher};
 use crate::train::log::Progress;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,50 +25,125 @@ pub const MAX_TARGET: f32 = 8.0;
 /// clearing it costs little beside a search of a few thousand nodes.
 const HASH_MB: usize = 2;
 
+/// Positions a labelling thread takes at a time: small enough that the threads finish a
+/// chunk together, large enough that taking them costs nothing beside the searches.
+const GRAIN: usize = 32;
+
+/// Positions searched between two saves of [`search_values_kept`]'s file: about a minute
+/// of searches at depth 8 on 2 cores, what a kill loses.
+pub const CHUNK: usize = 20_000;
+
 /// The value of each position in `positions` (White's logit, within ±[`MAX_TARGET`]) by
 /// a `depth`-ply search with `net` as its evaluation, on `threads` threads; a position the
 /// search cannot start from (no legal move, or bits that make no legal position) is left
 /// out. Each position is searched from a cleared table: the labels depend on neither the
 /// order nor the number of threads.
 pub fn search_values(net: &ValueNet, positions: &[Features], depth: u32, threads: usize, label: &str) -> Result<Vec<(Features, f32)>, String> {
-    let threads = threads.clamp(1, 64);
-    let done = AtomicUsize::new(0);
-    let share = positions.len().div_ceil(threads).max(1);
     let mut prog = Progress::new(format!("[{label}] searching to depth {depth}"), positions.len());
-    let parts: Vec<Result<Vec<(Features, f32)>, String>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = positions
-            .chunks(share)
-            .map(|part| {
-                let done = &done;
-                scope.spawn(move || -> Result<Vec<(Features, f32)>, String> {
+    let out = search_part(net, positions, depth, threads, &mut prog, 0)?;
+    prog.update(positions.len(), f64::NAN, None, "pos");
+    prog.finish();
+    Ok(out)
+}
+
+/// [`search_values`] kept in `path` as it goes ([`labels`]): the file is rewritten every
+/// [`CHUNK`] positions, and a file left by an interrupted call with the same net and depth
+/// is continued where it stopped (the positions must be the same, in the same order: the
+/// caller draws them from a seed). A file of another net or depth is searched again; a
+/// damaged one is refused, as it may hold hours of searches.
+pub fn search_values_kept(net: &ValueNet, positions: &[Features], depth: u32, threads: usize, label: &str, path: &Path) -> Result<Vec<(Features, f32)>, String> {
+    kept_in_chunks(net, positions, depth, threads, label, path, CHUNK)
+}
+
+fn kept_in_chunks(net: &ValueNet, positions: &[Features], depth: u32, threads: usize, label: &str, path: &Path, chunk: usize) -> Result<Vec<(Features, f32)>, String> {
+    let labeller = fingerprint(net);
+    let mut head = labels::Header { depth, labeller, drawn: 0 };
+    let mut out = Vec::new();
+    if path.exists() {
+        let (h, kept) = labels::load(path).map_err(|e| format!("{e} (delete it to search again)"))?;
+        if h.depth == depth && h.labeller == labeller && h.drawn as usize <= positions.len() {
+            if h.drawn as usize == positions.len() {
+                eprintln!("[{label}] {} positions searched to depth {depth}, from {}", kept.len(), path.display());
+                return Ok(kept);
+            }
+            eprintln!("[{label}] continuing {}: {} of {} positions searched", path.display(), h.drawn, positions.len());
+            head.drawn = h.drawn;
+            out = kept;
+        } else {
+            eprintln!(
+                "[{label}] {} holds {} positions searched to depth {} by net {:016x}; asked: {} to depth {depth} by {labeller:016x}: searching again",
+                path.display(),
+                h.drawn,
+                h.depth,
+                h.labeller,
+                positions.len()
+            );
+        }
+    }
+    let start = head.drawn as usize;
+    let mut prog = Progress::new(format!("[{label}] searching to depth {depth}"), positions.len() - start);
+    while (head.drawn as usize) < positions.len() {
+        let from = head.drawn as usize;
+        let to = (from + chunk.max(1)).min(positions.len());
+        out.extend(search_part(net, &positions[from..to], depth, threads, &mut prog, from - start)?);
+        head.drawn = to as u64;
+        labels::save(path, &head, &out)?;
+    }
+    prog.update(positions.len() - start, f64::NAN, None, "pos");
+    prog.finish();
+    Ok(out)
+}
+
+/// A net's fingerprint: FNV-1a 64 over its parameters' values, so labels know the net that
+/// searched them.
+pub fn fingerprint(net: &ValueNet) -> u64 {
+    let p = &net.params;
+    let bytes: Vec<u8> = p.ids().flat_map(|id| p.value(id).data().iter().flat_map(|v| v.to_le_bytes())).collect();
+    crate::io::fnv1a64(&bytes)
+}
+
+/// The searched values of `positions`, in their order, threads taking [`GRAIN`] positions
+/// at a time; `prog` is told of `before + done` positions.
+fn search_part(net: &ValueNet, positions: &[Features], depth: u32, threads: usize, prog: &mut Progress, before: usize) -> Result<Vec<(Features, f32)>, String> {
+    let threads = threads.clamp(1, 64);
+    let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let parts: Vec<Result<Vec<(usize, f32)>, String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let (next, done) = (&next, &done);
+                scope.spawn(move || -> Result<Vec<(usize, f32)>, String> {
                     let eval = ValueStudent::from_net(net)?;
                     let mut searcher = Searcher::new(ScoreComparator::new(eval), HASH_MB);
                     let stop = Arc::new(AtomicBool::new(false));
-                    let mut out = Vec::with_capacity(part.len());
-                    for f in part {
-                        if let Some(v) = searched(&mut searcher, f, depth, &stop) {
-                            out.push((*f, v));
+                    let mut out = Vec::new();
+                    loop {
+                        let from = next.fetch_add(GRAIN, Ordering::Relaxed);
+                        if from >= positions.len() {
+                            return Ok(out);
                         }
-                        done.fetch_add(1, Ordering::Relaxed);
+                        for (i, f) in positions.iter().enumerate().skip(from).take(GRAIN) {
+                            if let Some(v) = searched(&mut searcher, f, depth, &stop) {
+                                out.push((i, v));
+                            }
+                            done.fetch_add(1, Ordering::Relaxed);
+                        }
                     }
-                    Ok(out)
                 })
             })
             .collect();
         // The calling thread reports progress until the workers finish.
         while handles.iter().any(|h| !h.is_finished()) {
             std::thread::sleep(Duration::from_millis(200));
-            prog.update(done.load(Ordering::Relaxed), f64::NAN, None, "pos");
+            prog.update(before + done.load(Ordering::Relaxed), f64::NAN, None, "pos");
         }
         handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a labelling thread panicked".into()))).collect()
     });
-    prog.update(positions.len(), f64::NAN, None, "pos");
-    prog.finish();
-    let mut out = Vec::with_capacity(positions.len());
+    let mut all = Vec::with_capacity(positions.len());
     for p in parts {
-        out.extend(p?);
+        all.extend(p?);
     }
-    Ok(out)
+    all.sort_unstable_by_key(|e| e.0);
+    Ok(all.into_iter().map(|(i, v)| (positions[i], v)).collect())
 }
 
 /// One position's searched value, White's logit; `None` when it has no legal move or its
@@ -89,23 +165,38 @@ fn searched<P: Player>(searcher: &mut P, f: &Features, depth: u32, stop: &Arc<At
 }
 
 /// The searched phase's examples on disk (`searched-labels.dcsl` in a run folder), so a
-/// resumed run does not search again. Little-endian: the magic line `DCSL1`, the depth (u32)
-/// and the count (u64), then per example its number of set bits (u8), the bits (u16 each,
-/// increasing, below 773) and its value (f32). Written atomically; a file that breaks any
-/// of this is refused with where it breaks.
+/// resumed run does not search again. Little-endian: the magic line `DCSL2`, the depth (u32),
+/// the searching net's [`fingerprint`] (u64), the positions drawn so far (u64; fewer than
+/// asked while a labelling is under way) and the count of examples (u64: drawn positions
+/// without a legal move are left out), then per example its number of set bits (u8), the
+/// bits (u16 each, increasing, below 773) and its value (f32). Written atomically; a file
+/// that breaks any of this is refused with where it breaks.
 pub mod labels {
     use super::Features;
     use crate::deepchess::features::{INPUTS, MAX_ACTIVE};
     use std::path::Path;
 
-    const MAGIC: &[u8] = b"DCSL1\n";
+    const MAGIC: &[u8] = b"DCSL2\n";
+
+    /// What a labels file says of its examples.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Header {
+        /// Plies each position was searched to.
+        pub depth: u32,
+        /// The searching net's [`super::fingerprint`].
+        pub labeller: u64,
+        /// Positions drawn and searched so far (examples plus those without a legal move).
+        pub drawn: u64,
+    }
     /// Largest file read: 50 million examples of a full board.
     const MAX_BYTES: u64 = 4 << 30;
 
-    pub fn save(path: &Path, depth: u32, examples: &[(Features, f32)]) -> Result<(), String> {
-        let mut b = Vec::with_capacity(MAGIC.len() + 12 + examples.len() * 72);
+    pub fn save(path: &Path, head: &Header, examples: &[(Features, f32)]) -> Result<(), String> {
+        let mut b = Vec::with_capacity(MAGIC.len() + 28 + examples.len() * 72);
         b.extend_from_slice(MAGIC);
-        b.extend_from_slice(&depth.to_le_bytes());
+        b.extend_from_slice(&head.depth.to_le_bytes());
+        b.extend_from_slice(&head.labeller.to_le_bytes());
+        b.extend_from_slice(&head.drawn.to_le_bytes());
         b.extend_from_slice(&(examples.len() as u64).to_le_bytes());
         for (f, v) in examples {
             b.push(f.as_slice().len() as u8);
@@ -115,16 +206,16 @@ pub mod labels {
         crate::io::atomic::write_atomic(path, &b).map_err(|e| format!("{}: {e}", path.display()))
     }
 
-    /// The depth the values were searched to, and the examples.
-    pub fn load(path: &Path) -> Result<(u32, Vec<(Features, f32)>), String> {
+    /// The file's header and its examples.
+    pub fn load(path: &Path) -> Result<(Header, Vec<(Features, f32)>), String> {
         let b = crate::io::read_regular(path, MAX_BYTES, "searched values").map_err(|e| format!("{}: {e}", path.display()))?;
         parse(&b).map_err(|e| format!("{}: {e}", path.display()))
     }
 
-    pub fn parse(b: &[u8]) -> Result<(u32, Vec<(Features, f32)>), String> {
+    pub fn parse(b: &[u8]) -> Result<(Header, Vec<(Features, f32)>), String> {
         let mut at = MAGIC.len();
         if b.get(..at) != Some(MAGIC) {
-            return Err("not a file of searched values (no DCSL1 line)".into());
+            return Err("not a file of searched values (no DCSL2 line)".into());
         }
         let mut take = |n: usize, what: &str| -> Result<&[u8], String> {
             let s = b.get(at..at + n).ok_or_else(|| format!("cut short at byte {at}, reading {what}"))?;
@@ -132,7 +223,12 @@ pub mod labels {
             Ok(s)
         };
         let depth = u32::from_le_bytes(take(4, "the depth")?.try_into().unwrap());
+        let labeller = u64::from_le_bytes(take(8, "the net's fingerprint")?.try_into().unwrap());
+        let drawn = u64::from_le_bytes(take(8, "the positions drawn")?.try_into().unwrap());
         let count = u64::from_le_bytes(take(8, "the count")?.try_into().unwrap());
+        if count > drawn {
+            return Err(format!("{count} examples of {drawn} positions drawn"));
+        }
         let mut out = Vec::with_capacity(count.min(1 << 24) as usize);
         let mut bits = Vec::with_capacity(MAX_ACTIVE);
         for k in 0..count {
@@ -157,7 +253,7 @@ pub mod labels {
         if at != b.len() {
             return Err(format!("{} bytes after the last of {count} examples", b.len() - at));
         }
-        Ok((depth, out))
+        Ok((Header { depth, labeller, drawn }, out))
     }
 }
 
@@ -202,16 +298,16 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("dcsl-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("l.dcsl");
-        labels::save(&path, 7, &ex).unwrap();
-        let (depth, back) = labels::load(&path).unwrap();
-        assert_eq!((depth, back), (7, ex));
+        let head = labels::Header { depth: 7, labeller: 0xDEAD_BEEF_0123_4567, drawn: 3 };
+        labels::save(&path, &head, &ex).unwrap();
+        assert_eq!(labels::load(&path).unwrap(), (head, ex));
         let bytes = std::fs::read(&path).unwrap();
         for cut in 0..bytes.len() {
             assert!(labels::parse(&bytes[..cut]).is_err(), "cut at {cut}");
         }
         let mut bad = bytes.clone();
-        bad[MAGIC_LEN + 12 + 1] = 0xff;
-        bad[MAGIC_LEN + 12 + 2] = 0xff;
+        bad[MAGIC_LEN + 28 + 1] = 0xff;
+        bad[MAGIC_LEN + 28 + 2] = 0xff;
         assert!(labels::parse(&bad).unwrap_err().contains("example 0"));
         let mut rng = 0x1234_5678u64;
         for _ in 0..2000 {
@@ -223,6 +319,46 @@ mod tests {
             g[at] ^= (rng >> 32) as u8 | 1;
             let _ = labels::parse(&g);
         }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Kept labels: a call cut short after its first chunk is continued by the next call to
+    /// the same labels as one uninterrupted call; labels of another depth are searched again;
+    /// a damaged file is refused, not overwritten.
+    #[test]
+    fn kept_labels_continue_where_they_stopped() {
+        crate::chess::attacks::init();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets/value-student.dcw");
+        let (net, _) = <ValueNet as crate::tensor::NetFile>::load(&path).unwrap();
+        let fens = [
+            "r3k2r/ppp2ppp/2n5/8/8/2N5/PPPQ1PPP/R3K2R w KQkq - 0 1",
+            "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+            "r3k2r/pppq1ppp/2n5/8/8/2N5/PPP2PPP/R3K2R w KQkq - 0 1",
+            "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        ];
+        let feats: Vec<Features> = fens.iter().map(|f| Features::from_position(&Position::from_fen(f).unwrap())).collect();
+        let whole = search_values(&net, &feats, 2, 1, "test").unwrap();
+        assert_eq!(whole.len(), 4, "the stalemate has no label");
+        let dir = std::env::temp_dir().join(format!("dcsl-kept-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("l.dcsl");
+        // A run killed after its first chunk of two positions (one of them the stalemate).
+        kept_in_chunks(&net, &feats[..2], 2, 1, "test", &file, 2).unwrap();
+        let (head, first) = labels::load(&file).unwrap();
+        assert_eq!((head.drawn, head.depth, head.labeller), (2, 2, fingerprint(&net)));
+        assert_eq!(first, whole[..1]);
+        assert_eq!(kept_in_chunks(&net, &feats, 2, 2, "test", &file, 2).unwrap(), whole);
+        assert_eq!(labels::load(&file).unwrap().0.drawn, 5);
+        // Another depth searches again; the finished file then reads back as it is.
+        let deeper = kept_in_chunks(&net, &feats, 3, 1, "test", &file, 2).unwrap();
+        assert_eq!(deeper, search_values(&net, &feats, 3, 1, "test").unwrap());
+        assert_eq!(search_values_kept(&net, &feats, 3, 1, "test", &file).unwrap(), deeper);
+        let mut b = std::fs::read(&file).unwrap();
+        b.truncate(b.len() - 1);
+        std::fs::write(&file, &b).unwrap();
+        assert!(search_values_kept(&net, &feats, 3, 1, "test", &file).unwrap_err().contains("delete it"));
+        assert_eq!(std::fs::read(&file).unwrap(), b, "a damaged file is left as it was");
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -9,7 +9,7 @@
 use super::model::{Arch, Net, ValueArch, ValueNet};
 pub use super::profile::{Profile, PROFILES};
 use super::pairs::{dataset_file, load_pools, pair_accuracy, value_pair_accuracy, AuxPairs, Pools, Validation};
-use super::bootstrap::{labels, search_values};
+use super::bootstrap::search_values_kept;
 use super::features::Features;
 use super::train::{distill_tower, distill_value, fit_examples, pos2vec_layer, random_position, siamese};
 use crate::data::build::VALID_POSITIONS;
@@ -220,19 +220,36 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, games: 
         trained.push(value_row("Value student of the compact net (beyond the paper)", &value_path, train, valid, final_pairs)?);
     }
 
-    let searched_path = dir.join("value-searched.dcw");
-    if phases.searched && !searched_path.exists() {
-        let Ok((mut s, _)) = ValueNet::load(&value_path) else {
-            return Err(format!("the searched phase needs the value student {} (run the value phase first)", value_path.display()));
+    // Round k learns the searches of round k - 1's net (round 1: the value student's).
+    let mut labeller = value_path.clone();
+    for round in 1.. {
+        let (net_path, name) = searched_files(&dir, round);
+        if phases.searched && round <= prof.searched_rounds && !net_path.exists() {
+            let Ok((mut s, _)) = ValueNet::load(&labeller) else {
+                return Err(format!("searched round {round} needs the net {} (run the value phase first)", labeller.display()));
+            };
+            let examples = searched_examples(ctx, &s, games, prof, round)?;
+            fit_examples(ctx, &name, &mut s, &examples, valid, &prof.searched)?;
+            let a = value_pair_accuracy(&s, valid.valid, final_pairs, 0x5EED_ACC);
+            let extra = [
+                ("phase", name.clone()),
+                ("searched_round", round.to_string()),
+                ("searched_by", labeller.file_name().unwrap_or_default().to_string_lossy().into_owned()),
+                ("searched_depth", prof.searched_depth.to_string()),
+                ("searched_positions", examples.len().to_string()),
+                ("val_pair_acc", format!("{a:.4}")),
+            ];
+            save_value(&s, &net_path, ctx, &extra)?;
+        }
+        if !net_path.exists() {
+            break;
+        }
+        let what = match round {
+            1 => "Value student taught by its own search (beyond the paper)".to_string(),
+            k => format!("The same, round {k}: taught by round {}'s search", k - 1),
         };
-        let examples = searched_examples(ctx, &s, games, prof)?;
-        fit_examples(ctx, "searched", &mut s, &examples, valid, &prof.searched)?;
-        let a = value_pair_accuracy(&s, valid.valid, final_pairs, 0x5EED_ACC);
-        let extra = [("phase", "searched".into()), ("searched_depth", prof.searched_depth.to_string()), ("searched_positions", examples.len().to_string()), ("val_pair_acc", format!("{a:.4}"))];
-        save_value(&s, &searched_path, ctx, &extra)?;
-    }
-    if searched_path.exists() {
-        trained.push(value_row("Value student taught by its own search (beyond the paper)", &searched_path, train, valid, final_pairs)?);
+        trained.push(value_row(&what, &net_path, train, valid, final_pairs)?);
+        labeller = net_path;
     }
 
     let scratch_path = dir.join("scratch.dcw");
@@ -256,26 +273,29 @@ fn value_row(name: &str, path: &Path, train: &Pools, valid: &Validation, pairs: 
     Ok(Trained { name: name.into(), arch: n.arch.describe(), valid: acc(valid.valid), positions: valid.positions.map(acc), train: acc(train) })
 }
 
-/// The searched phase's examples: `prof.searched_positions` positions of the training games
-/// drawn from the run's seed, each with the value of a `prof.searched_depth`-ply search by
-/// `student`. Kept in the run folder (`searched-labels.dcsl`): a resumed run does not search
-/// again.
-fn searched_examples(ctx: &Ctx, student: &ValueNet, games: &Pools, prof: &Profile) -> Result<Vec<(Features, f32)>, String> {
-    let path = ctx.dir.join("searched-labels.dcsl");
-    if path.exists() {
-        let (depth, examples) = labels::load(&path)?;
-        if depth == prof.searched_depth {
-            eprintln!("[searched] {} positions searched to depth {depth}, from {}", examples.len(), path.display());
-            return Ok(examples);
-        }
-        eprintln!("[searched] {} holds depth {depth}, the profile asks for {}: searching again", path.display(), prof.searched_depth);
+/// Round `round`'s net of the searched phase and its stage name: round 1 `value-searched.dcw`
+/// (`searched`), round k `value-searched-k.dcw` (`searched.k`).
+fn searched_files(dir: &Path, round: u32) -> (PathBuf, String) {
+    match round {
+        1 => (dir.join("value-searched.dcw"), "searched".into()),
+        k => (dir.join(format!("value-searched-{k}.dcw")), format!("searched.{k}")),
     }
-    // The constant makes seed 1 draw the positions of the shipped net's run (0xB007).
-    let mut rng = Rng::new(ctx.seed ^ 0xB006);
+}
+
+/// Round `round`'s examples: `prof.searched_positions` positions of the training games drawn
+/// from the run's seed and the round, each with the value of a `prof.searched_depth`-ply
+/// search by `labeller`. Kept in the run folder as they are searched (`searched-labels.dcsl`,
+/// round k `searched-labels-k.dcsl`): an interrupted run continues them, a resumed one does
+/// not search again.
+fn searched_examples(ctx: &Ctx, labeller: &ValueNet, games: &Pools, prof: &Profile, round: u32) -> Result<Vec<(Features, f32)>, String> {
+    let (path, label) = match round {
+        1 => (ctx.dir.join("searched-labels.dcsl"), "searched".to_string()),
+        k => (ctx.dir.join(format!("searched-labels-{k}.dcsl")), format!("searched.{k}")),
+    };
+    // The constant makes seed 1's round 1 draw the positions of the shipped net's run (0xB007).
+    let mut rng = Rng::new(ctx.seed ^ 0xB006 ^ (u64::from(round - 1) << 32));
     let positions: Vec<Features> = (0..prof.searched_positions).map(|_| *random_position(games, &mut rng)).collect();
-    let examples = search_values(student, &positions, prof.searched_depth, crate::tensor::threads(), "searched")?;
-    labels::save(&path, prof.searched_depth, &examples)?;
-    Ok(examples)
+    search_values_kept(labeller, &positions, prof.searched_depth, crate::tensor::threads(), &label, &path)
 }
 
 // ---------------------------------------------------------------- the command line
@@ -293,7 +313,8 @@ pub const SYSTEM: System = System {
          nets (the paper's and the compact one), the compact net's value student (beyond the\n\
          paper) and the small net from scratch, checkpointing every epoch. Phase searched (not\n\
          among the defaults; --phases searched) teaches the value student its own depth-8\n\
-         search's values (about 11 min of searches on 2 cores, kept in searched-labels.dcsl).\n\
+         search's values (about 11 min of searches on 2 cores, kept in searched-labels.dcsl as\n\
+         they are searched); --searched-rounds N repeats it with each round's net searching.\n\
          Writes log.csv, curves.svg and results.md (accuracy on held-out games) into the run\n\
          folder.\n\
          \n\
@@ -321,6 +342,9 @@ const FLAGS: &[Flag] = &[
     Flag { name: "compact-aux", value: Some("SPEC"), help: "beyond the paper: mix same-game and material pairs into the compact phase, e.g. progress=0.3,gap=8,material=0.1 (default none)" },
     Flag { name: "pos2vec-subset", value: Some("N"), help: "Pos2Vec on a fixed subset of N won-game and N lost-game positions drawn once (the paper's, N = 1,000,000: the paper profile's default); 0: fresh draws each epoch in proportion to the pools (the other profiles')" },
     Flag { name: "distill-epochs", value: Some("N"), help: "epochs of the distillation's pair phase instead of the profile's" },
+    Flag { name: "searched-rounds", value: Some("N"), help: "rounds of the searched phase (default 1): round k learns the searches of round k-1's net, value-searched-k.dcw; more rounds continue a run" },
+    Flag { name: "searched-depth", value: Some("N"), help: "plies of each searched phase's search (default 8; tiny 2)" },
+    Flag { name: "searched-positions", value: Some("N"), help: "positions each round of the searched phase searches (default 200000; tiny 64)" },
     Flag { name: "precision", value: Some("P"), help: "f32 (default) or bf16: the training products' operands in bf16, sums and weights in f32 (mixed precision; about 1.5x faster with AVX-512 BF16, docs/benchmarks.md)" },
 ];
 
@@ -339,6 +363,9 @@ fn profile_of(cli: &TrainCli) -> Result<Profile, CliError> {
         crate::deepchess::infer::playable(&prof.distill_arch).map_err(|e| cli.usage(format!("--distill-arch '{a}' cannot play: {e}")))?;
     }
     cli.set("distill-epochs", &mut prof.distill_full.epochs, |&e| e >= 1, "must be at least 1")?;
+    cli.set("searched-rounds", &mut prof.searched_rounds, |&r| (1..=100).contains(&r), "must be 1 to 100")?;
+    cli.set("searched-depth", &mut prof.searched_depth, |&d| (1..=30).contains(&d), "must be 1 to 30")?;
+    cli.set("searched-positions", &mut prof.searched_positions, |&n| n >= 1, "must be at least 1")?;
     if p.get("pos2vec-subset").is_some() {
         let n: usize = p.get_or("train", "pos2vec-subset", 0)?;
         prof.pos2vec_subset = (n > 0).then_some(n);
@@ -511,8 +538,10 @@ fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<us
         let rest = format!("samples {}, batch {}, {}", c.samples, c.batch, c.opt.describe());
         s.add(name, rest, &format!("{name} schedule (the profile)"), Kind::FromProfile);
     }
-    s.add("searched_positions", prof.searched_positions, "searched positions (the profile)", Kind::FromProfile);
-    s.add("searched_depth", prof.searched_depth, "searched depth (the profile)", Kind::FromProfile);
+    s.add("searched_positions", prof.searched_positions, "--searched-positions (or the profile)", Kind::FromProfile);
+    s.add("searched_depth", prof.searched_depth, "--searched-depth (or the profile)", Kind::FromProfile);
+    // More rounds continue a run: each round's net depends only on the earlier ones.
+    s.add("searched_rounds", prof.searched_rounds, "--searched-rounds", Kind::Note);
     s.add("distill_arch", prof.distill_arch.describe(), "--distill-arch", Kind::FromProfile);
     let a = prof.compact_aux;
     let aux = if a.is_none() { "none".to_string() } else { format!("progress={},gap={},material={}", a.progress, a.gap, a.material) };

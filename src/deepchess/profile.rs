@@ -31,10 +31,13 @@ pub struct Profile {
     pub value: StageCfg,
     /// Beyond the paper: the value student taught by its own search (phase `searched`):
     /// `searched_positions` training positions, each searched to `searched_depth` plies by
-    /// the value student, whose values it then learns (`searched`).
+    /// the value student, whose values it then learns (`searched`). Each of
+    /// `searched_rounds` rounds searches new positions with the previous round's net and
+    /// trains it further on them.
     pub searched: StageCfg,
     pub searched_positions: usize,
     pub searched_depth: u32,
+    pub searched_rounds: u32,
     /// Pos2Vec's positions: `Some(n)`, a fixed subset of n won-game and n lost-game positions
     /// drawn once (the paper's 1M + 1M); `None`, fresh draws from both pools each epoch, in
     /// proportion to their sizes.
@@ -67,6 +70,7 @@ impl Profile {
             searched: Profile::quick().searched,
             searched_positions: Profile::quick().searched_positions,
             searched_depth: Profile::quick().searched_depth,
+            searched_rounds: Profile::quick().searched_rounds,
             pos2vec_subset: Some(1_000_000),
             scratch_pos2vec: p2v,
             scratch_siamese: sia,
@@ -98,6 +102,7 @@ impl Profile {
             searched: StageCfg { epochs: 10, samples: 300_000, batch: 256, opt: adam(2e-4), precision: Precision::F32 },
             searched_positions: 200_000,
             searched_depth: 8,
+            searched_rounds: 1,
             pos2vec_subset: None,
             scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3), precision: Precision::F32 },
             scratch_siamese: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
@@ -122,6 +127,7 @@ impl Profile {
             searched: s(1, 1_000),
             searched_positions: 64,
             searched_depth: 2,
+            searched_rounds: 1,
             pos2vec_subset: None,
             scratch_pos2vec: s(1, 2_000),
             scratch_siamese: s(2, 4_000),
