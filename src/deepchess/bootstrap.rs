@@ -262,21 +262,26 @@ mod tests {
     use super::*;
     use crate::chess::Position;
 
+    /// The shipped value student and the features of `fens`.
+    fn student_and(fens: &[&str]) -> (ValueNet, Vec<Features>) {
+        crate::chess::attacks::init();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets/value-student.dcw");
+        let (net, _) = <ValueNet as crate::tensor::NetFile>::load(&path).unwrap();
+        (net, fens.iter().map(|f| Features::from_position(&Position::from_fen(f).unwrap())).collect())
+    }
+
     /// A searched value is the search's score read back as White's logit: with the shipped
     /// student, a position a queen up for White is above 0 whoever moves and its mirror
     /// below; the labels are the same on one thread and on three.
     #[test]
     fn searched_values_are_whites_and_deterministic() {
-        crate::chess::attacks::init();
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets/value-student.dcw");
-        let (net, _) = <ValueNet as crate::tensor::NetFile>::load(&path).unwrap();
         let fens = [
             "r3k2r/ppp2ppp/2n5/8/8/2N5/PPPQ1PPP/R3K2R w KQkq - 0 1",
             "r3k2r/ppp2ppp/2n5/8/8/2N5/PPPQ1PPP/R3K2R b KQkq - 0 1",
             "r3k2r/pppq1ppp/2n5/8/8/2N5/PPP2PPP/R3K2R w KQkq - 0 1",
             "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
         ];
-        let feats: Vec<Features> = fens.iter().map(|f| Features::from_position(&Position::from_fen(f).unwrap())).collect();
+        let (net, feats) = student_and(&fens);
         let one = search_values(&net, &feats, 3, 1, "test").unwrap();
         let three = search_values(&net, &feats, 3, 3, "test").unwrap();
         assert_eq!(one.len(), 4);
@@ -327,9 +332,6 @@ mod tests {
     /// a damaged file is refused, not overwritten.
     #[test]
     fn kept_labels_continue_where_they_stopped() {
-        crate::chess::attacks::init();
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets/value-student.dcw");
-        let (net, _) = <ValueNet as crate::tensor::NetFile>::load(&path).unwrap();
         let fens = [
             "r3k2r/ppp2ppp/2n5/8/8/2N5/PPPQ1PPP/R3K2R w KQkq - 0 1",
             "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
@@ -337,7 +339,7 @@ mod tests {
             "4k3/8/8/8/8/8/8/4K3 w - - 0 1",
             "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
         ];
-        let feats: Vec<Features> = fens.iter().map(|f| Features::from_position(&Position::from_fen(f).unwrap())).collect();
+        let (net, feats) = student_and(&fens);
         let whole = search_values(&net, &feats, 2, 1, "test").unwrap();
         assert_eq!(whole.len(), 4, "the stalemate has no label");
         let dir = std::env::temp_dir().join(format!("dcsl-kept-{}", std::process::id()));

@@ -223,12 +223,12 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, games: 
     // Round k learns the searches of round k - 1's net (round 1: the value student's).
     let mut labeller = value_path.clone();
     for round in 1.. {
-        let (net_path, name) = searched_files(&dir, round);
+        let (net_path, labels_path, name) = searched_files(&dir, round);
         if phases.searched && round <= prof.searched_rounds && !net_path.exists() {
             let Ok((mut s, _)) = ValueNet::load(&labeller) else {
                 return Err(format!("searched round {round} needs the net {} (run the value phase first)", labeller.display()));
             };
-            let examples = searched_examples(ctx, &s, games, prof, round)?;
+            let examples = searched_examples(ctx, &s, games, prof, round, &labels_path, &name)?;
             fit_examples(ctx, &name, &mut s, &examples, valid, &prof.searched)?;
             let a = value_pair_accuracy(&s, valid.valid, final_pairs, 0x5EED_ACC);
             let extra = [
@@ -273,29 +273,25 @@ fn value_row(name: &str, path: &Path, train: &Pools, valid: &Validation, pairs: 
     Ok(Trained { name: name.into(), arch: n.arch.describe(), valid: acc(valid.valid), positions: valid.positions.map(acc), train: acc(train) })
 }
 
-/// Round `round`'s net of the searched phase and its stage name: round 1 `value-searched.dcw`
-/// (`searched`), round k `value-searched-k.dcw` (`searched.k`).
-fn searched_files(dir: &Path, round: u32) -> (PathBuf, String) {
+/// Round `round`'s net and labels of the searched phase, and its stage name: round 1
+/// `value-searched.dcw`, `searched-labels.dcsl` (`searched`), round k `value-searched-k.dcw`,
+/// `searched-labels-k.dcsl` (`searched.k`).
+fn searched_files(dir: &Path, round: u32) -> (PathBuf, PathBuf, String) {
     match round {
-        1 => (dir.join("value-searched.dcw"), "searched".into()),
-        k => (dir.join(format!("value-searched-{k}.dcw")), format!("searched.{k}")),
+        1 => (dir.join("value-searched.dcw"), dir.join("searched-labels.dcsl"), "searched".into()),
+        k => (dir.join(format!("value-searched-{k}.dcw")), dir.join(format!("searched-labels-{k}.dcsl")), format!("searched.{k}")),
     }
 }
 
 /// Round `round`'s examples: `prof.searched_positions` positions of the training games drawn
 /// from the run's seed and the round, each with the value of a `prof.searched_depth`-ply
-/// search by `labeller`. Kept in the run folder as they are searched (`searched-labels.dcsl`,
-/// round k `searched-labels-k.dcsl`): an interrupted run continues them, a resumed one does
-/// not search again.
-fn searched_examples(ctx: &Ctx, labeller: &ValueNet, games: &Pools, prof: &Profile, round: u32) -> Result<Vec<(Features, f32)>, String> {
-    let (path, label) = match round {
-        1 => (ctx.dir.join("searched-labels.dcsl"), "searched".to_string()),
-        k => (ctx.dir.join(format!("searched-labels-{k}.dcsl")), format!("searched.{k}")),
-    };
+/// search by `labeller`. Kept in `path` as they are searched: an interrupted run continues
+/// them, a resumed one does not search again.
+fn searched_examples(ctx: &Ctx, labeller: &ValueNet, games: &Pools, prof: &Profile, round: u32, path: &Path, label: &str) -> Result<Vec<(Features, f32)>, String> {
     // The constant makes seed 1's round 1 draw the positions of the shipped net's run (0xB007).
     let mut rng = Rng::new(ctx.seed ^ 0xB006 ^ (u64::from(round - 1) << 32));
     let positions: Vec<Features> = (0..prof.searched_positions).map(|_| *random_position(games, &mut rng)).collect();
-    search_values_kept(labeller, &positions, prof.searched_depth, crate::tensor::threads(), &label, &path)
+    search_values_kept(labeller, &positions, prof.searched_depth, crate::tensor::threads(), label, path)
 }
 
 // ---------------------------------------------------------------- the command line
