@@ -33,6 +33,39 @@ const GRAIN: usize = 32;
 /// of searches at depth 8 on 2 cores, what a kill loses.
 pub const CHUNK: usize = 20_000;
 
+/// The search's value `v` (White's logit) mixed with the result of the position's game, as
+/// probabilities: `lambda` · σ(v) + (1 − `lambda`) · [White won], back to a logit within
+/// ±[`MAX_TARGET`]. `lambda` = 1 is the search's value alone; lower values add what the game's
+/// end knew (its players saw further than the labelling search), as engines mix search
+/// scores and game results in their value targets. The blend commutes with the colour
+/// mirror: `blend_result(-v, !won, l) == -blend_result(v, won, l)`.
+pub fn blend_result(v: f32, white_won: bool, lambda: f32) -> f32 {
+    if lambda >= 1.0 {
+        return v;
+    }
+    // In f64: near ±MAX_TARGET, 1 − p in f32 would keep three digits.
+    let sigmoid = |x: f64| 1.0 / (1.0 + (-x).exp());
+    let (l, result) = (f64::from(lambda), if white_won { 1.0 } else { 0.0 });
+    let p = l * sigmoid(f64::from(v)) + (1.0 - l) * result;
+    let m = f64::from(MAX_TARGET);
+    let p = p.clamp(sigmoid(-m), sigmoid(m));
+    (p / (1.0 - p)).ln().clamp(-m, m) as f32
+}
+
+/// `searched` (the labels of [`search_values`], in the order of the positions searched, some
+/// left out) with each value blended with its game's result ([`blend_result`]); `drawn` is
+/// every position searched, in order, with whether White won its game.
+pub fn with_results(searched: Vec<(Features, f32)>, drawn: &[(Features, bool)], lambda: f32) -> Result<Vec<(Features, f32)>, String> {
+    let mut rest = drawn.iter();
+    searched
+        .into_iter()
+        .map(|(f, v)| match rest.find(|d| d.0 == f) {
+            Some(&(_, won)) => Ok((f, blend_result(v, won, lambda))),
+            None => Err("searched labels out of order with the positions drawn (a bug)".to_string()),
+        })
+        .collect()
+}
+
 /// The value of each position in `positions` (White's logit, within ±[`MAX_TARGET`]) by
 /// a `depth`-ply search with `net` as its evaluation, on `threads` threads; a position the
 /// search cannot start from (no legal move, or bits that make no legal position) is left
@@ -268,6 +301,46 @@ mod tests {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets/value-student.dcw");
         let (net, _) = <ValueNet as crate::tensor::NetFile>::load(&path).unwrap();
         (net, fens.iter().map(|f| Features::from_position(&Position::from_fen(f).unwrap())).collect())
+    }
+
+    /// λ = 1 keeps the search's value; below it the target moves toward the game's result,
+    /// more as λ falls, stays inside ±MAX_TARGET, and commutes with the colour mirror.
+    #[test]
+    fn blend_result_mixes_search_and_result() {
+        for v in [-9.0f32, -2.5, 0.0, 0.7, 8.0] {
+            assert_eq!(blend_result(v, true, 1.0), v);
+            let mut last = v.min(MAX_TARGET);
+            for l in [0.9f32, 0.7, 0.5, 0.2, 0.05] {
+                let won = blend_result(v, true, l);
+                assert!(won >= last - 1e-4 && won <= MAX_TARGET, "v {v} l {l}: {won} after {last}");
+                last = won;
+                let lost = blend_result(v, false, l);
+                assert!(lost <= v.max(-MAX_TARGET) + 1e-4 && lost >= -MAX_TARGET, "v {v} l {l}: {lost}");
+                assert!((blend_result(-v, false, l) + won).abs() < 1e-4, "mirror, v {v} l {l}");
+            }
+        }
+        // Even odds and a half weight: σ = 0.75 for a won game, 0.25 for a lost one.
+        assert!((blend_result(0.0, true, 0.5) - 3f32.ln()).abs() < 1e-5);
+        assert!((blend_result(0.0, false, 0.5) + 3f32.ln()).abs() < 1e-5);
+    }
+
+    /// Labels with positions left out still meet their own games' results; labels that are
+    /// not the positions drawn, in order, are an error.
+    #[test]
+    fn with_results_follows_the_draw() {
+        let (_, f) = student_and(&[
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3",
+            "8/8/8/4k3/8/8/3QK3/8 w - - 0 1",
+        ]);
+        let drawn = [(f[0], true), (f[1], false), (f[2], true)];
+        let out = with_results(vec![(f[0], 0.0), (f[2], 0.0)], &drawn, 0.5).unwrap();
+        assert_eq!(out.len(), 2);
+        assert!(out[0].1 > 1.0 && out[1].1 > 1.0, "{:?}", out.iter().map(|e| e.1).collect::<Vec<_>>());
+        let lost = with_results(vec![(f[1], 0.0)], &drawn, 0.5).unwrap();
+        assert!(lost[0].1 < -1.0);
+        assert_eq!(with_results(vec![(f[0], 0.3)], &drawn, 1.0).unwrap()[0].1, 0.3);
+        assert!(with_results(vec![(f[2], 0.0), (f[0], 0.0)], &drawn, 0.5).is_err());
     }
 
     /// A searched value is the search's score read back as White's logit: with the shipped

@@ -9,9 +9,9 @@
 use super::model::{Arch, Net, ValueArch, ValueNet};
 pub use super::profile::{Profile, PROFILES};
 use super::pairs::{dataset_file, load_pools, pair_accuracy, value_pair_accuracy, AuxPairs, Pools, Validation};
-use super::bootstrap::search_values_kept;
+use super::bootstrap::{search_values_kept, with_results};
 use super::features::Features;
-use super::train::{distill_tower, distill_value, fit_examples, pos2vec_layer, random_position, siamese};
+use super::train::{distill_tower, distill_value, fit_examples, pos2vec_layer, random_position_won, siamese};
 use crate::data::build::VALID_POSITIONS;
 use crate::data::dataset::Dataset;
 use crate::io::args::{CliError, Flag, Parsed};
@@ -290,8 +290,10 @@ fn searched_files(dir: &Path, round: u32) -> (PathBuf, PathBuf, String) {
 fn searched_examples(ctx: &Ctx, labeller: &ValueNet, games: &Pools, prof: &Profile, round: u32, path: &Path, label: &str) -> Result<Vec<(Features, f32)>, String> {
     // The constant makes seed 1's round 1 draw the positions of the shipped net's run (0xB007).
     let mut rng = Rng::new(ctx.seed ^ 0xB006 ^ (u64::from(round - 1) << 32));
-    let positions: Vec<Features> = (0..prof.searched_positions).map(|_| *random_position(games, &mut rng)).collect();
-    search_values_kept(labeller, &positions, prof.searched_depth, crate::tensor::threads(), label, path)
+    let drawn: Vec<(Features, bool)> = (0..prof.searched_positions).map(|_| random_position_won(games, &mut rng)).map(|(f, won)| (*f, won)).collect();
+    let positions: Vec<Features> = drawn.iter().map(|d| d.0).collect();
+    let searched = search_values_kept(labeller, &positions, prof.searched_depth, crate::tensor::threads(), label, path)?;
+    with_results(searched, &drawn, prof.searched_lambda)
 }
 
 // ---------------------------------------------------------------- the command line
@@ -340,6 +342,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "distill-epochs", value: Some("N"), help: "epochs of the distillation's pair phase instead of the profile's" },
     Flag { name: "searched-rounds", value: Some("N"), help: "rounds of the searched phase (default 1): round k learns the searches of round k-1's net, value-searched-k.dcw; more rounds continue a run" },
     Flag { name: "searched-depth", value: Some("N"), help: "plies of each searched phase's search (default 8; tiny 2)" },
+    Flag { name: "searched-lambda", value: Some("L"), help: "weight of the search's value in each searched target, the rest the game's result (default 1: the search alone; 0 < L <= 1)" },
     Flag { name: "searched-positions", value: Some("N"), help: "positions each round of the searched phase searches (default 200000; tiny 64)" },
     Flag { name: "precision", value: Some("P"), help: "f32 (default) or bf16: the training products' operands in bf16, sums and weights in f32 (mixed precision; about 1.5x faster with AVX-512 BF16, docs/benchmarks.md)" },
 ];
@@ -362,6 +365,7 @@ fn profile_of(cli: &TrainCli) -> Result<Profile, CliError> {
     cli.set("searched-rounds", &mut prof.searched_rounds, |&r| (1..=100).contains(&r), "must be 1 to 100")?;
     cli.set("searched-depth", &mut prof.searched_depth, |&d| (1..=30).contains(&d), "must be 1 to 30")?;
     cli.set("searched-positions", &mut prof.searched_positions, |&n| n >= 1, "must be at least 1")?;
+    cli.set("searched-lambda", &mut prof.searched_lambda, |&l| l > 0.0 && l <= 1.0, "must be above 0 and at most 1")?;
     if p.get("pos2vec-subset").is_some() {
         let n: usize = p.get_or("train", "pos2vec-subset", 0)?;
         prof.pos2vec_subset = (n > 0).then_some(n);
@@ -536,6 +540,7 @@ fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<us
     }
     s.add("searched_positions", prof.searched_positions, "--searched-positions (or the profile)", Kind::FromProfile);
     s.add("searched_depth", prof.searched_depth, "--searched-depth (or the profile)", Kind::FromProfile);
+    s.add("searched_lambda", prof.searched_lambda, "--searched-lambda (or the profile)", Kind::FromProfile);
     // More rounds continue a run: each round's net depends only on the earlier ones.
     s.add("searched_rounds", prof.searched_rounds, "--searched-rounds", Kind::Note);
     s.add("distill_arch", prof.distill_arch.describe(), "--distill-arch", Kind::FromProfile);

@@ -38,6 +38,9 @@ pub struct Profile {
     pub searched_positions: usize,
     pub searched_depth: u32,
     pub searched_rounds: u32,
+    /// The weight of the search's value in each target, the rest the game's result
+    /// (`bootstrap::blend_result`; 1: the search alone).
+    pub searched_lambda: f32,
     /// Pos2Vec's positions: `Some(n)`, a fixed subset of n won-game and n lost-game positions
     /// drawn once (the paper's 1M + 1M); `None`, fresh draws from both pools each epoch, in
     /// proportion to their sizes.
@@ -71,6 +74,7 @@ impl Profile {
             searched_positions: Profile::quick().searched_positions,
             searched_depth: Profile::quick().searched_depth,
             searched_rounds: Profile::quick().searched_rounds,
+            searched_lambda: Profile::quick().searched_lambda,
             pos2vec_subset: Some(1_000_000),
             scratch_pos2vec: p2v,
             scratch_siamese: sia,
@@ -103,6 +107,7 @@ impl Profile {
             searched_positions: 200_000,
             searched_depth: 8,
             searched_rounds: 1,
+            searched_lambda: 1.0,
             pos2vec_subset: None,
             scratch_pos2vec: StageCfg { epochs: 2, samples: 100_000, batch: 256, opt: adam(1e-3), precision: Precision::F32 },
             scratch_siamese: StageCfg { epochs: 12, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
@@ -128,6 +133,7 @@ impl Profile {
             searched_positions: 64,
             searched_depth: 2,
             searched_rounds: 1,
+            searched_lambda: 1.0,
             pos2vec_subset: None,
             scratch_pos2vec: s(1, 2_000),
             scratch_siamese: s(2, 4_000),

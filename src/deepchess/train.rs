@@ -22,11 +22,16 @@ fn te(e: crate::tensor::TensorError) -> String {
 
 /// A position drawn uniformly from both pools.
 pub fn random_position<'a>(pools: &'a Pools, rng: &mut Rng) -> &'a Features {
+    random_position_won(pools, rng).0
+}
+
+/// [`random_position`] (the same draw) and whether White won its game.
+pub fn random_position_won<'a>(pools: &'a Pools, rng: &mut Rng) -> (&'a Features, bool) {
     let i = rng.below(pools.len() as u64) as usize;
     if i < pools.w.len() {
-        &pools.w[i]
+        (&pools.w[i], true)
     } else {
-        &pools.l[i - pools.w.len()]
+        (&pools.l[i - pools.w.len()], false)
     }
 }
 
