@@ -272,8 +272,8 @@ gauntlet: build
 # The tournament: every player of the registry, Stockfish's UCI_Elo levels as anchors and GNU
 # Chess when installed (make install-stockfish, make install-gnuchess; without Stockfish the
 # handcrafted player is rated 0), at equal time (2+0.02) and equal depth (3), one Elo table per
-# condition. About 41 min on 2 cores (808 games a condition); resumable (rerun to continue). tournament-long: the night
-# setting (140 ladder rounds, about 7.5 h) in its own folder. Extra flags: TOURNAMENT_ARGS="--engine name=toga cmd=/usr/games/toga2".
+# condition. About 60 min on 2 cores with 21 players (1,188 games a condition); resumable (rerun to continue). tournament-long: the night
+# setting (140 ladder rounds, about 9-10 h) in its own folder. Extra flags: TOURNAMENT_ARGS="--engine name=toga cmd=/usr/games/toga2".
 TOURNAMENT_ARGS ?=
 tournament: build
 	@test -n "$(STOCKFISH)" || echo "Stockfish not found: no UCI_Elo anchors, the handcrafted player is rated 0 (make install-stockfish)"

@@ -14,7 +14,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "tc", value: Some("S+INC"), help: "the clock of the time condition (default 2+0.02, as make match)" },
     Flag { name: "depth", value: Some("N"), help: "the fixed depth of the depth condition (default 3)" },
     Flag { name: "rounds", value: Some("N"), help: "ladder rounds after the round robin, per condition (default 10; raise it to lengthen a tournament)" },
-    Flag { name: "long", value: None, help: "the night setting: 140 ladder rounds (about 7.5 h on 2 cores; the default, 10, takes about 41 min)" },
+    Flag { name: "long", value: None, help: "the night setting: 140 ladder rounds (about 9-10 h on 2 cores with 21 players; the default, 10, takes about an hour)" },
     Flag { name: "neighbours", value: Some("K"), help: "opponents below each player in a ladder round (default 2)" },
     Flag { name: "players", value: Some("LIST"), help: "built-in players, comma-separated, or 'none' (default: every player of the registry)" },
     Flag { name: "stockfish", value: Some("PATH|none"), help: "Stockfish for the anchors (default /usr/games/stockfish when installed)" },
