@@ -294,6 +294,35 @@ fn cli_tiny_profile_makes_every_net_and_the_compact_one_searches() {
     assert_ne!(std::fs::read(run.join("searched-labels-2.dcsl")).unwrap(), std::fs::read(run.join("searched-labels.dcsl")).unwrap(), "round 2 searches other positions");
 }
 
+/// `--value-arch` shapes the value student (and the searched rounds, which train it
+/// further); a shape no build plays, or that is not a value net's, is refused up front.
+#[test]
+fn cli_value_arch_shapes_the_value_student_and_its_searched_rounds() {
+    let exe = env!("CARGO_BIN_EXE_deepchess");
+    for (arch, wanted) in [("773-300-1", "cannot play"), ("773-32-32-2", "bad --value-arch"), ("770-32-1", "bad --value-arch"), ("773-1", "bad --value-arch")] {
+        let out = std::process::Command::new(exe).args(["train", "--value-arch", arch, "--data", "/nonexistent"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{arch} accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--value-arch") && err.contains(wanted), "{arch}: {err}");
+    }
+    let dir = TempDir::new("cli-value-arch");
+    let (ds, run) = (common::sample_dataset(dir.path()), dir.join("run"));
+    let args = ["train", "--profile", "tiny", "--threads", "1", "--value-arch", "773-48-16-1", "--phases", "siamese,compact,value,searched", "--data", ds.to_str().unwrap(), "--out", run.to_str().unwrap()];
+    let out = std::process::Command::new(exe).args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary = String::from_utf8_lossy(&out.stdout);
+    for file in ["value-student.dcw", "value-searched.dcw"] {
+        let (net, _) = <deepchess::deepchess::model::ValueNet as deepchess::tensor::NetFile>::load(&run.join(file)).unwrap();
+        assert_eq!(net.arch.describe(), "773-48-16-1", "{file}");
+    }
+    assert_eq!(summary.matches("773-48-16-1").count(), 2, "{summary}");
+    assert!(std::fs::read_to_string(run.join("run.txt")).unwrap().contains("value_arch=773-48-16-1"));
+    let searched = run.join("value-searched.dcw");
+    let bench = std::process::Command::new(exe).args(["bench", "--depth", "3", "--eval", "value-searched", "--net", searched.to_str().unwrap()]).output().unwrap();
+    assert!(bench.status.success(), "{}", String::from_utf8_lossy(&bench.stderr));
+    assert!(String::from_utf8_lossy(&bench.stdout).contains("Nodes searched: "));
+}
+
 #[test]
 fn cli_rejects_bad_aux_pair_specs_before_loading_data() {
     let exe = env!("CARGO_BIN_EXE_deepchess");
@@ -398,6 +427,7 @@ fn cli_resume_refuses_other_settings() {
     refused(&["--resume", "--profile", "tiny", "--max-positions", "100"], "--max-positions: this run was made with 'all', resumed with '100'");
     refused(&["--resume", "--profile", "tiny", "--distill-arch", "773-32-32-32/32-32-2"], "--distill-arch");
     refused(&["--resume", "--profile", "tiny", "--compact-aux", "material=0.5"], "--compact-aux");
+    refused(&["--resume", "--profile", "tiny", "--value-arch", "773-64-32-1"], "--value-arch: this run was made with '773-32-32-1', resumed with '773-64-32-1'");
     refused(&["--resume", "--profile", "tiny", "--precision", "bf16"], "--precision: this run was made with 'f32', resumed with 'bf16'");
     // Without --resume the folder is never reused.
     refused(&["--profile", "tiny", "--phases", "pos2vec"], "already holds a training run");

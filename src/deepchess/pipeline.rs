@@ -211,7 +211,7 @@ pub fn run(ctx: &mut Ctx, prof: &Profile, phases: Phases, train: &Pools, games: 
         let Some(t) = &compact else {
             return Err(format!("the value student needs the compact net {} (run the compact phase first)", compact_path.display()));
         };
-        let mut s = ValueNet::from_tower(ValueArch::compact(), t, &mut Rng::new(ctx.seed ^ 0x5CA1A4));
+        let mut s = ValueNet::from_tower(prof.value_arch.clone(), t, &mut Rng::new(ctx.seed ^ 0x5CA1A4));
         distill_value(ctx, "value", &mut s, t, train, valid, &prof.value)?;
         let a = value_pair_accuracy(&s, valid.valid, final_pairs, 0x5EED_ACC);
         save_value(&s, &value_path, ctx, &[("phase", "value".into()), ("val_pair_acc", format!("{a:.4}"))])?;
@@ -318,7 +318,7 @@ pub const SYSTEM: System = System {
          \n\
          The run's settings are recorded in its folder (run.txt). --resume refuses to continue\n\
          with a different profile, dataset content, seed, --max-positions, --no-mirror,\n\
-         --siamese-epochs, --distill-epochs, --distill-arch, --compact-aux or --precision. --threads and\n\
+         --siamese-epochs, --distill-epochs, --distill-arch, --value-arch, --compact-aux or --precision. --threads and\n\
          --phases may change between invocations, and --data may name a moved copy of the\n\
          same dataset files.",
     flags: FLAGS,
@@ -340,6 +340,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "compact-aux", value: Some("SPEC"), help: "beyond the paper: mix same-game and material pairs into the compact phase, e.g. progress=0.3,gap=8,material=0.1 (default none)" },
     Flag { name: "pos2vec-subset", value: Some("N"), help: "Pos2Vec on a fixed subset of N won-game and N lost-game positions drawn once (the paper's, N = 1,000,000: the paper profile's default); 0: fresh draws each epoch in proportion to the pools (the other profiles')" },
     Flag { name: "distill-epochs", value: Some("N"), help: "epochs of the distillation's pair phase instead of the profile's" },
+    Flag { name: "value-arch", value: Some("ARCH"), help: "the value student's layers, kept by the searched rounds, e.g. 773-64-32-1 (default 773-32-32-1, the compact net's tower, which it starts from)" },
     Flag { name: "searched-rounds", value: Some("N"), help: "rounds of the searched phase (default 1): round k learns the searches of round k-1's net, value-searched-k.dcw; more rounds continue a run" },
     Flag { name: "searched-depth", value: Some("N"), help: "plies of each searched phase's search (default 8; tiny 2)" },
     Flag { name: "searched-lambda", value: Some("L"), help: "weight of the search's value in each searched target, the rest the game's result (default 1: the search alone; 0 < L <= 1)" },
@@ -360,6 +361,10 @@ fn profile_of(cli: &TrainCli) -> Result<Profile, CliError> {
             .ok_or_else(|| cli.usage(format!("bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-32-32-32/32-32-2)")))?;
         // A student the search could not play is refused before hours of training.
         crate::deepchess::infer::playable(&prof.distill_arch).map_err(|e| cli.usage(format!("--distill-arch '{a}' cannot play: {e}")))?;
+    }
+    if let Some(a) = p.get("value-arch") {
+        prof.value_arch = ValueArch::parse(a).ok_or_else(|| cli.usage(format!("bad --value-arch '{a}' (want 773-W-...-1, e.g. 773-64-32-1)")))?;
+        crate::deepchess::infer::value_playable(&prof.value_arch).map_err(|e| cli.usage(format!("--value-arch '{a}' cannot play: {e}")))?;
     }
     cli.set("distill-epochs", &mut prof.distill_full.epochs, |&e| e >= 1, "must be at least 1")?;
     cli.set("searched-rounds", &mut prof.searched_rounds, |&r| (1..=100).contains(&r), "must be 1 to 100")?;
@@ -544,6 +549,7 @@ fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<us
     // More rounds continue a run: each round's net depends only on the earlier ones.
     s.add("searched_rounds", prof.searched_rounds, "--searched-rounds", Kind::Note);
     s.add("distill_arch", prof.distill_arch.describe(), "--distill-arch", Kind::FromProfile);
+    s.add("value_arch", prof.value_arch.describe(), "--value-arch", Kind::FromProfile);
     let a = prof.compact_aux;
     let aux = if a.is_none() { "none".to_string() } else { format!("progress={},gap={},material={}", a.progress, a.gap, a.material) };
     s.add("compact_aux", aux, "--compact-aux", Kind::FromProfile);

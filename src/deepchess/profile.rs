@@ -1,6 +1,6 @@
 //! The hyper-parameters of a DeepChess run ([`Profile`]) and the profiles `--profile` names.
 
-use super::model::Arch;
+use super::model::{Arch, ValueArch};
 use super::pairs::AuxPairs;
 use crate::tensor::Precision;
 use crate::train::checkpoint::OptCfg;
@@ -26,9 +26,12 @@ pub struct Profile {
     /// Beyond the paper: same-game and material pairs mixed into the compact phase (none by
     /// default; `--compact-aux`).
     pub compact_aux: AuxPairs,
-    /// Beyond the paper: the value student (ValueArch::compact), taught by the compact net's
-    /// draw-referenced value; it starts from the compact net's tower.
+    /// Beyond the paper: the value student, taught by the compact net's draw-referenced
+    /// value; it starts from the compact net's tower where their shapes agree.
     pub value: StageCfg,
+    /// The value student's layers (`ValueArch::compact`, 773-32-32-1, unless `--value-arch`);
+    /// the searched rounds keep them.
+    pub value_arch: ValueArch,
     /// Beyond the paper: the value student taught by its own search (phase `searched`):
     /// `searched_positions` training positions, each searched to `searched_depth` plies by
     /// the value student, whose values it then learns (`searched`). Each of
@@ -70,6 +73,7 @@ impl Profile {
             compact: StageCfg { epochs: 300, ..sia },
             compact_aux: AuxPairs::NONE,
             value: Profile::quick().value,
+            value_arch: ValueArch::compact(),
             searched: Profile::quick().searched,
             searched_positions: Profile::quick().searched_positions,
             searched_depth: Profile::quick().searched_depth,
@@ -101,6 +105,7 @@ impl Profile {
             compact: StageCfg { epochs: 30, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
             compact_aux: AuxPairs::NONE,
             value: StageCfg { epochs: 20, samples: 200_000, batch: 256, opt: adam(5e-4), precision: Precision::F32 },
+            value_arch: ValueArch::compact(),
             // Depth 8: labels of depth 6 played worse than the student they came from, those
             // of depth 8 better (docs/notebook/results.md, "Taught by its own search").
             searched: StageCfg { epochs: 10, samples: 300_000, batch: 256, opt: adam(2e-4), precision: Precision::F32 },
@@ -129,6 +134,7 @@ impl Profile {
             compact: s(2, 4_000),
             compact_aux: AuxPairs::NONE,
             value: s(2, 4_000),
+            value_arch: ValueArch::compact(),
             searched: s(1, 1_000),
             searched_positions: 64,
             searched_depth: 2,

@@ -8,7 +8,7 @@
 use super::value::whole_centipawns;
 use crate::chess::Position;
 use crate::deepchess::features::{Features, BITS};
-use crate::deepchess::model::ValueNet;
+use crate::deepchess::model::{ValueArch, ValueNet};
 use crate::eval::line::{DenseFirst, Line};
 use crate::eval::{Evaluator, CP_PER_LOGIT};
 use crate::tensor::kernels::dispatch::FlavourFn;
@@ -53,10 +53,8 @@ pub struct ValueStudent {
 impl ValueStudent {
     /// From a trained student; fails when a hidden layer is wider than [`MAX_WIDTH`].
     pub fn from_net(net: &ValueNet) -> Result<ValueStudent, String> {
+        ValueStudent::fits(&net.arch)?;
         let arch = net.arch.describe();
-        if net.arch.layers[1..].iter().any(|&w| crate::tensor::layers::dense::pad(w) > MAX_WIDTH) {
-            return Err(format!("value student {arch}: layers wider than this build's {MAX_WIDTH}"));
-        }
         let dense = |&(w, b): &(crate::tensor::ParamId, crate::tensor::ParamId)| {
             let (w, b) = (net.params.value(w), net.params.value(b));
             Dense::new(w.data(), b.row(0), w.rows(), w.cols())
@@ -65,6 +63,14 @@ impl ValueStudent {
         let rest: Vec<Dense> = net.layers[1..].iter().map(dense).collect();
         let line = Line::new(first.cols());
         Ok(ValueStudent { layers: Arc::new(Layers { first, rest }), kernel: Kernel::best(), line, scratch: vec![0.0; 2 * MAX_WIDTH], name: "value-student", description: arch })
+    }
+
+    /// Whether this build plays a student of `arch`: no hidden layer wider than [`MAX_WIDTH`].
+    pub fn fits(arch: &ValueArch) -> Result<(), String> {
+        match arch.layers[1..].iter().find(|&&w| crate::tensor::layers::dense::pad(w) > MAX_WIDTH) {
+            Some(w) => Err(format!("value student {}: a layer of {w} is wider than this build's {MAX_WIDTH}", arch.describe())),
+            None => Ok(()),
+        }
     }
 
     /// The same evaluator under another player's name.
