@@ -364,7 +364,7 @@ fn profile_of(cli: &TrainCli) -> Result<Profile, CliError> {
     }
     if let Some(a) = p.get("value-arch") {
         prof.value_arch = ValueArch::parse(a).ok_or_else(|| cli.usage(format!("bad --value-arch '{a}' (want 773-W-...-1, e.g. 773-64-32-1)")))?;
-        crate::deepchess::infer::value_playable(&prof.value_arch).map_err(|e| cli.usage(format!("--value-arch '{a}' cannot play: {e}")))?;
+        crate::deepchess::infer::ValueStudent::fits(&prof.value_arch).map_err(|e| cli.usage(format!("--value-arch '{a}' cannot play: {e}")))?;
     }
     cli.set("distill-epochs", &mut prof.distill_full.epochs, |&e| e >= 1, "must be at least 1")?;
     cli.set("searched-rounds", &mut prof.searched_rounds, |&r| (1..=100).contains(&r), "must be 1 to 100")?;

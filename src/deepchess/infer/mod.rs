@@ -115,11 +115,6 @@ pub fn playable(arch: &Arch) -> Result<(), String> {
     Err(format!("{e1}; {BUILDS}"))
 }
 
-/// Whether a value student of `arch` can play (`train --value-arch` asks before training).
-pub fn value_playable(arch: &crate::deepchess::model::ValueArch) -> Result<(), String> {
-    student::ValueStudent::fits(arch)
-}
-
 /// [`random_distilled`] as a searcher named `random-distilled`.
 pub fn random_searcher(seed: u64, s: &PlayerSettings, cache_mb: usize) -> Box<dyn Player> {
     player(prepared(random_distilled(seed), s), "random-distilled", s, cache_mb, Reading::Comparator).0
