@@ -185,6 +185,7 @@ pub const SYSTEM: System = System {
     colour: "#2ca02c",
     commands: &[],
     bench_tensor: &[],
+    checkpoint_variants: &[],
     synopsis: "[--profile quick|paper|tiny] [--corpus FILE] [--test NAME=FILE ...] [--out DIR] [--resume] [options]",
     help: "Trains seed 003's network (conv 400@4x4, max pool 2x2/2, conv 200@2x2, ip 70 sigmoid with\n\
          dropout 0.2, ip 1 sigmoid; SGD momentum 0.9, L2 0.0005, inv lr policy, batch 1024) on\n\
@@ -209,7 +210,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "max-positions", value: Some("N"), help: "training positions used (a seeded subsample; 0 = all) instead of the profile's" },
     Flag { name: "lr", value: Some("X"), help: "base learning rate of the inv policy instead of the seed's 0.01" },
     Flag { name: "valid-per-mille", value: Some("N"), help: "games per 1000 held out, and positions per 1000 of the other games held out (default 80, the seed's 1.5M of 18.5M)" },
-    Flag { name: "seed", value: Some("N"), help: "seed of initialisation, sampling and shuffling (default 1)" },
+    Flag { name: "seed", value: Some("SEED"), help: "seed of initialisation, sampling and shuffling (default 1)" },
     Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
     Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default: all cores)" },
 ];

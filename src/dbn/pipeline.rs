@@ -294,6 +294,7 @@ pub const SYSTEM: System = System {
     colour: "#ff7f0e",
     commands: &[super::bench::COMMAND],
     bench_tensor: &[super::rbm::bench::PART],
+    checkpoint_variants: &[&["--splits", "positions", "--folds", "2", "--heads", "regress"]],
     synopsis: "[--profile quick|paper|tiny] [--labels FILE] [--out DIR] [--resume] [options]",
     help: "Trains the deep belief networks of seed 001: for each hidden-layer configuration, the\n\
          layers pretrained as RBMs (CD-1), then one net per head (classify W/D/L, regress the\n\
@@ -323,7 +324,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "dropout", value: Some("X"), help: "dropout rate of the hidden layers in fine-tuning instead of the seed's 0.5" },
     Flag { name: "clip-norm", value: Some("X|none"), help: "joint gradient norm a fine-tuning step may take, or none (default: the profile's; quick 5, paper none as in the seed)" },
     Flag { name: "max-positions", value: Some("N"), help: "use only the first N labelled positions" },
-    Flag { name: "seed", value: Some("N"), help: "seed of initialisation, sampling and folds (default 1)" },
+    Flag { name: "seed", value: Some("SEED"), help: "seed of initialisation, sampling and folds (default 1)" },
     Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
     Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default 1: batch 32 is too small to share)" },
     Flag { name: "jobs", value: Some("N"), help: "net folders (a split and a configuration) trained at once, one thread each (default 1); the same tensors as one at a time" },

@@ -292,6 +292,7 @@ pub const SYSTEM: System = System {
     colour: "#d62728",
     commands: &[super::bench::COMMAND],
     bench_tensor: &[],
+    checkpoint_variants: &[&["--features", "gnu", "--slopes", "reliability"], &["--hidden", "0", "--variants", "bp"]],
     synopsis: "[--profile quick|paper|tiny] [--expert FILE ...] [--out DIR] [--resume] [options]",
     help: "Trains seed 004's chess model M (175-165-175, the features of the board two plies later;\n\
          gnu58-165-gnu58 on GNU Chess's evaluation terms with --features gnu) on expert games,\n\
@@ -330,7 +331,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "expert-low", value: Some("X"), help: "the expert prefix is at least this share of its game, 0 to 1 (default 0.8)" },
     Flag { name: "lr", value: Some("X"), help: "V's learning rate (default 0.01)" },
     Flag { name: "passes", value: Some("N"), help: "passes over each batch's boards (default 4)" },
-    Flag { name: "seed", value: Some("N"), help: "seed of initialisation and sampling (default 1)" },
+    Flag { name: "seed", value: Some("SEED"), help: "seed of initialisation and sampling (default 1)" },
     Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
     Flag { name: "threads", value: Some("N"), help: "self-play games at once (default: all cores)" },
 ];

@@ -286,7 +286,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "epsilon", value: Some("X"), help: "ε of ε-greedy self-play once it has fallen from 1 over the first 1,000 games (default 0.05)" },
     Flag { name: "env", value: Some("NAME"), help: "legal (default: legal chess, a mate worth the king's 255) | seed (the seed's environment in self-play: no check, a king left attacked may be taken, 255; the evaluations stay in legal chess)" },
     Flag { name: "rule-draws", value: None, help: "threefold repetition and the fifty-move rule end games (legal chess; the seed's environment has neither)" },
-    Flag { name: "seed", value: Some("N"), help: "seed of initialisation and play (default 1)" },
+    Flag { name: "seed", value: Some("SEED"), help: "seed of initialisation and play (default 1)" },
     Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
     Flag { name: "threads", value: Some("N"), help: "self-play games at once (default: all cores)" },
 ];
@@ -298,6 +298,7 @@ pub const SYSTEM: System = System {
     colour: "#9467bd",
     commands: &[super::bench::COMMAND],
     bench_tensor: &[],
+    checkpoint_variants: &[&["--recipe", "author", "--env", "seed"]],
     synopsis: "[--profile quick|paper|tiny] [--games N] [--out DIR] [--resume]",
     help: "Trains seed 002's two agents by self-play and Q-learning on the episode stage; reports captures, material, pieces left en prise, how games end and the score against a random mover and a greedy capturer every 1,000 games. The agents play as `qagent`.",
     flags: FLAGS,

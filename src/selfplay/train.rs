@@ -262,6 +262,11 @@ impl Learner {
 impl EpisodeLearner for Learner {
     type Actor = Actor;
 
+    /// The author recipe updates by a fresh Adam per move: the stage's own never steps.
+    fn steps_optimizer(&self) -> bool {
+        matches!(self.cfg.update, Update::Batches)
+    }
+
     fn actor(&self, params: &Params) -> Actor {
         Actor::in_env(self.agents(params), self.cfg.compose, self.cfg.king_capture)
     }

@@ -146,6 +146,13 @@ pub trait EpisodeLearner {
     /// Learns from one batch of games (in game order), updating `params` through `opt`;
     /// returns the batch's figures for the log.
     fn learn(&mut self, params: &mut Params, opt: &mut dyn Optimizer, games: &[Trajectory], rng: &mut Rng) -> Result<EpochStats, String>;
+
+    /// Whether `learn` steps the stage's optimizer. A learner that updates by optimizers of
+    /// its own (seed 002's author recipe: a fresh Adam per move) leaves the stage's at step
+    /// 0, and its checkpoints are resumed as such.
+    fn steps_optimizer(&self) -> bool {
+        true
+    }
 }
 
 /// The stream of game `g` of batch `b`: a function of (seed, stage, b, g) alone.
@@ -242,7 +249,7 @@ impl Ctx {
     /// once, checkpointing after each batch.
     pub fn run_episodes<L: EpisodeLearner>(&mut self, name: &str, params: &mut Params, cfg: &EpisodeCfg, threads: usize, learner: &mut L) -> Result<(), String> {
         let mut opt = cfg.opt.build();
-        let start = self.resume_stage(name, params, opt.as_mut(), cfg.batches, ("batches_done", "batch", "batches"), true)?;
+        let start = self.resume_stage(name, params, opt.as_mut(), cfg.batches, ("batches_done", "batch", "batches"), learner.steps_optimizer())?;
         for b in start..cfg.batches {
             let t = Instant::now();
             let explore = cfg.exploration.at(b);

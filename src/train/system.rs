@@ -27,6 +27,10 @@ pub struct System {
     pub help: &'static str,
     /// Its flags, `--system` aside.
     pub flags: &'static [Flag],
+    /// Flag sets that change what its run's checkpoints hold (another optimizer or none,
+    /// other shapes, other stages): the kill/resume tests run each beside the tiny profile,
+    /// so that every recipe the trainer accepts is shown to resume.
+    pub checkpoint_variants: &'static [&'static [&'static str]],
     /// Trains with the parsed flags (the caller has parsed them against `flags`).
     pub run: fn(&Parsed) -> Result<(), CliError>,
 }
