@@ -12,7 +12,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "out", value: Some("FILE"), help: "PGN file to append to; an interrupted run resumes (an unfinished last game of its own is cut); a file that is not datagen's output is refused untouched" },
     Flag { name: "games", value: Some("N"), help: "total games wanted in FILE (default 100)" },
     Flag { name: "concurrency", value: Some("N"), help: "engines playing at once (default 2)" },
-    Flag { name: "seed", value: Some("N"), help: "seed for openings and node budgets (default 1)" },
+    Flag { name: "seed", value: Some("SEED"), help: "seed for openings and node budgets (default 1)" },
     Flag { name: "nodes", value: Some("MIN:MAX"), help: "per-side node budget, log-uniform (default 300:6000)" },
     Flag { name: "opening-plies", value: Some("MIN:MAX"), help: "random near-best opening plies (default 4:10)" },
     Flag { name: "openings", value: Some("FILE"), help: "start from an opening suite (EPD/FEN lines or PGN games)" },

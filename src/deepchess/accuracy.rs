@@ -14,7 +14,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "data", value: Some("DIR"), help: "dataset folder (default runs/dataset)" },
     Flag { name: "set", value: Some("NAME"), help: "valid (default), valid-positions (the position split of 'data --split both') or train" },
     Flag { name: "pairs", value: Some("N"), help: "random (W, L) pairs drawn with a fixed seed (default 100000)" },
-    Flag { name: "seed", value: Some("N"), help: "seed of the pairs (default 1)" },
+    Flag { name: "seed", value: Some("SEED"), help: "seed of the pairs (default 1)" },
 ];
 
 /// `deepchess accuracy`, a subcommand of DeepChess (`SYSTEM.commands`).

@@ -306,6 +306,7 @@ pub const SYSTEM: System = System {
     colour: "#1f77b4",
     commands: &[super::accuracy::COMMAND, super::compare::COMMAND, super::bench::COMMAND],
     bench_tensor: &[],
+    checkpoint_variants: &[&["--precision", "bf16"], &["--phases", "pos2vec,siamese,distill,compact,value,searched", "--value-arch", "773-16-8-1"]],
     synopsis: "[--profile quick|paper|tiny] [--data DIR] [--out DIR] [--resume] [options]",
     help: "Trains Pos2Vec (stacked autoencoders), the DeepChess Siamese comparator, the distilled\n\
          nets (the paper's and the compact one), the compact net's value student (beyond the\n\
@@ -330,7 +331,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "data", value: Some("DIR"), help: "dataset folder with train.dcds and valid.dcds (default runs/dataset)" },
     Flag { name: "out", value: Some("DIR"), help: "run folder: nets, checkpoint, log.csv, curves.svg (default runs/PROFILE)" },
     Flag { name: "phases", value: Some("LIST"), help: "comma list of pos2vec,siamese,distill,compact,value,searched,scratch (default all but searched; value: the compact net's value student, searched: that student taught by its own depth-8 search, about 11 min more; both beyond the paper)" },
-    Flag { name: "seed", value: Some("N"), help: "seed of initialisation and sampling (default 1)" },
+    Flag { name: "seed", value: Some("SEED"), help: "seed of initialisation and sampling (default 1)" },
     Flag { name: "resume", value: None, help: "continue an interrupted run in --out from its last checkpoint (same settings; see above)" },
     Flag { name: "threads", value: Some("N"), help: "threads for the numeric kernels (default 2)" },
     Flag { name: "max-positions", value: Some("N"), help: "use at most N training positions per class (data-size curves)" },
@@ -370,6 +371,10 @@ fn profile_of(cli: &TrainCli) -> Result<Profile, CliError> {
     cli.set("searched-rounds", &mut prof.searched_rounds, |&r| (1..=100).contains(&r), "must be 1 to 100")?;
     cli.set("searched-depth", &mut prof.searched_depth, |&d| (1..=30).contains(&d), "must be 1 to 30")?;
     cli.set("searched-positions", &mut prof.searched_positions, |&n| n >= 1, "must be at least 1")?;
+    // The positions, their searches and the examples are held at once (searched_examples).
+    let each = 3 * std::mem::size_of::<(Features, f32)>() + std::mem::size_of::<(Features, bool)>();
+    crate::io::pages::check_fits(&format!("--searched-positions {}", prof.searched_positions), prof.searched_positions as u128 * each as u128)
+        .map_err(|e| cli.usage(e))?;
     cli.set("searched-lambda", &mut prof.searched_lambda, |&l| l > 0.0 && l <= 1.0, "must be above 0 and at most 1")?;
     if p.get("pos2vec-subset").is_some() {
         let n: usize = p.get_or("train", "pos2vec-subset", 0)?;

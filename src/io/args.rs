@@ -56,6 +56,27 @@ pub fn usage(cmd: &str, synopsis: &str, about: &str, flags: &[Flag]) -> String {
     s
 }
 
+/// The placeholders of flags that set a count (of positions, games, epochs, plies,
+/// engines): every such value is bounded here, before any work starts, so that no command
+/// runs for hours or aborts on an allocation because of one typed digit too many. Seeds and
+/// salts are named `SEED` and `SALT`, and take any 64-bit value.
+pub const COUNT_PLACEHOLDERS: [&str; 4] = ["N", "K", "J", "D"];
+/// The largest count a flag may set; a command may bound its own counts further (against
+/// the memory they take, say).
+pub const COUNT_MAX: u64 = 1_000_000_000;
+
+fn check_count(cmd: &str, name: &str, placeholder: &str, v: &str) -> Result<(), CliError> {
+    if !COUNT_PLACEHOLDERS.contains(&placeholder) {
+        return Ok(());
+    }
+    // Only a whole number too large is refused here; anything else is the command's to judge.
+    let digits = v.trim().trim_start_matches('+');
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && digits.parse::<u64>().map_or(true, |n| n > COUNT_MAX) {
+        return Err(CliError::Usage(format!("deepchess {cmd}: --{name} {v}: a count above {COUNT_MAX} is refused (it cannot fit the machine)")));
+    }
+    Ok(())
+}
+
 /// Parses `args` against `flags`. `--name value` and `--name=value` are both accepted.
 pub fn parse(cmd: &str, args: &[String], flags: &[Flag], help: &str) -> Result<Parsed, CliError> {
     let mut out = Parsed::default();
@@ -95,6 +116,9 @@ pub fn parse(cmd: &str, args: &[String], flags: &[Flag], help: &str) -> Result<P
                     }
                 }
             };
+            if let (Some(ph), Some(v)) = (flag.value, value.as_deref()) {
+                check_count(cmd, name, ph, v)?;
+            }
             out.flags.push((flag.name, value));
         } else if a.len() > 1 && a.starts_with('-') && a.parse::<f64>().is_err() {
             return Err(CliError::Usage(format!(

@@ -111,6 +111,47 @@ fn advise_large_pages(ptr: *mut u8, bytes: usize) {
 #[cfg(not(target_os = "linux"))]
 fn advise_large_pages(_ptr: *mut u8, _bytes: usize) {}
 
+/// Memory the process can still have, in MB: Linux's `MemAvailable`, less where a cgroup
+/// (v2) limit leaves less; None where neither is known.
+pub fn available_mb() -> Option<usize> {
+    let read = |p: &str| super::read_text(std::path::Path::new(p), 1 << 20, "memory figure").ok();
+    let system = read("/proc/meminfo").and_then(|t| {
+        let line = t.lines().find(|l| l.starts_with("MemAvailable:"))?.to_string();
+        line.split_whitespace().nth(1)?.parse::<usize>().ok().map(|kb| kb / 1024)
+    });
+    let group = (|| {
+        let max: usize = read("/sys/fs/cgroup/memory.max")?.trim().parse().ok()?;
+        let current: usize = read("/sys/fs/cgroup/memory.current")?.trim().parse().ok()?;
+        Some(max.saturating_sub(current) >> 20)
+    })();
+    match (system, group) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Address space (MB) the process may still map under its soft `ulimit -v` (RLIMIT_AS):
+/// the limit less what it maps now. None without a limit (or where unknown). Thread stacks
+/// count here though they take little memory.
+pub fn address_space_left_mb() -> Option<usize> {
+    let read = |p: &str| super::read_text(std::path::Path::new(p), 1 << 20, "process figure").ok();
+    let limits = read("/proc/self/limits")?;
+    let soft = limits.lines().find(|l| l.starts_with("Max address space"))?.split_whitespace().nth(3)?.parse::<u64>().ok()?;
+    let status = read("/proc/self/status")?;
+    let mapped_kb = status.lines().find(|l| l.starts_with("VmSize:"))?.split_whitespace().nth(1)?.parse::<u64>().ok()?;
+    Some(((soft >> 10).saturating_sub(mapped_kb) >> 10) as usize)
+}
+
+/// Refuses `bytes` of `what` when they exceed the memory the process can still have (a
+/// count from a flag, checked before any work starts); passes where the figure is unknown.
+pub fn check_fits(what: &str, bytes: u128) -> Result<(), String> {
+    let need_mb = bytes >> 20;
+    match available_mb() {
+        Some(avail) if need_mb > avail as u128 => Err(format!("{what} needs about {need_mb} MB, more than the {avail} MB this machine has available")),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
