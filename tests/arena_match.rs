@@ -420,7 +420,7 @@ fn a_curve_resumes_only_the_match_it_recorded() {
     };
     ok(&curve("depth=1", false));
     let first = std::fs::read_to_string(&tsv).unwrap();
-    assert!(first.starts_with("# match A name=nc") && first.contains("# match B name=hc") && first.contains("limit=depth=1"), "{first}");
+    assert!(first.contains("\n# match A name=nc") && first.contains("# match B name=hc") && first.contains("limit=depth=1"), "{first}");
     let points = |t: &str| t.lines().filter(|l| !l.starts_with('#')).count();
     assert_eq!(points(&first), 2, "{first}");
     // Another opponent limit: refused, both settings named, nothing written.
@@ -452,6 +452,55 @@ fn a_curve_resumes_only_the_match_it_recorded() {
         assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("symbolic link"), "{}", String::from_utf8_lossy(&o.stderr));
         assert_eq!(std::fs::read_to_string(&outside).unwrap(), first);
     }
+}
+
+/// Issue 79: a `points.tsv` that repeats or contradicts itself, or whose record was edited,
+/// is refused with every file of the curve untouched (a duplicated line of a finished point
+/// used to cut `games.pgn` back to that point's end, destroying later points' games).
+#[test]
+fn a_points_file_that_repeats_contradicts_or_was_edited_is_refused_untouched() {
+    let dir = temp_dir();
+    let net = format!("{}/data/nets/neurochess.dcw", env!("CARGO_MANIFEST_DIR"));
+    let list = dir.join("list.txt");
+    std::fs::write(&list, format!("nc 2 {net}\nnc 4 {net}\nnc 6 {net}\n")).unwrap();
+    let out = dir.join("curve");
+    let curve = |resume: bool| {
+        let list = list.to_str().unwrap();
+        let mut args = vec!["match", "--engine", "name=nc", "builtin=neurochess", "depth=1", "--engine", "name=hc", "builtin=handcrafted", "depth=1"];
+        args.extend(["--curve", list, "--curve-out", out.to_str().unwrap(), "--concurrency", "2"]);
+        if resume {
+            args.push("--resume");
+        }
+        common::deepchess(&args)
+    };
+    ok(&curve(false));
+    let (tsv, pgn) = (out.join("points.tsv"), out.join("games.pgn"));
+    let first = std::fs::read_to_string(&tsv).unwrap();
+    let games = std::fs::read(&pgn).unwrap();
+    let records: Vec<&str> = first.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(records.len(), 3, "{first}");
+    assert!(records.iter().all(|l| l.rsplit_once("\t#").is_some_and(|(_, s)| s.len() == 16)), "each record carries its checksum:\n{first}");
+    let header: String = first.lines().filter(|l| l.starts_with('#')).map(|l| format!("{l}\n")).collect();
+    let cases = [
+        ("the first point's line again", format!("{first}{}\n", records[0]), "repeats the point of line"),
+        ("the points out of order", format!("{header}{}\n{}\n{}\n", records[0], records[2], records[1]), "contradict each other"),
+        ("a game count edited", first.replacen(&format!("nc\t4\t{net}\t"), &format!("nc\t4\t{net}\t9"), 1), "corrupt"),
+        ("a checksum lost", first.replacen(&format!("\t#{}", records[1].rsplit_once("\t#").unwrap().1), "", 1), "lost its checksum"),
+    ];
+    for (what, text, needle) in cases {
+        assert_ne!(text, first, "{what}: the case changes the file");
+        std::fs::write(&tsv, &text).unwrap();
+        let o = curve(true);
+        let err = common::text(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{what}: {err}");
+        assert!(err.contains(needle) && err.contains("points.tsv"), "{what}: {err}");
+        assert_eq!(std::fs::read_to_string(&tsv).unwrap(), text, "{what}: points.tsv was changed");
+        assert_eq!(std::fs::read(&pgn).unwrap(), games, "{what}: games.pgn was changed");
+    }
+    // The true file resumes: nothing to play, every game kept.
+    std::fs::write(&tsv, &first).unwrap();
+    ok(&curve(true));
+    assert_eq!(std::fs::read(&pgn).unwrap(), games);
 }
 
 /// A curve killed (SIGKILL) again and again, each time resumed, ends with every point once in

@@ -625,6 +625,7 @@ const JOURNAL_PARTS: &[&str] = &[
     "bad escape",
     "a game of no pair",
     "the same game recorded twice",
+    "corrupt",
 ];
 
 #[test]
@@ -632,10 +633,14 @@ fn fuzz_tournament_journals() {
     use deepchess::arena::tournament::journal::Journal;
     let dir = tmp("journal");
     let sample = journal_sample(&dir);
+    // The same records as a version-1 journal (no checksums), so that mutations reach the
+    // records' parser and not only the checksums.
+    let text = String::from_utf8(sample.clone()).unwrap().replacen("version 2", "version 1", 1);
+    let legacy: String = text.lines().map(|l| format!("{}\n", if l.starts_with('#') { l } else { l.rsplit_once("\t#").unwrap().0 })).collect();
     let n = AtomicU64::new(0);
     // Half of the inputs kept ASCII, as for labelled sets.
-    fuzz((prop::collection::vec(op(), 1..5), any::<bool>()), |(ops, ascii)| {
-        let mut bytes = mutated(&sample, &ops, false);
+    fuzz((prop::collection::vec(op(), 1..5), any::<bool>(), any::<bool>()), |(ops, ascii, old)| {
+        let mut bytes = mutated(if old { legacy.as_bytes() } else { &sample }, &ops, false);
         if ascii {
             bytes.iter_mut().for_each(|c| *c &= 0x7f);
         }
@@ -671,7 +676,7 @@ fn fuzz_tournament_journals() {
 }
 
 static POINTS: Tally = Tally::new();
-const POINTS_PARTS: &[&str] = &["records no match settings", "other settings", "not a finished point", "not UTF-8"];
+const POINTS_PARTS: &[&str] = &["records no match settings", "other settings", "not a finished point", "not UTF-8", "repeats the point", "contradict each other", "corrupt"];
 
 #[test]
 fn fuzz_curve_points_files() {

@@ -81,7 +81,8 @@ impl Done {
     fn line(&self) -> String {
         let p = self.penta.0;
         let end = self.pgn_end.map_or(String::new(), |n| format!("\t{n}"));
-        format!("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}{end}\n", self.point.series, self.point.trained, self.point.net, self.wdl.wins, self.wdl.draws, self.wdl.losses, p[0], p[1], p[2], p[3], p[4])
+        let body = format!("{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}{end}", self.point.series, self.point.trained, self.point.net, self.wdl.wins, self.wdl.draws, self.wdl.losses, p[0], p[1], p[2], p[3], p[4]);
+        format!("{}\n", crate::io::checksum::seal_line(&body))
     }
 
     fn parse(line: &str) -> Option<Done> {
@@ -126,7 +127,7 @@ pub fn run_curve(cfg: &CurveConfig, mut progress: impl FnMut(&Point, &MatchConfi
             cut_unfinished_games(pgn, done.last().and_then(|d| d.pgn_end))?;
         }
     } else {
-        crate::io::write_atomic(&tsv, header.as_bytes()).map_err(|e| format!("{}: {e}", tsv.display()))?;
+        crate::io::write_atomic(&tsv, format!("{SEALED}{header}").as_bytes()).map_err(|e| format!("{}: {e}", tsv.display()))?;
     }
     let tests = test_games(&cfg.points, cfg.share);
     let a_name = cfg.base.players[0].name.clone();
@@ -205,6 +206,10 @@ fn identity(cfg: &CurveConfig) -> String {
     lines.iter().map(|l| format!("# match {}\n", crate::io::text::printable(l))).collect()
 }
 
+/// The first line of a points file whose records carry their checksums
+/// ([`crate::io::checksum::seal_line`]); a file without it (written before) is read unsealed.
+const SEALED: &str = "# deepchess curve points: each record ends with its checksum\n";
+
 /// Reads the finished points of `tsv` (the curve's own file: regular, bounded, not a link),
 /// checking that its `# match` lines are `header`. A last line cut by a kill is dropped from
 /// the file, and its point is played again.
@@ -224,9 +229,26 @@ pub fn read_points(tsv: &Path, header: &str) -> Result<Vec<Done>, String> {
         }
         return Err(format!("{shown}: this curve was played under other settings; a resume must play the same match (or choose another --curve-out):{why}"));
     }
-    let mut done = Vec::new();
+    // Every record is checked before anything is cut or played: a file that repeats or
+    // contradicts itself is refused as it is (a cut made from a wrong record would destroy
+    // finished games).
+    let sealed = text.starts_with(SEALED);
+    let mut done: Vec<Done> = Vec::new();
+    let mut lines: Vec<usize> = Vec::new();
     for (i, l) in text[..whole].lines().enumerate().filter(|(_, l)| !l.is_empty() && !l.starts_with('#')) {
-        done.push(Done::parse(l).ok_or_else(|| format!("{shown} line {}: not a finished point", i + 1))?);
+        let at = i + 1;
+        let body = if sealed { crate::io::checksum::unseal_line(l).map_err(|e| format!("{shown} line {at}: {e}"))? } else { l };
+        let d = Done::parse(body).ok_or_else(|| format!("{shown} line {at}: not a finished point"))?;
+        if let Some(k) = done.iter().position(|e| e.point.series == d.point.series && e.point.trained == d.point.trained) {
+            return Err(format!("{shown} line {at}: repeats the point of line {} ({} at {} games): the file is damaged; nothing was changed", lines[k], d.point.series, d.point.trained));
+        }
+        if let (Some(prev), Some(end)) = (done.last().and_then(|e| e.pgn_end), d.pgn_end) {
+            if end < prev {
+                return Err(format!("{shown} line {at}: says games.pgn ended at byte {end} after line {} said {prev}: the records contradict each other; nothing was changed", lines[lines.len() - 1]));
+            }
+        }
+        done.push(d);
+        lines.push(at);
     }
     if whole < text.len() {
         eprintln!("note: {shown}: dropped a point cut short by a kill; it is played again");
@@ -385,7 +407,8 @@ mod tests {
         assert!(t.contains("| bp | 100 | 10 | 3-1-6 |"), "{t}");
         assert!(t.contains("| 7 / 20 |"), "{t}");
         let line = done[1].line();
-        assert_eq!(Done::parse(line.trim_end()).unwrap(), done[1]);
+        let body = crate::io::checksum::unseal_line(line.trim_end()).unwrap();
+        assert_eq!(Done::parse(body).unwrap(), done[1]);
         assert!(svg(&done, "x").contains("bp (7)"));
         // No point scored: no finite Elo, said so, not the regularised estimate.
         let lost = vec![d("gnu", 100, 0, 0, 10, [5, 0, 0, 0, 0]), d("gnu", 200, 0, 1, 9, [4, 1, 0, 0, 0])];

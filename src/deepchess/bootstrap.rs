@@ -95,6 +95,9 @@ fn kept_in_chunks(net: &ValueNet, positions: &[Features], depth: u32, threads: u
     if path.exists() {
         let (h, kept) = labels::load(path).map_err(|e| format!("{e} (delete it to search again)"))?;
         if h.depth == depth && h.labeller == labeller && h.drawn as usize <= positions.len() {
+            if !drawn_in_order(&kept, &positions[..h.drawn as usize]) {
+                return Err(format!("{}: its examples are not the positions this run draws (a file of another run?); delete it to search again", path.display()));
+            }
             if h.drawn as usize == positions.len() {
                 eprintln!("[{label}] {} positions searched to depth {depth}, from {}", kept.len(), path.display());
                 return Ok(kept);
@@ -125,6 +128,13 @@ fn kept_in_chunks(net: &ValueNet, positions: &[Features], depth: u32, threads: u
     prog.update(positions.len() - start, f64::NAN, None, "pos");
     prog.finish();
     Ok(out)
+}
+
+/// Whether `kept` are positions of `drawn`, in its order (those without a legal move are
+/// left out of `kept`).
+fn drawn_in_order(kept: &[(Features, f32)], drawn: &[Features]) -> bool {
+    let mut rest = drawn.iter();
+    kept.iter().all(|(f, _)| rest.any(|d| d == f))
 }
 
 /// A net's fingerprint: FNV-1a 64 over its parameters' values, so labels know the net that
@@ -198,18 +208,23 @@ fn searched<P: Player>(searcher: &mut P, f: &Features, depth: u32, stop: &Arc<At
 }
 
 /// The searched phase's examples on disk (`searched-labels.dcsl` in a run folder), so a
-/// resumed run does not search again. Little-endian: the magic line `DCSL2`, the depth (u32),
+/// resumed run does not search again. Little-endian: the magic line `DCSL3`, the depth (u32),
 /// the searching net's [`fingerprint`] (u64), the positions drawn so far (u64; fewer than
 /// asked while a labelling is under way) and the count of examples (u64: drawn positions
 /// without a legal move are left out), then per example its number of set bits (u8), the
-/// bits (u16 each, increasing, below 773) and its value (f32). Written atomically; a file
-/// that breaks any of this is refused with where it breaks.
+/// bits (u16 each, increasing, below 773) and its value (f32), and last the FNV-1a 64 of
+/// every byte before it (u64): hours of searches are trusted on resume, so an edited or
+/// damaged value is named as corruption, not trained on. Written atomically; a file that
+/// breaks any of this is refused with where it breaks. (`DCSL2`, the same without the
+/// checksum, is still read.)
 pub mod labels {
     use super::Features;
     use crate::deepchess::features::{INPUTS, MAX_ACTIVE};
     use std::path::Path;
 
-    const MAGIC: &[u8] = b"DCSL2\n";
+    const MAGIC: &[u8] = b"DCSL3\n";
+    /// The format before the checksum: read, never written.
+    const MAGIC_UNSEALED: &[u8] = b"DCSL2\n";
 
     /// What a labels file says of its examples.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -236,6 +251,8 @@ pub mod labels {
             f.as_slice().iter().for_each(|i| b.extend_from_slice(&i.to_le_bytes()));
             b.extend_from_slice(&v.to_le_bytes());
         }
+        let sum = crate::io::fnv1a64(&b);
+        b.extend_from_slice(&sum.to_le_bytes());
         crate::io::atomic::write_atomic(path, &b).map_err(|e| format!("{}: {e}", path.display()))
     }
 
@@ -247,9 +264,18 @@ pub mod labels {
 
     pub fn parse(b: &[u8]) -> Result<(Header, Vec<(Features, f32)>), String> {
         let mut at = MAGIC.len();
-        if b.get(..at) != Some(MAGIC) {
-            return Err("not a file of searched values (no DCSL2 line)".into());
-        }
+        let b = if b.get(..at) == Some(MAGIC) {
+            let body = b.len().checked_sub(8).filter(|&n| n >= at).ok_or("cut short: no room for its checksum")?;
+            let stored = u64::from_le_bytes(b[body..].try_into().unwrap());
+            if crate::io::fnv1a64(&b[..body]) != stored {
+                return Err("corrupt: its checksum does not match its contents (damaged or edited since it was written)".into());
+            }
+            &b[..body]
+        } else if b.get(..at) == Some(MAGIC_UNSEALED) {
+            b
+        } else {
+            return Err("not a file of searched values (no DCSL3 line)".into());
+        };
         let mut take = |n: usize, what: &str| -> Result<&[u8], String> {
             let s = b.get(at..at + n).ok_or_else(|| format!("cut short at byte {at}, reading {what}"))?;
             at += n;
@@ -378,15 +404,24 @@ mod tests {
         let path = dir.join("l.dcsl");
         let head = labels::Header { depth: 7, labeller: 0xDEAD_BEEF_0123_4567, drawn: 3 };
         labels::save(&path, &head, &ex).unwrap();
-        assert_eq!(labels::load(&path).unwrap(), (head, ex));
+        assert_eq!(labels::load(&path).unwrap(), (head, ex.clone()));
         let bytes = std::fs::read(&path).unwrap();
         for cut in 0..bytes.len() {
             assert!(labels::parse(&bytes[..cut]).is_err(), "cut at {cut}");
         }
-        let mut bad = bytes.clone();
+        // Bad bits under a valid checksum (a writer's bug, not damage) are named as such.
+        let mut bad = bytes[..bytes.len() - 8].to_vec();
         bad[MAGIC_LEN + 28 + 1] = 0xff;
         bad[MAGIC_LEN + 28 + 2] = 0xff;
+        let sum = crate::io::fnv1a64(&bad);
+        bad.extend_from_slice(&sum.to_le_bytes());
         assert!(labels::parse(&bad).unwrap_err().contains("example 0"));
+        // Any changed byte after the magic line (a value negated, a bit flipped, the
+        // checksum itself) is named as corruption; one in the magic line, as another file.
+        let value_at = MAGIC_LEN + 28 + 1 + 2 * ex[0].0.as_slice().len();
+        let mut negated = bytes.clone();
+        negated[value_at + 3] ^= 0x80;
+        assert!(labels::parse(&negated).unwrap_err().starts_with("corrupt"), "a negated value");
         let mut rng = 0x1234_5678u64;
         for _ in 0..2000 {
             let mut g = bytes.clone();
@@ -395,7 +430,8 @@ mod tests {
             rng ^= rng << 17;
             let at = (rng % g.len() as u64) as usize;
             g[at] ^= (rng >> 32) as u8 | 1;
-            let _ = labels::parse(&g);
+            let e = labels::parse(&g).unwrap_err();
+            assert!(if at < MAGIC_LEN { e.starts_with("not a file") } else { e.starts_with("corrupt") }, "byte {at}: {e}");
         }
         std::fs::remove_dir_all(&dir).ok();
     }
@@ -434,6 +470,20 @@ mod tests {
         std::fs::write(&file, &b).unwrap();
         assert!(search_values_kept(&net, &feats, 3, 1, "test", &file).unwrap_err().contains("delete it"));
         assert_eq!(std::fs::read(&file).unwrap(), b, "a damaged file is left as it was");
+        // Issue 79: a value edited in a file whose length is whole is named as corruption,
+        // not trained on; labels of positions this run does not draw are refused too.
+        std::fs::remove_file(&file).unwrap();
+        let good = search_values_kept(&net, &feats[..3], 3, 1, "test", &file).unwrap();
+        let mut edited = std::fs::read(&file).unwrap();
+        let at = edited.len() - 8 - 4;
+        edited[at + 3] ^= 0x80;
+        std::fs::write(&file, &edited).unwrap();
+        let e = search_values_kept(&net, &feats[..3], 3, 1, "test", &file).unwrap_err();
+        assert!(e.contains("corrupt") && e.contains("delete it"), "{e}");
+        assert_eq!(std::fs::read(&file).unwrap(), edited, "a corrupt file is left as it was");
+        labels::save(&file, &labels::Header { depth: 3, labeller: fingerprint(&net), drawn: 3 }, &good).unwrap();
+        let e = search_values_kept(&net, &feats[2..5], 3, 1, "test", &file).unwrap_err();
+        assert!(e.contains("not the positions this run draws"), "{e}");
         std::fs::remove_dir_all(&dir).ok();
     }
 

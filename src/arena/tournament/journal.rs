@@ -17,7 +17,9 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const HEADER: &str = "# deepchess tournament journal, version 1\n";
+const HEADER: &str = "# deepchess tournament journal, version 2\n";
+/// Journals before each record carried its checksum: read, never written.
+const HEADER_V1: &str = "# deepchess tournament journal, version 1\n";
 
 /// The most a journal may hold: a game's line is a few KiB, so a million games.
 const MAX_BYTES: u64 = 4 << 30;
@@ -157,14 +159,16 @@ impl Journal {
         let whole = crate::io::files::cut_torn_line(path, &bytes, "tournament journal").map_err(err)?;
         j.headed = whole > 0;
         let text = std::str::from_utf8(&bytes[..whole]).map_err(|_| format!("{}: not UTF-8 text", path.display()))?;
-        if !text.is_empty() && !text.starts_with(HEADER) {
+        if !text.is_empty() && !text.starts_with(HEADER) && !text.starts_with(HEADER_V1) {
             return Err(format!("{}: not a deepchess tournament journal (first line differs)", path.display()));
         }
+        let sealed = !text.starts_with(HEADER_V1);
         for (n, line) in text.lines().enumerate() {
             let at = || format!("{}:{}", path.display(), n + 1);
             if line.starts_with('#') || line.is_empty() {
                 continue;
             }
+            let line = if sealed { crate::io::checksum::unseal_line(line).map_err(|e| format!("{}: {e}", at()))? } else { line };
             let f: Vec<&str> = line.split('\t').collect();
             match f[0] {
                 "C" if f.len() == 3 => j.settings.push((f[1].to_string(), unescape(f[2]).map_err(|e| format!("{}: {e}", at()))?)),
@@ -208,7 +212,8 @@ impl Journal {
     fn append(&mut self, text: &str) -> Result<(), String> {
         use crate::io::{open_append, Place};
         let mut f: File = open_append(&self.path, "tournament journal", Place::Own).map_err(|e| format!("{}: {e}", self.path.display()))?;
-        let body = if self.headed { text.to_string() } else { format!("{HEADER}{text}") };
+        let sealed: String = text.lines().map(|l| format!("{}\n", crate::io::checksum::seal_line(l))).collect();
+        let body = if self.headed { sealed } else { format!("{HEADER}{sealed}") };
         f.write_all(body.as_bytes()).and_then(|_| f.sync_data()).map_err(|e| format!("{}: {e}", self.path.display()))?;
         self.headed = true;
         Ok(())
@@ -307,10 +312,26 @@ mod tests {
         let p = temp("bad");
         std::fs::write(&p, "not a journal\n").unwrap();
         assert!(Journal::open(&p).unwrap_err().contains("not a deepchess tournament journal"));
-        std::fs::write(&p, format!("{HEADER}R\ttime\t0\t0,1,0\nG\ttime\t0\t5\t0\t1-0\tnormal\t3\t1,1,1,1,1,1\t0,0,0,0,0,0\tx\n")).unwrap();
+        // Records of a version-1 journal (no checksums) are still read, and checked.
+        std::fs::write(&p, format!("{HEADER_V1}R\ttime\t0\t0,1,0\nG\ttime\t0\t5\t0\t1-0\tnormal\t3\t1,1,1,1,1,1\t0,0,0,0,0,0\tx\n")).unwrap();
         assert!(Journal::open(&p).unwrap_err().contains(":3: a game of no pair"));
-        std::fs::write(&p, format!("{HEADER}X\t1\n")).unwrap();
+        std::fs::write(&p, format!("{HEADER_V1}X\t1\n")).unwrap();
         assert!(Journal::open(&p).unwrap_err().contains(":2: unreadable record"));
+        // Version 2: a record without its checksum, or changed after it was written, is
+        // named as corruption, and the file is left as it was.
+        std::fs::write(&p, format!("{HEADER}R\ttime\t0\t0,1,0\n")).unwrap();
+        assert!(Journal::open(&p).unwrap_err().contains(":2: corrupt: the record has lost its checksum"));
+        let _ = std::fs::remove_file(&p);
+        let mut j = Journal::open(&p).unwrap();
+        j.write_round("time", 0, &[Pair { a: 0, b: 1, opening: 0 }]).unwrap();
+        j.write_game(game(0, 0)).unwrap();
+        let good = std::fs::read_to_string(&p).unwrap();
+        let edited = good.replacen("\t1/2-1/2\t", "\t1-0\t", 1);
+        assert_ne!(edited, good, "the game's result is in the file");
+        std::fs::write(&p, &edited).unwrap();
+        let e = Journal::open(&p).unwrap_err();
+        assert!(e.contains(":3: corrupt: the record's checksum does not match"), "{e}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), edited, "the refused journal is untouched");
         let _ = std::fs::remove_file(&p);
     }
 
