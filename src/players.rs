@@ -18,6 +18,9 @@ pub enum BuildError {
     NoNet { file: &'static str },
     /// The file could not be loaded, or no build fits it.
     Load(String),
+    /// A net file was given to a player that takes none (the handcrafted and GNU
+    /// evaluators): refused rather than ignored without a word.
+    TakesNoNet { player: &'static str },
 }
 
 impl fmt::Display for BuildError {
@@ -25,6 +28,7 @@ impl fmt::Display for BuildError {
         match self {
             BuildError::NoNet { file } => write!(f, "data/nets/{file} not found"),
             BuildError::Load(e) => write!(f, "{e}"),
+            BuildError::TakesNoNet { player } => write!(f, "player {player} takes no net file"),
         }
     }
 }
@@ -242,16 +246,33 @@ pub fn names() -> Vec<&'static str> {
     PLAYERS.iter().map(|p| p.name).collect()
 }
 
+/// The search's own memory in each thread beyond its evaluator's caches (ordering tables,
+/// the line, counters), MB, rounded up.
+const SEARCH_THREAD_MB: usize = 2;
+
 impl Entry {
+    /// What each search thread beyond the first adds, in MB: its own caches (the
+    /// transposition table is shared) and the search's own tables. UCI accounts `Threads`
+    /// with it beside `Hash`.
+    pub fn thread_mb(&self, hash_mb: usize) -> usize {
+        (self.memory_mb)(hash_mb).saturating_sub(hash_mb).saturating_add(SEARCH_THREAD_MB)
+    }
+
     /// The player, with its net from `s.net`, else its default file, and incremental
     /// evaluation as `s.incremental` says where its evaluator has it.
     pub fn build(&self, s: &PlayerSettings) -> Result<Built, BuildError> {
         let net = match (&s.net, self.default_net) {
-            (_, None) => None,
+            (Some(_), None) => return Err(BuildError::TakesNoNet { player: self.name }),
+            (None, None) => None,
             (Some(f), Some(_)) => Some(f.clone()),
             (None, Some(file)) => Some(default_net_path(file).ok_or(BuildError::NoNet { file })?),
         };
-        let mut built = (self.build)(s, net.as_deref()).map_err(BuildError::Load)?;
+        // What a file says (its header's variant or architecture, a tensor's name) is
+        // escaped once here for every front end: a line feed in it must not make a line of
+        // its own on a terminal, a log or a GUI's stream.
+        let printable = crate::io::text::printable;
+        let mut built = (self.build)(s, net.as_deref()).map_err(|e| BuildError::Load(printable(&e)))?;
+        built.loaded = built.loaded.map(|l| printable(&l));
         built.player.set_incremental(s.incremental);
         Ok(built)
     }

@@ -269,3 +269,51 @@ fn quantised_and_threads_are_answered_and_used() {
     assert!(s.expect("info string", 10 * SEC).contains("searches on 1 thread"));
     s.quit();
 }
+
+/// Issue 79: `Threads` costs memory (each helper its own caches and a stack) that nothing
+/// checked: under `ulimit -v 2000000`, `Threads 256` panicked allocating a cache, with no
+/// `readyok`. Threads and Hash are now accounted together against what the process can have:
+/// fewer threads start, an `info string` says so, `isready` is answered, and the search plays
+/// a legal move.
+#[cfg(unix)]
+#[test]
+fn threads_beyond_the_memory_are_reduced_and_said_never_a_panic() {
+    let mut s = Session::start_limited(2_000_000);
+    s.send("uci");
+    s.expect("uciok", 10 * SEC);
+    s.send("isready");
+    s.expect("readyok", 30 * SEC);
+    s.send("setoption name Threads value 256");
+    let l = s.expect("info string Threads 256", 30 * SEC);
+    assert!(l.contains("more than this machine can give; using"), "{l}");
+    let used: usize = l.rsplit("using ").next().unwrap().trim().parse().unwrap();
+    assert!((1..256).contains(&used), "{l}");
+    s.send("isready");
+    s.expect("readyok", 60 * SEC);
+    s.send("position startpos");
+    s.send("go depth 4");
+    let bm = s.expect("bestmove", 120 * SEC);
+    assert!(!bm.contains("0000"), "{bm}: {:#?}", s.seen);
+    // The Eval's cache grows with Hash: a Hash that no longer fits beside the threads is refused.
+    s.send("setoption name Hash value 60000");
+    assert!(s.expect("info string", 30 * SEC).contains("keeping 16 MB"));
+    s.send("isready");
+    s.expect("readyok", 60 * SEC);
+    s.quit();
+}
+
+/// A net file given to a player that takes none is said to be ignored, not silently dropped.
+#[test]
+fn evalfile_under_a_player_without_a_net_is_said_to_be_ignored() {
+    for eval in ["gnu", "handcrafted"] {
+        let mut s = Session::start(&[]);
+        s.send(&format!("setoption name Eval value {eval}"));
+        s.expect("info string", 10 * SEC);
+        s.send("setoption name EvalFile value data/nets/compact.dcw");
+        let l = s.expect("info string", 10 * SEC);
+        assert!(l.contains(&format!("Eval {eval} takes no net file: EvalFile data/nets/compact.dcw ignored")), "{l}");
+        s.send("go depth 2");
+        assert!(!s.expect("bestmove", 10 * SEC).contains("0000"));
+        s.quit();
+    }
+}

@@ -21,9 +21,17 @@ impl<V: Copy + Default> PositionCache<V> {
         Self::with_bytes(mb << 20)
     }
     pub fn with_bytes(bytes: usize) -> Self {
+        Self::try_with_bytes(bytes).unwrap_or_else(|e| panic!("{e}"))
+    }
+    /// [`PositionCache::new`], or an error when the memory cannot be had (a helper thread
+    /// asked for at run time does without its help rather than abort the engine).
+    pub fn try_new(mb: usize) -> Result<Self, String> {
+        Self::try_with_bytes(mb << 20)
+    }
+    pub fn try_with_bytes(bytes: usize) -> Result<Self, String> {
         let n = (bytes / std::mem::size_of::<(u64, V)>()).max(1);
-        let slots = LargeBuf::try_new(n, || (0, V::default())).unwrap_or_else(|e| panic!("a feature cache of {} MB: {e}", bytes >> 20));
-        PositionCache { slots, salt: 0, salts: SplitMix64(0) }
+        let slots = LargeBuf::try_new(n, || (0, V::default())).map_err(|e| format!("a position cache of {} MB: {e}", bytes >> 20))?;
+        Ok(PositionCache { slots, salt: 0, salts: SplitMix64(0) })
     }
     #[inline]
     fn index(&self, hash: u64) -> usize {

@@ -178,7 +178,12 @@ impl<E: Evaluator> Comparator for ScoreComparator<E> {
 
     fn fork(&self) -> Option<Self> {
         let mb = self.cache_mb;
-        self.eval.fork().map(|e| if self.cache.is_some() { ScoreComparator::cached(e, mb) } else { ScoreComparator::new(e) })
+        let e = self.eval.fork()?;
+        Some(match self.cache {
+            // A cache the machine cannot give: no fork (the search runs on fewer threads).
+            Some(_) => ScoreComparator { cache: Some(PositionCache::try_new(mb).ok()?), cache_mb: mb, ..Self::new(e) },
+            None => ScoreComparator::new(e),
+        })
     }
 
     fn counters(&self) -> Counters {

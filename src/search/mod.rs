@@ -21,6 +21,7 @@ mod window;
 pub use player::{Built, Player, PlayerSettings};
 pub use policy::{MoveScorer, PolicyPlayer};
 pub use searcher::{Info, Score, SearchResult, Searcher};
+pub use smp::HELPER_STACK;
 pub use time::{Limits, Ponder, MAX_DEPTH};
 
 pub(crate) use crate::io::pages::prefetch;

@@ -49,6 +49,11 @@ pub trait Player: Send {
         1
     }
 
+    /// The threads it searches on now (helpers started included).
+    fn threads(&self) -> usize {
+        1
+    }
+
     /// Its name, as `info string` and `bench` show it.
     fn name(&self) -> &'static str;
 
@@ -122,6 +127,9 @@ where
     }
     fn set_threads(&mut self, n: usize) -> usize {
         Searcher::set_threads(self, n)
+    }
+    fn threads(&self) -> usize {
+        Searcher::threads(self)
     }
     fn name(&self) -> &'static str {
         self.comp.name()

@@ -18,8 +18,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Stack of a helper thread (the search recurses with position-sized values, as the main
-/// search thread does).
-const HELPER_STACK: usize = 64 << 20;
+/// search thread does): address space each helper maps, though it touches little of it.
+pub const HELPER_STACK: usize = 64 << 20;
 
 impl<C: Comparator> Searcher<C> {
     /// Searches with `n` threads from the next search on (1: this thread alone, as `bench`

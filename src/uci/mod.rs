@@ -4,6 +4,7 @@
 //! prints the one `bestmove` of that `go`.
 
 use crate::chess::{Game, Position};
+use crate::io::pages::available_mb;
 use crate::players::{self, BuildError, Entry};
 use crate::search::{Info, Limits, Player, PlayerSettings, Ponder, Score, MAX_DEPTH};
 use std::io::{BufRead, Write};
@@ -11,6 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
+
+mod memory;
 
 /// Where the engine writes its lines; shared with the search thread.
 pub type Out = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -26,12 +29,57 @@ fn say(out: &Out, line: &str) {
     let _ = w.flush();
 }
 
+/// Starts the search thread of one `go`: it takes the searcher from `slot`, searches, prints
+/// the `bestmove` and hands the searcher back. The searcher stays in `slot` if the thread
+/// cannot be started.
+fn spawn_search(slot: Arc<Mutex<Option<Box<dyn Player>>>>, out: Out, game: Game, limits: Limits, overhead: Duration, flag: Arc<AtomicBool>) -> std::io::Result<JoinHandle<Box<dyn Player>>> {
+    std::thread::Builder::new().name("search".into()).stack_size(64 << 20).spawn(move || {
+        let mut searcher = slot.lock().unwrap_or_else(|e| e.into_inner()).take().expect("the searcher is in its slot");
+        let r = searcher.choose(&game, &limits, overhead, flag.clone(), &mut |info| say(&out, &info_line(info)));
+        // `go infinite` must not answer before `stop`, nor `go ponder` before `ponderhit` or
+        // `stop`.
+        while limits.waits_for_stop() && !flag.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        say(&out, &info_line(&r.info));
+        let best = match r.best {
+            Some(m) => match r.ponder {
+                Some(p) => format!("bestmove {m} ponder {p}"),
+                None => format!("bestmove {m}"),
+            },
+            None => "bestmove 0000".to_string(),
+        };
+        say(&out, &best);
+        searcher
+    })
+}
+
+/// `info string MSG`, with the fallback's note while the fallback plays.
+fn say_info(out: &Out, fallback: Option<&str>, msg: &str) {
+    match fallback {
+        Some(note) if !msg.contains(note) => say(out, &format!("info string {msg} [{note}]")),
+        _ => say(out, &format!("info string {msg}")),
+    }
+}
+
 /// The searcher for player `eval` with its net from `file` (or its shipped one), else the
 /// fallback evaluator. Returns a sentence for `info string` saying what was loaded or why
 /// not, and, when the fallback plays, a short note every later `info string` carries.
 fn build_player(eval: &Entry, file: Option<&str>, hash_mb: usize, quantised: Option<bool>) -> (Box<dyn Player>, String, Option<String>) {
     let settings = PlayerSettings { net: file.map(std::path::PathBuf::from), quantised, ..PlayerSettings::new(hash_mb) };
-    match eval.build(&settings) {
+    // A cache the machine refuses panics where it is allocated: caught here, the fallback
+    // plays instead of the engine ending.
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| eval.build(&settings)))
+        .unwrap_or_else(|p| Err(BuildError::Load(p.downcast_ref::<String>().cloned().unwrap_or_else(|| "its memory could not be had".into()))));
+    // EvalFile under a player that takes no net: said, and the player plays without it.
+    if let Err(BuildError::TakesNoNet { .. }) = built {
+        let plain = PlayerSettings { quantised, ..PlayerSettings::new(hash_mb) };
+        if let Ok(b) = eval.build(&plain) {
+            let msg = format!("Eval {} takes no net file: EvalFile {} ignored", eval.name, crate::io::text::printable(file.unwrap_or("")));
+            return (b.player, msg, None);
+        }
+    }
+    match built {
         Ok(b) => {
             let msg = match b.loaded {
                 Some(what) => format!("Eval {}: loaded {what}", eval.name),
@@ -54,6 +102,8 @@ struct Running {
     /// Set while the search ponders (`go ponder`), for `ponderhit`.
     ponder: Option<Ponder>,
     handle: JoinHandle<Box<dyn Player>>,
+    /// Not a search but the starting of its helper threads (no `bestmove` is owed).
+    starting: bool,
 }
 
 /// Engine state between commands.
@@ -133,14 +183,15 @@ impl Engine {
                 break;
             }
         }
+        // Helper threads still being started owe nothing: the process ends without them.
+        if self.running.as_ref().is_some_and(|r| r.starting) {
+            return;
+        }
         self.stop_search();
     }
 
     fn info(&self, msg: &str) {
-        match &self.fallback {
-            Some(note) if !msg.contains(note.as_str()) => say(&self.out, &format!("info string {msg} [{note}]")),
-            _ => say(&self.out, &format!("info string {msg}")),
-        }
+        say_info(&self.out, self.fallback.as_deref(), msg)
     }
 
     /// Handles one line; returns false on `quit`.
@@ -308,6 +359,8 @@ impl Engine {
             self.info("go: no clock given for the side to move; planning with the opponent's");
         }
         self.ensure_searcher();
+        // Helper threads still being started are waited for here, not at `isready`.
+        self.join();
         if let Some(note) = self.fallback.clone() {
             // Said at every go: a GUI's log shows which evaluator played each move.
             self.info(&note);
@@ -318,34 +371,30 @@ impl Engine {
         // Threads set while a search ran apply from this one on.
         searcher.set_threads(self.threads);
         let stop = Arc::new(AtomicBool::new(false));
-        let (out, game, overhead, flag) = (self.out.clone(), self.game.clone(), self.overhead, stop.clone());
-        let handle = std::thread::Builder::new()
-            .name("search".into())
-            .stack_size(64 << 20)
-            .spawn(move || {
-                let r = searcher.choose(&game, &limits, overhead, flag.clone(), &mut |info| say(&out, &info_line(info)));
-                // `go infinite` must not answer before `stop`, nor `go ponder` before
-                // `ponderhit` or `stop`.
-                while limits.waits_for_stop() && !flag.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                say(&out, &info_line(&r.info));
-                let best = match r.best {
-                    Some(m) => match r.ponder {
-                        Some(p) => format!("bestmove {m} ponder {p}"),
-                        None => format!("bestmove {m}"),
-                    },
-                    None => "bestmove 0000".to_string(),
-                };
-                say(&out, &best);
-                searcher
-            });
+        // The searcher goes to the thread through a slot, so that a thread the machine
+        // cannot start leaves it here: with its helpers' memory given back, once more.
+        let slot = Arc::new(Mutex::new(Some(searcher)));
+        let start = || spawn_search(slot.clone(), self.out.clone(), self.game.clone(), limits.clone(), self.overhead, stop.clone());
+        let mut handle = start();
+        if handle.is_err() {
+            let mut kept = slot.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(s) = kept.as_mut().filter(|s| s.threads() > 1) {
+                s.set_threads(1);
+                drop(kept);
+                self.threads = 1;
+                self.info("could not start the search thread beside its helpers; searching on 1 thread (Threads 1)");
+                handle = start();
+            }
+        }
         match handle {
-            Ok(handle) => self.running = Some(Running { stop, ponder, handle }),
+            Ok(handle) => self.running = Some(Running { stop, ponder, handle, starting: false }),
             Err(e) => {
                 self.info(&format!("could not start the search thread: {e}"));
                 say(&self.out, "bestmove 0000");
-                self.rebuild_searcher();
+                self.searcher = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if self.searcher.is_none() {
+                    self.rebuild_searcher();
+                }
             }
         }
     }
@@ -362,6 +411,11 @@ impl Engine {
         if let Some(r) = self.running.take() {
             match r.handle.join() {
                 Ok(s) => self.searcher = Some(s),
+                Err(_) if r.starting => {
+                    self.info("starting the helper threads failed; starting a fresh searcher on one thread");
+                    self.threads = 1;
+                    self.rebuild_searcher();
+                }
                 Err(_) => {
                     self.info("the search thread failed; starting a fresh searcher");
                     say(&self.out, "bestmove 0000");
@@ -376,7 +430,7 @@ impl Engine {
         // The old searcher's memory goes first: two at once may not fit.
         self.searcher = None;
         let mut note = String::new();
-        if let Some(avail) = available_mb().filter(|&a| (self.eval.memory_mb)(self.hash_mb) > a) {
+        if let Some(avail) = available_mb().filter(|&a| self.memory_mb(self.hash_mb, 1) > a) {
             note = format!("; Hash {} MB does not fit in the {avail} MB available with this Eval's cache, using {HASH_DEFAULT} MB", self.hash_mb);
             self.hash_mb = HASH_DEFAULT;
         }
@@ -384,10 +438,6 @@ impl Engine {
         msg.push_str(&note);
         s.set_selective(self.selective);
         s.set_quiescence(self.quiescence);
-        let used = s.set_threads(self.threads);
-        if used < self.threads {
-            msg.push_str(&format!("; searches on {used} thread (Threads {})", self.threads));
-        }
         self.searcher = Some(s);
         self.notice = msg;
         self.fallback = fallback;
@@ -398,6 +448,7 @@ impl Engine {
         if self.searcher.is_none() && self.running.is_none() {
             self.rebuild_searcher();
             self.info(&self.notice.clone());
+            self.start_threads(false);
         }
     }
 
@@ -424,10 +475,11 @@ impl Engine {
             "threads" => match spin(1, 256) {
                 Ok(v) => {
                     self.threads = v as usize;
-                    match self.searcher.as_mut().map(|s| s.set_threads(self.threads)) {
-                        Some(used) if used < self.threads => self.info(&format!("Threads {v}: Eval {} searches on {used} thread (its evaluator cannot be shared)", self.eval.name)),
-                        Some(used) => self.info(&format!("Threads {v}: searching on {used} threads (Lazy SMP)")),
-                        None => self.info(&format!("Threads {v}: from the next search")),
+                    if self.searcher.is_some() {
+                        self.start_threads(true);
+                    } else {
+                        let fit = self.threads_that_fit();
+                        self.info(&format!("Threads {v}: from the next search{}", if fit < self.threads { format!(", on {fit} (the memory for more is not there)") } else { String::new() }));
                     }
                 }
                 Err(m) => self.info(&m),
@@ -440,12 +492,14 @@ impl Engine {
                 self.eval_file = if value.is_empty() || value == "<empty>" { None } else { Some(value.clone()) };
                 self.rebuild_searcher();
                 self.info(&self.notice.clone());
+                self.start_threads(false);
             }
             "eval" => match players::find_offered(&value) {
                 Some(p) => {
                     self.eval = p;
                     self.rebuild_searcher();
                     self.info(&self.notice.clone());
+                    self.start_threads(false);
                 }
                 None => self.info(&format!("setoption Eval: '{value}' is not one of {}; ignored", players::offered_names().join(", "))),
             },
@@ -474,6 +528,7 @@ impl Engine {
                         self.quantised = q;
                         self.rebuild_searcher();
                         self.info(&self.notice.clone());
+                        self.start_threads(false);
                     }
                 }
                 _ => self.info(&format!("setoption Quantised: '{value}' is not auto, true or false; ignored")),
@@ -490,53 +545,6 @@ impl Engine {
             }
             _ => self.info(&format!("setoption: unknown option '{name}' ignored")),
         }
-    }
-}
-
-impl Engine {
-    /// `Hash`: refused when this player's table and cache would not fit in the memory the
-    /// machine (or its container) has available; with a searcher built, the table is
-    /// allocated now, fallibly, keeping the previous one when that fails. Without one, the
-    /// size is kept for the build at `isready` or `go`.
-    fn set_hash(&mut self, mb: usize) {
-        let need = (self.eval.memory_mb)(mb);
-        if let Some(avail) = available_mb().filter(|&a| need > a) {
-            return self.info(&format!(
-                "setoption Hash: {mb} MB needs about {need} MB for Eval {}, more than the {avail} MB available; keeping {} MB",
-                self.eval.name, self.hash_mb
-            ));
-        }
-        let Some(s) = self.searcher.as_mut() else {
-            self.hash_mb = mb;
-            return;
-        };
-        match s.set_hash(mb) {
-            Ok(()) => self.hash_mb = mb,
-            Err(e) => {
-                let kept = self.hash_mb;
-                self.info(&format!("setoption Hash: {e}; keeping {kept} MB"))
-            }
-        }
-    }
-}
-
-
-/// Memory the process can still have, in MB: Linux's `MemAvailable`, less where a cgroup
-/// (v2) limit leaves less; None where neither is known.
-fn available_mb() -> Option<usize> {
-    let read = |p: &str| crate::io::read_text(std::path::Path::new(p), 1 << 20, "memory figure").ok();
-    let system = read("/proc/meminfo").and_then(|t| {
-        let line = t.lines().find(|l| l.starts_with("MemAvailable:"))?.to_string();
-        line.split_whitespace().nth(1)?.parse::<usize>().ok().map(|kb| kb / 1024)
-    });
-    let group = (|| {
-        let max: usize = read("/sys/fs/cgroup/memory.max")?.trim().parse().ok()?;
-        let current: usize = read("/sys/fs/cgroup/memory.current")?.trim().parse().ok()?;
-        Some(max.saturating_sub(current) >> 20)
-    })();
-    match (system, group) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
     }
 }
 

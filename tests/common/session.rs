@@ -16,8 +16,24 @@ pub struct Session {
 
 impl Session {
     pub fn start(args: &[&str]) -> Session {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_deepchess"))
-            .args(args)
+        let mut c = Command::new(env!("CARGO_BIN_EXE_deepchess"));
+        c.args(args);
+        Session::of(c)
+    }
+
+    /// The engine under `ulimit -v kb` (its address space bounded, as a small container or
+    /// a cautious GUI bounds it).
+    #[cfg(unix)]
+    pub fn start_limited(kb: u64) -> Session {
+        let mut c = Command::new("sh");
+        c.args(["-c", &format!("ulimit -v {kb} && exec \"$0\""), env!("CARGO_BIN_EXE_deepchess")]);
+        Session::of(c)
+    }
+
+    fn of(mut c: Command) -> Session {
+        let mut child = c
+            .env_remove("DEEPCHESS_FAILPOINT")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -126,17 +126,22 @@ impl<N: SiameseNet> NetComparator<N> {
     }
 
     fn from_shared(net: Arc<N>, name: &'static str, cache_mb: usize) -> Self {
+        Self::try_from_shared(net, name, cache_mb).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`NetComparator::from_shared`], or an error when its caches cannot be had.
+    fn try_from_shared(net: Arc<N>, name: &'static str, cache_mb: usize) -> Result<Self, String> {
         let h = net.width();
-        NetComparator {
+        Ok(NetComparator {
             net,
             cache_mb,
             name,
-            cache: FeatureCache::new(cache_mb),
-            draw_cache: FeatureCache::new(1),
-            pair_cache: FeatureCache::with_bytes(PAIR_CACHE_KB << 10),
+            cache: FeatureCache::try_new(cache_mb)?,
+            draw_cache: FeatureCache::try_new(1)?,
+            pair_cache: FeatureCache::try_with_bytes(PAIR_CACHE_KB << 10)?,
             line: Line::new(h),
             stats: NetStats::default(),
-        }
+        })
     }
 
     /// First-layer sums of `features` from scratch.
@@ -314,7 +319,8 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
 
     /// The same net (shared), caches and line of its own, incremental as this one is.
     fn fork(&self) -> Option<Self> {
-        let mut c = NetComparator::from_shared(self.net.clone(), self.name, self.cache_mb);
+        // Caches the machine cannot give: no fork (the search runs on fewer threads).
+        let mut c = NetComparator::try_from_shared(self.net.clone(), self.name, self.cache_mb).ok()?;
         c.line.incremental = self.line.incremental;
         Some(c)
     }
