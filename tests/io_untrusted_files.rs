@@ -413,3 +413,106 @@ fn compare_suite_refuses_stray_arguments() {
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(e.contains("'bogus'"), "{e}");
 }
+
+/// The subcommands `deepchess help` lists, and the systems `train --system` takes.
+fn subcommands_and_systems() -> (Vec<String>, Vec<String>) {
+    let o = run_timed(&["help"], "", 30);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let section = |title: &str| -> Vec<String> {
+        let body = text.split(title).nth(1).unwrap_or("");
+        body.lines().skip(1).take_while(|l| l.starts_with("  ")).filter_map(|l| l.split_whitespace().next().map(str::to_string)).collect()
+    };
+    (section("Subcommands:"), section("Systems ("))
+}
+
+/// The flags of a `--help` text whose value is a count (`--NAME N`, `K`, `J` or `D`).
+fn count_flags(help: &str) -> Vec<String> {
+    help.lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            let (flag, value) = (w.next()?, w.next()?);
+            (flag.starts_with("--") && ["N", "K", "J", "D"].contains(&value)).then(|| flag.to_string())
+        })
+        .collect()
+}
+
+/// Issue 79: `--searched-positions 1000000000000` ran the earlier phases, then aborted on a
+/// 78 TB allocation and left a folder no resume could continue. Every count any flag of any
+/// subcommand or system sets is now bounded before any work starts: a count beyond the bound
+/// exits 2, naming the flag, and writes nothing; a count that fits the bound but not the
+/// memory (the searched positions) is refused the same way.
+#[test]
+fn every_count_a_flag_sets_is_bounded_before_any_work_starts() {
+    let d = tmp_dir("counts");
+    let (commands, systems) = subcommands_and_systems();
+    assert!(commands.len() >= 20 && systems.len() >= 5, "{commands:?} {systems:?}");
+    let mut runs: Vec<Vec<String>> = Vec::new();
+    for cmd in commands.iter().filter(|c| !["uci", "help", "version"].contains(&c.as_str())) {
+        let help = String::from_utf8_lossy(&run_timed(&[cmd.as_str(), "--help"], "", 30).stdout).into_owned();
+        for flag in count_flags(&help) {
+            runs.push(vec![cmd.clone(), flag]);
+        }
+    }
+    for sys in &systems {
+        let help = String::from_utf8_lossy(&run_timed(&["train", "--system", sys, "--help"], "", 30).stdout).into_owned();
+        let flags = count_flags(&help);
+        assert!(!flags.is_empty(), "{sys}: no count flags in its help");
+        for flag in flags {
+            runs.push(vec!["train".into(), "--system".into(), sys.clone(), flag]);
+        }
+    }
+    assert!(runs.len() >= 40, "only {} count flags found", runs.len());
+    for (i, run) in runs.iter().enumerate() {
+        let out = d.join(format!("out{i}"));
+        let mut args = run.clone();
+        args.push("1000000000000".into());
+        if args[0] == "train" {
+            args.extend(["--out".into(), out.to_str().unwrap().into()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = run_timed(&args, "", 30);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&format!("{} 1000000000000: a count above", args[args.len() - if args[0] == "train" { 4 } else { 2 }])), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?}: wrote {}", out.display());
+    }
+    // Within the bound but beyond the memory (about 300 GB of positions and searches):
+    // refused, nothing written.
+    let avail_gb = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| t.lines().find(|l| l.starts_with("MemAvailable:"))?.split_whitespace().nth(1)?.parse::<u64>().ok()).map(|kb| kb >> 20);
+    if avail_gb.is_none_or(|g| g > 200) {
+        return;
+    }
+    let out = d.join("searched");
+    let o = run_timed(&["train", "--searched-positions", "999999999", "--profile", "tiny", "--out", out.to_str().unwrap()], "", 30);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--searched-positions 999999999 needs about") && err.contains("MB this machine has available"), "{err}");
+    assert!(!out.exists());
+}
+
+/// Issue 79: the command line's own messages escape what a file says, as the UCI stream
+/// does (a net header's line feeds put `readyok` and `bestmove a2a3` lines on stderr from
+/// `escape` and `match`); a net given to a player that takes none is refused, not ignored.
+#[test]
+fn cli_messages_escape_headers_and_a_net_for_a_player_without_one_is_refused() {
+    let d = tmp_dir("inject-cli");
+    let shown = |o: &Output| format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let injected = |o: &Output| shown(o).lines().any(|l| l.trim() == "readyok" || l.starts_with("bestmove a2a3"));
+    let variant = with_header(&d, "neurochess.dcw", "variant", "ebnn\nreadyok\nbestmove a2a3");
+    let arch = with_header(&d, "neurochess.dcw", "arch", "175-80-1\nreadyok\nbestmove a2a3");
+    for (net, loads) in [(&variant, true), (&arch, false)] {
+        let o = run_timed(&["escape", "--player", &format!("neurochess={}", net.display()), "--depth", "1"], "", 120);
+        assert!(o.status.success() == loads && !injected(&o), "{}", shown(&o));
+        let spec = format!("net={}", net.display());
+        let o = run_timed(&["match", "--engine", "name=a", "builtin=neurochess", &spec, "depth=1", "--engine", "name=b", "builtin=handcrafted", "depth=1", "--games", "2"], "", 120);
+        assert!(o.status.success() == loads && !injected(&o), "{}", shown(&o));
+    }
+    let compact = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/nets/compact.dcw");
+    for player in ["handcrafted", "gnu"] {
+        let o = run_timed(&["escape", "--player", &format!("{player}={}", compact.display())], "", 60);
+        assert_eq!(o.status.code(), Some(2), "{}", shown(&o));
+        assert!(shown(&o).contains(&format!("player {player} takes no net file")), "{}", shown(&o));
+        let o = run_timed(&["bench", "--eval", player, "--net", compact.to_str().unwrap(), "--depth", "1"], "", 60);
+        assert_eq!(o.status.code(), Some(2), "{}", shown(&o));
+    }
+}

@@ -24,15 +24,21 @@ impl Rate {
         self.saved / self.cases.max(1) as f64
     }
 
-    /// Half the width of a 95 % interval (normal approximation of a binomial share).
-    pub fn margin(&self) -> f64 {
-        let (p, n) = (self.share(), self.cases.max(1) as f64);
-        1.96 * (p * (1.0 - p) / n).sqrt()
+    /// The 95 % interval of the share (Wilson's score interval: inside [0, 1] however few
+    /// the cases or however near 0 or 1 the share, where the normal approximation gave
+    /// intervals such as 20.5 % ± 79.1).
+    pub fn interval(&self) -> (f64, f64) {
+        let (p, n, z) = (self.share(), self.cases.max(1) as f64, 1.96f64);
+        let d = 1.0 + z * z / n;
+        let centre = (p + z * z / (2.0 * n)) / d;
+        let half = z / d * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+        ((centre - half).max(0.0), (centre + half).min(1.0))
     }
 
-    /// `34.5 % ± 4.2 (69 of 200)`.
+    /// `34.5 % [28.3, 41.3] (69 of 200)`.
     pub fn text(&self) -> String {
-        format!("{:.1} % ± {:.1} ({:.0} of {})", 100.0 * self.share(), 100.0 * self.margin(), self.saved, self.cases)
+        let (lo, hi) = self.interval();
+        format!("{:.1} % [{:.1}, {:.1}] ({:.0} of {})", 100.0 * self.share(), 100.0 * lo, 100.0 * hi, self.saved, self.cases)
     }
 }
 
@@ -86,7 +92,20 @@ mod tests {
         assert!((r.share() - 7.0 / 13.0).abs() < 1e-9);
         let g = greedy_rate(&[a.clone(), b.clone()]);
         assert!((g.saved - (7.0 / 13.0 + 1.0)).abs() < 1e-9, "{g:?}");
-        assert!(Rate { saved: 50.0, cases: 100 }.text().starts_with("50.0 % ± 9.8"));
+        assert_eq!(Rate { saved: 50.0, cases: 100 }.text(), "50.0 % [40.4, 59.6] (50 of 100)");
+    }
+
+    /// Issue 79: intervals stay inside [0, 100] % for every count, and hold the share.
+    #[test]
+    fn intervals_are_wilson_and_stay_inside_0_and_100() {
+        assert_eq!(Rate { saved: 1.0, cases: 5 }.text(), "20.0 % [3.6, 62.4] (1 of 5)");
+        for cases in [1usize, 2, 3, 5, 10, 37, 200] {
+            for saved in 0..=cases {
+                let r = Rate { saved: saved as f64, cases };
+                let (lo, hi) = r.interval();
+                assert!((0.0..=r.share()).contains(&lo) && (r.share()..=1.0).contains(&hi) && lo < hi, "{}", r.text());
+            }
+        }
     }
 
     #[test]

@@ -135,6 +135,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         let built = player.build(s).map_err(|e| match e {
             BuildError::NoNet { .. } => CliError::Failed(format!("bench: {e} (give --net FILE)")),
             BuildError::Load(e) => CliError::Failed(e),
+            BuildError::TakesNoNet { .. } => CliError::Usage(format!("bench: {e}: --net is for a net player")),
         })?;
         if let Some(what) = &built.loaded {
             eprintln!("net {what}");

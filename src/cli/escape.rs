@@ -3,7 +3,7 @@
 use crate::arena::escape::{greedy_rate, player_rate, random_rate};
 use crate::data::escape::{build, read, shipped, Case};
 use crate::io::args::{parse, usage, CliError, Flag};
-use crate::players::find;
+use crate::players::{find, BuildError};
 use crate::search::{Limits, PlayerSettings};
 use std::path::{Path, PathBuf};
 
@@ -12,7 +12,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "pgn", value: Some("FILE"), help: "(build) games to draw positions from (.pgn or .pgn.xz; repeatable)" },
     Flag { name: "out", value: Some("FILE"), help: "(build) the suite file to write" },
     Flag { name: "positions", value: Some("N"), help: "(build) cases to keep, one per game at most (default 500)" },
-    Flag { name: "seed", value: Some("N"), help: "(build) draws the ply of each game's case (default 1)" },
+    Flag { name: "seed", value: Some("SEED"), help: "(build) draws the ply of each game's case (default 1)" },
     Flag { name: "suite", value: Some("FILE"), help: "the suite to measure on (default: the shipped data/escape/suite.epd)" },
     Flag { name: "player", value: Some("NAME[=NET]"), help: "a player of the registry, with its net file (repeatable)" },
     Flag { name: "depth", value: Some("N"), help: "search depth of players that search (default 1)" },
@@ -48,7 +48,10 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         let (name, net) = spec.split_once('=').map_or((spec, None), |(n, f)| (n, Some(PathBuf::from(f))));
         let entry = find(name).ok_or_else(|| CliError::Usage(format!("deepchess escape: unknown player '{name}' ({})", crate::players::names().join(", "))))?;
         let settings = PlayerSettings { net, ..PlayerSettings::new(16) };
-        let mut built = entry.build(&settings).map_err(|e| CliError::Failed(format!("player {name}: {e}")))?;
+        let mut built = entry.build(&settings).map_err(|e| match e {
+            BuildError::TakesNoNet { .. } => CliError::Usage(format!("deepchess escape: --player {}: {e}", crate::io::text::printable(spec))),
+            e => CliError::Failed(format!("player {name}: {e}")),
+        })?;
         let r = player_rate(built.player.as_mut(), &suite, &Limits::depth(depth));
         let what = built.loaded.map_or(String::new(), |l| format!(" ({l})"));
         println!("{name}{what} at depth {depth}: saves {}", r.text());
