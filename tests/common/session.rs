@@ -7,6 +7,12 @@ use std::time::{Duration, Instant};
 
 pub const SEC: Duration = Duration::from_secs(1);
 
+/// How long a test waits for an answer the engine gives at once (`readyok`, `uciok`, an
+/// `info string`, the `bestmove` after `stop` or after a short search): long enough for a
+/// machine whose cores are all busy with other work, since a test only waits this long when
+/// the answer is missing. Where promptness is the point, the test asserts its own bound.
+pub const REPLY: Duration = Duration::from_secs(10);
+
 pub struct Session {
     pub child: Child,
     stdin: Option<ChildStdin>,
