@@ -44,7 +44,7 @@ impl Session {
         if let Ok(t) = std::env::var("DEEPCHESS_TEST_THREADS") {
             s.send(&format!("setoption name Threads value {}", t.trim()));
             // Its answer is not one a test waits for.
-            s.expect("info string Threads", 5 * SEC);
+            s.expect("info string Threads", REPLY);
             s.seen.clear();
         }
         s
@@ -126,7 +126,7 @@ impl Session {
     pub fn quit(mut self) {
         self.send("quit");
         let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(5) {
+        while t.elapsed() < REPLY {
             if let Ok(Some(st)) = self.child.try_wait() {
                 assert!(st.success());
                 return;
