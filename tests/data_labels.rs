@@ -167,9 +167,10 @@ fn a_crashing_or_silent_engine_is_reported_with_the_position_and_work_is_kept() 
     assert!(e.contains("the 5 positions scored are kept in") && e.contains("--resume"), "{e}");
     let kept = LabelSet::load(&partial_path(&cfg.out)).unwrap();
     assert_eq!(kept.items.len(), 5);
-    // A silent engine times out, naming the position.
+    // A silent engine times out, naming the position. The timeout also bounds the engine's
+    // start-up (a shell starting, on a machine that may be busy), which must not time out.
     let silent = format!("{}/tests/fakes/silent.sh", env!("CARGO_MANIFEST_DIR"));
-    let cfg = LabelConfig { timeout: Duration::from_millis(300), ..config(&dir, "silent.csv", &silent) };
+    let cfg = LabelConfig { timeout: Duration::from_secs(2), ..config(&dir, "silent.csv", &silent) };
     let e = run(&cfg, |_| {}, |_| {}).unwrap_err();
     assert!(e.contains("engine timed out") && e.contains("FEN "), "{e}");
     let missing = config(&dir, "m.csv", "/nonexistent/engine");

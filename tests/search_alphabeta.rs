@@ -133,13 +133,14 @@ fn node_limit_and_stop_flag_are_obeyed() {
 fn movetime_is_respected() {
     let g = Game::new(Position::from_fen(bench::POSITIONS[1]).unwrap());
     let mut s = Searcher::new(handcrafted(), 8);
-    let limits = Limits { movetime: Some(Duration::from_millis(150)), ..Limits::default() };
+    // The search aims at 150 ms (the movetime less the second kept for the GUI): the
+    // overhead covers a machine whose cores are busy elsewhere, so the bound is the movetime
+    // itself, which a search ignoring the overhead overruns.
+    let limits = Limits { movetime: Some(Duration::from_millis(1150)), ..Limits::default() };
     let t = Instant::now();
-    let r = s.search(&g, &limits, Duration::from_millis(50), Arc::new(AtomicBool::new(false)), &mut |_| {});
+    let r = s.search(&g, &limits, Duration::from_millis(1000), Arc::new(AtomicBool::new(false)), &mut |_| {});
     let el = t.elapsed();
-    // The search aims at 100 ms (150 less the 50 ms kept for the GUI); a loaded 2-core CI host
-    // may preempt it for tens of milliseconds, so the bound is the movetime plus 100 ms.
-    assert!(el < Duration::from_millis(250), "{el:?}");
+    assert!(el < Duration::from_millis(1150), "{el:?}");
     assert!(r.info.depth >= 2);
 }
 

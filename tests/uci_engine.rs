@@ -4,7 +4,7 @@
 use deepchess::chess::{Game, Position};
 mod common;
 
-use common::session::{Session, SEC};
+use common::session::{Session, REPLY, SEC};
 use std::time::{Duration, Instant};
 
 fn legal_in(game: &Game, bestmove: &str) -> bool {
@@ -17,7 +17,7 @@ fn handshake_and_no_argument_mode() {
     for args in [&[][..], &["uci"][..]] {
         let mut s = Session::start(args);
         s.send("uci");
-        s.expect("id name deepchess", SEC);
+        s.expect("id name deepchess", REPLY);
         for opt in [
             "Hash",
             "Threads",
@@ -26,11 +26,11 @@ fn handshake_and_no_argument_mode() {
             "Eval",
             "Selective",
         ] {
-            assert!(s.expect("option name", SEC).contains(opt));
+            assert!(s.expect("option name", REPLY).contains(opt));
         }
-        s.expect("uciok", SEC);
+        s.expect("uciok", REPLY);
         s.send("isready");
-        s.expect("readyok", SEC);
+        s.expect("readyok", REPLY);
         s.quit();
     }
 }
@@ -50,26 +50,26 @@ fn garbage_is_explained_never_fatal() {
         "\u{7f}\u{1b}[A",
     ] {
         s.send(junk);
-        s.expect("info string", SEC);
+        s.expect("info string", REPLY);
     }
     // A malformed limit is explained and dropped: the search runs until stopped.
     s.send("go depth banana");
-    assert!(s.expect("info string", SEC).contains("depth"));
+    assert!(s.expect("info string", REPLY).contains("depth"));
     s.send("stop");
-    s.expect("bestmove", SEC);
+    s.expect("bestmove", REPLY);
     s.send("");
     s.send("setoption name EvalFile value /nonexistent/net.dcw");
-    assert!(s.expect("info string", SEC).contains("no net loaded, using handcrafted"));
+    assert!(s.expect("info string", REPLY).contains("no net loaded, using handcrafted"));
     s.send("setoption name EvalFile value <empty>");
-    assert!(s.expect("info string", SEC).contains("compact.dcw"));
+    assert!(s.expect("info string", REPLY).contains("compact.dcw"));
     s.send("setoption name Eval value handcrafted");
-    assert!(s.expect("info string", SEC).contains("handcrafted"));
+    assert!(s.expect("info string", REPLY).contains("handcrafted"));
     // The bad move cut the move list: still the start position plus nothing.
     s.send("go depth 2");
     let bm = s.expect("bestmove", 10 * SEC);
     assert!(legal_in(&Game::default(), &bm), "{bm}");
     s.send("isready");
-    s.expect("readyok", SEC);
+    s.expect("readyok", REPLY);
     s.quit();
 }
 
@@ -80,17 +80,18 @@ fn isready_and_stop_mid_search() {
     s.send("go infinite");
     std::thread::sleep(Duration::from_millis(300));
     s.send("isready");
-    s.expect("readyok", SEC);
+    s.expect("readyok", REPLY);
     // Still searching: no bestmove yet after more time.
     std::thread::sleep(Duration::from_millis(200));
     let t = Instant::now();
     s.send("stop");
-    let final_info = s.expect("info depth", SEC);
+    let final_info = s.expect("info depth", REPLY);
     for field in [" seldepth ", " score ", " nodes ", " nps ", " time ", " pv "] {
         assert!(final_info.contains(field), "{final_info}");
     }
-    let bm = s.expect("bestmove", SEC);
-    assert!(t.elapsed() < Duration::from_millis(500), "stop took {:?}", t.elapsed());
+    let bm = s.expect("bestmove", REPLY);
+    // Promptly; the bound allows for a machine whose cores are busy elsewhere.
+    assert!(t.elapsed() < 2 * SEC, "stop took {:?}", t.elapsed());
     let mut g = Game::default();
     for m in ["e2e4", "e7e5", "g1f3"] {
         g.play(g.position().parse_uci(m).unwrap()).unwrap();
@@ -102,16 +103,20 @@ fn isready_and_stop_mid_search() {
 #[test]
 fn time_limits_respected_within_overhead() {
     let mut s = Session::start(&[]);
-    s.send("setoption name Move Overhead value 50");
+    // The overhead is the latency the engine does not see (the GUI's, a descheduled
+    // process's): a second of it covers a machine whose cores are busy elsewhere. Each limit
+    // then leaves at most a few hundred milliseconds to search; a search that keeps no
+    // overhead under `movetime`, or that overruns its clock, answers too late.
+    s.send("setoption name Move Overhead value 1000");
     s.send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10");
     s.send("isready");
-    s.expect("readyok", SEC);
-    for (go, limit_ms) in [("go movetime 300", 300u64), ("go wtime 400 btime 400", 400), ("go wtime 2000 btime 2000 winc 100 binc 100 movestogo 1", 2000)] {
+    s.expect("readyok", REPLY);
+    for (go, limit_ms) in [("go movetime 1300", 1300u64), ("go wtime 1500 btime 1500", 1500), ("go wtime 2000 btime 2000 winc 100 binc 100 movestogo 1", 2000)] {
         let t = Instant::now();
         s.send(go);
-        s.expect("bestmove", 5 * SEC);
+        s.expect("bestmove", REPLY);
         let el = t.elapsed().as_millis() as u64;
-        assert!(el <= limit_ms, "{go}: answered after {el} ms");
+        assert!(el < limit_ms, "{go}: answered after {el} ms");
     }
     s.quit();
 }
@@ -138,15 +143,15 @@ fn one_legal_bestmove_per_go_over_a_game() {
     // A go while a go runs: the first is answered before the second starts.
     s.send("go infinite");
     s.send("go depth 1");
-    s.expect("bestmove", 2 * SEC);
-    s.expect("bestmove", 2 * SEC);
+    s.expect("bestmove", REPLY);
+    s.expect("bestmove", REPLY);
     // Mated and stalemated roots answer 0000.
     s.send("position fen R5k1/5ppp/8/8/8/8/8/6K1 b - - 0 1");
     s.send("go depth 3");
-    assert_eq!(s.expect("bestmove", SEC), "bestmove 0000");
+    assert_eq!(s.expect("bestmove", REPLY), "bestmove 0000");
     s.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
     s.send("go movetime 100");
-    assert_eq!(s.expect("bestmove", SEC), "bestmove 0000");
+    assert_eq!(s.expect("bestmove", REPLY), "bestmove 0000");
     s.quit();
     assert!(Position::startpos().has_legal_move());
 }
@@ -156,7 +161,7 @@ fn plays_with_the_shipped_nets() {
     let mut s = Session::start(&[]);
     for (eval, file) in [("distilled", "distilled.dcw"), ("deepchess", "deepchess.dcw")] {
         s.send(&format!("setoption name Eval value {eval}"));
-        let msg = s.expect("info string", 5 * SEC);
+        let msg = s.expect("info string", REPLY);
         assert!(msg.contains("loaded") && msg.contains(file), "{msg}");
         s.send("position startpos moves e2e4");
         s.send("go depth 3");
@@ -170,7 +175,7 @@ fn plays_with_the_shipped_nets() {
     // Mates are the search's: found with each net too.
     for (eval, shape) in [("distilled", "773-100-100-100/100-100-2"), ("compact", "773-32-32/32-2"), ("compact-value", "773-32-32/32-2")] {
         s.send(&format!("setoption name Eval value {eval}"));
-        let loaded = s.expect("info string", 5 * SEC);
+        let loaded = s.expect("info string", REPLY);
         assert!(loaded.contains(shape), "{loaded}");
         s.send("position fen r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1");
         s.send("go depth 3");
@@ -185,7 +190,7 @@ fn plays_with_the_shipped_nets() {
 fn selective_option_switches_pruning() {
     let mut s = Session::start(&[]);
     s.send("setoption name Eval value handcrafted");
-    s.expect("info string", SEC);
+    s.expect("info string", REPLY);
     let mut nodes = Vec::new();
     for on in ["true", "false"] {
         s.send(&format!("setoption name Selective value {on}"));
