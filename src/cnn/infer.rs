@@ -17,8 +17,6 @@ use crate::eval::scalar::{Evaluator, ScoreComparator, SCORE_CACHE_MB};
 use crate::chess::{Color, Role};
 use crate::tensor::{layers::conv, layers, layers::pool, kernels::vecops, Kernel, Matrix};
 
-// Centipawns per logit unit in UCI output (the handcrafted evaluator's logistic scale).
-use crate::eval::CP_PER_LOGIT;
 
 /// A loaded CNN, ready to evaluate positions.
 pub struct CnnEval {
@@ -119,14 +117,7 @@ impl Evaluator for CnnEval {
         self.logit(pos)
     }
 
-    /// Values are logits of one probability: their difference is a log-odds ratio.
-    fn prob_from_diff(&self, diff: f32) -> f32 {
-        layers::sigmoid(diff)
-    }
-
-    fn centipawns(&self, value: f32) -> i32 {
-        (value * CP_PER_LOGIT).round().clamp(-30_000.0, 30_000.0) as i32
-    }
+    // Values are logits (the default scale): their difference is a log-odds ratio.
 }
 
 /// A CNN as the search's comparator.

@@ -14,7 +14,7 @@ pub fn build(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
     let path = net.expect("the CNN player has a default net");
     let (cnn, _) = Cnn::load(path).map_err(|e| e.to_string())?;
     let arch = cnn.arch.describe();
-    let c = comparator(cnn, s.kernel.and_then(Kernel::from_name).unwrap_or_else(Kernel::best));
+    let c = comparator(cnn, Kernel::for_player(s.kernel));
     let what = format!("{} ({arch}, {} kernel)", path.display(), c.eval.kernel().name());
     Ok(Built { player: Box::new(Searcher::new(c, s.hash_mb)), loaded: Some(what) })
 }

@@ -25,7 +25,6 @@ use crate::tensor::layers::dense::{self, pad, Dense};
 use crate::tensor::Kernel;
 
 // Centipawns per logistic unit of `Evaluator::prob_from_diff`, as the handcrafted one.
-use crate::eval::CP_PER_LOGIT as CP_SCALE;
 
 /// A loaded DBN, ready to evaluate positions.
 pub struct DbnEval {
@@ -168,12 +167,8 @@ impl Evaluator for DbnEval {
         true
     }
 
-    fn prob_from_diff(&self, diff: f32) -> f32 {
-        crate::tensor::layers::sigmoid(diff * CLIP_CP as f32 / CP_SCALE)
-    }
-
-    fn centipawns(&self, value: f32) -> i32 {
-        (value * CLIP_CP as f32).round() as i32
+    fn cp_per_unit(&self) -> f32 {
+        CLIP_CP as f32
     }
 }
 

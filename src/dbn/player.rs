@@ -17,7 +17,7 @@ fn build(s: &PlayerSettings, net: Option<&Path>, head: Head, name: &'static str)
     if dbn.arch.head != head {
         return Err(format!("{}: a {} net, not a {} one (player {name})", path.display(), dbn.arch.head.name(), head.name()));
     }
-    let c = comparator(&dbn, name, s.kernel.and_then(Kernel::from_name).unwrap_or_else(Kernel::best));
+    let c = comparator(&dbn, name, Kernel::for_player(s.kernel));
     let what = format!("{} ({}, {} kernel)", path.display(), dbn.arch.describe(), c.eval.kernel().name());
     Ok(Built { player: Box::new(Searcher::new(c, s.hash_mb)), loaded: Some(what) })
 }

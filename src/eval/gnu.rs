@@ -17,11 +17,10 @@
 //! non-pawn material at the values below (6680 at the start) — 0 in the opening, 1 once 1,300
 //! or less remains. Terms that depend on the stage interpolate linearly in `s`.
 
-use super::scalar::{Evaluator, ScoreComparator, CP_PER_LOGIT};
+use super::scalar::{Evaluator, ScoreComparator};
 use crate::chess::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks};
 use crate::chess::threats::en_prise;
 use crate::chess::{Bitboard, Color, Position, Role, Square};
-use crate::tensor::layers::sigmoid;
 
 /// "Pawn 100, knight 330, bishop 330, rook 520, queen 980."
 pub const MATERIAL: [i32; 6] = [100, 330, 330, 520, 980, 0];
@@ -391,12 +390,8 @@ impl Evaluator for Gnu {
         evaluate(pos) as f32
     }
 
-    fn prob_from_diff(&self, diff: f32) -> f32 {
-        sigmoid(diff / CP_PER_LOGIT)
-    }
-
-    fn centipawns(&self, value: f32) -> i32 {
-        value as i32
+    fn cp_per_unit(&self) -> f32 {
+        1.0
     }
     fn fork(&self) -> Option<Self> {
         Some(*self)

@@ -7,9 +7,8 @@
 //! pawn-advance bonus for the end game, and PeSTO's material values; tapered by the usual
 //! 24-point phase (N, B = 1, R = 2, Q = 4).
 
-use super::scalar::{Evaluator, ScoreComparator, CP_PER_LOGIT};
+use super::scalar::{Evaluator, ScoreComparator};
 use crate::chess::{Color, Position, Role};
-use crate::tensor::layers::sigmoid;
 use std::sync::OnceLock;
 
 const MATERIAL_MG: [i32; 6] = [82, 337, 365, 477, 1025, 0];
@@ -153,12 +152,8 @@ impl Evaluator for Handcrafted {
         evaluate(pos) as f32
     }
 
-    fn prob_from_diff(&self, diff: f32) -> f32 {
-        sigmoid(diff / CP_PER_LOGIT)
-    }
-
-    fn centipawns(&self, value: f32) -> i32 {
-        value as i32
+    fn cp_per_unit(&self) -> f32 {
+        1.0
     }
     fn fork(&self) -> Option<Self> {
         Some(*self)

@@ -13,6 +13,9 @@ use std::cmp::Ordering;
 /// which the learned scalar evaluators share (their UCI scores and comparisons read alike).
 pub const CP_PER_LOGIT: f32 = 173.7;
 
+/// The largest `score cp` an evaluator reports (mates are reported apart, as `score mate`).
+pub const MAX_CP: f32 = 30_000.0;
+
 /// A position evaluator that returns one value from White's side.
 pub trait Evaluator: Send {
     /// Short name for `info string` and bench output.
@@ -44,12 +47,27 @@ pub trait Evaluator: Send {
         pos.hash()
     }
 
-    /// Probability that a position of value `a` is better for White than one of value `b`,
-    /// given `a − b` (a logistic of the difference, at the evaluator's own scale).
-    fn prob_from_diff(&self, diff: f32) -> f32;
+    /// Its scale, the one thing an evaluator says about its values: centipawns per unit
+    /// (1 for a score in centipawns; [`CP_PER_LOGIT`], the default, for a net's logit; 300
+    /// for the DBN's clipped score). Probabilities and UCI scores follow from it, once, in
+    /// the two methods below.
+    fn cp_per_unit(&self) -> f32 {
+        CP_PER_LOGIT
+    }
 
-    /// A value as the centipawn-like figure of UCI's `score cp`.
-    fn centipawns(&self, value: f32) -> i32;
+    /// Probability that a position of value `a` is better for White than one of value `b`,
+    /// given `a − b`: a logistic of the difference in centipawns at [`CP_PER_LOGIT`].
+    fn prob_from_diff(&self, diff: f32) -> f32 {
+        let per = self.cp_per_unit();
+        // A logit is used as it is (the same bits as before the scale was declared).
+        crate::tensor::layers::sigmoid(if per == CP_PER_LOGIT { diff } else { diff * per / CP_PER_LOGIT })
+    }
+
+    /// A value as the centipawns of UCI's `score cp`, within ±[`MAX_CP`] (a saturated net's
+    /// logit must not print a score a GUI reads as a mate, or overflow).
+    fn centipawns(&self, value: f32) -> i32 {
+        (value * self.cp_per_unit()).round().clamp(-MAX_CP, MAX_CP) as i32
+    }
 
     /// Start a new game: forget caches tied to the old one.
     fn clear(&mut self) {}
@@ -199,6 +217,38 @@ impl<E: Evaluator> Comparator for ScoreComparator<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One scale rule for every evaluator (issue 80): a logit by default, scores clamped to
+    /// ±MAX_CP (DeepChess's value players printed a saturated logit unclamped), and
+    /// probabilities from the declared scale.
+    #[test]
+    fn scores_and_probabilities_follow_the_declared_scale() {
+        struct Logit;
+        impl Evaluator for Logit {
+            fn name(&self) -> &'static str {
+                "logit"
+            }
+            fn evaluate(&mut self, _: &Position) -> f32 {
+                0.0
+            }
+        }
+        struct Cp;
+        impl Evaluator for Cp {
+            fn name(&self) -> &'static str {
+                "cp"
+            }
+            fn evaluate(&mut self, _: &Position) -> f32 {
+                0.0
+            }
+            fn cp_per_unit(&self) -> f32 {
+                1.0
+            }
+        }
+        assert_eq!((Logit.centipawns(1.0), Logit.centipawns(1e6), Logit.centipawns(-1e9)), (174, 30_000, -30_000));
+        assert_eq!((Cp.centipawns(250.0), Cp.centipawns(1e7)), (250, 30_000));
+        assert_eq!(Logit.prob_from_diff(0.7), crate::tensor::layers::sigmoid(0.7));
+        assert!((Cp.prob_from_diff(CP_PER_LOGIT) - Logit.prob_from_diff(1.0)).abs() < 1e-6);
+    }
 
     /// Material count: pawns 1, pieces by their usual values, from White's side.
     struct Material;

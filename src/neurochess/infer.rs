@@ -15,7 +15,6 @@ use crate::eval::scalar::{Evaluator, ScoreComparator, SCORE_CACHE_MB};
 use crate::search::Searcher;
 
 // Centipawns per logit unit in UCI output (the handcrafted evaluator's logistic scale).
-use crate::eval::CP_PER_LOGIT;
 /// V's output is clamped this far inside (−1, 1) before the logit: ±14.5 units.
 const EDGE: f32 = 1e-6;
 
@@ -94,14 +93,7 @@ impl Evaluator for VEval {
         pos.hash() ^ (pos.halfmove_clock() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
     }
 
-    /// Keys are log-odds: their difference is a log-odds ratio.
-    fn prob_from_diff(&self, diff: f32) -> f32 {
-        crate::tensor::layers::sigmoid(diff)
-    }
-
-    fn centipawns(&self, value: f32) -> i32 {
-        (value * CP_PER_LOGIT).round().clamp(-30_000.0, 30_000.0) as i32
-    }
+    // Values are logits (the default scale): their difference is a log-odds ratio.
 }
 
 /// V as the search's comparator on kernel flavour `kernel`, a searcher around it.

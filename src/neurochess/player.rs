@@ -4,7 +4,7 @@
 use super::infer::searcher;
 use super::model::Value;
 use crate::search::{Built, PlayerSettings};
-use crate::tensor::{active_kernel, Kernel};
+use crate::tensor::Kernel;
 use std::path::Path;
 use crate::tensor::NetFile;
 
@@ -15,7 +15,7 @@ pub fn build(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
     let (v, meta) = Value::load(path).map_err(|e| e.to_string())?;
     let variant = meta.iter().find(|(k, _)| k == "variant").map_or("", |(_, v)| v.as_str());
     let desc = v.describe();
-    let player = searcher(v, s.kernel.and_then(Kernel::from_name).unwrap_or_else(active_kernel), s.hash_mb);
+    let player = searcher(v, Kernel::for_player(s.kernel), s.hash_mb);
     let kernel = player.comp.eval.kernel().name();
     let what = format!("{} ({desc}{}{variant}, {kernel} kernel)", path.display(), if variant.is_empty() { "" } else { ", " });
     Ok(Built { player: Box::new(player), loaded: Some(what) })

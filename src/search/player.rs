@@ -71,9 +71,9 @@ pub struct PlayerSettings {
     pub net: Option<PathBuf>,
     /// Instruction flavour of a net's layers by name (`scalar`, `avx2`, `avx512`: the
     /// numeric engine's kernels, which the search does not know). Every player with a net
-    /// honours it and names the kernel it runs in [`Built::loaded`]. `None`: the best this
-    /// CPU has (NeuroChess and the self-play agents: `DEEPCHESS_KERNEL` when set, as their
-    /// training does).
+    /// honours it (`Kernel::for_player`, one rule for all) and names the kernel it runs in
+    /// [`Built::loaded`]. `None`, or a kernel this CPU lacks: `DEEPCHESS_KERNEL` when set,
+    /// else the best this CPU has.
     pub kernel: Option<&'static str>,
     /// Incremental evaluation along the search's line, a capability of an evaluator
     /// ([`Comparator::set_incremental`]: DeepChess keeps its first layer so): the registry

@@ -6,7 +6,7 @@ use super::infer::QScorer;
 use super::model::Agents;
 use super::policy::Compose;
 use crate::search::{Built, PlayerSettings, PolicyPlayer};
-use crate::tensor::{active_kernel, Kernel};
+use crate::tensor::Kernel;
 use std::path::Path;
 use crate::tensor::NetFile;
 
@@ -18,7 +18,7 @@ pub fn build(s: &PlayerSettings, net: Option<&Path>) -> Result<Built, String> {
     let rule = meta.iter().find(|(k, _)| k == "compose").map_or("signed", |(_, v)| v.as_str());
     let compose = Compose::parse(rule).ok_or_else(|| format!("{}: unknown composition '{rule}'", path.display()))?;
     let arch = agents.layout.arch.describe();
-    let scorer = QScorer::new(agents, compose, s.kernel.and_then(Kernel::from_name).unwrap_or_else(active_kernel));
+    let scorer = QScorer::new(agents, compose, Kernel::for_player(s.kernel));
     let what = format!("{} ({arch}, {} composition, {} kernel)", path.display(), compose.name(), scorer.kernel().name());
     Ok(Built { player: Box::new(PolicyPlayer::new(scorer)), loaded: Some(what) })
 }

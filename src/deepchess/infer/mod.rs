@@ -63,9 +63,7 @@ pub fn load_value_searcher(path: &Path, s: &PlayerSettings) -> Result<(Box<dyn P
 pub fn load_student_searcher(path: &Path, s: &PlayerSettings, name: &'static str) -> Result<(Box<dyn Player>, String), String> {
     let (net, _) = crate::deepchess::model::ValueNet::load(path).map_err(|e| e.to_string())?;
     let mut e = ValueStudent::from_net(&net).map_err(|e| format!("{}: {e}", path.display()))?.named(name);
-    if let Some(k) = s.kernel.and_then(crate::tensor::Kernel::from_name) {
-        e.set_kernel(k);
-    }
+    e.set_kernel(crate::tensor::Kernel::for_player(s.kernel));
     let what = format!("{}, {} kernel", e.description, e.kernel().name());
     Ok((Box::new(Searcher::new(ScoreComparator::new(e), s.hash_mb)), what))
 }
@@ -122,18 +120,14 @@ pub fn random_searcher(seed: u64, s: &PlayerSettings, cache_mb: usize) -> Box<dy
 
 /// A float build on the kernel `s` names (one the CPU lacks is ignored), and what it is.
 fn prepared<const N: usize, const W: usize>(mut net: NetEval<N, W>, s: &PlayerSettings) -> (NetEval<N, W>, String) {
-    if let Some(k) = s.kernel.and_then(crate::tensor::Kernel::from_name) {
-        net.set_kernel(k);
-    }
+    net.set_kernel(crate::tensor::Kernel::for_player(s.kernel));
     let what = format!("{}, {} kernel", net.description, net.kernel().name());
     (net, what)
 }
 
 /// An integer build, as [`prepared`].
 fn qprepared<const N: usize, const W: usize>(mut net: QNetEval<N, W>, s: &PlayerSettings) -> (QNetEval<N, W>, String) {
-    if let Some(k) = s.kernel.and_then(crate::tensor::Kernel::from_name) {
-        net.set_kernel(k);
-    }
+    net.set_kernel(crate::tensor::Kernel::for_player(s.kernel));
     let what = format!("{}, {}", net.description, net.kernel_description());
     (net, what)
 }

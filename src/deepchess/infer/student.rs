@@ -10,11 +10,10 @@ use crate::chess::Position;
 use crate::deepchess::features::{Features, BITS};
 use crate::deepchess::model::{ValueArch, ValueNet};
 use crate::eval::line::{DenseFirst, Line};
-use crate::eval::{Evaluator, CP_PER_LOGIT};
+use crate::eval::Evaluator;
 use crate::tensor::kernels::dispatch::FlavourFn;
 use crate::tensor::kernels::simd::Flavour;
 use crate::tensor::layers::dense::{Dense, LayerKernel, Portable};
-use crate::tensor::layers::sigmoid;
 use crate::tensor::Kernel;
 use std::sync::Arc;
 
@@ -174,14 +173,6 @@ impl Evaluator for ValueStudent {
         true
     }
 
-    fn prob_from_diff(&self, diff: f32) -> f32 {
-        sigmoid(diff)
-    }
-
-    fn centipawns(&self, value: f32) -> i32 {
-        (value * CP_PER_LOGIT).round() as i32
-    }
-
     fn fork(&self) -> Option<Self> {
         let line = Line::new(self.layers.first.cols());
         Some(ValueStudent { layers: Arc::clone(&self.layers), kernel: self.kernel, line, scratch: vec![0.0; 2 * MAX_WIDTH], name: self.name, description: self.description.clone() })
@@ -192,6 +183,7 @@ impl Evaluator for ValueStudent {
 mod tests {
     use super::*;
     use crate::deepchess::model::ValueArch;
+    use crate::eval::CP_PER_LOGIT;
     use crate::tensor::Rng;
 
     /// Positions along `n` random games from the start, 40 plies each at most.

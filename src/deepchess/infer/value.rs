@@ -21,7 +21,6 @@ use crate::chess::Position;
 use crate::deepchess::features::{Features, MAX_ACTIVE};
 use crate::eval::line::{BoardBits, FirstLayer, Line};
 use crate::eval::{Evaluator, CP_PER_LOGIT};
-use crate::tensor::layers::sigmoid;
 use std::sync::Arc;
 
 /// A position's sums and its mirror's, side by side: `width()` is twice the net's.
@@ -160,14 +159,6 @@ impl<N: SiameseNet> Evaluator for DrawValue<N> {
         }
         let net = &*self.net;
         value_of(net, self.line.ensure(ply, &WithMirror(net)))
-    }
-
-    fn prob_from_diff(&self, diff: f32) -> f32 {
-        sigmoid(diff)
-    }
-
-    fn centipawns(&self, value: f32) -> i32 {
-        (value * CP_PER_LOGIT).round() as i32
     }
 
     fn clear(&mut self) {

@@ -270,6 +270,14 @@ impl Kernel {
         Kernel::ALL.into_iter().find(|k| k.name().eq_ignore_ascii_case(s.trim()))
     }
 
+    /// The kernel a player's layers run: the one `name` asks for (`PlayerSettings::kernel`,
+    /// `bench --kernel`) where this CPU has it, else the process's ([`active_kernel`]:
+    /// `DEEPCHESS_KERNEL` when set, else the best this CPU has). Every player chooses here,
+    /// so every player honours the same default and the same override.
+    pub fn for_player(name: Option<&str>) -> Kernel {
+        name.and_then(Kernel::from_name).filter(|k| k.available()).unwrap_or_else(active_kernel)
+    }
+
     /// Whether this CPU can run the flavour.
     pub fn available(self) -> bool {
         match self {
