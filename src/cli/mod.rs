@@ -24,7 +24,7 @@ mod uci;
 use crate::io::args::CliError;
 use crate::train::system::Command;
 
-/// The top-level help up to the generic subcommands; the systems' own follow, then [`TOP_HELP_END`].
+/// The top-level help above the subcommands; they follow, then the systems and players.
 const TOP_HELP: &str = "\
 deepchess: learned chess systems reproduced on one set of rules, one numeric engine, one
 search and one arena (the systems and players are listed below).
@@ -32,41 +32,55 @@ search and one arena (the systems and players are listed below).
 Usage: deepchess [SUBCOMMAND] [FLAGS]    (no arguments: a UCI engine on stdin/stdout)
 
 Subcommands:
-  uci                                  the UCI engine (what no arguments runs)
-  bench [--depth N] [--eval NAME]      fixed-depth search speed; 'Nodes searched: N'
-  perft DEPTH [--fen FEN] [--divide]   count leaf nodes of the legal move tree
-  data --pgn FILE --out DIR            sample W/L positions from games into datasets
-  train [--system NAME] [--profile P]  train a system (below; DeepChess by default), checkpointed
-  show FILE                            a net's or dataset's header and the command that made it
-  datagen --engine CMD --out FILE     play engine games (UCI) to grow the corpus
-  label --pgn FILE --out FILE          positions with game result + engine score (seed 001)
-  match --engine SPEC --engine SPEC   play a match, report Elo with error bars
-  tournament [--out DIR]               every player and the anchors in one event, one Elo scale
-  escape --player NAME[=NET]...        seed 002's escape milestone: how often a player saves a hanging piece
-  gauntlet-fit LEVEL:W-D-L|FILE ...    rating on an opponent's scale from several levels
-  bench-perft [--runs N]               perft speed against Stockfish's 'go perft'
-  bench-pgn --pgn FILE                 PGN ingest speed against pgn-extract
-  bench-tensor [--reps N] [--quick]    numeric kernels, RBM training, conv (vs numpy, sklearn, torch if present)
 ";
 
-const TOP_HELP_END: &str = "  help                                 print this help
-  version                              print the version
+/// Each generic subcommand, once: the help lists them in this order (the systems' own after
+/// them, `help` and `version` last) and the dispatch finds them here.
+const GENERIC: &[Command] = &[
+    Command { name: "uci", synopsis: "", about: "the UCI engine (what no arguments runs)", run: uci::run },
+    Command { name: "bench", synopsis: "[--depth N] [--eval NAME]", about: "fixed-depth search speed; 'Nodes searched: N'", run: bench::run },
+    Command { name: "perft", synopsis: "DEPTH [--fen FEN] [--divide]", about: "count leaf nodes of the legal move tree", run: perft::run },
+    Command { name: "data", synopsis: "--pgn FILE --out DIR", about: "sample W/L positions from games into datasets", run: data::run },
+    Command { name: "train", synopsis: "[--system NAME] [--profile P]", about: "train a system (below; DeepChess by default), checkpointed", run: train::run_cli },
+    Command { name: "show", synopsis: "FILE", about: "a net's or dataset's header and the command that made it", run: show::run },
+    Command { name: "datagen", synopsis: "--engine CMD --out FILE", about: "play engine games (UCI) to grow the corpus", run: datagen::run_cli },
+    Command { name: "label", synopsis: "--pgn FILE --out FILE", about: "positions with game result + engine score (seed 001)", run: label::run_cli },
+    Command { name: "match", synopsis: "--engine SPEC --engine SPEC", about: "play a match, report Elo with error bars", run: match_cmd::run_cli },
+    Command { name: "tournament", synopsis: "[--out DIR]", about: "every player and the anchors in one event, one Elo scale", run: tournament::run_cli },
+    Command { name: "escape", synopsis: "--player NAME[=NET]...", about: "seed 002's escape milestone: how often a player saves a hanging piece", run: escape::run },
+    Command { name: "gauntlet-fit", synopsis: "LEVEL:W-D-L|FILE ...", about: "rating on an opponent's scale from several levels", run: gauntlet_fit::run },
+    Command { name: "bench-perft", synopsis: "[--runs N]", about: "perft speed against Stockfish's 'go perft'", run: bench_perft::run },
+    Command { name: "bench-pgn", synopsis: "--pgn FILE", about: "PGN ingest speed against pgn-extract", run: bench_pgn::run },
+    Command { name: "bench-tensor", synopsis: "[--reps N] [--quick]", about: "numeric kernels, RBM training, conv (vs numpy, sklearn, torch if present)", run: bench_tensor::run },
+];
 
-Run 'deepchess SUBCOMMAND --help' for the flags of each subcommand.
-";
+/// Listed after the systems' subcommands.
+const LAST: &[Command] = &[
+    Command { name: "help", synopsis: "", about: "print this help", run: |_| Err(CliError::Help(top_help())) },
+    Command {
+        name: "version",
+        synopsis: "",
+        about: "print the version",
+        run: |_| {
+            println!("deepchess {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        },
+    },
+];
 
-/// Every subcommand a system brings, in the order of `SYSTEMS`.
-fn system_commands() -> impl Iterator<Item = &'static Command> {
-    crate::players::SYSTEMS.iter().flat_map(|s| s.commands.iter())
+/// Every subcommand, in the order the help lists them.
+fn commands() -> impl Iterator<Item = &'static Command> {
+    GENERIC.iter().chain(crate::players::SYSTEMS.iter().flat_map(|s| s.commands.iter())).chain(LAST.iter())
 }
 
-/// [`TOP_HELP`], the systems' subcommands, the systems and the players of the registry.
+/// The help's lines of subcommands, the systems and the players of the registry.
 fn top_help() -> String {
     let mut s = TOP_HELP.to_string();
-    for c in system_commands() {
-        s.push_str(&format!("  {:<36} {}\n", format!("{} {}", c.name, c.synopsis), c.about));
+    for c in commands() {
+        let left = if c.synopsis.is_empty() { c.name.to_string() } else { format!("{} {}", c.name, c.synopsis) };
+        s.push_str(&format!("  {left:<36} {}\n", c.about));
     }
-    s.push_str(TOP_HELP_END);
+    s.push_str("\nRun 'deepchess SUBCOMMAND --help' for the flags of each subcommand.\n");
     s.push_str("\nSystems (train --system NAME; 'deepchess train --system NAME --help'):\n");
     for sys in crate::players::SYSTEMS {
         s.push_str(&format!("  {:<18} {}: {}\n", sys.name, sys.seed, sys.about));
@@ -79,35 +93,6 @@ fn top_help() -> String {
     s
 }
 
-type Run = fn(&[String]) -> Result<(), CliError>;
-
-/// The generic subcommand called `cmd`, if there is one (a system's own come after).
-fn generic(cmd: &str) -> Option<Run> {
-    Some(match cmd {
-        "bench-tensor" => bench_tensor::run,
-        "uci" => uci::run,
-        "bench" => bench::run,
-        "perft" => perft::run,
-        "escape" => escape::run,
-        "bench-perft" => bench_perft::run,
-        "bench-pgn" => bench_pgn::run,
-        "data" => data::run,
-        "train" => train::run_cli,
-        "show" => show::run,
-        "datagen" => datagen::run_cli,
-        "match" => match_cmd::run_cli,
-        "tournament" => tournament::run_cli,
-        "gauntlet-fit" => gauntlet_fit::run,
-        "label" => label::run_cli,
-        "help" | "-h" | "--help" => |_| Err(CliError::Help(top_help())),
-        "version" | "--version" | "-V" => |_| {
-            println!("deepchess {}", env!("CARGO_PKG_VERSION"));
-            Ok(())
-        },
-        _ => return None,
-    })
-}
-
 /// Runs the CLI and returns the process exit code (0 ok, 1 failure, 2 usage error).
 pub fn run(args: &[String]) -> i32 {
     let (cmd, rest) = match args.split_first() {
@@ -116,8 +101,13 @@ pub fn run(args: &[String]) -> i32 {
     };
     // Every file this process saves records this command (io::provenance).
     crate::io::provenance::record(args, crate::tensor::active_kernel().name());
-    let result = match generic(cmd).or_else(|| system_commands().find(|c| c.name == cmd).map(|c| c.run)) {
-        Some(run) => run(rest),
+    let name = match cmd {
+        "-h" | "--help" => "help",
+        "--version" | "-V" => "version",
+        other => other,
+    };
+    let result = match commands().find(|c| c.name == name) {
+        Some(c) => (c.run)(rest),
         None => Err(CliError::Usage(format!("deepchess: unknown subcommand '{cmd}' (see 'deepchess help')"))),
     };
     match result {
@@ -141,16 +131,17 @@ pub fn run(args: &[String]) -> i32 {
 mod tests {
     use super::*;
 
-    /// Each system's subcommand is reached: no generic one and no other system's takes its
-    /// name, and its `--help` is its own; the top-level help lists it.
+    /// Every subcommand is reached by its name alone (no two share one) and listed once in the
+    /// top-level help; a system's subcommand's `--help` is its own.
     #[test]
-    fn the_systems_subcommands_are_found_and_listed() {
-        let names: Vec<&str> = system_commands().map(|c| c.name).collect();
+    fn every_subcommand_is_found_and_listed_once() {
+        let names: Vec<&str> = commands().map(|c| c.name).collect();
         let help = top_help();
-        for (i, c) in system_commands().enumerate() {
-            assert!(generic(c.name).is_none(), "{}: a generic subcommand has its name", c.name);
-            assert!(!names[i + 1..].contains(&c.name), "{}: two systems' subcommands", c.name);
-            assert!(help.contains(&format!("\n  {} {}", c.name, c.synopsis)), "{} not in the help:\n{help}", c.name);
+        for (i, c) in commands().enumerate() {
+            assert!(!names[i + 1..].contains(&c.name), "{}: two subcommands of one name", c.name);
+            assert_eq!(help.matches(&format!("\n  {} ", c.name)).count(), 1, "{} not once in the help:\n{help}", c.name);
+        }
+        for c in crate::players::SYSTEMS.iter().flat_map(|s| s.commands.iter()) {
             match (c.run)(&["--help".to_string()]) {
                 Err(CliError::Help(text)) => assert!(text.contains(&format!("deepchess {}", c.name)), "{}: {text}", c.name),
                 other => panic!("{}: --help gave {other:?}", c.name),
