@@ -9,7 +9,7 @@ use deepchess::chess::{Color, Outcome};
 use std::process::Command;
 
 fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_deepchess")
+    common::exe()
 }
 
 fn read(path: &std::path::Path) -> Vec<deepchess::chess::pgn::PgnGame> {

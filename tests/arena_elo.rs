@@ -198,7 +198,7 @@ fn gauntlet_fit_command_reads_match_pgns() {
     ]
     .concat();
     std::fs::write(&pgn, text).unwrap();
-    let bin = env!("CARGO_BIN_EXE_deepchess");
+    let bin = common::exe();
     let spec = format!("2000:{}", pgn.display());
     let o = Command::new(bin).args(["gauntlet-fit", "--player", "dc", &spec, "1900:3-0-1"]).output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);

@@ -6,7 +6,7 @@ mod common;
 
 use deepchess::chess::pgn::{PgnGame, PgnReader};
 use deepchess::chess::{Color, Outcome, Position};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn fake(name: &str) -> String {
     format!("{}/tests/fakes/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -20,7 +20,7 @@ fn temp_dir() -> common::TempDir {
 fn run_match(args: &[&str]) -> (Output, Vec<PgnGame>) {
     let dir = temp_dir();
     let pgn = dir.join("games.pgn");
-    let out = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+    let out = common::command()
         .arg("match")
         .args(args)
         .args(["--pgn", pgn.to_str().unwrap()])
@@ -273,7 +273,7 @@ fn an_engines_control_bytes_are_escaped_everywhere() {
     let pgn = dir.join("noisy.pgn");
     let noisy = format!("cmd={}", fake("noisy.sh"));
     let good = format!("cmd={}", fake("scripted.sh"));
-    let o2 = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+    let o2 = common::command()
         .args(["match", "--engine", &noisy, "--engine", &good, "--each", "tc=5", "--games", "2", "--openings", "startpos"])
         .args(["--pgn", pgn.to_str().unwrap()])
         .output()
@@ -299,7 +299,7 @@ fn match_appends_only_to_a_pgn_file() {
     let dir = temp_dir();
     let scripted = format!("cmd={}", fake("scripted.sh"));
     let run = |pgn: &std::path::Path| {
-        Command::new(env!("CARGO_BIN_EXE_deepchess"))
+        common::command()
             .args(["match", "--engine", &scripted, "--engine", &scripted, "--each", "depth=1", "--games", "2", "--openings", "startpos"])
             .args(["--pgn", pgn.to_str().unwrap()])
             .output()
@@ -362,7 +362,7 @@ fn a_builtin_players_net_must_load_before_any_game() {
     ];
     for (kind, net, needle) in nets {
         let pgn = dir.join(format!("{kind}.pgn"));
-        let o = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+        let o = common::command()
             .args(["match", "--engine", &format!("builtin={kind}"), &format!("net={net}"), "--engine", "builtin=handcrafted"])
             .args(["--each", "depth=1", "--games", "2", "--openings", "startpos", "--pgn", pgn.to_str().unwrap()])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -390,7 +390,7 @@ fn the_openings_are_never_the_pgn_output() {
         if !out.exists() {
             continue;
         }
-        let o = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+        let o = common::command()
             .args(["match", "--engine", &scripted, "--engine", &scripted, "--each", "depth=1", "--games", "2"])
             .args(["--openings", suite.to_str().unwrap(), "--pgn", out.to_str().unwrap()])
             .output()
@@ -414,7 +414,7 @@ fn a_curve_resumes_only_the_match_it_recorded() {
     let out = dir.join("curve");
     let tsv = out.join("points.tsv");
     let curve = |opponent_depth: &str, resume: bool| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_deepchess"));
+        let mut c = common::command();
         c.current_dir(env!("CARGO_MANIFEST_DIR"));
         c.args(["match", "--engine", "name=nc", "builtin=neurochess", "depth=1", "--engine", "name=hc", "builtin=handcrafted", opponent_depth]);
         c.args(["--curve", list.to_str().unwrap(), "--curve-out", out.to_str().unwrap(), "--concurrency", "2"]);
@@ -520,7 +520,7 @@ fn a_killed_curve_resumes_without_a_lost_or_repeated_game() {
     std::fs::write(&list, format!("nc 6 {net}\nnc 12 {net}\nnc 18 {net}\n")).unwrap();
     let out = dir.join("curve");
     let command = |resume: bool| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_deepchess"));
+        let mut c = common::command();
         c.current_dir(env!("CARGO_MANIFEST_DIR"));
         c.args(["match", "--engine", "name=nc", "builtin=neurochess", "depth=1", "--engine", "name=hc", "builtin=handcrafted", "depth=1"]);
         c.args(["--curve", list.to_str().unwrap(), "--curve-out", out.to_str().unwrap(), "--concurrency", "1"]);

@@ -7,7 +7,7 @@ mod common;
 
 use deepchess::chess::pgn::PgnReader;
 use std::collections::HashSet;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn fake(name: &str) -> String {
@@ -35,7 +35,7 @@ fn fake_args(out: &str) -> Vec<String> {
 }
 
 fn run(args: &[String]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_deepchess")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
+    common::command().args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap()
 }
 
 fn ok(o: &Output) -> String {
@@ -79,7 +79,7 @@ fn a_killed_tournament_continues_without_losing_or_repeating_a_game() {
 
     let dir = common::TempDir::new("tournament-killed");
     let args = fake_args(dir.path().to_str().unwrap());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+    let mut child = common::command()
         .args(&args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(Stdio::null())

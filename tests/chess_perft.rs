@@ -2,6 +2,8 @@
 //! Stockfish 15.1 `go perft`). The fast test stops each position at a node cap; the
 //! ignored test runs every depth in the file.
 
+mod common;
+
 use deepchess::chess::perft::perft;
 use deepchess::chess::Position;
 
@@ -82,7 +84,7 @@ fn a_closed_stdout_ends_quietly() {
     // A pipe whose reader is gone before the command starts: every write fails.
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_deepchess")).args(["perft", "4", "--divide"]).stdout(writer).output().unwrap();
+    let o = common::command().args(["perft", "4", "--divide"]).stdout(writer).output().unwrap();
     assert_eq!(o.status.code(), Some(141), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
 }

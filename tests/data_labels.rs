@@ -10,7 +10,6 @@ use deepchess::chess::{Color, Position};
 use deepchess::data::labels::{EngineScore, LabelSet, Labelled, Wdl};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 const SAMPLE_PGN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pgn/sf15-sample.pgn");
@@ -304,7 +303,7 @@ fn the_shipped_set_loads() {
 }
 
 fn cli(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_deepchess")).args(args).output().unwrap();
+    let o = common::command().args(args).output().unwrap();
     (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
 }
 

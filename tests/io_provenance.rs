@@ -9,7 +9,6 @@ mod common;
 use common::{deepchess, text, TempDir};
 use deepchess::tensor::WeightFile;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 
 
@@ -206,7 +205,7 @@ fn avx2_and_avx512_train_the_same_tiny_nets() {
         let mut made = Vec::new();
         for kernel in [Kernel::Avx2, Kernel::Avx512] {
             let out = dir.join(format!("{name}-{}", kernel.name()));
-            let o = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+            let o = common::command()
                 .arg("train")
                 .args(&args)
                 .args(["--out", out.to_str().unwrap()])

@@ -21,7 +21,7 @@ fn tmp_dir(name: &str) -> common::TempDir {
 /// Runs the binary with `stdin`, failing the test if it takes longer than `secs` (the child
 /// is killed first, so a blocked command cannot hang the suite).
 fn run_timed(args: &[&str], stdin: &str, secs: u64) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_deepchess"))
+    let mut child = common::command()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -227,7 +227,7 @@ fn data_without_any_game_fails_and_writes_nothing() {
     utf16.extend(game.encode_utf16().flat_map(u16::to_le_bytes));
     let inputs: [(&str, Vec<u8>); 3] = [
         ("empty.pgn", Vec::new()),
-        ("binary.pgn", std::fs::read(env!("CARGO_BIN_EXE_deepchess")).unwrap()[..4096].to_vec()),
+        ("binary.pgn", std::fs::read(common::exe()).unwrap()[..4096].to_vec()),
         ("utf16.pgn", utf16),
     ];
     let out = d.join("ds");

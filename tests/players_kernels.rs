@@ -4,6 +4,8 @@
 //! within a few centipawns where two moves are that close). A player that ignored the
 //! setting would make a kernel A/B silently impossible.
 
+mod common;
+
 use deepchess::chess::{Game, Position};
 use deepchess::players::PLAYERS;
 use deepchess::search::bench::POSITIONS;
@@ -81,4 +83,17 @@ fn every_player_plays_the_kernel_it_is_given() {
         }
     }
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
+}
+
+/// One rule for every player's default kernel (`Kernel::for_player`): the process's
+/// `DEEPCHESS_KERNEL` reaches every player with a net (DeepChess, DBN and CNN players used to
+/// take the best kernel whatever it said), and each names the kernel it runs.
+#[test]
+fn the_kernel_override_reaches_every_player_with_a_net() {
+    for p in PLAYERS.iter().filter(|p| p.default_net.is_some()) {
+        let o = common::command().args(["bench", "--eval", p.name, "--depth", "1"]).env("DEEPCHESS_KERNEL", "scalar").output().unwrap();
+        let err = common::text(&o.stderr);
+        assert!(o.status.success(), "{}: {err}", p.name);
+        assert!(err.lines().any(|l| l.starts_with("net ") && l.contains(", scalar kernel")), "{}: {err}", p.name);
+    }
 }

@@ -275,7 +275,7 @@ fn selective_search_finds_a_mate_through_sacrifices() {
 /// `bench --vs` runs any registered players against handcrafted, a ratio line per player.
 #[test]
 fn bench_vs_lists_each_player_against_handcrafted() {
-    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let exe = common::exe();
     let out = std::process::Command::new(exe).args(["bench", "--depth", "2", "--vs", "dbn-regress,compact", "--rounds", "2"]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
@@ -290,7 +290,7 @@ fn bench_vs_lists_each_player_against_handcrafted() {
 
 #[test]
 fn bench_vs_net_reports_the_median_of_interleaved_rounds() {
-    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let exe = common::exe();
     let out = std::process::Command::new(exe).args(["bench", "--depth", "2", "--vs-net", "--rounds", "3"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -316,7 +316,7 @@ fn bench_vs_net_reports_the_median_of_interleaved_rounds() {
 /// refused before any search.
 #[test]
 fn bench_on_the_match_openings_reports_nodes_and_time_to_depth() {
-    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let exe = common::exe();
     let run = |args: &[&str]| std::process::Command::new(exe).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
     let out = run(&["bench", "--depth", "3", "--openings", "4", "--verbose"]);
     let err = String::from_utf8_lossy(&out.stderr);

@@ -7,10 +7,9 @@ mod common;
 use deepchess::tensor::NetFile;
 use common::TempDir;
 use std::path::Path;
-use std::process::Command;
 
 fn train(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_deepchess")).arg("train").args(args).output().unwrap()
+    common::command().arg("train").args(args).output().unwrap()
 }
 
 #[test]
@@ -133,7 +132,7 @@ fn parallel_jobs_train_the_same_nets() {
     let (three, log) = run("three", &["--jobs", "3"]);
     assert!(log.contains("[positions-f0of10 772-8-8 finetune.classify] epoch 2/2") && log.contains("[games-100pm 773-100-100-100 rbm.0] epoch 1/1"), "{log}");
     let tensors = |f: &Path| {
-        let o = Command::new(env!("CARGO_BIN_EXE_deepchess")).arg("show").arg(f).output().unwrap();
+        let o = common::command().arg("show").arg(f).output().unwrap();
         let t = String::from_utf8_lossy(&o.stdout).into_owned();
         t.split("tensors fnv64=").nth(1).map(|x| x[..16].to_string()).unwrap_or_else(|| panic!("{t}"))
     };

@@ -3,11 +3,12 @@
 //! `deepchess compare --suite` prints for the shipped nets today (a changed net or pair makes
 //! this fail until the docs are regenerated).
 
+mod common;
+
 use deepchess::tensor::NetFile;
 use deepchess::chess::Position;
 use deepchess::deepchess::model::Net;
 use deepchess::deepchess::understanding::{prefers, PAIRS, SACRIFICES};
-use std::process::Command;
 
 #[test]
 fn shipped_nets_know_the_piece_values_and_imbalances() {
@@ -34,7 +35,7 @@ fn shipped_nets_know_the_piece_values_and_imbalances() {
 
 #[test]
 fn the_docs_hold_what_the_suite_prints() {
-    let o = Command::new(env!("CARGO_BIN_EXE_deepchess")).args(["compare", "--suite"]).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+    let o = common::command().args(["compare", "--suite"]).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let printed = String::from_utf8(o.stdout).unwrap();
     assert!(printed.matches('\n').count() > PAIRS.len() + 2 * SACRIFICES.len(), "{printed}");

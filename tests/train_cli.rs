@@ -247,7 +247,7 @@ fn corrupt_checkpoint_is_rejected() {
 /// summary with one row per net, and the compact net searched by `bench`.
 #[test]
 fn cli_tiny_profile_makes_every_net_and_the_compact_one_searches() {
-    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let exe = common::exe();
     let dir = TempDir::new("cli-train");
     let (ds, run) = (common::sample_dataset(dir.path()), dir.join("run"));
     let ok = |args: &[&str]| {
@@ -298,7 +298,7 @@ fn cli_tiny_profile_makes_every_net_and_the_compact_one_searches() {
 /// further); a shape no build plays, or that is not a value net's, is refused up front.
 #[test]
 fn cli_value_arch_shapes_the_value_student_and_its_searched_rounds() {
-    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let exe = common::exe();
     for (arch, wanted) in [("773-300-1", "cannot play"), ("773-32-32-2", "bad --value-arch"), ("770-32-1", "bad --value-arch"), ("773-1", "bad --value-arch")] {
         let out = std::process::Command::new(exe).args(["train", "--value-arch", arch, "--data", "/nonexistent"]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{arch} accepted");
@@ -325,7 +325,7 @@ fn cli_value_arch_shapes_the_value_student_and_its_searched_rounds() {
 
 #[test]
 fn cli_rejects_bad_aux_pair_specs_before_loading_data() {
-    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let exe = common::exe();
     for spec in ["progress=2", "gap=0", "material=0.7,progress=0.7", "cheese=1"] {
         let out = std::process::Command::new(exe).args(["train", "--compact-aux", spec, "--data", "/nonexistent"]).output().unwrap();
         assert!(!out.status.success(), "{spec} accepted");
@@ -338,7 +338,7 @@ fn cli_rejects_bad_aux_pair_specs_before_loading_data() {
 /// net the crate trains must play), naming the limit; the shapes the builds take pass.
 #[test]
 fn cli_refuses_a_student_the_search_cannot_play() {
-    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let exe = common::exe();
     for arch in ["773-64-64/64-2", "773-32-32/600-2", "773-200-32/32-2"] {
         let out = std::process::Command::new(exe).args(["train", "--distill-arch", arch, "--data", "/nonexistent"]).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{arch} accepted");
@@ -361,7 +361,7 @@ fn cli_refuses_a_student_the_search_cannot_play() {
 /// `--precision bf16` trains end to end, and the run says so (run.txt, results.md).
 #[test]
 fn cli_trains_with_bf16_products_and_records_it() {
-    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let exe = common::exe();
     let dir = TempDir::new("cli-bf16");
     let (ds, run) = (common::sample_dataset(dir.path()), dir.join("run"));
     let out = std::process::Command::new(exe)
@@ -381,7 +381,7 @@ fn cli_trains_with_bf16_products_and_records_it() {
 
 #[test]
 fn cli_rejects_an_unknown_precision_before_loading_data() {
-    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let exe = common::exe();
     let out = std::process::Command::new(exe).args(["train", "--precision", "fp8", "--data", "/nonexistent"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "accepted");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -393,7 +393,7 @@ fn cli_rejects_an_unknown_precision_before_loading_data() {
 /// anything is written; the thread count and the phase list may change.
 #[test]
 fn cli_resume_refuses_other_settings() {
-    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let exe = common::exe();
     let dir = TempDir::new("cli-resume");
     let ds = common::sample_dataset(dir.path());
     let run = dir.join("run");
@@ -476,7 +476,7 @@ fn an_unreadable_log_is_an_error_not_a_fresh_start() {
 /// of a rebuild leaves) is refused, naming the folder; the pair of one run trains.
 #[test]
 fn cli_train_refuses_a_mismatched_dataset_pair() {
-    let exe = env!("CARGO_BIN_EXE_deepchess");
+    let exe = common::exe();
     let dir = TempDir::new("cli-pair");
     let ds = common::sample_dataset(dir.path());
     let other = dir.join("other");
@@ -513,7 +513,7 @@ fn a_closed_stderr_does_not_stop_training() {
     // A pipe whose reader is gone before the run starts: every write to stderr fails.
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_deepchess"))
+    let status = common::command()
         .args(["train", "--profile", "tiny", "--phases", "pos2vec,siamese", "--data", ds.to_str().unwrap(), "--out", run.to_str().unwrap()])
         .stdout(std::process::Stdio::null())
         .stderr(writer)

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 /// `deepchess train ARGS --out OUT [--resume]`, with no failpoint inherited.
 pub fn train(args: &[String], out: &Path, resume: bool) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_deepchess"));
+    let mut c = super::command();
     c.arg("train").args(args).args(["--out", out.to_str().unwrap()]);
     if resume {
         c.arg("--resume");

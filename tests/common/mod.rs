@@ -17,16 +17,26 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The built program's path (for a match's `--exe`, an engine's command line).
+pub fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_deepchess")
+}
+
+/// The one way the tests start the program: the built `deepchess` in the crate's folder
+/// (where the default data paths are), without a failpoint the test process may have in its
+/// environment (a test that wants one sets it on the command). `tests/house_layering.rs`
+/// refuses the binary's path anywhere else in the tests.
+pub fn command() -> std::process::Command {
+    let mut c = std::process::Command::new(exe());
+    c.env_remove("DEEPCHESS_FAILPOINT").current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
 /// The one way the tests run the program: the built `deepchess` with `args`, in the crate's
 /// folder (where the default data paths are), without a failpoint the test process may have
 /// in its environment; waits for it.
 pub fn deepchess<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_deepchess"))
-        .args(args)
-        .env_remove("DEEPCHESS_FAILPOINT")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
+    command().args(args).output().unwrap()
 }
 
 /// Bytes a command printed, as text.

@@ -22,7 +22,7 @@ pub struct Session {
 
 impl Session {
     pub fn start(args: &[&str]) -> Session {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_deepchess"));
+        let mut c = super::command();
         c.args(args);
         Session::of(c)
     }
