@@ -222,8 +222,9 @@ labels-dbn: build
 # handcrafted evaluator in the same search, equal
 # time, 2 games at once: about 10 minutes on 2 cores (a handcrafted-vs-handcrafted trial ran
 # 8 games of 1+0.01 in 13 s, so 180 games of 2+0.02 take ~10 min).
-# Change with GAMES=, TC=, PLAYER=, NET= (net file for PLAYER; empty = the engine's default)
-# and OPPONENT= (a player spec, see docs/match.md), e.g.
+# Change with GAMES=, TC=, PLAYER=, NET= (net file for PLAYER; empty = the engine's default),
+# OPPONENT= (a player spec, see docs/match.md) and OPENING_START= (the first opening of the
+# suite, 1-based: a confirmation plays openings no earlier selection used), e.g.
 #   make match OPPONENT="name=sf cmd=/usr/games/stockfish option.UCI_LimitStrength=true option.UCI_Elo=1500"
 #   make match PLAYER="name=value-searched builtin=value-searched"   (the value student taught by
 #   its own search, beyond the paper: on par with handcrafted at 2+0.02, docs/results.md)
@@ -234,13 +235,14 @@ NET ?=
 PLAYER ?= name=deepchess builtin=compact $(if $(NET),net=$(NET))
 OPPONENT ?= name=handcrafted builtin=handcrafted
 CONCURRENCY ?= 2
+OPENING_START ?= 1
 match: build
 	@mkdir -p runs
 	@echo "make match: $(MATCH_GAMES) games at tc=$(TC), one point of Table 2's time-control curve (docs/results.md, \"The time-control curve\": the compact net against handcrafted at 2+0.02, 10+0.1, 40+0.4, 4x time and equal nodes)"
 	@# A new match gets a fresh PGN; the previous one is kept once as match.prev.pgn.
 	@if [ -f runs/match.pgn ]; then mv -f runs/match.pgn runs/match.prev.pgn; fi
 	$(BIN) match --engine $(PLAYER) --engine $(OPPONENT) --each tc=$(TC) --games $(MATCH_GAMES) \
-	  --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --pgn runs/match.pgn \
+	  --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --opening-start $(OPENING_START) --pgn runs/match.pgn \
 	  | tee runs/match.txt; exit $${PIPESTATUS[0]}
 
 # Gauntlet: PLAYER against Stockfish limited to several UCI_Elo levels (Stockfish 15.1 accepts
