@@ -31,6 +31,18 @@ macro_rules! assert_term {
 const W: Color = Color::White;
 const B: Color = Color::Black;
 
+/// A FEN rank holding `piece` on `file` (0 = a) and nothing else.
+fn row(file: usize, piece: char) -> String {
+    let before = if file > 0 { file.to_string() } else { String::new() };
+    let after = if file < 7 { (7 - file).to_string() } else { String::new() };
+    format!("{before}{piece}{after}")
+}
+
+/// Ranks 7 down to 2 of a FEN board: a white pawn on h`rank`, the others empty.
+fn h_pawn_on(rank: usize) -> String {
+    (2..=7).rev().map(|r| if r == rank { "7P".to_string() } else { "8".to_string() }).collect::<Vec<_>>().join("/")
+}
+
 #[test]
 fn the_table_names_every_term_once() {
     let mut names: Vec<&str> = TERMS.iter().map(|t| t.name).collect();
@@ -64,6 +76,10 @@ fn isolated_pawns_pay_by_file() {
     assert_term!("4k3/8/8/8/8/8/3P4/4K3 w - - 0 1", W, T::PawnIsolated, -20.0);
     assert_term!("4k3/8/8/8/8/8/1P4P1/4K3 w - - 0 1", W, T::PawnIsolated, -28.0);
     assert_term!("4k3/8/8/8/8/8/2PP4/4K3 w - - 0 1", W, T::PawnIsolated, 0.0);
+    // Every file: a lone pawn on the 2nd rank.
+    for (file, want) in [12.0, 14.0, 16.0, 20.0, 20.0, 16.0, 14.0, 12.0].into_iter().enumerate() {
+        assert_term!(&format!("4k3/8/8/8/8/8/{}/4K3 w - - 0 1", row(file, 'P')), W, T::PawnIsolated, -want);
+    }
 }
 
 #[test]
@@ -94,6 +110,11 @@ fn pawns_gain_by_rank_more_in_the_ending_and_less_on_the_edges() {
     assert_term!("4k3/8/8/8/4p3/8/8/4K3 w - - 0 1", B, T::PawnAdvance, 24.0);
     // The opening: 4 a rank (e4 after 1. e4).
     assert_term!("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", W, T::PawnAdvance, 8.0);
+    // Every file, three ranks on in the ending: 24 in the centre, ours ×¾ on b and g, ×½ on a
+    // and h.
+    for (file, want) in [12.0, 18.0, 24.0, 24.0, 24.0, 24.0, 18.0, 12.0].into_iter().enumerate() {
+        assert_term!(&format!("4k3/8/8/{}/8/8/8/4K3 w - - 0 1", row(file, 'P')), W, T::PawnAdvance, want);
+    }
 }
 
 #[test]
@@ -126,12 +147,34 @@ fn passed_pawns_by_rank_and_when_they_cannot_be_stopped() {
 }
 
 #[test]
+fn passed_pawns_by_rank_in_the_ending_and_half_of_it_in_the_opening() {
+    // Ours: 15, 20, 30, 50, 80, 130 for the 2nd to the 7th rank in the ending. A pawn on h2 to
+    // h7 with nothing in front attacked, and a black knight on b8 so that it is not
+    // unstoppable (330 of non-pawn material: the ending).
+    for (rank, want) in (2..=7).zip([15.0, 20.0, 30.0, 50.0, 80.0, 130.0]) {
+        assert_term!(&format!("kn6/{}/K7 w - - 0 1", h_pawn_on(rank)), W, T::PawnPassed, want);
+    }
+    // Without the knight the black king on a8 is outside every square: "can't be stopped from
+    // queening", ours 100, 120, 150, 190, 240, and the prose's 300 on the 7th.
+    for (rank, want) in (2..=7).zip([100.0, 120.0, 150.0, 190.0, 240.0, 300.0]) {
+        assert_term!(&format!("k7/{}/K7 w - - 0 1", h_pawn_on(rank)), W, T::PawnPassed, want);
+    }
+    // By stage: e5, passed, with the black king attacking e7 in front (halved): 50 / 2 = 25
+    // with kings and pawns, and half of that with every piece on the board.
+    assert_term!("4k3/ppp3pp/8/4P3/8/8/PPP2PPP/4K3 w - - 0 1", W, T::PawnPassed, 25.0);
+    assert_term!("rnbqkbnr/ppp3pp/8/4P3/8/8/PPP2PPP/RNBQKBNR w KQkq - 0 1", W, T::PawnPassed, 12.5);
+}
+
+#[test]
 fn knights_by_centre_enemy_pieces_near_king_distance_and_outposts() {
     // "from 0 points in the corners to 30 points in the centre".
     assert_term!("4k3/8/8/8/8/8/8/N3K3 w - - 0 1", W, T::KnightCentre, 0.0);
     assert_term!("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1", W, T::KnightCentre, 30.0);
     // "within 2 squares of each enemy piece … 4 points in the end game".
     assert_term!("4k3/8/4r3/8/3N4/8/8/4K3 w - - 0 1", W, T::KnightNearEnemy, 4.0);
+    // In the opening (ours: 2): the knight on c6 has a8, b8, c8 and d8 within 2 squares (the
+    // king on e8 is not counted).
+    assert_term!("rnbqkbnr/pppppppp/2N5/8/8/8/PPPPPPPP/RNBQKB1R w KQkq - 0 1", W, T::KnightNearEnemy, 8.0);
     // "A penalty of 1 point per square is given for distance from either king": d4 to g1 is 3,
     // to e8 4.
     assert_term!("4k3/8/8/8/3N4/8/8/6K1 w - - 0 1", W, T::KnightKingDistance, -7.0);
@@ -163,6 +206,32 @@ fn bishops_by_mobility_xrays_placement_and_king_attacks() {
 }
 
 #[test]
+fn bishops_gain_as_material_falls_off() {
+    // "a bonus as material falls off the board equalling 10 points in the end game" (ours:
+    // 10·s a bishop): 10 in the ending, nothing at the start, and in between by the stage —
+    // two bishops with 3,660 of non-pawn material left, s = (6680 − 3660) / 5380.
+    assert_term!("4k3/8/8/8/8/8/8/2B1K3 w - - 0 1", W, T::BishopStage, 10.0);
+    assert_term!("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", W, T::BishopStage, 0.0);
+    assert_term!("r2qk3/pppppppp/8/8/8/8/PPPPPPPP/R1BQKB2 w - - 0 1", W, T::BishopStage, 20.0 * 3020.0 / 5380.0);
+    assert_term!("r2qk3/pppppppp/8/8/8/8/PPPPPPPP/R1BQKB2 w - - 0 1", B, T::BishopStage, 0.0);
+}
+
+#[test]
+fn rooks_xray_as_bishops_do() {
+    // "A bonus of 8 points for Xray attacks is handled as it is for bishops": the rook on a1
+    // reaches the black queen on a5 through its own knight on a3.
+    assert_term!("4k3/8/8/q7/8/N7/8/R3K3 w - - 0 1", W, T::RookXray, 8.0);
+    // A pawn on a3 stops the ray.
+    assert_term!("4k3/8/8/q7/8/P7/8/R3K3 w - - 0 1", W, T::RookXray, 0.0);
+    // The king: e1 to e8 through the knight on e2.
+    assert_term!("4k3/8/8/8/8/8/4N3/4RK2 w - - 0 1", W, T::RookXray, 8.0);
+    // "any undefended piece": the knight on h1, reached through the white king; defended by
+    // the bishop on g2, nothing.
+    assert_term!("4k3/8/8/8/8/8/8/R3K2n w - - 0 1", W, T::RookXray, 8.0);
+    assert_term!("4k3/8/8/8/8/8/6b1/R3K2n w - - 0 1", W, T::RookXray, 0.0);
+}
+
+#[test]
 fn rooks_by_mobility_files_and_king_distance() {
     // "0 points if blocked up to 20 points if attacking 12 squares or more".
     // (Rays pass through pieces, so only pawns block: a3 between its own a2, a4 and b3.)
@@ -178,6 +247,7 @@ fn rooks_by_mobility_files_and_king_distance() {
     assert_term!("4k3/8/8/8/8/8/8/Q3K3 w - - 0 1", W, T::QueenKingDistance, -11.0);
     // In the opening, nothing.
     assert_term!("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", W, T::RookKingDistance, 0.0);
+    assert_term!("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", W, T::QueenKingDistance, 0.0);
 }
 
 #[test]
@@ -213,6 +283,30 @@ fn the_king_centre_open_files_shield_checks_and_castling() {
     assert_term!("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w kq - 0 1".replace("1NBQKBNR", "RNBQKBNR").as_str(), W, T::KingCastling, 0.0);
     // The king walked to f1, its rights gone: 40.
     assert_term!("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQ1KNR w kq - 0 1".replace("RNBQ1KNR", "RNBQBKNR").as_str(), W, T::KingCastling, -40.0);
+}
+
+#[test]
+fn the_king_s_opening_terms_go_to_zero_in_the_ending() {
+    // "up to 23 points in the opening and goes to zero in the end game": bare kings on open
+    // files, nothing; with a rook and a queen each (3,000 of non-pawn material) and the e-file
+    // open, −23·(1 − s), s = (6680 − 3000) / 5380.
+    assert_term!("4k3/8/8/8/8/8/8/4K3 w - - 0 1", W, T::KingOpenFile, 0.0);
+    assert_term!("r2qk3/pppp1ppp/8/8/8/8/PPPP1PPP/R2QK3 w - - 0 1", W, T::KingOpenFile, -23.0 * 1700.0 / 5380.0);
+    // "Depending on game stage" (ours ×(1 − s)): castled on g1 in the ending, nothing; in the
+    // middle game (3,520 left) 10·(1 − s); a king moved to f1 in the ending, nothing.
+    assert_term!("6k1/5ppp/8/8/8/8/5PPP/5RK1 w - - 0 1", W, T::KingCastling, 0.0);
+    assert_term!("r2qk3/pppppppp/8/8/8/8/PPPPPPPP/R2Q1RK1 w - - 0 1", W, T::KingCastling, 10.0 * 2220.0 / 5380.0);
+    assert_term!("4k3/8/8/8/8/8/8/5K2 w - - 0 1", W, T::KingCastling, 0.0);
+}
+
+#[test]
+fn safe_checks_run_from_six_for_one_to_fifty_for_four_or_more() {
+    // "from 6 points for one such check to 50 points for 4 or more". The knight on a1 checks
+    // from c2 only: one.
+    assert_term!("4k3/8/8/8/8/8/8/n3K3 w - - 0 1", W, T::KingSafeChecks, -6.0);
+    // With the queen on d8 (a5, e7 and h4): four; a second knight adds f3: five.
+    assert_term!("3qk3/8/8/8/8/8/8/n3K3 w - - 0 1", W, T::KingSafeChecks, -50.0);
+    assert_term!("3qk3/8/8/8/8/8/8/n3K1n1 w - - 0 1", W, T::KingSafeChecks, -50.0);
 }
 
 #[test]
