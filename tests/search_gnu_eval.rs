@@ -97,7 +97,8 @@ fn a_backward_pawn_pays_more_when_attacked_or_on_a_file_without_enemy_pawns() {
     assert_term!("4k3/8/8/8/2P1P3/3P4/8/4K3 w - - 0 1", W, T::PawnBackward, -10.0);
     // A black pawn on d7 shuts the file; a black knight on b4 attacks d3: 6 + 4.
     assert_term!("4k3/3p4/8/8/1nP1P3/3P4/8/4K3 w - - 0 1", W, T::PawnBackward, -10.0);
-    // A pawn defended by a pawn is not backward.
+    // A pawn defended by a pawn is not backward: d3 (defended by c2) adds nothing; the −10 is
+    // c2's own, which no pawn defends, nor c3, on a file without black pawns.
     assert_term!("4k3/3p4/8/8/8/3P4/2P5/4K3 w - - 0 1", W, T::PawnBackward, -6.0 - 4.0);
 }
 
@@ -183,6 +184,8 @@ fn knights_by_centre_enemy_pieces_near_king_distance_and_outposts() {
     let open = "r1bqkb1r/pppppppp/8/3N4/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1";
     assert_term!(open, W, T::KnightOutpost, 0.0);
     assert_term!("r1bqkb1r/pp1p1ppp/8/3N4/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1", W, T::KnightOutpost, 8.0 * (1.0 - stage(&pos("r1bqkb1r/pp1p1ppp/8/3N4/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1"))));
+    // No enemy pawn at all, but the ending (ours: 0 there).
+    assert_term!("4k3/8/8/3N4/8/8/8/4K3 w - - 0 1", W, T::KnightOutpost, 0.0);
 }
 
 #[test]
