@@ -6,7 +6,7 @@
 //! what memory it takes) or `pipeline.rs` (how to train it).
 
 use crate::eval::handcrafted;
-use crate::search::{Built, PlayerSettings, Searcher};
+use crate::search::{Built, PlayerOption, PlayerSettings, Searcher};
 use crate::train::system::System;
 use std::fmt;
 use std::path::Path;
@@ -48,6 +48,9 @@ pub struct Entry {
     /// caches included: UCI refuses a `Hash` that would not fit before building.
     pub memory_mb: fn(usize) -> usize,
     build: fn(&PlayerSettings, Option<&Path>) -> Result<Built, String>,
+    /// Options of its own (DeepChess's `Quantised`): UCI lists them, `setoption` and `bench
+    /// --option` set them; shared floors name none.
+    pub options: &'static [PlayerOption],
 }
 
 /// Every player, in the order UCI lists them.
@@ -60,6 +63,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: crate::deepchess::player::memory_mb,
         build: crate::deepchess::player::build,
+        options: &[crate::deepchess::player::QUANTISED],
     },
     Entry {
         name: "distilled",
@@ -69,6 +73,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: crate::deepchess::player::memory_mb,
         build: crate::deepchess::player::build,
+        options: &[crate::deepchess::player::QUANTISED],
     },
     Entry {
         name: "deepchess",
@@ -78,6 +83,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: crate::deepchess::player::memory_mb,
         build: crate::deepchess::player::build,
+        options: &[crate::deepchess::player::QUANTISED],
     },
     Entry {
         name: "compact-value",
@@ -87,6 +93,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: crate::deepchess::player::value_memory_mb,
         build: crate::deepchess::player::build_value,
+        options: &[crate::deepchess::player::QUANTISED],
     },
     Entry {
         name: "distilled-value",
@@ -96,6 +103,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: crate::deepchess::player::value_memory_mb,
         build: crate::deepchess::player::build_value,
+        options: &[crate::deepchess::player::QUANTISED],
     },
     Entry {
         name: "value-student",
@@ -105,6 +113,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_only,
         build: crate::deepchess::player::build_student,
+        options: &[],
     },
     Entry {
         name: "value-searched",
@@ -114,6 +123,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_only,
         build: crate::deepchess::player::build_searched,
+        options: &[],
     },
     Entry {
         name: "dbn-classify",
@@ -123,6 +133,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_and_scores,
         build: crate::dbn::player::build_classify,
+        options: &[],
     },
     Entry {
         name: "dbn-regress",
@@ -132,6 +143,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_and_scores,
         build: crate::dbn::player::build_regress,
+        options: &[],
     },
     Entry {
         name: "dbn-quantized",
@@ -141,6 +153,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_and_scores,
         build: crate::dbn::player::build_quantized,
+        options: &[],
     },
     Entry {
         name: "cnn",
@@ -150,6 +163,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_and_scores,
         build: crate::cnn::player::build,
+        options: &[],
     },
     Entry {
         name: "neurochess",
@@ -159,6 +173,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_and_scores,
         build: crate::neurochess::player::build,
+        options: &[],
     },
     Entry {
         name: "neurochess-bp",
@@ -168,6 +183,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_and_scores,
         build: crate::neurochess::player::build,
+        options: &[],
     },
     Entry {
         name: "qagent",
@@ -177,6 +193,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: crate::selfplay::player::memory_mb,
         build: crate::selfplay::player::build,
+        options: &[],
     },
     Entry {
         name: "handcrafted",
@@ -186,6 +203,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_only,
         build: handcrafted_player,
+        options: &[],
     },
     Entry {
         name: "gnu",
@@ -195,6 +213,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_only,
         build: gnu_player,
+        options: &[],
     },
     Entry {
         name: "random-distilled",
@@ -204,6 +223,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: false,
         memory_mb: crate::deepchess::player::random_memory_mb,
         build: crate::deepchess::player::build_random,
+        options: &[],
     },
 ];
 
@@ -219,6 +239,22 @@ pub const SYSTEMS: &[&System] = &[
 /// The system called `name` (any case).
 pub fn find_system(name: &str) -> Option<&'static System> {
     SYSTEMS.iter().copied().find(|s| s.name.eq_ignore_ascii_case(name.trim()))
+}
+
+/// Every option a player declares, each once (by name), in the order of [`PLAYERS`].
+pub fn player_options() -> Vec<&'static PlayerOption> {
+    let mut out: Vec<&'static PlayerOption> = Vec::new();
+    for o in PLAYERS.iter().flat_map(|p| p.options.iter()) {
+        if !out.iter().any(|x| x.name.eq_ignore_ascii_case(o.name)) {
+            out.push(o);
+        }
+    }
+    out
+}
+
+/// The option of some player called `name` (any case).
+pub fn find_option(name: &str) -> Option<&'static PlayerOption> {
+    player_options().into_iter().find(|o| o.name.eq_ignore_ascii_case(name.trim()))
 }
 
 /// The engine's evaluator when none is chosen.
@@ -323,6 +359,27 @@ mod tests {
             let policy = p.system == "selfplay";
             assert!((p.memory_mb)(16) >= 16 || (policy && (p.memory_mb)(16) > 0), "{}: a player takes at least its table", p.name);
         }
+    }
+
+    /// A player's own options are declared by its entry (issue 80: DeepChess's `Quantised` lived
+    /// on the shared floors): each has values, its default first, one name across players, and
+    /// a value outside them is refused with the values named.
+    #[test]
+    fn player_options_are_declared_by_their_players() {
+        let all = player_options();
+        assert!(all.iter().any(|o| o.name == "Quantised"), "{all:?}");
+        for o in &all {
+            assert!(!o.values.is_empty() && !o.about.is_empty(), "{}", o.name);
+            assert_eq!(o.check(&o.values[0].to_ascii_uppercase()), Ok(o.values[0]));
+            assert!(o.check("no such value").unwrap_err().contains(&o.values.join(", ")));
+            assert!(o.uci_line().starts_with(&format!("option name {} type combo default {}", o.name, o.values[0])));
+            assert!(std::ptr::eq(find_option(&o.name.to_ascii_lowercase()).unwrap(), *o));
+        }
+        for p in PLAYERS {
+            let declared = p.options.iter().any(|o| o.name == "Quantised");
+            assert_eq!(declared, p.system == "deepchess" && matches!(p.name, "compact" | "distilled" | "deepchess" | "compact-value" | "distilled-value"), "{}", p.name);
+        }
+        assert!(find_option("Hash").is_none(), "the engine's own options are not a player's");
     }
 
     /// Incremental evaluation is the evaluator's capability: the DeepChess and DBN players

@@ -74,7 +74,7 @@ fn a_fake_system_joins_by_its_folder_and_two_registry_lines_then_trains_and_play
     let lib = std::fs::read_to_string(krate.join("src/lib.rs")).unwrap();
     let lib2 = lib.replacen("pub mod eval;\n", "pub mod eval;\npub mod fake;\n", 1);
     let players = std::fs::read_to_string(krate.join("src/players.rs")).unwrap();
-    let entry = "    Entry { name: \"fake\", description: \"the platform test's fake system\", system: \"fake\", default_net: Some(\"fake.dcw\"), offered: true, memory_mb: crate::fake::player::memory_mb, build: crate::fake::player::build },";
+    let entry = "    Entry { name: \"fake\", description: \"the platform test's fake system\", system: \"fake\", default_net: Some(\"fake.dcw\"), offered: true, memory_mb: crate::fake::player::memory_mb, build: crate::fake::player::build, options: &[] },";
     let players2 = insert(&players, "pub const PLAYERS: &[Entry] = &[", "];", entry);
     let players2 = insert(&players2, "pub const SYSTEMS: &[&System] = &[", "];", "    &crate::fake::pipeline::SYSTEM,");
     assert_eq!(added_lines(&lib, &lib2), ["pub mod fake;"]);

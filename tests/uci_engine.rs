@@ -262,7 +262,7 @@ fn quantised_and_threads_are_answered_and_used() {
     let l = s.expect("info string", 10 * SEC);
     assert!(l.contains("compact.dcw") && !l.contains("integer"), "{l}");
     s.send("setoption name Quantised value maybe");
-    assert!(s.expect("info string", 10 * SEC).contains("not auto, true or false"));
+    assert!(s.expect("info string", 10 * SEC).contains("is not one of auto, true, false"));
     s.send("setoption name Threads value 2");
     assert!(s.expect("info string", 10 * SEC).contains("searching on 2 threads"));
     s.send("position startpos");

@@ -36,12 +36,26 @@ const FLAGS: &[Flag] = &[
     Flag { name: "rounds", value: Some("N"), help: "with --vs-net: rounds of handcrafted and net benches, interleaved; the median ratio is reported (default 5)" },
     Flag { name: "no-incremental", value: None, help: "evaluators that keep work incremental along the line (DeepChess's first layer): recompute it per position" },
     Flag { name: "kernel", value: Some("NAME"), help: "net layers: scalar (the portable loop), avx2 or avx512 (default: the best this CPU has)" },
-    Flag { name: "quantised", value: None, help: "DeepChess nets in integer inference (16-bit tower, 8-bit head), whatever the net's default" },
-    Flag { name: "f32", value: None, help: "DeepChess nets in their f32 layout (half-float weights), whatever the net's default" },
+    Flag { name: "option", value: Some("NAME=VALUE"), help: "a player's own option, as UCI's setoption gives it (repeatable; e.g. Quantised=true: DeepChess's integer inference, Quantised=false its f32 layout; 'deepchess help' lists the players)" },
     Flag { name: "openings", value: Some("N"), help: "the first N positions of the match's opening suite instead of the built-in ones (what games start from)" },
     Flag { name: "suite", value: Some("FILE"), help: "with --openings: the suite (EPD/FEN or PGN; default data/openings-balanced-1000.epd)" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
 ];
+
+/// `--option NAME=VALUE`, each checked against the option a player declares.
+fn player_options(p: &crate::io::args::Parsed) -> Result<Vec<(String, String)>, CliError> {
+    let mut out = Vec::new();
+    for spec in p.get_all("option") {
+        let (name, value) = spec.split_once('=').ok_or_else(|| CliError::Usage(format!("deepchess bench: --option takes NAME=VALUE, not '{}'", crate::io::text::cut(spec, 40))))?;
+        let o = players::find_option(name).ok_or_else(|| {
+            let known: Vec<&str> = players::player_options().iter().map(|o| o.name).collect();
+            CliError::Usage(format!("deepchess bench: no player has an option '{}' (options: {})", crate::io::text::cut(name, 40), known.join(", ")))
+        })?;
+        let v = o.check(value).map_err(|e| CliError::Usage(format!("deepchess bench: --option {e}")))?;
+        out.push((o.name.to_string(), v.to_string()));
+    }
+    Ok(out)
+}
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
     let mut help = usage(
@@ -97,12 +111,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         net: p.get("net").map(Into::into),
         kernel,
         incremental: !p.has("no-incremental"),
-        quantised: match (p.has("quantised"), p.has("f32")) {
-            (true, true) => return Err(CliError::Usage("deepchess bench: --quantised and --f32 exclude each other".into())),
-            (true, false) => Some(true),
-            (false, true) => Some(false),
-            (false, false) => None,
-        },
+        options: player_options(&p)?,
     };
     let verbose = p.has("verbose");
     let games: Vec<Game> = match p.get("openings") {

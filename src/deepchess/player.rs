@@ -10,7 +10,16 @@
 //! table and its score cache.
 
 use super::infer;
-use crate::search::{Built, PlayerSettings};
+use crate::search::{Built, PlayerOption, PlayerSettings};
+
+/// DeepChess's integer inference (16-bit tower, 8-bit head), an option of the net players:
+/// `auto` the faster build for the net as measured (docs/benchmarks.md), `true` forces the
+/// integer build, `false` the f32 layout it is measured against.
+pub const QUANTISED: PlayerOption = PlayerOption {
+    name: "Quantised",
+    values: &["auto", "true", "false"],
+    about: "DeepChess's integer inference: auto (the faster build for the net), true, false",
+};
 use std::path::Path;
 
 /// The feature cache (MB) of a net player whose table takes `hash_mb`.

@@ -18,7 +18,7 @@ pub mod time;
 pub mod tt;
 mod window;
 
-pub use player::{Built, Player, PlayerSettings};
+pub use player::{Built, Player, PlayerOption, PlayerSettings};
 pub use policy::{MoveScorer, PolicyPlayer};
 pub use searcher::{Info, Score, SearchResult, Searcher};
 pub use smp::HELPER_STACK;

@@ -81,16 +81,45 @@ pub struct PlayerSettings {
     /// capability ignores it. False: every position from scratch (`bench --no-incremental`,
     /// to measure the increments); the values are the same.
     pub incremental: bool,
-    /// Integer (quantised) inference for a player whose net has it (DeepChess): `Some(true)`
-    /// forces it (`bench --quantised`, UCI `Quantised true`), `Some(false)` the f32 layout it
-    /// is measured against (`--f32`, `Quantised false`), `None` the net's own default: the
-    /// faster of the two as measured (docs/benchmarks.md).
-    pub quantised: Option<bool>,
+    /// The values of options a player declares of its own ([`PlayerOption`], e.g.
+    /// DeepChess's `Quantised`), by name, as UCI's `setoption` or `bench --option` gave
+    /// them (checked against the declaration). A player reads its own; none is named here.
+    pub options: Vec<(String, String)>,
 }
 
 impl PlayerSettings {
     pub fn new(hash_mb: usize) -> PlayerSettings {
-        PlayerSettings { hash_mb, net: None, kernel: None, incremental: true, quantised: None }
+        PlayerSettings { hash_mb, net: None, kernel: None, incremental: true, options: Vec::new() }
+    }
+
+    /// The value given for option `name` (any case), if any.
+    pub fn option(&self, name: &str) -> Option<&str> {
+        self.options.iter().rev().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// An option of a player's own, declared by its registry entry: UCI lists it (`option name
+/// NAME type combo default D var …`) and passes `setoption` values to the player through
+/// [`PlayerSettings::options`]; `bench --option NAME=VALUE` does the same.
+#[derive(Debug)]
+pub struct PlayerOption {
+    pub name: &'static str,
+    /// The values it takes (any case), the first its default.
+    pub values: &'static [&'static str],
+    /// What it does, for the help texts.
+    pub about: &'static str,
+}
+
+impl PlayerOption {
+    /// `value` as one of [`PlayerOption::values`] (its canonical spelling), or why not.
+    pub fn check(&self, value: &str) -> Result<&'static str, String> {
+        self.values.iter().find(|v| v.eq_ignore_ascii_case(value.trim())).copied().ok_or_else(|| format!("{}: '{}' is not one of {}", self.name, crate::io::text::cut(value, 40), self.values.join(", ")))
+    }
+
+    /// Its line in UCI's answer to `uci`.
+    pub fn uci_line(&self) -> String {
+        let vars: String = self.values.iter().map(|v| format!(" var {v}")).collect();
+        format!("option name {} type combo default {}{vars}", self.name, self.values[0])
     }
 }
 

@@ -65,15 +65,15 @@ fn say_info(out: &Out, fallback: Option<&str>, msg: &str) {
 /// The searcher for player `eval` with its net from `file` (or its shipped one), else the
 /// fallback evaluator. Returns a sentence for `info string` saying what was loaded or why
 /// not, and, when the fallback plays, a short note every later `info string` carries.
-fn build_player(eval: &Entry, file: Option<&str>, hash_mb: usize, quantised: Option<bool>) -> (Box<dyn Player>, String, Option<String>) {
-    let settings = PlayerSettings { net: file.map(std::path::PathBuf::from), quantised, ..PlayerSettings::new(hash_mb) };
+fn build_player(eval: &Entry, file: Option<&str>, hash_mb: usize, options: &[(String, String)]) -> (Box<dyn Player>, String, Option<String>) {
+    let settings = PlayerSettings { net: file.map(std::path::PathBuf::from), options: options.to_vec(), ..PlayerSettings::new(hash_mb) };
     // A cache the machine refuses panics where it is allocated: caught here, the fallback
     // plays instead of the engine ending.
     let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| eval.build(&settings)))
         .unwrap_or_else(|p| Err(BuildError::Load(p.downcast_ref::<String>().cloned().unwrap_or_else(|| "its memory could not be had".into()))));
     // EvalFile under a player that takes no net: said, and the player plays without it.
     if let Err(BuildError::TakesNoNet { .. }) = built {
-        let plain = PlayerSettings { quantised, ..PlayerSettings::new(hash_mb) };
+        let plain = PlayerSettings { options: options.to_vec(), ..PlayerSettings::new(hash_mb) };
         if let Ok(b) = eval.build(&plain) {
             let msg = format!("Eval {} takes no net file: EvalFile {} ignored", eval.name, crate::io::text::printable(file.unwrap_or("")));
             return (b.player, msg, None);
@@ -119,8 +119,8 @@ pub struct Engine {
     selective: bool,
     /// Quiescence search at the horizon (off: seed 004's fixed-depth tables).
     quiescence: bool,
-    /// A DeepChess net's integer inference: `None` the net's default (UCI `auto`).
-    quantised: Option<bool>,
+    /// Values of the players' own options (`players::player_options`), as set.
+    player_options: Vec<(String, String)>,
     searcher: Option<Box<dyn Player>>,
     running: Option<Running>,
     /// What the last (re)build loaded, said after `uciok`.
@@ -154,7 +154,7 @@ impl Engine {
             eval_file: None,
             selective: true,
             quiescence: true,
-            quantised: None,
+            player_options: Vec::new(),
             searcher: None,
             running: None,
             notice: String::new(),
@@ -248,12 +248,14 @@ impl Engine {
             format!("option name Eval type combo default {}{}", players::DEFAULT, players::offered_names().iter().map(|n| format!(" var {n}")).collect::<String>()),
             "option name Selective type check default true".to_string(),
             "option name Quiescence type check default true".to_string(),
-            "option name Quantised type combo default auto var auto var true var false".to_string(),
             "option name Ponder type check default false".to_string(),
-            "uciok".to_string(),
         ] {
             say(&self.out, &l);
         }
+        for o in players::player_options() {
+            say(&self.out, &o.uci_line());
+        }
+        say(&self.out, "uciok");
     }
 
     fn position(&mut self, args: &[&str]) {
@@ -434,7 +436,7 @@ impl Engine {
             note = format!("; Hash {} MB does not fit in the {avail} MB available with this Eval's cache, using {HASH_DEFAULT} MB", self.hash_mb);
             self.hash_mb = HASH_DEFAULT;
         }
-        let (mut s, mut msg, fallback) = build_player(self.eval, self.eval_file.as_deref(), self.hash_mb, self.quantised);
+        let (mut s, mut msg, fallback) = build_player(self.eval, self.eval_file.as_deref(), self.hash_mb, &self.player_options);
         msg.push_str(&note);
         s.set_selective(self.selective);
         s.set_quiescence(self.quiescence);
@@ -521,18 +523,6 @@ impl Engine {
                 }
                 _ => self.info(&format!("setoption Quiescence: '{value}' is not true or false; ignored")),
             },
-            "quantised" => match value.to_ascii_lowercase().as_str() {
-                v @ ("auto" | "true" | "false") => {
-                    let q = (v != "auto").then_some(v == "true");
-                    if self.quantised != q {
-                        self.quantised = q;
-                        self.rebuild_searcher();
-                        self.info(&self.notice.clone());
-                        self.start_threads(false);
-                    }
-                }
-                _ => self.info(&format!("setoption Quantised: '{value}' is not auto, true or false; ignored")),
-            },
             // The engine always prints its expected reply; the option tells it a GUI ponders.
             "ponder" => match value.to_ascii_lowercase().as_str() {
                 "true" | "false" => {}
@@ -543,7 +533,24 @@ impl Engine {
                     s.new_game();
                 }
             }
-            _ => self.info(&format!("setoption: unknown option '{name}' ignored")),
+            _ => match players::find_option(&name) {
+                // A player's own option (the registry declares it): the player is built again.
+                Some(o) => match o.check(&value) {
+                    Ok(v) => {
+                        let known = self.player_options.iter().position(|(n, _)| n == o.name);
+                        let changed = known.map_or(v != o.values[0], |k| self.player_options[k].1 != v);
+                        self.player_options.retain(|(n, _)| n != o.name);
+                        self.player_options.push((o.name.to_string(), v.to_string()));
+                        if changed {
+                            self.rebuild_searcher();
+                            self.info(&self.notice.clone());
+                            self.start_threads(false);
+                        }
+                    }
+                    Err(e) => self.info(&format!("setoption {e}; ignored")),
+                },
+                None => self.info(&format!("setoption: unknown option '{name}' ignored")),
+            },
         }
     }
 }

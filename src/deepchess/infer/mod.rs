@@ -79,7 +79,11 @@ fn load(path: &Path, s: &PlayerSettings, cache_mb: usize, reading: Reading) -> R
     let (net, _) = Net::load(path).map_err(|e| e.to_string())?;
     // Measured defaults (docs/benchmarks.md): integer inference is faster for the big net;
     // for the distilled and compact nets the f32 layout (half-float weights) is.
-    let q = |default: bool| s.quantised.unwrap_or(default);
+    let q = |default: bool| match s.option(super::player::QUANTISED.name) {
+        Some("true") => true,
+        Some("false") => false,
+        _ => default,
+    };
     let names = |comparator, value| if reading == Reading::Value { value } else { comparator };
     let e1 = match Distilled::fits(&net.arch) {
         Ok(()) if q(false) => return Ok(player(qprepared(QDistilled::from_net(&net)?, s), names("distilled", "distilled-value"), s, cache_mb, reading)),
