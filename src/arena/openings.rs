@@ -85,6 +85,53 @@ fn g_to_game(o: &Opening) -> crate::chess::Game {
     game
 }
 
+/// A position as FEN's first four fields (placement, side, castling, en passant): what makes
+/// two openings the same, move counters aside.
+fn key(p: &Position) -> String {
+    p.fen().split_whitespace().take(4).collect::<Vec<_>>().join(" ")
+}
+
+/// The start positions (as [`key`]) of the games of a PGN file (`.xz` allowed; a game without
+/// a `FEN` tag starts from the initial position). A game the reader skips counts by no start:
+/// only where the games it reads begin matters.
+pub fn game_starts(path: &str) -> Result<std::collections::HashSet<String>, String> {
+    let reader = crate::chess::pgn::open_pgn(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut reader = PgnReader::new(reader);
+    let mut starts = std::collections::HashSet::new();
+    while let Some(game) = reader.next_game() {
+        if let Ok(g) = game {
+            starts.insert(key(&g.start));
+        }
+    }
+    if starts.is_empty() {
+        return Err(format!("{path}: no games in the file"));
+    }
+    Ok(starts)
+}
+
+/// `suite` without the openings that begin where a game of `starts` began (the position the
+/// engines take over from, after the opening's moves), and `first` (0-based, in `suite`)
+/// moved to the same opening of what is kept (or the next kept one). Returns the openings
+/// kept, the new first and how many were left out.
+pub fn exclude(suite: Vec<Opening>, first: usize, starts: &std::collections::HashSet<String>) -> (Vec<Opening>, usize, usize) {
+    let before = suite.len();
+    // A first past the end wraps, as `order` wraps it.
+    let first = first % before.max(1);
+    let mut new_first = None;
+    let mut kept = Vec::with_capacity(before);
+    for (i, o) in suite.into_iter().enumerate() {
+        if starts.contains(&key(g_to_game(&o).position())) {
+            continue;
+        }
+        if i >= first && new_first.is_none() {
+            new_first = Some(kept.len());
+        }
+        kept.push(o);
+    }
+    let left = before - kept.len();
+    (kept, new_first.unwrap_or(0), left)
+}
+
 /// The order in which a match uses a suite: `count` openings starting at `first`, in file
 /// order or shuffled with `seed` (each opening used once before any repeats).
 pub fn order(suite_len: usize, count: usize, first: usize, shuffle: Option<u64>) -> Vec<usize> {
@@ -117,5 +164,20 @@ mod tests {
         assert_eq!(sorted, (0..100).collect::<Vec<_>>());
         assert_ne!(a, (0..100).collect::<Vec<_>>());
         assert_eq!(a, order(100, 100, 0, Some(7)));
+    }
+
+    #[test]
+    fn exclusion_drops_openings_a_corpus_started_from_and_keeps_the_first_one_named() {
+        let fens = ["4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "4k3/8/8/8/8/8/8/1R2K3 w - - 0 1", "4k3/8/8/8/8/8/8/2R1K3 w - - 0 1", "4k3/8/8/8/8/8/8/3RK3 w - - 0 1"];
+        let suite: Vec<Opening> = fens.iter().map(|f| Opening { start: Position::from_fen(f).unwrap(), moves: Vec::new() }).collect();
+        // The corpus began at the second opening (its counters differ: they do not count).
+        let starts: std::collections::HashSet<String> = [key(&Position::from_fen("4k3/8/8/8/8/8/8/1R2K3 w - - 7 30").unwrap())].into();
+        let (kept, first, left) = exclude(suite.clone(), 2, &starts);
+        assert_eq!((kept.len(), first, left), (3, 1, 1));
+        assert_eq!(kept[first], suite[2]);
+        // A first that is itself excluded moves to the next kept opening; past the end, it wraps.
+        assert_eq!(exclude(suite.clone(), 1, &starts).1, 1);
+        assert_eq!(exclude(suite.clone(), 7, &starts).1, 2);
+        assert_eq!(exclude(suite.clone(), 0, &Default::default()), (suite, 0, 0));
     }
 }

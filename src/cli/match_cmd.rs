@@ -15,6 +15,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "concurrency", value: Some("N"), help: "games at once (default 2)" },
     Flag { name: "openings", value: Some("FILE"), help: "EPD/FEN or PGN suite, or 'startpos' (default data/openings-balanced-1000.epd)" },
     Flag { name: "opening-start", value: Some("N"), help: "first opening of the suite to use, 1-based (default 1)" },
+    Flag { name: "exclude-starts", value: Some("PGN"), help: "leave out the suite's openings where a game of PGN (.xz allowed) began, e.g. a net's training corpus (repeatable); --opening-start still counts in the whole suite" },
     Flag { name: "shuffle", value: Some("SEED"), help: "use the suite in a shuffled order" },
     Flag { name: "pgn", value: Some("FILE"), help: "append every game here (default runs/match.pgn): a plain PGN file, new or holding games; a compressed or other file is refused" },
     Flag { name: "event", value: Some("NAME"), help: "PGN Event tag (default 'deepchess match')" },
@@ -30,7 +31,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "curve", value: Some("FILE"), help: "a learning curve: the first player with each net of FILE ('SERIES GAMES NET' lines, a relative NET from FILE's folder, as train --system neurochess writes) against the second" },
     Flag { name: "curve-out", value: Some("DIR"), help: "the curve's folder: points.tsv, curve.md, curve.svg, games.pgn (default: FILE's folder/curve-A-vs-B)" },
     Flag { name: "test-share", value: Some("X"), help: "a curve point's test games per training game of its interval (default 1, seed 004's protocol)" },
-    Flag { name: "resume", value: None, help: "continue the curve in --curve-out (its finished points are kept)" },
+    Flag { name: "resume", value: None, help: "continue the match whose games --pgn holds (each checked to be this match's), or the curve in --curve-out (its finished points are kept)" },
     Flag { name: "exe", value: Some("PATH"), help: "program run as 'PATH uci' for builtin= players (default: this one)" },
 ];
 
@@ -50,6 +51,10 @@ A player is a list of KEY=VALUE words after --engine (quote a value that has spa
 Each opening is played twice with colours swapped. Engines that play an illegal move, crash,
 stay silent or overstep the clock (beyond --time-tolerance) lose the game, with the reason in
 the PGN tag TerminationDetails; a crashed or silent engine is restarted for the next game.
+
+With --resume, a match stopped part way continues: the games --pgn holds are counted (each
+must be this match's game of its number: event, players, limits, opening) and the others
+played; a long clock's match may so be played over several sittings.
 
 With --curve FILE, the first player plays each net of FILE in turn (a learning curve: its
 snapshots as it trained), each point's test games as many as the training games since the
@@ -173,7 +178,17 @@ pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
         return Err(usage_err("--opening-start is 1-based".into()));
     }
     let suite = p.get("openings").unwrap_or("data/openings-balanced-1000.epd");
-    let openings = openings::load(suite).map_err(|e| CliError::Failed(format!("openings: {e}")))?;
+    let mut openings = openings::load(suite).map_err(|e| CliError::Failed(format!("openings: {e}")))?;
+    let mut first = first - 1;
+    for corpus in p.get_all("exclude-starts") {
+        let starts = openings::game_starts(corpus).map_err(|e| CliError::Failed(format!("--exclude-starts: {e}")))?;
+        let (kept, new_first, left) = openings::exclude(openings, first, &starts);
+        if kept.is_empty() {
+            return Err(CliError::Failed(format!("--exclude-starts {corpus}: every opening of {suite} begins a game there")));
+        }
+        eprintln!("{left} openings of {suite} left out: games of {corpus} began there");
+        (openings, first) = (kept, new_first);
+    }
     let pgn_out = PathBuf::from(p.get("pgn").unwrap_or("runs/match.pgn"));
     refuse_input_as_output(suite, &pgn_out)?;
     let exe = match p.get("exe") {
@@ -186,9 +201,10 @@ pub fn config(args: &[String]) -> Result<MatchConfig, CliError> {
         games,
         concurrency,
         openings,
-        opening_first: first - 1,
+        opening_first: first,
         shuffle: p.get("shuffle").map(|s| crate::io::args::parse_value("match", "--shuffle", s)).transpose()?,
         pgn_out: Some(pgn_out),
+        resume: p.has("resume"),
         settings,
         sprt,
         exe,

@@ -8,6 +8,7 @@
 pub mod game;
 pub mod player;
 pub mod report;
+mod resume;
 
 pub use game::{GameOutcome, GameSettings, Searched, Termination};
 pub use player::{Limit, PlayerSpec, Program};
@@ -35,6 +36,8 @@ pub struct MatchConfig {
     /// First opening used (0-based), and an optional shuffle seed.
     pub opening_first: usize,
     pub shuffle: Option<u64>,
+    /// Continue the match whose games `pgn_out` already holds (`--resume`).
+    pub resume: bool,
     /// PGN file the games are appended to.
     pub pgn_out: Option<PathBuf>,
     pub settings: GameSettings,
@@ -81,6 +84,8 @@ impl GameRecord {
 pub struct MatchStats {
     pub planned: u64,
     pub finished: u64,
+    /// Of `finished`, the games a resume found in the PGN file.
+    pub resumed: u64,
     pub wdl: Wdl,
     pub penta: Pentanomial,
     /// Per player (A, B): games lost on time, by illegal moves, by crashes.
@@ -100,10 +105,15 @@ pub struct MatchStats {
 struct Schedule {
     next: u64,
     stop: bool,
+    /// Games (0-based) a resumed match already holds: passed over.
+    done: std::collections::BTreeSet<u64>,
 }
 
 fn take(s: &Mutex<Schedule>, total: u64) -> Option<u64> {
     let mut s = s.lock().unwrap_or_else(|e| e.into_inner());
+    while s.done.contains(&s.next) {
+        s.next += 1;
+    }
     if s.next >= total || (s.stop && s.next.is_multiple_of(2)) {
         return None;
     }
@@ -122,6 +132,11 @@ pub fn run(cfg: &MatchConfig, mut on_game: impl FnMut(&MatchStats, &GameRecord) 
     for p in &cfg.players {
         p.check_builtin()?;
     }
+    // The games a resumed match holds, read (and checked) before anything is written; a new
+    // match must not add its games to a file that holds others' under the same numbers.
+    let pairs = cfg.games.div_ceil(2) as usize;
+    let order = openings::order(cfg.openings.len(), pairs, cfg.opening_first, cfg.shuffle);
+    let earlier = if cfg.resume { resume::played(cfg, &order)? } else { Default::default() };
     // A compressed or non-PGN file is refused untouched; the separator keeps a blank line
     // between the file's last game and ours.
     let mut file = match &cfg.pgn_out {
@@ -133,14 +148,28 @@ pub fn run(cfg: &MatchConfig, mut on_game: impl FnMut(&MatchStats, &GameRecord) 
         }
         None => None,
     };
-    let pairs = cfg.games.div_ceil(2) as usize;
-    let order = openings::order(cfg.openings.len(), pairs, cfg.opening_first, cfg.shuffle);
     let started = Instant::now();
-    let schedule = Mutex::new(Schedule { next: 0, stop: false });
+    let mut stats = MatchStats { planned: cfg.games, ..MatchStats::default() };
+    let mut half_pairs = HashMap::<u64, f64>::new();
+    let mut schedule = Schedule { next: 0, stop: false, done: Default::default() };
+    for (n, record) in &earlier {
+        count(&mut stats, record, &mut half_pairs);
+        schedule.done.insert(n - 1);
+    }
+    stats.resumed = earlier.len() as u64;
+    if cfg.resume {
+        let at = cfg.pgn_out.as_ref().map_or(String::new(), |p| p.display().to_string());
+        eprintln!("resuming: {} of the match's {} games are in {at}", earlier.len(), cfg.games);
+    }
+    if let Some(sprt) = cfg.sprt.as_ref().filter(|_| !earlier.is_empty()) {
+        let llr = sprt.llr(&stats.penta);
+        (stats.llr, stats.sprt) = (Some(llr), Some(sprt.decision(llr)));
+        schedule.stop = stats.sprt != Some(SprtDecision::Continue);
+    }
+    let schedule = Mutex::new(schedule);
     let fatal: Mutex<Option<String>> = Mutex::new(None);
     let ever_started = [AtomicBool::new(false), AtomicBool::new(false)];
-    let stats = MatchStats { planned: cfg.games, ..MatchStats::default() };
-    let shared = Mutex::new((stats, HashMap::<u64, f64>::new(), &mut on_game, file.as_mut()));
+    let shared = Mutex::new((stats, half_pairs, &mut on_game, file.as_mut()));
     let set_fatal = |msg: String| {
         let mut f = fatal.lock().unwrap_or_else(|e| e.into_inner());
         f.get_or_insert(msg);

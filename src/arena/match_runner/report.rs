@@ -33,7 +33,8 @@ pub fn progress_line(cfg: &MatchConfig, s: &MatchStats) -> String {
         let (lo, hi) = sprt.bounds();
         line.push_str(&format!("  LLR {llr:.2} ({lo:.2}, {hi:.2})"));
     }
-    let rate = s.finished as f64 / s.elapsed.as_secs_f64().max(1e-9);
+    // Games a resume took from the file took none of this invocation's time.
+    let rate = (s.finished - s.resumed) as f64 / s.elapsed.as_secs_f64().max(1e-9);
     let eta = s.planned.saturating_sub(s.finished) as f64 / rate.max(1e-9);
     line.push_str(&format!("  {:.2} games/s  ETA {}m{:02}s", rate, (eta / 60.0) as u64, (eta % 60.0) as u64));
     let faults: u64 = s.time_losses.iter().chain(&s.illegal_moves).chain(&s.crashes).sum();
@@ -47,14 +48,15 @@ pub fn progress_line(cfg: &MatchConfig, s: &MatchStats) -> String {
 pub fn final_table(cfg: &MatchConfig, s: &MatchStats) -> String {
     let [a, b] = &cfg.players;
     let mut out = format!(
-        "Match {} ({}) vs {} ({}): {} games played of {}, {:.0} s\n\n",
+        "Match {} ({}) vs {} ({}): {} games played of {}, {:.0} s{}\n\n",
         a.name,
         a.limit,
         b.name,
         b.limit,
         s.finished,
         s.planned,
-        s.elapsed.as_secs_f64()
+        s.elapsed.as_secs_f64(),
+        if s.resumed > 0 { format!(" (and {} games resumed from the PGN file)", s.resumed) } else { String::new() }
     );
     let width = a.name.len().max(b.name.len()).max(6);
     out.push_str(&format!(
