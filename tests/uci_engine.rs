@@ -304,6 +304,16 @@ fn threads_beyond_the_memory_are_reduced_and_said_never_a_panic() {
     assert!(s.expect("info string", 30 * SEC).contains("keeping 16 MB"));
     s.send("isready");
     s.expect("readyok", 60 * SEC);
+    // The Threads asked are kept, not lowered to what fitted: a smaller Hash frees memory and
+    // as many threads as then fit are started, said against the 256 asked.
+    s.send("setoption name Hash value 1");
+    let l = s.expect("info string Threads 256", 30 * SEC);
+    let again: usize = l.rsplit("using ").next().unwrap().trim().parse().unwrap();
+    assert!((used..256).contains(&again), "{l} (before: {used})");
+    s.send("isready");
+    s.expect("readyok", 60 * SEC);
+    s.send("go depth 3");
+    assert!(!s.expect("bestmove", 120 * SEC).contains("0000"));
     s.quit();
 }
 

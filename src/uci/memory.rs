@@ -27,7 +27,7 @@ impl Engine {
         let per = self.eval.thread_mb(self.hash_mb).max(1);
         let built = self.searcher.as_ref().map_or(0, |s| s.threads());
         let have = built.max(1);
-        let mut fit = self.threads;
+        let mut fit = self.threads_asked;
         if let Some(avail) = available_mb() {
             let base = if built == 0 { (self.eval.memory_mb)(self.hash_mb) } else { 0 };
             fit = fit.min(have + avail.saturating_sub(base) / per);
@@ -47,7 +47,7 @@ impl Engine {
     /// `info string`); says how many will search always when `say` is set, else only when
     /// fewer than asked.
     pub(super) fn start_threads(&mut self, say: bool) {
-        let asked = self.threads;
+        let asked = self.threads_asked;
         let fit = self.threads_that_fit();
         if fit < asked {
             self.info(&format!(
@@ -57,7 +57,8 @@ impl Engine {
                 self.hash_mb
             ));
         }
-        // The next searches use what fits (Threads is asked again to change it).
+        // The next searches use what fits; the asked count is kept, so that a smaller Hash or
+        // a cheaper Eval later starts as many as then fit.
         self.threads = fit;
         if self.searcher.as_ref().is_some_and(|s| s.threads() == fit) {
             if say {
@@ -103,7 +104,12 @@ impl Engine {
             return;
         };
         match s.set_hash(mb) {
-            Ok(()) => self.hash_mb = mb,
+            Ok(()) => {
+                self.hash_mb = mb;
+                if self.threads < self.threads_asked {
+                    self.start_threads(false);
+                }
+            }
             Err(e) => {
                 let kept = self.hash_mb;
                 self.info(&format!("setoption Hash: {e}; keeping {kept} MB"))

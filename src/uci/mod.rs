@@ -111,7 +111,9 @@ pub struct Engine {
     out: Out,
     game: Game,
     hash_mb: usize,
+    /// The threads searching (`Threads` as far as the memory allows) and `Threads` as asked.
     threads: usize,
+    threads_asked: usize,
     overhead: Duration,
     eval: &'static Entry,
     eval_file: Option<String>,
@@ -149,6 +151,7 @@ impl Engine {
             game: Game::default(),
             hash_mb: HASH_DEFAULT,
             threads: 1,
+            threads_asked: 1,
             overhead: Duration::from_millis(OVERHEAD_DEFAULT_MS),
             eval: players::find_offered(players::DEFAULT).expect("the default player is registered"),
             eval_file: None,
@@ -476,12 +479,13 @@ impl Engine {
             },
             "threads" => match spin(1, 256) {
                 Ok(v) => {
-                    self.threads = v as usize;
+                    (self.threads, self.threads_asked) = (v as usize, v as usize);
                     if self.searcher.is_some() {
                         self.start_threads(true);
                     } else {
                         let fit = self.threads_that_fit();
-                        self.info(&format!("Threads {v}: from the next search{}", if fit < self.threads { format!(", on {fit} (the memory for more is not there)") } else { String::new() }));
+                        self.threads = fit;
+                        self.info(&format!("Threads {v}: from the next search{}", if fit < self.threads_asked { format!(", on {fit} (the memory for more is not there)") } else { String::new() }));
                     }
                 }
                 Err(m) => self.info(&m),
