@@ -364,3 +364,35 @@ fn quiescence_off_cuts_the_search_at_the_nominal_depth() {
     let r = run(&mut without, &Game::new(mate), Limits::depth(2));
     assert_eq!(r.best, Some(uci(&mate, "a1a8")));
 }
+
+/// The tree's counts (`bench --tree`) are consistent and follow the search's switches: parts
+/// never exceed their wholes, full width prunes nothing, a search without null windows makes
+/// none, one without quiescence counts only its horizon's positions there.
+#[test]
+fn the_tree_counts_follow_the_search() {
+    use deepchess::search::Player;
+    let game = Game::new(Position::from_fen(bench::POSITIONS[1]).unwrap());
+    let counts = |s: &mut Searcher<ScoreComparator<Handcrafted>>| {
+        run(s, &game, Limits::depth(6));
+        s.counters()
+    };
+    let c = counts(&mut Searcher::new(handcrafted(), 8));
+    for (part, whole) in [("cut-offs", "move nodes"), ("first-move cut-offs", "cut-offs"), ("table-move cut-offs", "cut-offs"), ("static cuts", "static cuts tried"), ("null-move cuts", "null moves tried"), ("LMR re-searches", "null-window searches")] {
+        assert!(c.get(part) <= c.get(whole), "{part} {} > {whole} {}", c.get(part), c.get(whole));
+    }
+    for name in ["move nodes", "cut-offs", "first-move cut-offs", "null-window searches", "quiescence nodes", "static cuts tried", "late moves pruned"] {
+        assert!(c.get(name) > 0, "{name}: {c:?}");
+    }
+    let c = counts(&mut full_width());
+    for name in ["static cuts tried", "null moves tried", "late moves pruned", "SEE-pruned moves", "LMR re-searches"] {
+        assert_eq!(c.get(name), 0, "{name} at full width");
+    }
+    let mut s = Searcher::new(handcrafted(), 8);
+    s.null_windows = false;
+    assert_eq!(counts(&mut s).get("null-window searches"), 0);
+    let with = counts(&mut Searcher::new(handcrafted(), 8)).get("quiescence nodes");
+    let mut s = Searcher::new(handcrafted(), 8);
+    s.quiescence = false;
+    let without = counts(&mut s).get("quiescence nodes");
+    assert!(0 < without && without < with, "{without} horizon positions, {with} quiescence nodes");
+}

@@ -8,7 +8,23 @@ use crate::search::bench::{self, BenchReport};
 use crate::search::{Player, PlayerSettings};
 use crate::tensor::Kernel;
 
-fn run_one(mut p: Box<dyn Player>, depth: u32, games: &[Game], verbose: bool) -> BenchReport {
+/// Positions whose children `--transitivity` compares: each bench position and its first 8
+/// children (the sets of siblings a node at ply 0 and at ply 1 compares).
+fn sibling_parents(games: &[Game]) -> Vec<crate::chess::Position> {
+    let mut out = Vec::new();
+    for g in games {
+        let pos = *g.position();
+        out.push(pos);
+        for &m in pos.legal_moves().iter().take(8) {
+            let mut child = pos;
+            child.play(m);
+            out.push(child);
+        }
+    }
+    out
+}
+
+fn run_one(mut p: Box<dyn Player>, depth: u32, games: &[Game], verbose: bool, transitivity: bool) -> BenchReport {
     let r = bench::run(p.as_mut(), depth, games, |i, game, nodes| {
         if verbose {
             eprintln!("position {:>2}: {nodes:>10} nodes  {}", i + 1, game.position().fen());
@@ -23,6 +39,13 @@ fn run_one(mut p: Box<dyn Player>, depth: u32, games: &[Game], verbose: bool) ->
         r.nps(),
         r.counters_line()
     );
+    if transitivity {
+        let counts: Vec<String> = r.counters.0.iter().map(|c| format!("{} {}", c.name, c.count)).collect();
+        eprintln!("eval {} counts: {}", p.name(), counts.join(", "));
+        if let Some(t) = p.transitivity(&sibling_parents(games), 24) {
+            eprintln!("eval {}: {}", p.name(), t.line());
+        }
+    }
     r
 }
 
@@ -40,6 +63,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "openings", value: Some("N"), help: "the first N positions of the match's opening suite instead of the built-in ones (what games start from)" },
     Flag { name: "suite", value: Some("FILE"), help: "with --openings: the suite (EPD/FEN or PGN; default data/openings-balanced-1000.epd)" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
+    Flag { name: "tree", value: None, help: "then what shaped each player's tree (its counts, not rates: cut-offs, first-move cut-offs, re-searches, pruning) and, for a player that compares positions, how often it contradicts itself on siblings (cyclic triples)" },
 ];
 
 /// `--option NAME=VALUE`, each checked against the option a player declares.
@@ -114,6 +138,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         options: player_options(&p)?,
     };
     let verbose = p.has("verbose");
+    let transitivity = p.has("tree");
     let games: Vec<Game> = match p.get("openings") {
         None if p.get("suite").is_some() => return Err(CliError::Usage("deepchess bench: --suite goes with --openings N".into())),
         None => bench::builtin(),
@@ -154,7 +179,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             eprintln!("note: {} keeps nothing incremental: --no-incremental changes nothing", player.name());
         }
         let games = games.clone();
-        let run = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_one(player, depth, &games, verbose));
+        let run = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_one(player, depth, &games, verbose, transitivity));
         Ok(run.expect("bench thread").join().expect("bench thread panicked"))
     };
     let first = bench_of(player, &settings)?;

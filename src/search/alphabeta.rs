@@ -102,6 +102,8 @@ impl<C: Comparator> Searcher<C> {
         if picker.is_empty() {
             return if in_check { Value::mate(side.flip(), ply) } else { Value::draw() };
         }
+        self.tree.move_nodes += 1;
+        self.tree.hash_move_nodes += hash_move.is_some() as u64;
         let mut best = Value::worst_for(side);
         let mut best_move = None;
         // Quiet moves searched so far (the first 64): history pushes them down on a cut-off.
@@ -118,6 +120,7 @@ impl<C: Comparator> Searcher<C> {
             if late {
                 child.play(m);
                 if !child.is_check() {
+                    self.tree.lmp_skips += 1;
                     continue;
                 }
             }
@@ -132,6 +135,7 @@ impl<C: Comparator> Searcher<C> {
                 && Some(m) != hash_move
                 && !see_ge(pos, m, see_margin(depth, quiet))
             {
+                self.tree.see_skips += 1;
                 continue;
             }
             if !late {
@@ -166,8 +170,10 @@ impl<C: Comparator> Searcher<C> {
                     0
                 };
                 let (na, nb) = (alpha.raised().flip(), alpha.flip());
+                self.tree.null_windows += 1;
                 let mut v = self.alphabeta(&child, new_depth - r, ply + 1, na, nb, false);
                 if r > 0 && !self.aborted && self.exceeds(&v, &alpha, side) {
+                    self.tree.lmr_researches += 1;
                     v = self.alphabeta(&child, new_depth, ply + 1, na, nb, false);
                 }
                 if pv
@@ -175,6 +181,7 @@ impl<C: Comparator> Searcher<C> {
                     && self.exceeds(&v, &alpha, side)
                     && !self.reaches(&v, &beta, side)
                 {
+                    self.tree.pv_researches += 1;
                     v = self.alphabeta(&child, new_depth, ply + 1, beta.flip(), alpha.flip(), true);
                 }
                 v
@@ -185,6 +192,9 @@ impl<C: Comparator> Searcher<C> {
                 return alpha.value;
             }
             if self.reaches(&v, &beta, side) {
+                self.tree.cutoffs += 1;
+                self.tree.first_move_cutoffs += (index == 1) as u64;
+                self.tree.hash_move_cutoffs += (Some(m) == hash_move) as u64;
                 if quiet {
                     self.heur.on_cutoff(side, m, ply, depth, &quiets[..n_quiets]);
                 }

@@ -15,6 +15,7 @@ pub mod see;
 mod searcher;
 mod smp;
 pub mod time;
+pub mod tree;
 pub mod tt;
 mod window;
 

@@ -59,6 +59,12 @@ pub trait Player: Send {
 
     /// What it counted since it was built, each count named by the player.
     fn counters(&self) -> Counters;
+
+    /// How often its comparator contradicts itself on the children of each of `parents`
+    /// (at most `max_children` each; see `tree.rs`); `None` for a player without one.
+    fn transitivity(&mut self, _parents: &[crate::chess::Position], _max_children: usize) -> Option<super::tree::Transitivity> {
+        None
+    }
 }
 
 /// How a player of the registry is built: the same for every player, each reading what it
@@ -163,7 +169,17 @@ where
     fn name(&self) -> &'static str {
         self.comp.name()
     }
+    fn transitivity(&mut self, parents: &[crate::chess::Position], max_children: usize) -> Option<super::tree::Transitivity> {
+        let mut t = super::tree::Transitivity::default();
+        for p in parents {
+            t.add_siblings(&mut self.comp, p, max_children);
+        }
+        self.comp.clear();
+        Some(t)
+    }
     fn counters(&self) -> Counters {
-        self.comp.counters()
+        let mut c = self.comp.counters();
+        c.0.extend(self.tree.counters().0);
+        c
     }
 }

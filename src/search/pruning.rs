@@ -28,6 +28,8 @@ impl<C: Comparator> Searcher<C> {
             let p_side = if pos.turn() == Color::White { p } else { 1.0 - p };
             p_side >= static_cut_confidence(depth)
         });
+        self.tree.static_tries += 1;
+        self.tree.static_cuts += cut as u64;
         (v, cut)
     }
 
@@ -42,6 +44,7 @@ impl<C: Comparator> Searcher<C> {
         if !self.reaches(&stand, beta, side) {
             return None;
         }
+        self.tree.null_tries += 1;
         let r = 3 + depth / 6;
         let mut child = *pos;
         child.play_null();
@@ -51,7 +54,9 @@ impl<C: Comparator> Searcher<C> {
         let v = self.alphabeta(&child, depth - 1 - r, ply + 1, beta.flip(), beta.lowered().flip(), false);
         self.path.pop();
         // A mate found after passing is no proof of anything: search normally.
-        (!self.aborted && !v.is_mate() && self.reaches(&v, beta, side)).then_some(v)
+        let cut = !self.aborted && !v.is_mate() && self.reaches(&v, beta, side);
+        self.tree.null_cuts += cut as u64;
+        cut.then_some(v)
     }
 }
 

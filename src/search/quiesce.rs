@@ -25,6 +25,7 @@ impl<C: Comparator> Searcher<C> {
     ) -> Value<C::Key> {
         self.pv_len[ply] = 0;
         self.nodes += 1;
+        self.tree.qnodes += 1;
         self.seldepth = self.seldepth.max(ply);
         if self.check_abort() {
             return alpha.value;

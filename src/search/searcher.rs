@@ -62,6 +62,8 @@ pub struct Searcher<C: Comparator> {
     pub(super) tt: Arc<Table<C::Key>>,
     pub(super) heur: Heuristics,
     pub(super) nodes: u64,
+    /// What shaped the tree (`tree.rs`), counted for `bench`.
+    pub(super) tree: super::tree::TreeCounts,
     pub(super) seldepth: usize,
     pub(super) aborted: bool,
     pub(super) stop: Arc<AtomicBool>,
@@ -99,6 +101,7 @@ impl<C: Comparator> Searcher<C> {
             tt: Arc::new(Table::new(hash_mb)),
             heur: Heuristics::default(),
             nodes: 0,
+            tree: Default::default(),
             seldepth: 0,
             aborted: false,
             stop: Arc::new(AtomicBool::new(false)),
