@@ -346,7 +346,8 @@ fn bench_on_the_match_openings_reports_nodes_and_time_to_depth() {
 
 /// Quiescence off (UCI `Quiescence false`, seed 004's tables "cut at depth 2, or 4") leaves
 /// the position at the horizon as it is: at depth 1 the queen takes a knight the pawn
-/// defends, which the quiescence search sees refuted (the check extension stays).
+/// defends, which the quiescence search sees refuted. Nor is a check extended: no line goes
+/// past the nominal depth.
 #[test]
 fn quiescence_off_cuts_the_search_at_the_nominal_depth() {
     let pos = Position::from_fen("4k3/8/4p3/3n4/8/8/8/3QK3 w - - 0 1").unwrap();
@@ -363,6 +364,13 @@ fn quiescence_off_cuts_the_search_at_the_nominal_depth() {
     let mate = Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").unwrap();
     let r = run(&mut without, &Game::new(mate), Limits::depth(2));
     assert_eq!(r.best, Some(uci(&mate, "a1a8")));
+    for fen in bench::POSITIONS {
+        let g = Game::new(Position::from_fen(fen).unwrap());
+        for d in [2, 3] {
+            let r = run(&mut without, &g, Limits::depth(d));
+            assert!(r.info.seldepth <= d, "{fen}: depth {d} reached seldepth {}", r.info.seldepth);
+        }
+    }
 }
 
 /// The tree's counts (`bench --tree`) are consistent and follow the search's switches: parts

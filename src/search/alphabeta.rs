@@ -148,6 +148,7 @@ impl<C: Comparator> Searcher<C> {
             // that loses material on its square is not worth a ply (a sacrifice that mates is
             // still searched, one ply shorter).
             let ext = (gives_check
+                && self.quiescence
                 && (ply as i32) < 2 * self.root_depth
                 && see_ge(pos, m, 0)) as i32;
             let new_depth = depth - 1 + ext;

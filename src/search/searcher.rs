@@ -83,8 +83,10 @@ pub struct Searcher<C: Comparator> {
     /// Principal variation search (off: every node gets the full window; tests compare
     /// the two).
     pub null_windows: bool,
-    /// Quiescence search at the horizon (off: the position at the nominal depth stands for
-    /// itself, as in the tables of seed 004, whose searches were "cut at depth 2, or 4").
+    /// Quiescence search at the horizon and the check extension (off: the search is cut at
+    /// the nominal depth, checks included, and the position there stands for itself, as in
+    /// the tables of seed 004, whose searches were "cut at depth 2, or 4 (no quiescence
+    /// extensions)").
     pub quiescence: bool,
     /// Lazy SMP (`smp.rs`): the helper searchers (threads beyond the first), and for a
     /// helper, where it publishes its node count and the depth its iterations start at.

@@ -119,7 +119,7 @@ pub struct Engine {
     eval_file: Option<String>,
     /// Null move, late-move reductions and pruning (off: the paper's full-width search).
     selective: bool,
-    /// Quiescence search at the horizon (off: seed 004's fixed-depth tables).
+    /// Quiescence search and the check extension (off: seed 004's fixed-depth tables).
     quiescence: bool,
     /// Values of the players' own options (`players::player_options`), as set.
     player_options: Vec<(String, String)>,
