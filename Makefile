@@ -129,8 +129,9 @@ train-neurochess: build
 
 # Table 1 of seed 004: every snapshot of RUN against GNU Chess's evaluation (eval::gnu, written
 # from its authors' prose) in our one search, "the same search mechanism" as the seed's, both
-# sides at depth 2 with Quiescence=false and Selective=false (no null move, reductions or
-# pruning), against that opponent at depth 2 and at depth 4; as many test games as training
+# sides at depth 2 with Quiescence=false and Selective=false (no quiescence, check extension,
+# null move, reductions or pruning: cut at the nominal depth), every game played out (no
+# adjudication: mate or a rules draw), against that opponent at depth 2 and at depth 4; as many test games as training
 # games (NC_TEST_SHARE=1, the seed's protocol; less for a quicker look), openings paired between
 # BP and EBNN. Then the same against our handcrafted evaluator at depth 2 (what the settings
 # were chosen on), and, a second condition, against GNU Chess 6.2.7 itself at depth 2 and 4 (its
@@ -142,7 +143,7 @@ RUN ?= $(NC_RUN)
 NC_TEST_SHARE ?= 1
 NC_SEARCH = option.Quiescence=false option.Selective=false
 NC_PLAYER = --engine name=neurochess builtin=neurochess $(NC_SEARCH) depth=2
-NC_CURVE = --curve $(RUN)/snapshots.txt --test-share $(NC_TEST_SHARE) --concurrency $(CONCURRENCY) --resume
+NC_CURVE = --curve $(RUN)/snapshots.txt --test-share $(NC_TEST_SHARE) --concurrency $(CONCURRENCY) --no-adjudication --resume
 neurochess-table1: build
 	@test -f $(RUN)/snapshots.txt || { echo "$(RUN)/snapshots.txt not found: train first (make train-neurochess)"; exit 1; }
 	set -e; for d in 2 4; do \
