@@ -143,19 +143,24 @@ RUN ?= $(NC_RUN)
 NC_TEST_SHARE ?= 1
 NC_SEARCH = option.Quiescence=false option.Selective=false
 NC_PLAYER = --engine name=neurochess builtin=neurochess $(NC_SEARCH) depth=2
+# Openings: the start position and 6 random moves, a suite per curve kind (random:PLIES:SEED,
+# 10,000 distinct openings each): the test curves' never repeat within a curve and share none
+# with the validation curve's (checked by a unit test of arena::openings for these seeds).
+NC_TEST_OPENINGS ?= random:6:4004
+NC_VALID_OPENINGS ?= random:6:4005
 NC_CURVE = --curve $(RUN)/snapshots.txt --test-share $(NC_TEST_SHARE) --concurrency $(CONCURRENCY) --no-adjudication --resume
 neurochess-table1: build
 	@test -f $(RUN)/snapshots.txt || { echo "$(RUN)/snapshots.txt not found: train first (make train-neurochess)"; exit 1; }
 	set -e; for d in 2 4; do \
 	  $(BIN) match $(NC_PLAYER) --engine name=gnu-eval-d$$d builtin=gnu $(NC_SEARCH) depth=$$d \
-	    $(NC_CURVE) --curve-out $(RUN)/table1-gnu-eval-d$$d; \
+	    $(NC_CURVE) --openings $(NC_TEST_OPENINGS) --curve-out $(RUN)/table1-gnu-eval-d$$d; \
 	done
 	$(BIN) match $(NC_PLAYER) --engine name=handcrafted builtin=handcrafted $(NC_SEARCH) depth=2 \
-	  $(NC_CURVE) --curve-out $(RUN)/table1-handcrafted-d2
+	  $(NC_CURVE) --openings $(NC_VALID_OPENINGS) --curve-out $(RUN)/table1-handcrafted-d2
 	@if [ -z "$(GNUCHESS)" ]; then echo "GNU Chess not found: the two GNU Chess 6.2.7 curves are skipped (make install-gnuchess, or GNUCHESS=path)"; else \
 	  set -e; for d in 2 4; do \
 	    $(BIN) match $(NC_PLAYER) --engine name=gnuchess-d$$d cmd=$(GNUCHESS) -u option.OwnBook=false depth=$$d \
-	      $(NC_CURVE) --curve-out $(RUN)/table1-gnuchess-d$$d; \
+	      $(NC_CURVE) --openings $(NC_TEST_OPENINGS) --curve-out $(RUN)/table1-gnuchess-d$$d; \
 	  done; fi
 
 # Seed 002's two self-play Q-learning agents (work in progress, issue 48): SP_PROFILE=quick

@@ -28,10 +28,18 @@ impl Opening {
 
 /// Reads a suite: `*.pgn` as PGN, anything else as EPD/FEN lines (the first four fields are
 /// the position; EPD operations and FEN counters are ignored; blank and `#` lines skipped).
-/// `startpos` means the initial position alone. Errors name the file and line or game.
+/// `startpos` means the initial position alone; `random:PLIES:SEED`, the initial position and
+/// PLIES random moves ([`random`]). Errors name the file and line or game.
 pub fn load(path: &str) -> Result<Vec<Opening>, String> {
     if path == "startpos" {
         return Ok(vec![Opening::startpos()]);
+    }
+    if let Some(spec) = path.strip_prefix("random:") {
+        let bad = || format!("{path}: random openings are 'random:PLIES:SEED' (PLIES 1 to 12)");
+        let (plies, seed) = spec.split_once(':').ok_or_else(bad)?;
+        let plies: usize = plies.parse().ok().filter(|p| (1..=12).contains(p)).ok_or_else(bad)?;
+        let seed: u64 = seed.parse().map_err(|_| bad())?;
+        return Ok(random(plies, seed, RANDOM_SUITE));
     }
     let out = if path.to_ascii_lowercase().ends_with(".pgn") { load_pgn(path)? } else { load_epd(path)? };
     if out.is_empty() {
@@ -83,6 +91,45 @@ fn g_to_game(o: &Opening) -> crate::chess::Game {
         game.play_unchecked(m);
     }
     game
+}
+
+/// How many openings `random:PLIES:SEED` holds: more than a curve of seed 004's 2,400 test
+/// games uses (1,200 pairs), so that none repeats.
+pub const RANDOM_SUITE: usize = 10_000;
+
+/// `count` distinct openings, each the initial position and `plies` legal moves drawn
+/// uniformly (the seed's start position, randomised: a suite as large as wanted, no opening
+/// twice). The suite depends on `seed` alone, and a shorter one is the start of a longer one;
+/// an attempt whose moves end the game or reach an opening drawn before is drawn again.
+pub fn random(plies: usize, seed: u64, count: usize) -> Vec<Opening> {
+    crate::chess::attacks::init();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(count);
+    let mut attempt = 0u64;
+    while out.len() < count && attempt < 100 * count as u64 + 1000 {
+        let mut state = seed ^ attempt.wrapping_mul(0xD1B5_4A32_D192_ED03);
+        attempt += 1;
+        let mut next = || {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let mut game = crate::chess::Game::new(Position::startpos());
+        for _ in 0..plies {
+            let moves = game.position().legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves.iter().nth((next() % moves.len() as u64) as usize).copied().expect("a legal move");
+            game.play_unchecked(m);
+        }
+        if game.moves().len() == plies && game.outcome().is_none() && seen.insert(key(game.position())) {
+            out.push(Opening { start: Position::startpos(), moves: game.moves().to_vec() });
+        }
+    }
+    out
 }
 
 /// A position as FEN's first four fields (placement, side, castling, en passant): what makes
@@ -164,6 +211,28 @@ mod tests {
         assert_eq!(sorted, (0..100).collect::<Vec<_>>());
         assert_ne!(a, (0..100).collect::<Vec<_>>());
         assert_eq!(a, order(100, 100, 0, Some(7)));
+    }
+
+    #[test]
+    fn random_openings_are_distinct_reproducible_and_differ_by_seed() {
+        let a = random(6, 1, 2000);
+        assert_eq!(a.len(), 2000);
+        assert_eq!(a, random(6, 1, 2000));
+        let keys = |v: &[Opening]| v.iter().map(|o| key(g_to_game(o).position())).collect::<std::collections::HashSet<_>>();
+        assert_eq!(keys(&a).len(), 2000, "no opening twice");
+        assert!(a.iter().all(|o| o.start == Position::startpos() && o.moves.len() == 6));
+        let b = random(6, 2, 2000);
+        assert_ne!(a[..10], b[..10]);
+        // A prefix of a longer suite is the shorter one: opening k depends on the seed and k.
+        assert_eq!(random(6, 1, 10)[..], a[..10]);
+        assert_eq!(load("random:6:1").unwrap()[..2000], a[..]);
+        // Seed 004's Table 1 (make neurochess-table1): the test curves' suite and the validation
+        // curve's share no opening over the 1,200 pairs a curve of 2,400 games plays.
+        let (test, valid) = (random(6, 4004, 1200), random(6, 4005, 1200));
+        assert!(keys(&test).is_disjoint(&keys(&valid)));
+        for bad in ["random:", "random:0:1", "random:13:1", "random:6", "random:x:1", "random:6:-1"] {
+            assert!(load(bad).unwrap_err().contains("random:PLIES:SEED"), "{bad}");
+        }
     }
 
     #[test]
