@@ -2,7 +2,8 @@
 //! `SYSTEMS` line (and the `pub mod` Rust needs), nothing else. A fake system
 //! (tests/fixtures/fake_system: a policy without search over piece values learned by
 //! self-play on the episode stage) is added so to a scratch copy of the crate, which is
-//! built and passes the layering check as it stands; then the fake system trains from the
+//! built and passes the layering check as it stands; the tests that cover every system
+//! (kill/resume, provenance), copied unedited, cover it; then the fake system trains from the
 //! command line, runs its own benchmarks (a subcommand and a part of bench-tensor, both
 //! listed in the help), plays through the UCI engine, plays a match as a built-in player and
 //! takes its place in a tournament's ladder in its own colour.
@@ -103,6 +104,28 @@ fn a_fake_system_joins_by_its_folder_and_two_registry_lines_then_trains_and_play
         .unwrap();
     assert!(o.status.success(), "the layering check fails on the copy:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
 
+    // The tests that cover every system cover it, unedited: the kill/resume and provenance
+    // tests, copied with the helpers they share, run on the copy's program for the fake
+    // system alone (they find it in `train --help`, and its smoke run through the program).
+    copy_dir(&root.join("tests/common"), &krate.join("tests/common"));
+    for t in ["train_crash_systems.rs", "io_provenance.rs"] {
+        std::fs::copy(root.join("tests").join(t), krate.join("tests").join(t)).unwrap();
+    }
+    let t = Instant::now();
+    let o = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["test", "--offline", "--quiet", "--test", "train_crash_systems", "--test", "io_provenance", "every_system", "--", "--nocapture"])
+        .current_dir(&krate)
+        .env("CARGO_TARGET_DIR", &target)
+        .env("DEEPCHESS_TEST_SYSTEMS", "fake")
+        .output()
+        .unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "the tests of every system fail on the fake one:\n{out}{err}");
+    let passed: Vec<&str> = out.lines().filter(|l| l.starts_with("test result: ok.")).collect();
+    assert!(passed.len() == 2 && passed.iter().all(|l| !l.contains(" 0 passed")), "{out}");
+    assert!(err.contains("fake: ") && err.contains("failpoint kills of") && err.contains("SIGKILLs survived"), "the fake system was not killed:\n{err}");
+    eprintln!("ran the tests of every system on the fake one in {:.0} s", t.elapsed().as_secs_f64());
+
     // The help texts come from the tables.
     let (ok, help, _) = run(&exe, &["help"]);
     assert!(ok && help.contains("fake") && help.contains("no seed: the platform test's fake system"), "{help}");
@@ -132,19 +155,6 @@ fn a_fake_system_joins_by_its_folder_and_two_registry_lines_then_trains_and_play
     let net = out.join("values.dcw");
     let (ok, _, err) = run(&exe, &["train", "--system", "fake", "--profile", "tiny", "--out", out.to_str().unwrap()]);
     assert!(!ok && err.contains("--resume"), "{err}");
-    // Killed before the write after its first batch's checkpoint (the failpoint aborts as
-    // `kill -9` would), then resumed: the same values, log and checkpoint as the run above.
-    let killed = dir.join("killed");
-    let o = Command::new(&exe)
-        .args(["train", "--system", "fake", "--profile", "tiny", "--out", killed.to_str().unwrap()])
-        .env("DEEPCHESS_FAILPOINT", "before-rename:7")
-        .output()
-        .unwrap();
-    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("aborting before the rename"), "{}", String::from_utf8_lossy(&o.stderr));
-    let (ok, _, err) = run(&exe, &["train", "--system", "fake", "--profile", "tiny", "--out", killed.to_str().unwrap(), "--resume"]);
-    assert!(ok && err.contains("resuming after batch 1"), "{err}");
-    common::crash::assert_same_outputs(&out, &killed, "the fake system killed after its first batch");
-
     // Through the UCI engine.
     let mut child = Command::new(&exe).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();

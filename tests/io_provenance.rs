@@ -1,16 +1,14 @@
 //! Every file a training run saves records the command that made it (`made.command`, with the
 //! kernel, the program and the input files' checksums), `deepchess show` prints it, and that
-//! command, run again (into another folder), makes the same nets: for each system's tiny
-//! profile, every net of the second run equals the first's, tensors and header (less the
-//! command's `--out`), byte for byte.
+//! command, run again (into another folder), makes the same nets: for the smoke run of each
+//! system the program lists (`train --help`), every net of the second run equals the
+//! first's, tensors and header (less the command's `--out`), byte for byte.
 
 mod common;
 
 use common::{deepchess, text, TempDir};
 use deepchess::tensor::WeightFile;
 use std::path::{Path, PathBuf};
-
-
 
 /// The words of a command as `io::provenance::shell_word` writes them (bare, or in single
 /// quotes with `'\''` for a quote).
@@ -99,43 +97,26 @@ fn reproduces(name: &str, args: &[&str], dir: &TempDir) {
     }
 }
 
+/// Every system's smoke run, each on a thread of its own; the input files its arguments name
+/// are among the inputs its nets record, with their size and checksum.
 #[test]
-fn deepchess_tiny_is_made_again_by_its_recorded_command() {
-    let dir = TempDir::new("made-deepchess");
-    let ds = common::sample_dataset(dir.path());
-    reproduces("deepchess", &["--profile", "tiny", "--threads", "1", "--data", ds.to_str().unwrap()], &dir);
-}
-
-#[test]
-fn dbn_tiny_is_made_again_by_its_recorded_command() {
-    let dir = TempDir::new("made-dbn");
-    let labels = common::sample_labels(dir.path());
-    let args = ["--system", "dbn", "--profile", "tiny", "--threads", "1", "--labels", labels.to_str().unwrap(), "--configs", "small", "--max-positions", "800", "--lr", "0.02"];
-    reproduces("dbn", &args, &dir);
-    // The labelled set is an input, with its size and checksum.
-    let net = nets(&dir.join("a")).pop().unwrap().1;
-    let inputs = WeightFile::load(&net).unwrap().meta("made.inputs").map(String::from).unwrap_or_default();
-    assert!(inputs.contains(labels.to_str().unwrap()) && inputs.contains("fnv64="), "{inputs}");
-}
-
-#[test]
-fn cnn_tiny_is_made_again_by_its_recorded_command() {
-    let dir = TempDir::new("made-cnn");
-    let corpus = common::sample_corpus(dir.path());
-    reproduces("cnn", &["--system", "cnn", "--profile", "tiny", "--threads", "1", "--corpus", corpus.to_str().unwrap(), "--valid-per-mille", "150"], &dir);
-}
-
-#[test]
-fn neurochess_tiny_is_made_again_by_its_recorded_command() {
-    let dir = TempDir::new("made-neurochess");
-    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
-    reproduces("neurochess", &["--system", "neurochess", "--profile", "tiny", "--threads", "2", "--expert", &src], &dir);
-}
-
-#[test]
-fn selfplay_tiny_is_made_again_by_its_recorded_command() {
-    let dir = TempDir::new("made-selfplay");
-    reproduces("selfplay", &["--system", "selfplay", "--profile", "tiny", "--threads", "2", "--init", "lecun"], &dir);
+fn every_system_tiny_is_made_again_by_its_recorded_command() {
+    let names = common::systems::names();
+    std::thread::scope(|scope| {
+        for name in &names {
+            scope.spawn(move || {
+                let smoke = common::systems::smoke(name);
+                let dir = TempDir::new(&format!("made-{name}"));
+                let args: Vec<&str> = smoke.args.iter().map(String::as_str).collect();
+                reproduces(name, &args, &dir);
+                let net = nets(&dir.join("a")).pop().unwrap().1;
+                let inputs = WeightFile::load(&net).unwrap().meta("made.inputs").map(String::from).unwrap_or_default();
+                for file in smoke.args.iter().filter(|a| Path::new(a).is_file()) {
+                    assert!(inputs.contains(file.as_str()) && inputs.contains("fnv64="), "{name}: {file} is not among the inputs: {inputs}");
+                }
+            });
+        }
+    });
 }
 
 #[test]

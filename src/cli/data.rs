@@ -1,7 +1,7 @@
 //! `deepchess data`: PGN games → train and validation W/L datasets.
 
 use crate::io::args::{parse, usage, CliError, Flag};
-use crate::data::build::{build_sets, describe_empty, BuildSettings, Built, SplitBy, VALID_POSITIONS};
+use crate::data::build::{build_sets, describe_empty, save_sets, BuildSettings, SplitBy, VALID_POSITIONS};
 use crate::data::dataset::Dataset;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -96,34 +96,16 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     );
     eprintln!();
     // Without a single game nothing is written: earlier datasets in DIR stay as they were.
-    let Built { mut train, mut valid, valid_positions, stats: st } = built.map_err(CliError::Failed)?;
+    let built = built.map_err(CliError::Failed)?;
+    let st = built.stats.clone();
     for (src, skipped) in &st.empty_sources {
         eprintln!("warning: no game found in {}", describe_empty(src, *skipped));
     }
     if st.decisive == 0 {
         eprintln!("warning: no decisive game: the datasets are empty");
     }
-    std::fs::create_dir_all(&out).map_err(|e| CliError::Failed(format!("cannot create {}: {e}", out.display())))?;
-    // The two files are written one after the other; one id from both contents lets train
-    // refuse a pair a kill between the two writes left mismatched.
-    let pair = pair_id(&train, &valid);
-    train.set_meta("pair", &pair);
-    valid.set_meta("pair", &pair);
-    train.save(&out.join("train.dcds")).map_err(|e| CliError::Failed(e.to_string()))?;
-    valid.save(&out.join("valid.dcds")).map_err(|e| CliError::Failed(e.to_string()))?;
-    // The second validation set of --split both carries the same id; a dataset built
-    // without it must not leave an older one beside it (train would read it).
+    save_sets(&out, built).map_err(CliError::Failed)?;
     let pos_path = out.join(VALID_POSITIONS);
-    match valid_positions {
-        Some(mut vp) => {
-            vp.set_meta("pair", &pair);
-            vp.save(&pos_path).map_err(|e| CliError::Failed(e.to_string()))?;
-        }
-        None if pos_path.exists() => {
-            std::fs::remove_file(&pos_path).map_err(|e| CliError::Failed(format!("cannot remove the older {}: {e}", pos_path.display())))?;
-        }
-        None => {}
-    }
     println!("{st}");
     println!(
         "wrote {} and {}{} in {:.1} s",
@@ -133,11 +115,4 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         t.elapsed().as_secs_f64()
     );
     Ok(())
-}
-
-
-/// The id of a train/validation pair: FNV-1a of both files' bytes (before the id is set).
-fn pair_id(train: &Dataset, valid: &Dataset) -> String {
-    let (a, b) = (crate::io::fnv1a64(&train.to_bytes()), crate::io::fnv1a64(&valid.to_bytes()));
-    format!("{:016x}", a ^ b.rotate_left(17))
 }

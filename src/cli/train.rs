@@ -20,8 +20,20 @@ fn named_system(args: &[String]) -> Result<&'static System, CliError> {
     })
 }
 
+/// `--smoke-inputs DIR` (not in the help: for the tests): the system's smoke run's inputs
+/// written into DIR and its arguments printed, one a line, instead of training.
+const SMOKE_FLAG: &str = "--smoke-inputs";
+
 pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     let system = named_system(args)?;
+    if let Some(i) = args.iter().position(|a| a == SMOKE_FLAG) {
+        let dir = args.get(i + 1).ok_or_else(|| CliError::Usage(format!("deepchess train: {SMOKE_FLAG} needs a folder")))?;
+        let words = (system.smoke)(std::path::Path::new(dir)).map_err(CliError::Failed)?;
+        for w in words {
+            println!("{w}");
+        }
+        return Ok(());
+    }
     let mut flags = vec![Flag { name: "system", value: Some("NAME"), help: "the system to train (listed below; 'deepchess train --system NAME --help' for its flags)" }];
     flags.extend(system.flags.iter().map(|f| Flag { name: f.name, value: f.value, help: f.help }));
     let cmd = if system.name == SYSTEMS[0].name { "train".to_string() } else { format!("train --system {}", system.name) };
@@ -34,5 +46,5 @@ pub fn run_cli(args: &[String]) -> Result<(), CliError> {
     if let Some(extra) = p.positional.first() {
         return Err(CliError::Usage(format!("deepchess train: unexpected argument '{extra}'")));
     }
-    (system.run)(&p)
+    (system.run)(&p, &format!("deepchess {cmd}"))
 }

@@ -12,11 +12,13 @@ use super::metrics::Report;
 use super::model::{Arch, Cnn, ConvAct};
 use super::train::{evaluate, train, TrainCfg};
 use crate::data::dataset::{Dataset, Record};
-use crate::io::args::{CliError, Flag, Parsed};
+use crate::data::build::{build_sets, save_sets, BuildSettings};
+use crate::io::args::{CliError, Flag};
 use crate::tensor::optim::LrPolicy;
 use crate::tensor::Rng;
 use crate::train::settings::{Kind, RunSettings};
-use crate::train::run::{Run, TrainCli};
+use crate::train::driver;
+use crate::train::run::{Run, Threads, TrainCli};
 use crate::train::stage::Ctx;
 use crate::train::system::System;
 use std::fmt::Write as _;
@@ -194,7 +196,8 @@ pub const SYSTEM: System = System {
          games. Writes per variant (linear, relu) the net, log.csv and curves.svg, and\n\
          results.md with accuracy per set and the calibration buckets.",
     flags: FLAGS,
-    run: train_cli,
+    run: driver::run::<Recipe>,
+    smoke: driver::smoke::<Recipe>,
 };
 
 /// Where `make train-cnn` builds the corpus.
@@ -229,93 +232,148 @@ fn load(path: &Path, what: &str) -> Result<Vec<Record>, CliError> {
     Ok(d.records)
 }
 
-fn train_cli(p: &Parsed) -> Result<(), CliError> {
-    let cli = TrainCli::new(p, "cnn", false);
-    let (pname, mut prof) = cli.profile("quick", PROFILES)?;
-    cli.set("epochs", &mut prof.train.epochs, |&e| e >= 1, "must be at least 1")?;
-    if let Some(n) = cli.max_positions()? {
-        prof.max_train = (n > 0).then_some(n);
-    }
-    if let LrPolicy::Inv { mut base, gamma, power } = prof.train.lr {
-        cli.set("lr", &mut base, |&b| b > 0.0 && b < 10.0, "must be in (0, 10)")?;
-        prof.train.lr = LrPolicy::Inv { base, gamma, power };
-    }
-    let acts = p
-        .get("acts")
-        .unwrap_or("linear,relu")
-        .split(',')
-        .map(|s| ConvAct::parse(s.trim()).ok_or_else(|| cli.usage(format!("bad --acts entry '{s}' (linear, relu)"))))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut per_mille: u32 = 80;
-    cli.set("valid-per-mille", &mut per_mille, |n| (1..=300).contains(n), "must be 1 to 300")?;
-    let mut tests = Vec::new();
-    for t in p.get_all("test") {
-        let (name, file) = t.split_once('=').ok_or_else(|| cli.usage(format!("--test wants NAME=FILE, not '{t}'")))?;
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-            return Err(cli.usage(format!("--test name '{name}': use letters, digits, '-' or '_'")));
-        }
-        tests.push((name.to_string(), PathBuf::from(file)));
-    }
-    cli.tensor_threads(0, 0)?;
-    let seed = cli.seed()?;
-    let corpus = PathBuf::from(p.get("corpus").unwrap_or(DEFAULT_CORPUS));
-    let out = cli.out(format!("runs/cnn-{pname}"));
-    let resume = cli.resume();
+/// The CNN's part of `deepchess train` (the steps are `train::driver`'s).
+pub struct Recipe;
 
-    let run_ = Run::admit(out.clone(), resume, run_settings(&prof, seed, &corpus, per_mille, &acts, &tests)?)?;
-    let t = Instant::now();
-    let records = load(&corpus, "corpus")?;
-    let n_corpus = records.len();
-    let mut sets = split(records, per_mille);
-    if let Some(n) = prof.max_train {
-        if sets.train.len() > n {
-            sets.train = sample(&sets.train, n, seed);
-        }
-    }
-    if sets.train.is_empty() {
-        return Err(CliError::Failed(format!("{}: no training positions left after the split", corpus.display())));
-    }
-    let mut test_sets = Vec::new();
-    for (name, file) in &tests {
-        test_sets.push((name.clone(), load(file, &format!("test set '{name}'"))?));
-    }
-    eprintln!(
-        "profile {pname}: {} positions in {}: training {} ({} games), validation {} of held-out games ({} games) and {} of trained games ({:.1}s to load)",
-        n_corpus,
-        corpus.display(),
-        sets.train.len(),
-        games(&sets.train),
-        sets.valid_games.len(),
-        games(&sets.valid_games),
-        sets.valid_positions.len(),
-        t.elapsed().as_secs_f64()
-    );
-    run_.begin()?;
-    let meta = vec![("profile".to_string(), pname.to_string()), ("corpus".to_string(), corpus.display().to_string())];
-    let outcomes = run(&out, &prof, &acts, &sets, &test_sets, seed, resume, &meta).map_err(CliError::Failed)?;
-    let test_list: Vec<String> = tests.iter().map(|(n, f)| format!("`{n}` = `{}`", f.display())).collect();
-    let md = format!(
-        "# CNN run `{}`\n\nProfile `{pname}`, seed {seed}: {}; {} training positions (of {} in `{}`).\n\
-         Tests: {}.\nAccuracy: the predicted winner (output above 0.5 = White) is the game's winner.\n\n{}\n\
-         Wall time of this invocation: {:.1} min.\n",
-        out.display(),
-        prof.train.describe(),
-        sets.train.len(),
-        n_corpus,
-        corpus.display(),
-        if test_list.is_empty() { "none".to_string() } else { test_list.join(", ") },
-        results(&outcomes),
-        run_.minutes()
-    );
-    run_.finish(&md)
+/// The profile with the flags' overrides, and what else the flags chose.
+pub struct Setup {
+    pub prof: Profile,
+    pub acts: Vec<ConvAct>,
+    pub per_mille: u32,
+    pub tests: Vec<(String, PathBuf)>,
+    pub corpus: PathBuf,
 }
 
-/// What defines a run (see `train::settings`).
-fn run_settings(prof: &Profile, seed: u64, corpus: &Path, per_mille: u32, acts: &[ConvAct], tests: &[(String, PathBuf)]) -> Result<RunSettings, CliError> {
-    let mut s = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
-    s.add("system", "cnn", "--system", Kind::Defining);
-    s.add("profile", prof.name, "--profile", Kind::Defining);
-    s.add("seed", seed, "--seed", Kind::Defining);
+/// The corpus split into training and validation sets, and the test sets.
+pub struct Inputs {
+    n_corpus: usize,
+    sets: Sets,
+    tests: Vec<(String, Vec<Record>)>,
+}
+
+impl driver::Recipe for Recipe {
+    const NAME: &'static str = "cnn";
+    const DEFAULT_PROFILE: &'static str = "quick";
+    const OUT_PREFIX: &'static str = "runs/cnn-";
+    const THREADS: Threads = Threads::Kernels { default: 0, min: 0 };
+    const SMOKE: &'static [&'static str] = &["--profile", "tiny", "--threads", "1", "--valid-per-mille", "150"];
+    type Profile = Profile;
+    type Setup = Setup;
+    type Inputs = Inputs;
+    type Outcome = Vec<Trained>;
+
+    fn profiles() -> &'static [(&'static str, fn() -> Profile)] {
+        PROFILES
+    }
+
+    fn setup(cli: &TrainCli, mut prof: Profile) -> Result<Setup, CliError> {
+        let p = cli.p;
+        cli.set("epochs", &mut prof.train.epochs, |&e| e >= 1, "must be at least 1")?;
+        if let Some(n) = cli.max_positions()? {
+            prof.max_train = (n > 0).then_some(n);
+        }
+        if let LrPolicy::Inv { mut base, gamma, power } = prof.train.lr {
+            cli.set("lr", &mut base, |&b| b > 0.0 && b < 10.0, "must be in (0, 10)")?;
+            prof.train.lr = LrPolicy::Inv { base, gamma, power };
+        }
+        let acts = p
+            .get("acts")
+            .unwrap_or("linear,relu")
+            .split(',')
+            .map(|s| ConvAct::parse(s.trim()).ok_or_else(|| cli.usage(format!("bad --acts entry '{s}' (linear, relu)"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut per_mille: u32 = 80;
+        cli.set("valid-per-mille", &mut per_mille, |n| (1..=300).contains(n), "must be 1 to 300")?;
+        let mut tests = Vec::new();
+        for t in p.get_all("test") {
+            let (name, file) = t.split_once('=').ok_or_else(|| cli.usage(format!("--test wants NAME=FILE, not '{t}'")))?;
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+                return Err(cli.usage(format!("--test name '{name}': use letters, digits, '-' or '_'")));
+            }
+            tests.push((name.to_string(), PathBuf::from(file)));
+        }
+        let corpus = PathBuf::from(p.get("corpus").unwrap_or(DEFAULT_CORPUS));
+        Ok(Setup { prof, acts, per_mille, tests, corpus })
+    }
+
+    fn settings(setup: &Setup, s: &mut RunSettings) -> Result<(), CliError> {
+        run_settings(s, &setup.prof, &setup.corpus, setup.per_mille, &setup.acts, &setup.tests)
+    }
+
+    fn load(setup: &Setup, run: &Run) -> Result<Inputs, CliError> {
+        let (corpus, seed) = (&setup.corpus, run.seed);
+        let t = Instant::now();
+        let records = load(corpus, "corpus")?;
+        let n_corpus = records.len();
+        let mut sets = split(records, setup.per_mille);
+        if let Some(n) = setup.prof.max_train {
+            if sets.train.len() > n {
+                sets.train = sample(&sets.train, n, seed);
+            }
+        }
+        if sets.train.is_empty() {
+            return Err(CliError::Failed(format!("{}: no training positions left after the split", corpus.display())));
+        }
+        let mut tests = Vec::new();
+        for (name, file) in &setup.tests {
+            tests.push((name.clone(), load(file, &format!("test set '{name}'"))?));
+        }
+        eprintln!(
+            "profile {}: {} positions in {}: training {} ({} games), validation {} of held-out games ({} games) and {} of trained games ({:.1}s to load)",
+            run.profile,
+            n_corpus,
+            corpus.display(),
+            sets.train.len(),
+            games(&sets.train),
+            sets.valid_games.len(),
+            games(&sets.valid_games),
+            sets.valid_positions.len(),
+            t.elapsed().as_secs_f64()
+        );
+        Ok(Inputs { n_corpus, sets, tests })
+    }
+
+    fn train(setup: &Setup, inputs: &Inputs, run: &Run) -> Result<Vec<Trained>, CliError> {
+        let meta = vec![("profile".to_string(), run.profile.clone()), ("corpus".to_string(), setup.corpus.display().to_string())];
+        self::run(&run.out, &setup.prof, &setup.acts, &inputs.sets, &inputs.tests, run.seed, run.resume, &meta).map_err(CliError::Failed)
+    }
+
+    fn results(setup: &Setup, inputs: &Inputs, outcomes: &Vec<Trained>, run: &Run) -> Result<String, CliError> {
+        let test_list: Vec<String> = setup.tests.iter().map(|(n, f)| format!("`{n}` = `{}`", f.display())).collect();
+        Ok(format!(
+            "# CNN run `{}`\n\nProfile `{}`, seed {}: {}; {} training positions (of {} in `{}`).\n\
+             Tests: {}.\nAccuracy: the predicted winner (output above 0.5 = White) is the game's winner.\n\n{}\n\
+             Wall time of this invocation: {:.1} min.\n",
+            run.out.display(),
+            run.profile,
+            run.seed,
+            setup.prof.train.describe(),
+            inputs.sets.train.len(),
+            inputs.n_corpus,
+            setup.corpus.display(),
+            if test_list.is_empty() { "none".to_string() } else { test_list.join(", ") },
+            results(outcomes),
+            run.minutes()
+        ))
+    }
+
+    /// Every position of the smoke games' decisive games, as `all/train.dcds` (what `deepchess
+    /// data --per-game 0 --skip-plies 0 --keep-captures --valid-per-mille 0` makes).
+    fn smoke_inputs(dir: &Path) -> Result<Vec<String>, String> {
+        let mut s = BuildSettings::default();
+        s.sampling.per_game = 0;
+        s.sampling.skip_plies = 0;
+        s.sampling.exclude_captures = false;
+        s.valid_per_mille = 0;
+        let built = build_sets(&[driver::smoke_games().display().to_string()], &s, |_| {}, |_| {})?;
+        let out = dir.join("all");
+        save_sets(&out, built)?;
+        Ok(vec!["--corpus".into(), out.join("train.dcds").display().to_string()])
+    }
+}
+
+/// What defines a run beside its system, profile and seed (see `train::settings`).
+fn run_settings(s: &mut RunSettings, prof: &Profile, corpus: &Path, per_mille: u32, acts: &[ConvAct], tests: &[(String, PathBuf)]) -> Result<(), CliError> {
     let print = if corpus.is_file() { Dataset::fingerprint(corpus).map_err(|e| CliError::Failed(e.to_string()))? } else { "missing".into() };
     s.add("corpus", print, "--corpus", Kind::Defining);
     s.add("valid_per_mille", per_mille, "--valid-per-mille", Kind::Defining);
@@ -331,5 +389,5 @@ fn run_settings(prof: &Profile, seed: u64, corpus: &Path, per_mille: u32, acts: 
         test_prints.push(format!("{name}={print}"));
     }
     s.add("tests", if test_prints.is_empty() { "none".to_string() } else { test_prints.join(",") }, "--test", Kind::Defining);
-    Ok(s)
+    Ok(())
 }

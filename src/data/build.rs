@@ -5,6 +5,7 @@ use super::sample::{game_key, is_validation, is_validation_position, sample_game
 use crate::chess::pgn::{open_pgn, PgnReader};
 use crate::chess::{Color, Outcome};
 use crate::tensor::rng::SplitMix64;
+use std::path::Path;
 
 /// What validation holds out: the protocol every accuracy figure must be quoted with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -276,4 +277,39 @@ pub fn describe_empty(src: &str, skipped: u64) -> String {
         1 => format!("{src} (1 entry skipped as unreadable: binary, UTF-16 or not PGN?)"),
         n => format!("{src} ({n} entries skipped as unreadable: binary, UTF-16 or not PGN?)"),
     }
+}
+
+/// Writes `built`'s sets into `out` (made if absent) as `deepchess data` does: train.dcds,
+/// valid.dcds and, with the position split's second set, valid-positions.dcds, all carrying
+/// one pair id (a dataset built without the second set removes an older one beside it).
+pub fn save_sets(out: &Path, built: Built) -> Result<(), String> {
+    let Built { mut train, mut valid, valid_positions, .. } = built;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    // The two files are written one after the other; one id from both contents lets train
+    // refuse a pair a kill between the two writes left mismatched.
+    let pair = pair_id(&train, &valid);
+    train.set_meta("pair", &pair);
+    valid.set_meta("pair", &pair);
+    train.save(&out.join("train.dcds")).map_err(|e| e.to_string())?;
+    valid.save(&out.join("valid.dcds")).map_err(|e| e.to_string())?;
+    // The second validation set of --split both carries the same id; a dataset built
+    // without it must not leave an older one beside it (train would read it).
+    let pos_path = out.join(VALID_POSITIONS);
+    match valid_positions {
+        Some(mut vp) => {
+            vp.set_meta("pair", &pair);
+            vp.save(&pos_path).map_err(|e| e.to_string())?;
+        }
+        None if pos_path.exists() => {
+            std::fs::remove_file(&pos_path).map_err(|e| format!("cannot remove the older {}: {e}", pos_path.display()))?;
+        }
+        None => {}
+    }
+    Ok(())
+}
+
+/// The id of a train/validation pair: FNV-1a of both files' bytes (before the id is set).
+fn pair_id(train: &Dataset, valid: &Dataset) -> String {
+    let (a, b) = (crate::io::fnv1a64(&train.to_bytes()), crate::io::fnv1a64(&valid.to_bytes()));
+    format!("{:016x}", a ^ b.rotate_left(17))
 }

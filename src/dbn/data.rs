@@ -7,6 +7,7 @@ use super::features::Encoding;
 use super::targets::{normalised, quantized, wdl_class};
 use crate::data::labels::LabelSet;
 use crate::tensor::{Matrix, SparseBatch};
+use std::path::Path;
 
 /// At most 32 pieces, 4 castling rights and the side to move.
 const MAX_BITS: usize = 37;
@@ -183,6 +184,41 @@ fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// A labelled set for the smoke run, written to `path`: every position after ply 10 of the
+/// games in `pgn` (draws included), scored by material (an engine's scores stood in for, so
+/// no engine is needed).
+pub fn smoke_labels(pgn: &Path, path: &Path) -> Result<(), String> {
+    use crate::chess::pgn::{open_pgn, PgnReader};
+    use crate::chess::{Color, Outcome, Position, Role};
+    use crate::data::labels::{EngineScore, Labelled, Wdl};
+    let material = |pos: &Position| {
+        let side = |c| [(Role::Pawn, 100), (Role::Knight, 300), (Role::Bishop, 300), (Role::Rook, 500), (Role::Queen, 900)].iter().map(|&(r, x)| x * pos.pieces(c, r).count() as i32).sum::<i32>();
+        side(Color::White) - side(Color::Black)
+    };
+    let mut reader = PgnReader::new(open_pgn(&pgn.display().to_string()).map_err(|e| format!("{}: {e}", pgn.display()))?);
+    let mut set = LabelSet::default();
+    let mut game = 0u32;
+    while let Some(g) = reader.next_game() {
+        game += 1;
+        let Ok(g) = g else { continue };
+        let result = match g.result {
+            Some(Outcome::Win(Color::White)) => Wdl::Win,
+            Some(Outcome::Win(Color::Black)) => Wdl::Loss,
+            Some(Outcome::Draw) => Wdl::Draw,
+            None => continue,
+        };
+        let mut pos = g.start;
+        for (ply, &m) in g.moves.iter().enumerate() {
+            if ply >= 10 && pos.has_legal_move() {
+                set.items.push(Labelled { game, ply: ply as u16, result, score: EngineScore::Cp(material(&pos)), pos });
+            }
+            pos.play(m);
+        }
+    }
+    set.set_meta("engine", "material (test stand-in)");
+    set.save(path)
 }
 
 #[cfg(test)]

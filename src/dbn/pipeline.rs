@@ -13,11 +13,12 @@ use super::features::Encoding;
 use super::model::{Arch, Dbn, Head};
 use super::train::{evaluate, finetune, load_stack, pretrain, FineCfg, Metrics, RbmCfg, MAX_GRAD_NORM};
 use crate::data::labels::LabelSet;
-use crate::io::args::{CliError, Flag, Parsed};
+use crate::io::args::{CliError, Flag};
 use crate::tensor::Rng;
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::Ctx;
-use crate::train::run::{Run, TrainCli};
+use crate::train::driver;
+use crate::train::run::{Run, Threads, TrainCli};
 use crate::train::system::System;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -302,7 +303,8 @@ pub const SYSTEM: System = System {
          seed's protocol (folds over positions) and on whole held-out games. Writes the nets,\n\
          log.csv and curves.svg per net folder, and results.md with the table.",
     flags: FLAGS,
-    run: train_cli,
+    run: driver::run::<Recipe>,
+    smoke: driver::smoke::<Recipe>,
 };
 
 /// The committed labelled set.
@@ -346,97 +348,149 @@ fn config(s: &str) -> Option<Vec<usize>> {
     }
 }
 
-fn train_cli(p: &Parsed) -> Result<(), CliError> {
-    let cli = TrainCli::new(p, "dbn", false);
-    let (pname, mut prof) = cli.profile("quick", PROFILES)?;
-    cli.set("folds", &mut prof.folds, |f| (1..=10).contains(f), "must be 1 to 10")?;
-    cli.set_any("rbm-epochs", &mut prof.rbm.epochs)?;
-    cli.set_any("fine-epochs", &mut prof.fine.epochs)?;
-    cli.set_any("lr", &mut prof.fine.lr)?;
-    cli.set_any("momentum", &mut prof.fine.momentum)?;
-    cli.set("dropout", &mut prof.fine.dropout, |d| (0.0..1.0).contains(d), "must be in [0, 1)")?;
-    if p.get("clip-norm") == Some("none") {
-        prof.fine.clip = None;
-    } else {
-        let mut c = prof.fine.clip.unwrap_or(MAX_GRAD_NORM);
-        cli.set("clip-norm", &mut c, |c: &f64| *c > 0.0 && c.is_finite(), "must be a positive number or 'none'")?;
-        if p.get("clip-norm").is_some() {
-            prof.fine.clip = Some(c);
-        }
-    }
-    let configs = match p.get("configs") {
-        Some(s) => list("configs", s, config)?,
-        None => Arch::configs().to_vec(),
-    };
-    let heads = match p.get("heads") {
-        Some(s) => list("heads", s, Head::parse)?,
-        None => Head::ALL.to_vec(),
-    };
-    let mut splits = Vec::new();
-    for s in list("splits", p.get("splits").unwrap_or("positions,games"), |s| ["positions", "games"].contains(&s).then(|| s.to_string()))? {
-        match s.as_str() {
-            "positions" => splits.extend((0..prof.folds).map(|fold| Split::Positions { fold, folds: 10 })),
-            _ => splits.push(Split::Games { per_mille: 100 }),
-        }
-    }
-    let side_bit = match p.get("side-bit").unwrap_or("quantized") {
-        "none" => None,
-        h => Some(Head::parse(h).ok_or_else(|| cli.usage(format!("bad --side-bit '{h}'")))?),
-    };
-    let threads = cli.tensor_threads(1, 1)?;
-    let mut jobs: usize = 1;
-    cli.set("jobs", &mut jobs, |j| (1..=64).contains(j), "must be 1 to 64")?;
-    if jobs > 1 && threads > 1 {
-        return Err(cli.usage("--jobs and --threads both split the cores: give one of them"));
-    }
-    let seed = cli.seed()?;
-    let max_positions = cli.max_positions()?;
-    let labels = PathBuf::from(p.get("labels").unwrap_or(DEFAULT_LABELS));
-    let out = cli.out(format!("runs/dbn-{pname}"));
-    let resume = cli.resume();
-    let plan = Plan { configs, heads, splits, side_bit };
+/// The DBN's part of `deepchess train` (the steps are `train::driver`'s).
+pub struct Recipe;
 
-    let run_ = Run::admit(out.clone(), resume, run_settings(&prof, &plan, seed, &labels, max_positions)?)?;
-    if !labels.is_file() {
-        return Err(CliError::Failed(format!("{} not found: make a labelled set with 'deepchess label' (see 'make labels-dbn')", labels.display())));
-    }
-    let t = Instant::now();
-    let mut set = LabelSet::load(&labels).map_err(CliError::Failed)?;
-    if let Some(n) = max_positions {
-        set.items.truncate(n);
-    }
-    if set.items.is_empty() {
-        return Err(CliError::Failed(format!("{}: no labelled positions", labels.display())));
-    }
-    let s772 = Samples::from_labels(&set, Encoding::Bits772);
-    let s773 = side_bit.map(|_| Samples::from_labels(&set, Encoding::Bits773));
-    eprintln!("profile {pname}: {} labelled positions from {} ({:.1}s to load)", s772.items.len(), labels.display(), t.elapsed().as_secs_f64());
-    run_.begin()?;
-    let meta = vec![("profile".to_string(), pname.to_string()), ("labels".to_string(), labels.display().to_string())];
-    let outcomes = run(&out, &prof, &plan, &s772, s773.as_ref(), seed, resume, &meta, jobs).map_err(CliError::Failed)?;
-    let md = format!(
-        "# DBN run `{}`\n\nProfile `{pname}`, seed {seed}, {} labelled positions from `{}`.\n\
-         Accuracy: classify and quantized = argmax equals the class; regress = output within 0.1\n\
-         of the normalised target (±30 cp). Seed protocol = fold(s) of a 10-fold split over\n\
-         positions (positions of one game on both sides); held-out games = 10 % of games held\n\
-         out whole.\n\n{}\nWall time of this invocation: {:.1} min; the epochs' time in the nets' logs, over\n\
-         every invocation of the run: {:.1} min.\n",
-        out.display(),
-        s772.items.len(),
-        labels.display(),
-        table(&outcomes),
-        run_.minutes(),
-        logged_seconds(&outcomes)? / 60.0
-    );
-    run_.finish(&md)
+/// The profile with the flags' overrides, and what else the flags chose.
+pub struct Setup {
+    pub prof: Profile,
+    pub plan: Plan,
+    pub labels: PathBuf,
+    pub max_positions: Option<usize>,
+    /// Net folders trained at once (`--jobs`).
+    pub jobs: usize,
 }
 
-/// What defines a run (see `train::settings`).
-fn run_settings(prof: &Profile, plan: &Plan, seed: u64, labels: &Path, max_positions: Option<usize>) -> Result<RunSettings, CliError> {
-    let mut s = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
-    s.add("system", "dbn", "--system", Kind::Defining);
-    s.add("profile", prof.name, "--profile", Kind::Defining);
-    s.add("seed", seed, "--seed", Kind::Defining);
+/// The labelled positions, in each encoding the plan trains.
+pub struct Inputs {
+    s772: Samples,
+    s773: Option<Samples>,
+}
+
+impl driver::Recipe for Recipe {
+    const NAME: &'static str = "dbn";
+    const DEFAULT_PROFILE: &'static str = "quick";
+    const OUT_PREFIX: &'static str = "runs/dbn-";
+    const THREADS: Threads = Threads::Kernels { default: 1, min: 1 };
+    /// Every head, the game split, the 773-bit variant, two RBM epochs per layer (so a
+    /// resumed layer replays an epoch's shuffle).
+    const SMOKE: &'static [&'static str] = &["--profile", "tiny", "--threads", "1", "--configs", "small", "--rbm-epochs", "2", "--max-positions", "800", "--splits", "games"];
+    type Profile = Profile;
+    type Setup = Setup;
+    type Inputs = Inputs;
+    type Outcome = Vec<Trained>;
+
+    fn profiles() -> &'static [(&'static str, fn() -> Profile)] {
+        PROFILES
+    }
+
+    fn setup(cli: &TrainCli, mut prof: Profile) -> Result<Setup, CliError> {
+        let p = cli.p;
+        cli.set("folds", &mut prof.folds, |f| (1..=10).contains(f), "must be 1 to 10")?;
+        cli.set_any("rbm-epochs", &mut prof.rbm.epochs)?;
+        cli.set_any("fine-epochs", &mut prof.fine.epochs)?;
+        cli.set_any("lr", &mut prof.fine.lr)?;
+        cli.set_any("momentum", &mut prof.fine.momentum)?;
+        cli.set("dropout", &mut prof.fine.dropout, |d| (0.0..1.0).contains(d), "must be in [0, 1)")?;
+        if p.get("clip-norm") == Some("none") {
+            prof.fine.clip = None;
+        } else {
+            let mut c = prof.fine.clip.unwrap_or(MAX_GRAD_NORM);
+            cli.set("clip-norm", &mut c, |c: &f64| *c > 0.0 && c.is_finite(), "must be a positive number or 'none'")?;
+            if p.get("clip-norm").is_some() {
+                prof.fine.clip = Some(c);
+            }
+        }
+        let configs = match p.get("configs") {
+            Some(s) => list("configs", s, config)?,
+            None => Arch::configs().to_vec(),
+        };
+        let heads = match p.get("heads") {
+            Some(s) => list("heads", s, Head::parse)?,
+            None => Head::ALL.to_vec(),
+        };
+        let mut splits = Vec::new();
+        for s in list("splits", p.get("splits").unwrap_or("positions,games"), |s| ["positions", "games"].contains(&s).then(|| s.to_string()))? {
+            match s.as_str() {
+                "positions" => splits.extend((0..prof.folds).map(|fold| Split::Positions { fold, folds: 10 })),
+                _ => splits.push(Split::Games { per_mille: 100 }),
+            }
+        }
+        let side_bit = match p.get("side-bit").unwrap_or("quantized") {
+            "none" => None,
+            h => Some(Head::parse(h).ok_or_else(|| cli.usage(format!("bad --side-bit '{h}'")))?),
+        };
+        let max_positions = cli.max_positions()?;
+        let labels = PathBuf::from(p.get("labels").unwrap_or(DEFAULT_LABELS));
+        Ok(Setup { prof, plan: Plan { configs, heads, splits, side_bit }, labels, max_positions, jobs: 1 })
+    }
+
+    fn threads_chosen(cli: &TrainCli, setup: &mut Setup, threads: usize) -> Result<(), CliError> {
+        cli.set("jobs", &mut setup.jobs, |j| (1..=64).contains(j), "must be 1 to 64")?;
+        if setup.jobs > 1 && threads > 1 {
+            return Err(cli.usage("--jobs and --threads both split the cores: give one of them"));
+        }
+        Ok(())
+    }
+
+    fn settings(setup: &Setup, s: &mut RunSettings) -> Result<(), CliError> {
+        run_settings(s, &setup.prof, &setup.plan, &setup.labels, setup.max_positions)
+    }
+
+    fn load(setup: &Setup, run: &Run) -> Result<Inputs, CliError> {
+        let labels = &setup.labels;
+        if !labels.is_file() {
+            return Err(CliError::Failed(format!("{} not found: make a labelled set with 'deepchess label' (see 'make labels-dbn')", labels.display())));
+        }
+        let t = Instant::now();
+        let mut set = LabelSet::load(labels).map_err(CliError::Failed)?;
+        if let Some(n) = setup.max_positions {
+            set.items.truncate(n);
+        }
+        if set.items.is_empty() {
+            return Err(CliError::Failed(format!("{}: no labelled positions", labels.display())));
+        }
+        let s772 = Samples::from_labels(&set, Encoding::Bits772);
+        let s773 = setup.plan.side_bit.map(|_| Samples::from_labels(&set, Encoding::Bits773));
+        eprintln!("profile {}: {} labelled positions from {} ({:.1}s to load)", run.profile, s772.items.len(), labels.display(), t.elapsed().as_secs_f64());
+        Ok(Inputs { s772, s773 })
+    }
+
+    fn train(setup: &Setup, inputs: &Inputs, run: &Run) -> Result<Vec<Trained>, CliError> {
+        let meta = vec![("profile".to_string(), run.profile.clone()), ("labels".to_string(), setup.labels.display().to_string())];
+        self::run(&run.out, &setup.prof, &setup.plan, &inputs.s772, inputs.s773.as_ref(), run.seed, run.resume, &meta, setup.jobs).map_err(CliError::Failed)
+    }
+
+    fn results(setup: &Setup, inputs: &Inputs, outcomes: &Vec<Trained>, run: &Run) -> Result<String, CliError> {
+        Ok(format!(
+            "# DBN run `{}`\n\nProfile `{}`, seed {}, {} labelled positions from `{}`.\n\
+             Accuracy: classify and quantized = argmax equals the class; regress = output within 0.1\n\
+             of the normalised target (±30 cp). Seed protocol = fold(s) of a 10-fold split over\n\
+             positions (positions of one game on both sides); held-out games = 10 % of games held\n\
+             out whole.\n\n{}\nWall time of this invocation: {:.1} min; the epochs' time in the nets' logs, over\n\
+             every invocation of the run: {:.1} min.\n",
+            run.out.display(),
+            run.profile,
+            run.seed,
+            inputs.s772.items.len(),
+            setup.labels.display(),
+            table(outcomes),
+            run.minutes(),
+            logged_seconds(outcomes)? / 60.0
+        ))
+    }
+
+    /// Seed 001's labelled set for tests, as `labels.csv`: every position after ply 10 of
+    /// the smoke games (draws included), scored by material (an engine's scores stood in for).
+    fn smoke_inputs(dir: &Path) -> Result<Vec<String>, String> {
+        let path = dir.join("labels.csv");
+        super::data::smoke_labels(&driver::smoke_games(), &path)?;
+        Ok(vec!["--labels".into(), path.display().to_string()])
+    }
+}
+
+/// What defines a run beside its system, profile and seed (see `train::settings`).
+fn run_settings(s: &mut RunSettings, prof: &Profile, plan: &Plan, labels: &Path, max_positions: Option<usize>) -> Result<(), CliError> {
     // The file's bytes as stored: the same set compressed otherwise is another run.
     let bytes = crate::io::files::read_regular(labels, 1 << 30, "labelled set").map_err(|e| CliError::Failed(format!("{}: {e}", labels.display())))?;
     let fnv = crate::io::fnv1a64(&bytes);
@@ -454,7 +508,7 @@ fn run_settings(prof: &Profile, plan: &Plan, seed: u64, labels: &Path, max_posit
     s.add("heads", describe(&plan.heads.iter().map(|h| h.name().to_string()).collect::<Vec<_>>()), "--heads", Kind::Defining);
     s.add("splits", describe(&plan.splits.iter().map(|x| x.name()).collect::<Vec<_>>()), "--splits / --folds", Kind::Defining);
     s.add("side_bit", plan.side_bit.map_or("none", |h| h.name()), "--side-bit", Kind::Defining);
-    Ok(s)
+    Ok(())
 }
 
 #[cfg(test)]

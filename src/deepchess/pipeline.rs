@@ -6,19 +6,22 @@
 //! leave their net in the run folder and are skipped on `--resume`; the phase in progress
 //! continues from `checkpoint.dcw`.
 
-use super::model::{Arch, Net, ValueArch, ValueNet};
+use super::model::{Arch, Net, ValueNet};
 pub use super::profile::{Profile, PROFILES};
+use super::profile::overrides;
 use super::pairs::{dataset_file, load_pools, pair_accuracy, value_pair_accuracy, AuxPairs, Pools, Validation};
 use super::bootstrap::{search_values_kept, with_results};
 use super::features::Features;
 use super::train::{distill_tower, distill_value, fit_examples, pos2vec_layer, random_position_won, siamese};
 use crate::data::build::VALID_POSITIONS;
 use crate::data::dataset::Dataset;
-use crate::io::args::{CliError, Flag, Parsed};
+use crate::data::build::{build_sets, save_sets, BuildSettings};
+use crate::io::args::{CliError, Flag};
 use crate::tensor::{Precision, Rng};
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::{Ctx, StageCfg};
-use crate::train::run::{Run, TrainCli};
+use crate::train::driver;
+use crate::train::run::{Run, Threads, TrainCli};
 use crate::train::system::System;
 use std::path::{Path, PathBuf};
 use crate::tensor::NetFile;
@@ -323,7 +326,8 @@ pub const SYSTEM: System = System {
          --phases may change between invocations, and --data may name a moved copy of the\n\
          same dataset files.",
     flags: FLAGS,
-    run: train_cli,
+    run: driver::run::<Recipe>,
+    smoke: driver::smoke::<Recipe>,
 };
 
 const FLAGS: &[Flag] = &[
@@ -349,174 +353,200 @@ const FLAGS: &[Flag] = &[
     Flag { name: "precision", value: Some("P"), help: "f32 (default) or bf16: the training products' operands in bf16, sums and weights in f32 (mixed precision; about 1.5x faster with AVX-512 BF16, docs/benchmarks.md)" },
 ];
 
-/// The profile the flags name, with their overrides.
-fn profile_of(cli: &TrainCli) -> Result<Profile, CliError> {
-    let p = cli.p;
-    let (_, mut prof) = cli.profile("quick", PROFILES)?;
-    if p.has("no-mirror") {
-        prof.mirror = false;
-    }
-    cli.set("siamese-epochs", &mut prof.siamese.epochs, |&e| e >= 1, "must be at least 1")?;
-    if let Some(a) = p.get("distill-arch") {
-        prof.distill_arch = crate::deepchess::model::Arch::parse(a)
-            .ok_or_else(|| cli.usage(format!("bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-32-32-32/32-32-2)")))?;
-        // A student the search could not play is refused before hours of training.
-        crate::deepchess::infer::playable(&prof.distill_arch).map_err(|e| cli.usage(format!("--distill-arch '{a}' cannot play: {e}")))?;
-    }
-    if let Some(a) = p.get("value-arch") {
-        prof.value_arch = ValueArch::parse(a).ok_or_else(|| cli.usage(format!("bad --value-arch '{a}' (want 773-W-...-1, e.g. 773-64-32-1)")))?;
-        crate::deepchess::infer::ValueStudent::fits(&prof.value_arch).map_err(|e| cli.usage(format!("--value-arch '{a}' cannot play: {e}")))?;
-    }
-    cli.set("distill-epochs", &mut prof.distill_full.epochs, |&e| e >= 1, "must be at least 1")?;
-    cli.set("searched-rounds", &mut prof.searched_rounds, |&r| (1..=100).contains(&r), "must be 1 to 100")?;
-    cli.set("searched-depth", &mut prof.searched_depth, |&d| (1..=30).contains(&d), "must be 1 to 30")?;
-    cli.set("searched-positions", &mut prof.searched_positions, |&n| n >= 1, "must be at least 1")?;
-    // The positions, their searches and the examples are held at once (searched_examples).
-    let each = 3 * std::mem::size_of::<(Features, f32)>() + std::mem::size_of::<(Features, bool)>();
-    crate::io::pages::check_fits(&format!("--searched-positions {}", prof.searched_positions), prof.searched_positions as u128 * each as u128)
-        .map_err(|e| cli.usage(e))?;
-    cli.set("searched-lambda", &mut prof.searched_lambda, |&l| l > 0.0 && l <= 1.0, "must be above 0 and at most 1")?;
-    if p.get("pos2vec-subset").is_some() {
-        let n: usize = p.get_or("train", "pos2vec-subset", 0)?;
-        prof.pos2vec_subset = (n > 0).then_some(n);
-    }
-    if let Some(a) = p.get("compact-aux") {
-        prof.compact_aux = AuxPairs::parse(a).map_err(|e| cli.usage(format!("bad --compact-aux '{a}': {e}")))?;
-    }
-    Ok(prof)
+/// DeepChess's part of `deepchess train` (the steps are `train::driver`'s).
+pub struct Recipe;
+
+/// The profile with the flags' overrides, and what else the flags chose.
+pub struct Setup {
+    pub prof: Profile,
+    pub phases: Phases,
+    pub max_positions: Option<usize>,
+    pub data: PathBuf,
+    pub precision: Precision,
 }
 
-fn train_cli(p: &Parsed) -> Result<(), CliError> {
-    let cli = TrainCli::new(p, "deepchess", true);
-    let pname = p.get("profile").unwrap_or("quick");
-    let prof = profile_of(&cli)?;
-    let phases = match p.get("phases") {
-        Some(s) => Phases::parse(s).ok_or_else(|| cli.usage(format!("bad --phases '{s}'")))?,
-        None => Phases::ALL,
-    };
-    cli.tensor_threads(2, 1)?;
-    let seed = cli.seed()?;
-    let max_positions = cli.max_positions()?;
-    let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
-    let out = cli.out(format!("runs/{pname}"));
-    let resume = cli.resume();
-    let name = p.get("precision").unwrap_or("f32");
-    let precision = Precision::parse(name).ok_or_else(|| cli.usage(format!("--precision takes f32 or bf16, not '{name}'")))?;
-    let prof = prof.with_precision(precision);
+/// The dataset's pools: training (and, for the searched phase, as played), validation, and
+/// the position split's second validation set when the dataset has one.
+pub struct Inputs {
+    train: Pools,
+    unmirrored: Option<Pools>,
+    valid: Pools,
+    positions: Option<Pools>,
+    split: String,
+    /// The protocol valid.dcds records, and the training set's source.
+    protocol: Option<String>,
+    source: String,
+}
 
-    // The settings are checked before the data is loaded: a refusal should not wait for it.
-    let run_ = Run::admit(out.clone(), resume, run_settings(&prof, seed, &data, max_positions, precision)?)?;
+impl driver::Recipe for Recipe {
+    const NAME: &'static str = "deepchess";
+    const DEFAULT_PROFILE: &'static str = "quick";
+    const OUT_PREFIX: &'static str = "runs/";
+    const THREADS: Threads = Threads::Kernels { default: 2, min: 1 };
+    const SMOKE: &'static [&'static str] = &["--profile", "tiny", "--threads", "1"];
+    type Profile = Profile;
+    type Setup = Setup;
+    type Inputs = Inputs;
+    type Outcome = Vec<Trained>;
 
-    let (mut train, tds) = load_pools(&data, "train.dcds", prof.mirror).map_err(CliError::Failed)?;
-    if let Some(n) = max_positions {
-        train.truncate(n);
+    fn profiles() -> &'static [(&'static str, fn() -> Profile)] {
+        PROFILES
     }
-    // The searched phase searches positions as played, without the mirrored twins.
-    let unmirrored = if prof.mirror && phases.searched {
-        let (mut g, _) = load_pools(&data, "train.dcds", false).map_err(CliError::Failed)?;
+
+    fn setup(cli: &TrainCli, prof: Profile) -> Result<Setup, CliError> {
+        let p = cli.p;
+        let prof = overrides(cli, prof)?;
+        let phases = match p.get("phases") {
+            Some(s) => Phases::parse(s).ok_or_else(|| cli.usage(format!("bad --phases '{s}'")))?,
+            None => Phases::ALL,
+        };
+        let max_positions = cli.max_positions()?;
+        let data = PathBuf::from(p.get("data").unwrap_or("runs/dataset"));
+        let name = p.get("precision").unwrap_or("f32");
+        let precision = Precision::parse(name).ok_or_else(|| cli.usage(format!("--precision takes f32 or bf16, not '{name}'")))?;
+        Ok(Setup { prof: prof.with_precision(precision), phases, max_positions, data, precision })
+    }
+
+    fn settings(setup: &Setup, s: &mut RunSettings) -> Result<(), CliError> {
+        run_settings(s, &setup.prof, &setup.data, setup.max_positions, setup.precision)
+    }
+
+    fn load(setup: &Setup, run: &Run) -> Result<Inputs, CliError> {
+        let (prof, data, max_positions) = (&setup.prof, &setup.data, setup.max_positions);
+        let (mut train, tds) = load_pools(data, "train.dcds", prof.mirror).map_err(CliError::Failed)?;
         if let Some(n) = max_positions {
-            g.truncate(n);
+            train.truncate(n);
         }
-        Some(g)
-    } else {
-        None
-    };
-    let (valid, vds) = load_pools(&data, "valid.dcds", false).map_err(CliError::Failed)?;
-    if let (Some(a), Some(b)) = (tds.meta("pair"), vds.meta("pair")) {
-        if a != b {
-            return Err(CliError::Failed(format!(
-                "{}: train.dcds and valid.dcds come from different 'deepchess data' runs (pair {a} and {b}; one write of a run was cut short?): build them again",
-                data.display()
-            )));
-        }
-    }
-    // `deepchess data --split both`: single positions of training games, the other protocol.
-    let positions = if data.join(VALID_POSITIONS).exists() {
-        let pds = Dataset::load(&data.join(VALID_POSITIONS)).map_err(|e| CliError::Failed(e.to_string()))?;
-        let pools = Pools::from_dataset(&pds, false);
-        if pds.meta("pair") != tds.meta("pair") {
-            return Err(CliError::Failed(format!(
-                "{}: {VALID_POSITIONS} does not come from the 'deepchess data' run of train.dcds (pair {:?} and {:?}): build them again",
-                data.display(),
-                pds.meta("pair"),
-                tds.meta("pair")
-            )));
-        }
-        if pools.is_empty() {
-            // Few games can leave one class without a held-out position: judge on valid.dcds alone.
-            eprintln!("warning: {VALID_POSITIONS} has {} W and {} L positions (both are needed): judged on valid.dcds only", pools.w.len(), pools.l.len());
-            None
+        // The searched phase searches positions as played, without the mirrored twins.
+        let unmirrored = if prof.mirror && setup.phases.searched {
+            let (mut g, _) = load_pools(data, "train.dcds", false).map_err(CliError::Failed)?;
+            if let Some(n) = max_positions {
+                g.truncate(n);
+            }
+            Some(g)
         } else {
-            eprintln!("second validation set {VALID_POSITIONS}: {} W + {} L held-out positions of training games", pools.w.len(), pools.l.len());
-            Some(pools)
+            None
+        };
+        let (valid, vds) = load_pools(data, "valid.dcds", false).map_err(CliError::Failed)?;
+        if let (Some(a), Some(b)) = (tds.meta("pair"), vds.meta("pair")) {
+            if a != b {
+                return Err(CliError::Failed(format!(
+                    "{}: train.dcds and valid.dcds come from different 'deepchess data' runs (pair {a} and {b}; one write of a run was cut short?): build them again",
+                    data.display()
+                )));
+            }
         }
-    } else {
-        None
-    };
-    let split = vds.meta("split").unwrap_or("unknown split").to_string();
-    eprintln!(
-        "profile {pname}: {} W + {} L training positions{}, {} W + {} L validation positions (held-out games)",
-        train.w.len(),
-        train.l.len(),
-        if prof.mirror { " (with mirrored twins)" } else { "" },
-        valid.w.len(),
-        valid.l.len()
-    );
-    let mut meta = vec![
-        ("profile".to_string(), pname.to_string()),
-        ("data".to_string(), data.display().to_string()),
-        ("data_source".to_string(), tds.meta("source").unwrap_or("?").to_string()),
-        ("split".to_string(), split.clone()),
-        ("mirror".to_string(), prof.mirror.to_string()),
-        ("train_positions".to_string(), format!("{} W + {} L", train.w.len(), train.l.len())),
-    ];
-    if !prof.compact_aux.is_none() {
-        let a = prof.compact_aux;
-        meta.push(("compact_aux".to_string(), format!("progress={},gap={},material={}", a.progress, a.gap, a.material)));
+        // `deepchess data --split both`: single positions of training games, the other protocol.
+        let positions = if data.join(VALID_POSITIONS).exists() {
+            let pds = Dataset::load(&data.join(VALID_POSITIONS)).map_err(|e| CliError::Failed(e.to_string()))?;
+            let pools = Pools::from_dataset(&pds, false);
+            if pds.meta("pair") != tds.meta("pair") {
+                return Err(CliError::Failed(format!(
+                    "{}: {VALID_POSITIONS} does not come from the 'deepchess data' run of train.dcds (pair {:?} and {:?}): build them again",
+                    data.display(),
+                    pds.meta("pair"),
+                    tds.meta("pair")
+                )));
+            }
+            if pools.is_empty() {
+                // Few games can leave one class without a held-out position: judge on valid.dcds alone.
+                eprintln!("warning: {VALID_POSITIONS} has {} W and {} L positions (both are needed): judged on valid.dcds only", pools.w.len(), pools.l.len());
+                None
+            } else {
+                eprintln!("second validation set {VALID_POSITIONS}: {} W + {} L held-out positions of training games", pools.w.len(), pools.l.len());
+                Some(pools)
+            }
+        } else {
+            None
+        };
+        let split = vds.meta("split").unwrap_or("unknown split").to_string();
+        eprintln!(
+            "profile {}: {} W + {} L training positions{}, {} W + {} L validation positions (held-out games)",
+            run.profile,
+            train.w.len(),
+            train.l.len(),
+            if prof.mirror { " (with mirrored twins)" } else { "" },
+            valid.w.len(),
+            valid.l.len()
+        );
+        let protocol = vds.meta("protocol").map(String::from);
+        let source = tds.meta("source").unwrap_or("?").to_string();
+        Ok(Inputs { train, unmirrored, valid, positions, split, protocol, source })
     }
-    run_.begin()?;
-    let mut ctx = Ctx::new(&out, seed, resume, meta).map_err(CliError::Failed)?;
-    let trained = run(&mut ctx, &prof, phases, &train, unmirrored.as_ref().unwrap_or(&train), &valid, positions.as_ref()).map_err(CliError::Failed)?;
-    let mut md = format!(
-        "# Training run `{}`\n\nProfile `{pname}`, seed {seed}{}, data `{}` ({} W + {} L training positions{}).\n\
-         Accuracy = fraction of random (W, L) pairs of the **validation set** ordered correctly;\n\
-         validation = {split}; {} W + {} L validation positions.\n\n",
-        out.display(),
-        if precision == Precision::Bf16 { ", products in bf16 (f32 sums and weights)" } else { "" },
-        data.display(),
-        train.w.len(),
-        train.l.len(),
-        if prof.mirror { ", with mirrored twins" } else { "" },
-        valid.w.len(),
-        valid.l.len()
-    );
-    // Every accuracy column names its protocol.
-    let protocol = match vds.meta("protocol") {
-        Some("positions") => "position split",
-        _ => "game split",
-    };
-    let pct = |x: f64| format!("{:.2} %", 100.0 * x);
-    if positions.is_some() {
-        md.push_str(&format!("| network | layers | validation [{protocol}] | validation [position split] ({VALID_POSITIONS}) | training positions |\n|---|---|---|---|---|\n"));
-    } else {
-        md.push_str(&format!("| network | layers | validation pair accuracy [{protocol}] | training positions |\n|---|---|---|---|\n"));
+
+    fn train(setup: &Setup, inputs: &Inputs, r: &Run) -> Result<Vec<Trained>, CliError> {
+        let (prof, train) = (&setup.prof, &inputs.train);
+        let mut meta = vec![
+            ("profile".to_string(), r.profile.clone()),
+            ("data".to_string(), setup.data.display().to_string()),
+            ("data_source".to_string(), inputs.source.clone()),
+            ("split".to_string(), inputs.split.clone()),
+            ("mirror".to_string(), prof.mirror.to_string()),
+            ("train_positions".to_string(), format!("{} W + {} L", train.w.len(), train.l.len())),
+        ];
+        if !prof.compact_aux.is_none() {
+            let a = prof.compact_aux;
+            meta.push(("compact_aux".to_string(), format!("progress={},gap={},material={}", a.progress, a.gap, a.material)));
+        }
+        let mut ctx = Ctx::new(&r.out, r.seed, r.resume, meta).map_err(CliError::Failed)?;
+        run(&mut ctx, prof, setup.phases, train, inputs.unmirrored.as_ref().unwrap_or(train), &inputs.valid, inputs.positions.as_ref()).map_err(CliError::Failed)
     }
-    for r in &trained {
-        let pos = r.positions.map_or(String::new(), |p| format!(" {} |", pct(p)));
-        md.push_str(&format!("| {} | {} | {} |{pos} {} |\n", r.name, r.arch, pct(r.valid), pct(r.train)));
+
+    fn results(setup: &Setup, inputs: &Inputs, trained: &Vec<Trained>, run: &Run) -> Result<String, CliError> {
+        let (prof, train, valid) = (&setup.prof, &inputs.train, &inputs.valid);
+        let mut md = format!(
+            "# Training run `{}`\n\nProfile `{}`, seed {}{}, data `{}` ({} W + {} L training positions{}).\n\
+             Accuracy = fraction of random (W, L) pairs of the **validation set** ordered correctly;\n\
+             validation = {}; {} W + {} L validation positions.\n\n",
+            run.out.display(),
+            run.profile,
+            run.seed,
+            if setup.precision == Precision::Bf16 { ", products in bf16 (f32 sums and weights)" } else { "" },
+            setup.data.display(),
+            train.w.len(),
+            train.l.len(),
+            if prof.mirror { ", with mirrored twins" } else { "" },
+            inputs.split,
+            valid.w.len(),
+            valid.l.len()
+        );
+        // Every accuracy column names its protocol.
+        let protocol = match inputs.protocol.as_deref() {
+            Some("positions") => "position split",
+            _ => "game split",
+        };
+        let pct = |x: f64| format!("{:.2} %", 100.0 * x);
+        if inputs.positions.is_some() {
+            md.push_str(&format!("| network | layers | validation [{protocol}] | validation [position split] ({VALID_POSITIONS}) | training positions |\n|---|---|---|---|---|\n"));
+        } else {
+            md.push_str(&format!("| network | layers | validation pair accuracy [{protocol}] | training positions |\n|---|---|---|---|\n"));
+        }
+        for r in trained {
+            let pos = r.positions.map_or(String::new(), |p| format!(" {} |", pct(p)));
+            md.push_str(&format!("| {} | {} | {} |{pos} {} |\n", r.name, r.arch, pct(r.valid), pct(r.train)));
+        }
+        md.push_str(&format!("\nWall time of this invocation: {:.1} min.\n", run.minutes()));
+        Ok(md)
     }
-    md.push_str(&format!("\nWall time of this invocation: {:.1} min.\n", run_.minutes()));
-    run_.finish(&md)
+
+    /// The smoke games as `deepchess data --per-game 0 --valid-per-mille 200` makes them:
+    /// every quiet position, a fifth of the games held out.
+    fn smoke_inputs(dir: &Path) -> Result<Vec<String>, String> {
+        let mut s = BuildSettings::default();
+        s.sampling.per_game = 0;
+        s.valid_per_mille = 200;
+        let built = build_sets(&[driver::smoke_games().display().to_string()], &s, |_| {}, |_| {})?;
+        let ds = dir.join("ds");
+        save_sets(&ds, built)?;
+        Ok(vec!["--data".into(), ds.display().to_string()])
+    }
 }
 
 /// What defines a run, written to `run.txt` when it starts and compared on `--resume`.
 /// Left out on purpose, because they may change between invocations: `--threads` (it does
 /// not change what is computed), `--phases` (each phase's net depends only on earlier ones)
 /// and `--out` (the run folder itself).
-fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<usize>, precision: Precision) -> Result<RunSettings, CliError> {
-    let mut s = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
-    s.add("profile", prof.name, "--profile", Kind::Defining);
-    s.add("seed", seed, "--seed", Kind::Defining);
+fn run_settings(s: &mut RunSettings, prof: &Profile, data: &Path, max_positions: Option<usize>, precision: Precision) -> Result<(), CliError> {
     for file in ["train.dcds", "valid.dcds"] {
         let print = Dataset::fingerprint(&dataset_file(data, file).map_err(CliError::Failed)?).map_err(|e| CliError::Failed(e.to_string()))?;
         s.add(&format!("data.{file}"), print, &format!("--data ({file})"), Kind::Defining);
@@ -559,5 +589,5 @@ fn run_settings(prof: &Profile, seed: u64, data: &Path, max_positions: Option<us
     let aux = if a.is_none() { "none".to_string() } else { format!("progress={},gap={},material={}", a.progress, a.gap, a.material) };
     s.add("compact_aux", aux, "--compact-aux", Kind::FromProfile);
     s.add("pos2vec_subset", prof.pos2vec_subset.map_or("fresh draws".to_string(), |n| format!("{n} a class, fixed")), "--pos2vec-subset", Kind::FromProfile);
-    Ok(s)
+    Ok(())
 }

@@ -1,8 +1,12 @@
-//! The hyper-parameters of a DeepChess run ([`Profile`]) and the profiles `--profile` names.
+//! The hyper-parameters of a DeepChess run ([`Profile`]), the profiles `--profile` names and
+//! the flags that override them ([`overrides`]).
 
+use super::features::Features;
 use super::model::{Arch, ValueArch};
 use super::pairs::AuxPairs;
+use crate::io::args::CliError;
 use crate::tensor::Precision;
+use crate::train::run::TrainCli;
 use crate::train::checkpoint::OptCfg;
 use crate::train::stage::StageCfg;
 
@@ -177,4 +181,40 @@ impl Profile {
         }
         self
     }
+}
+
+/// `profile` with the flags' overrides (`deepchess train`'s), each checked.
+pub fn overrides(cli: &TrainCli, mut prof: Profile) -> Result<Profile, CliError> {
+    let p = cli.p;
+    if p.has("no-mirror") {
+        prof.mirror = false;
+    }
+    cli.set("siamese-epochs", &mut prof.siamese.epochs, |&e| e >= 1, "must be at least 1")?;
+    if let Some(a) = p.get("distill-arch") {
+        prof.distill_arch = Arch::parse(a)
+            .ok_or_else(|| cli.usage(format!("bad --distill-arch '{a}' (want 773-W-...-F/H-...-2, e.g. 773-32-32-32/32-32-2)")))?;
+        // A student the search could not play is refused before hours of training.
+        super::infer::playable(&prof.distill_arch).map_err(|e| cli.usage(format!("--distill-arch '{a}' cannot play: {e}")))?;
+    }
+    if let Some(a) = p.get("value-arch") {
+        prof.value_arch = ValueArch::parse(a).ok_or_else(|| cli.usage(format!("bad --value-arch '{a}' (want 773-W-...-1, e.g. 773-64-32-1)")))?;
+        super::infer::ValueStudent::fits(&prof.value_arch).map_err(|e| cli.usage(format!("--value-arch '{a}' cannot play: {e}")))?;
+    }
+    cli.set("distill-epochs", &mut prof.distill_full.epochs, |&e| e >= 1, "must be at least 1")?;
+    cli.set("searched-rounds", &mut prof.searched_rounds, |&r| (1..=100).contains(&r), "must be 1 to 100")?;
+    cli.set("searched-depth", &mut prof.searched_depth, |&d| (1..=30).contains(&d), "must be 1 to 30")?;
+    cli.set("searched-positions", &mut prof.searched_positions, |&n| n >= 1, "must be at least 1")?;
+    // The positions, their searches and the examples are held at once (searched_examples).
+    let each = 3 * std::mem::size_of::<(Features, f32)>() + std::mem::size_of::<(Features, bool)>();
+    crate::io::pages::check_fits(&format!("--searched-positions {}", prof.searched_positions), prof.searched_positions as u128 * each as u128)
+        .map_err(|e| cli.usage(e))?;
+    cli.set("searched-lambda", &mut prof.searched_lambda, |&l| l > 0.0 && l <= 1.0, "must be above 0 and at most 1")?;
+    if p.get("pos2vec-subset").is_some() {
+        let n: usize = p.get_or("train", "pos2vec-subset", 0)?;
+        prof.pos2vec_subset = (n > 0).then_some(n);
+    }
+    if let Some(a) = p.get("compact-aux") {
+        prof.compact_aux = AuxPairs::parse(a).map_err(|e| cli.usage(format!("bad --compact-aux '{a}': {e}")))?;
+    }
+    Ok(prof)
 }

@@ -15,13 +15,14 @@ use super::model::{FeatureSet, Model, Value, MAX_HIDDEN};
 use super::resume::{self, Parts};
 use super::train::{group_errors, model_error, train_model, ModelCfg, Td, TdCfg};
 pub use super::train::Variant;
-use crate::io::args::{CliError, Flag, Parsed};
+use crate::io::args::{CliError, Flag};
 use crate::tensor::Rng;
 use crate::train::checkpoint::OptCfg;
 use crate::train::episode::{EpisodeCfg, Exploration, Opening};
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::Ctx;
-use crate::train::run::{Run, TrainCli};
+use crate::train::driver;
+use crate::train::run::{Run, Threads, TrainCli};
 use crate::train::system::System;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -304,7 +305,8 @@ pub const SYSTEM: System = System {
          Writes M, each V with a snapshot after every batch (snapshots.txt lists them for\n\
          'deepchess match --curve'), log.csv and curves.svg per net, and results.md.",
     flags: FLAGS,
-    run: train_cli,
+    run: driver::run::<Recipe>,
+    smoke: driver::smoke::<Recipe>,
 };
 
 /// The expert games read when none are given: the shipped Stockfish 15.1 games.
@@ -336,82 +338,129 @@ const FLAGS: &[Flag] = &[
     Flag { name: "threads", value: Some("N"), help: "self-play games at once (default: all cores)" },
 ];
 
-fn train_cli(p: &Parsed) -> Result<(), CliError> {
-    let cli = TrainCli::new(p, "neurochess", false);
-    let (pname, mut prof) = cli.profile("quick", PROFILES)?;
-    crate::train::system::episode_flags(p, "neurochess", &mut prof.games_per_batch, &mut prof.batches)?;
-    cli.set("hidden", &mut prof.hidden, |&h| h <= MAX_HIDDEN, &format!("must be 0 to {MAX_HIDDEN}"))?;
-    cli.set("depth", &mut prof.td.depth, |d| (1..=8).contains(d), "must be 1 to 8")?;
-    cli.set("slope-weight", &mut prof.td.slope_weight, |&w| (0.0..=1e4).contains(&w), "must be 0 to 10000")?;
-    if let Some(f) = p.get("features") {
-        prof.features = FeatureSet::parse(f).ok_or_else(|| cli.usage(format!("bad --features '{f}' (ours, gnu)")))?;
-    }
-    match p.get("slopes") {
-        None | Some("constant") => {}
-        Some("reliability") => prof.td.reliability = true,
-        Some(w) => return Err(cli.usage(format!("bad --slopes '{w}' (constant, reliability)"))),
-    }
-    cli.set("expert-low", &mut prof.expert_low, |x| (0.0..=1.0).contains(x), "must be 0 to 1")?;
-    cli.set("lr", &mut prof.lr, |&lr| lr > 0.0 && lr < 10.0, "must be in (0, 10)")?;
-    cli.set("passes", &mut prof.td.passes, |n| (1..=100).contains(n), "must be 1 to 100")?;
-    let variants = p
-        .get("variants")
-        .unwrap_or("bp,ebnn")
-        .split(',')
-        .map(|s| Variant::parse(s.trim()).ok_or_else(|| cli.usage(format!("bad --variants entry '{s}' (bp, ebnn)"))))
-        .collect::<Result<Vec<_>, _>>()?;
-    let given = p.get_all("expert");
-    let files: Vec<PathBuf> = if given.is_empty() { DEFAULT_EXPERT.iter().map(PathBuf::from).collect() } else { given.iter().map(PathBuf::from).collect() };
-    for f in &files {
-        if !f.is_file() {
-            return Err(CliError::Failed(format!("{}: expert games not found (give --expert FILE)", f.display())));
-        }
-    }
-    let threads: usize = p.get_or("train", "threads", 0)?;
-    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads.min(256) };
-    let seed = cli.seed()?;
-    let out = cli.out(format!("runs/neurochess-{pname}"));
-    let resume = cli.resume();
+/// NeuroChess's part of `deepchess train` (the steps are `train::driver`'s).
+pub struct Recipe;
 
-    let run_ = Run::admit(out.clone(), resume, run_settings(&prof, seed, &files, &variants)?)?;
-    let t = Instant::now();
-    let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    let games = read_games(&refs).map_err(CliError::Failed)?;
-    let n_games = games.len();
-    let expert = split(games, 50, seed);
-    eprintln!(
-        "profile {pname}: {n_games} expert games in {} file(s): {} for M and V's prefixes, {} held out to measure M ({:.1}s to read)",
-        files.len(),
-        expert.train.len(),
-        expert.valid.len(),
-        t.elapsed().as_secs_f64()
-    );
-    run_.begin()?;
-    // The expert games as run.txt records them: every part of the run is a function of them.
-    let prints = run_.setting("expert").unwrap_or_default().to_string();
-    let meta = vec![("profile".to_string(), pname.to_string()), ("seed".to_string(), seed.to_string()), ("expert".to_string(), prints)];
-    let trained = run(&out, &prof, &expert, &variants, seed, resume, threads, &meta).map_err(CliError::Failed)?;
-    let md = format!(
-        "# NeuroChess run `{}`\n\nProfile `{pname}`, seed {seed}: {}.\nExpert games: {n_games} of {} ({} held out for M's error).\n\n{}\n\
-         Table 1 (the snapshots against GNU Chess's evaluation in the same search, the handcrafted validation opponent and GNU Chess 6.2.7): `make neurochess-table1 RUN={}`.\n\n\
-         Wall time of this invocation: {:.1} min.\n",
-        out.display(),
-        prof.describe(),
-        files.iter().map(|f| format!("`{}`", f.display())).collect::<Vec<_>>().join(", "),
-        expert.valid.len(),
-        results(&trained),
-        out.display(),
-        run_.minutes()
-    );
-    run_.finish(&md)
+/// The profile with the flags' overrides, and what else the flags chose.
+pub struct Setup {
+    pub prof: Profile,
+    pub variants: Vec<Variant>,
+    /// The expert games' files.
+    pub files: Vec<PathBuf>,
 }
 
-/// What defines a run (see `train::settings`).
-fn run_settings(prof: &Profile, seed: u64, files: &[PathBuf], variants: &[Variant]) -> Result<RunSettings, CliError> {
-    let mut s = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
-    s.add("system", "neurochess", "--system", Kind::Defining);
-    s.add("profile", prof.name, "--profile", Kind::Defining);
-    s.add("seed", seed, "--seed", Kind::Defining);
+/// The expert games, and how many were read.
+pub struct Inputs {
+    n_games: usize,
+    expert: Expert,
+}
+
+impl driver::Recipe for Recipe {
+    const NAME: &'static str = "neurochess";
+    const DEFAULT_PROFILE: &'static str = "quick";
+    const OUT_PREFIX: &'static str = "runs/neurochess-";
+    const THREADS: Threads = Threads::Games;
+    /// M, then V by both variants over two batches of self-play games (an episode stage, its
+    /// snapshots written after each batch).
+    const SMOKE: &'static [&'static str] = &["--profile", "tiny", "--threads", "2"];
+    type Profile = Profile;
+    type Setup = Setup;
+    type Inputs = Inputs;
+    type Outcome = Trained;
+
+    fn profiles() -> &'static [(&'static str, fn() -> Profile)] {
+        PROFILES
+    }
+
+    fn setup(cli: &TrainCli, mut prof: Profile) -> Result<Setup, CliError> {
+        let p = cli.p;
+        cli.episodes(&mut prof.games_per_batch, &mut prof.batches)?;
+        cli.set("hidden", &mut prof.hidden, |&h| h <= MAX_HIDDEN, &format!("must be 0 to {MAX_HIDDEN}"))?;
+        cli.set("depth", &mut prof.td.depth, |d| (1..=8).contains(d), "must be 1 to 8")?;
+        cli.set("slope-weight", &mut prof.td.slope_weight, |&w| (0.0..=1e4).contains(&w), "must be 0 to 10000")?;
+        if let Some(f) = p.get("features") {
+            prof.features = FeatureSet::parse(f).ok_or_else(|| cli.usage(format!("bad --features '{f}' (ours, gnu)")))?;
+        }
+        match p.get("slopes") {
+            None | Some("constant") => {}
+            Some("reliability") => prof.td.reliability = true,
+            Some(w) => return Err(cli.usage(format!("bad --slopes '{w}' (constant, reliability)"))),
+        }
+        cli.set("expert-low", &mut prof.expert_low, |x| (0.0..=1.0).contains(x), "must be 0 to 1")?;
+        cli.set("lr", &mut prof.lr, |&lr| lr > 0.0 && lr < 10.0, "must be in (0, 10)")?;
+        cli.set("passes", &mut prof.td.passes, |n| (1..=100).contains(n), "must be 1 to 100")?;
+        let variants = p
+            .get("variants")
+            .unwrap_or("bp,ebnn")
+            .split(',')
+            .map(|s| Variant::parse(s.trim()).ok_or_else(|| cli.usage(format!("bad --variants entry '{s}' (bp, ebnn)"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let given = p.get_all("expert");
+        let files: Vec<PathBuf> = if given.is_empty() { DEFAULT_EXPERT.iter().map(PathBuf::from).collect() } else { given.iter().map(PathBuf::from).collect() };
+        for f in &files {
+            if !f.is_file() {
+                return Err(CliError::Failed(format!("{}: expert games not found (give --expert FILE)", f.display())));
+            }
+        }
+        Ok(Setup { prof, variants, files })
+    }
+
+    fn settings(setup: &Setup, s: &mut RunSettings) -> Result<(), CliError> {
+        run_settings(s, &setup.prof, &setup.files, &setup.variants)
+    }
+
+    fn load(setup: &Setup, run: &Run) -> Result<Inputs, CliError> {
+        let t = Instant::now();
+        let refs: Vec<&Path> = setup.files.iter().map(PathBuf::as_path).collect();
+        let games = read_games(&refs).map_err(CliError::Failed)?;
+        let n_games = games.len();
+        let expert = split(games, 50, run.seed);
+        eprintln!(
+            "profile {}: {n_games} expert games in {} file(s): {} for M and V's prefixes, {} held out to measure M ({:.1}s to read)",
+            run.profile,
+            setup.files.len(),
+            expert.train.len(),
+            expert.valid.len(),
+            t.elapsed().as_secs_f64()
+        );
+        Ok(Inputs { n_games, expert })
+    }
+
+    fn train(setup: &Setup, inputs: &Inputs, r: &Run) -> Result<Trained, CliError> {
+        // The expert games as run.txt records them: every part of the run is a function of them.
+        let prints = r.setting("expert").unwrap_or_default().to_string();
+        let meta = vec![("profile".to_string(), r.profile.clone()), ("seed".to_string(), r.seed.to_string()), ("expert".to_string(), prints)];
+        run(&r.out, &setup.prof, &inputs.expert, &setup.variants, r.seed, r.resume, r.threads, &meta).map_err(CliError::Failed)
+    }
+
+    fn results(setup: &Setup, inputs: &Inputs, trained: &Trained, run: &Run) -> Result<String, CliError> {
+        Ok(format!(
+            "# NeuroChess run `{}`\n\nProfile `{}`, seed {}: {}.\nExpert games: {} of {} ({} held out for M's error).\n\n{}\n\
+             Table 1 (the snapshots against GNU Chess's evaluation in the same search, the handcrafted validation opponent and GNU Chess 6.2.7): `make neurochess-table1 RUN={}`.\n\n\
+             Wall time of this invocation: {:.1} min.\n",
+            run.out.display(),
+            run.profile,
+            run.seed,
+            setup.prof.describe(),
+            inputs.n_games,
+            setup.files.iter().map(|f| format!("`{}`", f.display())).collect::<Vec<_>>().join(", "),
+            inputs.expert.valid.len(),
+            results(trained),
+            run.out.display(),
+            run.minutes()
+        ))
+    }
+
+    /// The smoke games, copied in as the expert games.
+    fn smoke_inputs(dir: &Path) -> Result<Vec<String>, String> {
+        let path = dir.join("expert.pgn");
+        std::fs::copy(driver::smoke_games(), &path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(vec!["--expert".into(), path.display().to_string()])
+    }
+}
+
+/// What defines a run beside its system, profile and seed (see `train::settings`).
+fn run_settings(s: &mut RunSettings, prof: &Profile, files: &[PathBuf], variants: &[Variant]) -> Result<(), CliError> {
     let mut prints = Vec::new();
     for f in files {
         let bytes = crate::io::files::read_regular(f, 1 << 32, "expert games").map_err(|e| CliError::Failed(format!("{}: {e}", f.display())))?;
@@ -422,5 +471,5 @@ fn run_settings(prof: &Profile, seed: u64, files: &[PathBuf], variants: &[Varian
     s.add("expert", prints.join(","), "--expert", Kind::Defining);
     s.add("schedule", prof.describe(), "schedule (--profile and its flags)", Kind::FromProfile);
     s.add("variants", variants.iter().map(|v| v.name()).collect::<Vec<_>>().join(","), "--variants", Kind::Defining);
-    Ok(s)
+    Ok(())
 }

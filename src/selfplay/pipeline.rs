@@ -11,13 +11,14 @@ use super::model::{Agents, Arch, Init, Layout};
 use super::policy::Compose;
 use super::recipe::{Loss, QCfg, Targets, Update};
 use super::train::Learner;
-use crate::io::args::{CliError, Flag, Parsed};
+use crate::io::args::{CliError, Flag};
 use crate::tensor::Rng;
 use crate::train::checkpoint::OptCfg;
 use crate::train::episode::{EpisodeCfg, Exploration, Opening};
 use crate::train::settings::{Kind, RunSettings};
 use crate::train::stage::Ctx;
-use crate::train::run::{Run, TrainCli};
+use crate::train::driver;
+use crate::train::run::{Run, Threads, TrainCli};
 use crate::train::system::System;
 use std::path::Path;
 use crate::tensor::NetFile;
@@ -302,83 +303,117 @@ pub const SYSTEM: System = System {
     synopsis: "[--profile quick|paper|tiny] [--games N] [--out DIR] [--resume]",
     help: "Trains seed 002's two agents by self-play and Q-learning on the episode stage; reports captures, material, pieces left en prise, how games end and the score against a random mover and a greedy capturer every 1,000 games. The agents play as `qagent`.",
     flags: FLAGS,
-    run: train_cli,
+    run: driver::run::<Recipe>,
+    smoke: driver::smoke::<Recipe>,
 };
 
-fn train_cli(p: &Parsed) -> Result<(), CliError> {
-    let cli = TrainCli::new(p, "selfplay", false);
-    let (pname, mut prof) = cli.profile("quick", PROFILES)?;
-    match p.get("recipe") {
-        None | Some("ours") => {}
-        Some("author") => prof.author_recipe(),
-        Some(r) => return Err(cli.usage(format!("unknown --recipe '{r}' (ours, author)"))),
+/// The self-play agents' part of `deepchess train` (the steps are `train::driver`'s).
+pub struct Recipe;
+
+impl driver::Recipe for Recipe {
+    const NAME: &'static str = "selfplay";
+    const DEFAULT_PROFILE: &'static str = "quick";
+    const OUT_PREFIX: &'static str = "runs/selfplay-";
+    const THREADS: Threads = Threads::Games;
+    const SMOKE: &'static [&'static str] = &["--profile", "tiny", "--threads", "2"];
+    type Profile = Profile;
+    type Setup = Profile;
+    /// The agents play from the start position: nothing to load.
+    type Inputs = ();
+    type Outcome = ();
+
+    fn profiles() -> &'static [(&'static str, fn() -> Profile)] {
+        PROFILES
     }
-    crate::train::system::episode_flags(p, "selfplay", &mut prof.games_per_batch, &mut prof.batches)?;
-    cli.set("lr", &mut prof.lr, |&lr| lr > 0.0 && lr < 10.0, "must be in (0, 10)")?;
-    if let Update::PerMove { lr } = &mut prof.q.update {
-        *lr = prof.lr;
+
+    fn setup(cli: &TrainCli, mut prof: Profile) -> Result<Profile, CliError> {
+        let p = cli.p;
+        match p.get("recipe") {
+            None | Some("ours") => {}
+            Some("author") => prof.author_recipe(),
+            Some(r) => return Err(cli.usage(format!("unknown --recipe '{r}' (ours, author)"))),
+        }
+        cli.episodes(&mut prof.games_per_batch, &mut prof.batches)?;
+        cli.set("lr", &mut prof.lr, |&lr| lr > 0.0 && lr < 10.0, "must be in (0, 10)")?;
+        if let Update::PerMove { lr } = &mut prof.q.update {
+            *lr = prof.lr;
+        }
+        cli.set("batch", &mut prof.q.batch, |&b| (1..=1 << 20).contains(&b), "must be in 1..=1048576")?;
+        cli.set("passes", &mut prof.q.passes, |&n| (1..=100).contains(&n), "must be in 1..=100")?;
+        match p.get("loss") {
+            None => {}
+            Some("squared") => prof.q.loss = Loss::Squared,
+            Some("huber") => prof.q.loss = Loss::Huber(10.0),
+            Some(l) => match l.strip_prefix("huber:").and_then(|d| d.parse::<f32>().ok()).filter(|d| d.is_finite() && *d > 0.0) {
+                Some(d) => prof.q.loss = Loss::Huber(d),
+                None => return Err(cli.usage(format!("unknown --loss '{l}' (squared, huber, huber:D with D > 0)"))),
+            },
+        }
+        if let Some(t) = p.get("targets") {
+            prof.q.targets = Targets::parse(t).ok_or_else(|| cli.usage(format!("unknown --targets '{t}' (chosen, masked)")))?;
+        }
+        if let Some(c) = p.get("compose") {
+            prof.q.compose = Compose::parse(c).ok_or_else(|| cli.usage(format!("unknown --compose '{c}' (signed, product)")))?;
+        }
+        if let Some(i) = p.get("init") {
+            prof.init = Init::parse(i).ok_or_else(|| cli.usage(format!("unknown --init '{i}' (seed, lecun)")))?;
+        }
+        cli.set("mate", &mut prof.q.mate, |m| m.is_finite() && (0.0..=1000.0).contains(m), "must be in [0, 1000]")?;
+        cli.set("epsilon", &mut prof.epsilon, |e| (0.0..=1.0).contains(e), "must be in [0, 1]")?;
+        match p.get("env") {
+            None | Some("legal") => {}
+            Some("seed") => prof.q.king_capture = true,
+            Some(e) => return Err(cli.usage(format!("unknown --env '{e}' (legal, seed)"))),
+        }
+        if p.has("rule-draws") {
+            prof.q.rule_draws = true;
+        }
+        Ok(prof)
     }
-    cli.set("batch", &mut prof.q.batch, |&b| (1..=1 << 20).contains(&b), "must be in 1..=1048576")?;
-    cli.set("passes", &mut prof.q.passes, |&n| (1..=100).contains(&n), "must be in 1..=100")?;
-    match p.get("loss") {
-        None => {}
-        Some("squared") => prof.q.loss = Loss::Squared,
-        Some("huber") => prof.q.loss = Loss::Huber(10.0),
-        Some(l) => match l.strip_prefix("huber:").and_then(|d| d.parse::<f32>().ok()).filter(|d| d.is_finite() && *d > 0.0) {
-            Some(d) => prof.q.loss = Loss::Huber(d),
-            None => return Err(cli.usage(format!("unknown --loss '{l}' (squared, huber, huber:D with D > 0)"))),
-        },
+
+    fn settings(prof: &Profile, s: &mut RunSettings) -> Result<(), CliError> {
+        s.add("schedule", prof.describe(), "schedule (--profile and its flags)", Kind::FromProfile);
+        Ok(())
     }
-    if let Some(t) = p.get("targets") {
-        prof.q.targets = Targets::parse(t).ok_or_else(|| cli.usage(format!("unknown --targets '{t}' (chosen, masked)")))?;
+
+    fn load(_: &Profile, _: &Run) -> Result<(), CliError> {
+        Ok(())
     }
-    if let Some(c) = p.get("compose") {
-        prof.q.compose = Compose::parse(c).ok_or_else(|| cli.usage(format!("unknown --compose '{c}' (signed, product)")))?;
+
+    fn train(prof: &Profile, _: &(), r: &Run) -> Result<(), CliError> {
+        let meta = vec![("profile".to_string(), r.profile.clone()), ("seed".to_string(), r.seed.to_string())];
+        run(&r.out, prof, r.seed, r.resume, r.threads, &meta).map_err(CliError::Failed)?;
+        Ok(())
     }
-    if let Some(i) = p.get("init") {
-        prof.init = Init::parse(i).ok_or_else(|| cli.usage(format!("unknown --init '{i}' (seed, lecun)")))?;
+
+    /// The milestone table and the agents' health; the milestones' curves written beside.
+    fn results(prof: &Profile, _: &(), _: &(), run: &Run) -> Result<String, CliError> {
+        let out = &run.out;
+        let log = crate::io::files::read_regular(&out.join("log.csv"), 1 << 30, "training log").map_err(|e| CliError::Failed(format!("{}: {e}", out.join("log.csv").display())))?;
+        let health = agents_health(&out.join("agents.dcw"))?;
+        let md = format!(
+            "# Self-play agents run `{}`\n\nProfile `{}`, seed {}: {}.\n\nAgents: `{}` (play them as `qagent`: `deepchess match --engine builtin=qagent net=FILE …`).\n\n## What the seed saw, measured every {} games\n\nEach row: the means over the batches since the row before (the games the agents played each other, exploring), and the greedy agents' score in {} games against each baseline (half with each colour, cut at {} plies as a draw).\n\n{}\nWall time of this invocation: {:.1} min.\n",
+            out.display(),
+            run.profile,
+            run.seed,
+            prof.describe(),
+            out.join("agents.dcw").display(),
+            prof.q.eval_every * prof.games_per_batch,
+            prof.q.eval_games,
+            prof.q.eval_plies,
+            milestones(&String::from_utf8_lossy(&log), prof.games_per_batch),
+            run.minutes()
+        ) + &health;
+        // results.md last: a run is finished when it is there.
+        let svg = milestones_svg(&String::from_utf8_lossy(&log), prof.games_per_batch, &format!("seed 002's agents, profile {}: shares per 1,000 games", run.profile));
+        crate::io::write_atomic(&out.join("milestones.svg"), svg.as_bytes()).map_err(|e| CliError::Failed(format!("writing milestones.svg: {e}")))?;
+        Ok(md)
     }
-    cli.set("mate", &mut prof.q.mate, |m| m.is_finite() && (0.0..=1000.0).contains(m), "must be in [0, 1000]")?;
-    cli.set("epsilon", &mut prof.epsilon, |e| (0.0..=1.0).contains(e), "must be in [0, 1]")?;
-    match p.get("env") {
-        None | Some("legal") => {}
-        Some("seed") => prof.q.king_capture = true,
-        Some(e) => return Err(cli.usage(format!("unknown --env '{e}' (legal, seed)"))),
+
+    /// Nothing: the agents play from the start position.
+    fn smoke_inputs(_: &Path) -> Result<Vec<String>, String> {
+        Ok(Vec::new())
     }
-    if p.has("rule-draws") {
-        prof.q.rule_draws = true;
-    }
-    let threads: usize = p.get_or("train", "threads", 0)?;
-    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads.min(256) };
-    let seed = cli.seed()?;
-    let out = cli.out(format!("runs/selfplay-{pname}"));
-    let resume = cli.resume();
-    let mut settings = RunSettings { profile_key: Some("profile".into()), ..Default::default() };
-    settings.add("system", "selfplay", "--system", Kind::Defining);
-    settings.add("profile", prof.name, "--profile", Kind::Defining);
-    settings.add("seed", seed, "--seed", Kind::Defining);
-    settings.add("schedule", prof.describe(), "schedule (--profile and its flags)", Kind::FromProfile);
-    let run_ = Run::admit(out.clone(), resume, settings)?;
-    run_.begin()?;
-    let meta = vec![("profile".to_string(), pname.to_string()), ("seed".to_string(), seed.to_string())];
-    run(&out, &prof, seed, resume, threads, &meta).map_err(CliError::Failed)?;
-    let log = crate::io::files::read_regular(&out.join("log.csv"), 1 << 30, "training log").map_err(|e| CliError::Failed(format!("{}: {e}", out.join("log.csv").display())))?;
-    let health = agents_health(&out.join("agents.dcw"))?;
-    let md = format!(
-        "# Self-play agents run `{}`\n\nProfile `{pname}`, seed {seed}: {}.\n\nAgents: `{}` (play them as `qagent`: `deepchess match --engine builtin=qagent net=FILE …`).\n\n## What the seed saw, measured every {} games\n\nEach row: the means over the batches since the row before (the games the agents played each other, exploring), and the greedy agents' score in {} games against each baseline (half with each colour, cut at {} plies as a draw).\n\n{}\nWall time of this invocation: {:.1} min.\n",
-        out.display(),
-        prof.describe(),
-        out.join("agents.dcw").display(),
-        prof.q.eval_every * prof.games_per_batch,
-        prof.q.eval_games,
-        prof.q.eval_plies,
-        milestones(&String::from_utf8_lossy(&log), prof.games_per_batch),
-        run_.minutes()
-    ) + &health;
-    // results.md last: a run is finished when it is there.
-    let svg = milestones_svg(&String::from_utf8_lossy(&log), prof.games_per_batch, &format!("seed 002's agents, profile {pname}: shares per 1,000 games"));
-    crate::io::write_atomic(&out.join("milestones.svg"), svg.as_bytes()).map_err(|e| CliError::Failed(format!("writing milestones.svg: {e}")))?;
-    run_.finish(&md)
 }
 
 /// The final agents' health (`selfplay::health`) as a section of results.md: per net, each

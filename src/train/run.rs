@@ -1,16 +1,15 @@
-//! The run lifecycle every system's `deepchess train` follows, written once:
+//! The pieces of the run every system's `deepchess train` follows, which [`super::driver`]
+//! puts in order:
 //!
 //! 1. the flags: a profile chosen by name ([`TrainCli::profile`]) and overridden by flags
-//!    ([`TrainCli::set`]), the common flags (`--threads`, `--seed`, `--out`, `--resume`);
+//!    ([`TrainCli::set`], [`TrainCli::episodes`]), the common flags (`--threads`, `--seed`,
+//!    `--out`, `--resume`);
 //! 2. admission ([`Run::admit`]): the run's settings against what its folder recorded, before
 //!    any input is loaded (a refusal should not wait for a corpus);
 //! 3. [`Run::begin`], once the inputs have loaded: the folder made and, for a new run,
 //!    `run.txt` written;
 //! 4. the system's own run (its stages), then [`Run::finish`]: `results.md` written
 //!    atomically, last (a run is finished when it is there), and printed.
-//!
-//! A system's `pipeline.rs` keeps what is its own: its profiles, its flags' meaning, its
-//! inputs, its stages and its table.
 
 use super::settings::{RunSettings, FILE};
 use crate::io::args::{CliError, Parsed};
@@ -28,11 +27,10 @@ pub struct TrainCli<'a> {
 }
 
 impl<'a> TrainCli<'a> {
-    /// `system`: the name `--system` takes; the default system's messages say `deepchess
-    /// train` alone, as its command line does.
-    pub fn new(p: &'a Parsed, system: &str, is_default: bool) -> TrainCli<'a> {
-        let cmd = if is_default { "deepchess train".to_string() } else { format!("deepchess train --system {system}") };
-        TrainCli { p, cmd }
+    /// `cmd`: the command as its user types it (`deepchess train` for the default system,
+    /// `deepchess train --system NAME` for the others), the start of every usage error.
+    pub fn new(p: &'a Parsed, cmd: &str) -> TrainCli<'a> {
+        TrainCli { p, cmd: cmd.to_string() }
     }
 
     /// A usage error (exit 2) in the system's words.
@@ -71,12 +69,40 @@ impl<'a> TrainCli<'a> {
         self.set(flag, slot, |_| true, "")
     }
 
-    /// `--threads N` (`default` when absent; 0 is the default of systems that take every
-    /// core) applied to the numeric engine's pool, at most 64.
-    pub fn tensor_threads(&self, default: usize, min: usize) -> Result<usize, CliError> {
-        let threads: usize = self.p.get_or("train", "threads", default)?;
-        crate::tensor::set_threads(threads.clamp(min, 64));
-        Ok(threads)
+    /// `--per-batch N` and `--games N` of a system trained on the episode stage, applied to
+    /// its profile's `games_per_batch` and `batches` (games must be a whole number of
+    /// batches).
+    pub fn episodes(&self, games_per_batch: &mut usize, batches: &mut usize) -> Result<(), CliError> {
+        if self.p.get("per-batch").is_some() {
+            *games_per_batch = self.p.get_or("train", "per-batch", 100)?;
+            if !(1..=100_000).contains(games_per_batch) {
+                return Err(self.usage("--per-batch must be 1 to 100000"));
+            }
+        }
+        if self.p.get("games").is_some() {
+            let games: usize = self.p.get_or("train", "games", 1)?;
+            if games == 0 || games % *games_per_batch != 0 {
+                return Err(self.usage(format!("--games must be a positive multiple of the batch ({games_per_batch} games)")));
+            }
+            *batches = games / *games_per_batch;
+        }
+        Ok(())
+    }
+
+    /// `--threads N` by the system's rule (see [`Threads`]): the count as given (or its
+    /// default), the numeric engine's pool set when the threads are the kernels'.
+    pub fn threads(&self, rule: &Threads) -> Result<usize, CliError> {
+        match *rule {
+            Threads::Kernels { default, min } => {
+                let threads: usize = self.p.get_or("train", "threads", default)?;
+                crate::tensor::set_threads(threads.clamp(min, 64));
+                Ok(threads)
+            }
+            Threads::Games => {
+                let threads: usize = self.p.get_or("train", "threads", 0)?;
+                Ok(if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads.min(256) })
+            }
+        }
     }
 
     /// `--seed N`, 1 by default.
@@ -102,10 +128,26 @@ impl<'a> TrainCli<'a> {
     }
 }
 
-/// One admitted run: its folder, whether it resumes, and the settings it records.
+/// What `--threads` counts for a system.
+#[derive(Clone, Copy, Debug)]
+pub enum Threads {
+    /// The numeric engine's pool: `default` when absent (0: every core), at least `min`
+    /// and at most 64 applied.
+    Kernels { default: usize, min: usize },
+    /// Games played at once: every core when absent or 0, at most 256.
+    Games,
+}
+
+/// One admitted run: its folder, whether it resumes, the common flags' values, and the
+/// settings it records.
 pub struct Run {
     pub out: PathBuf,
     pub resume: bool,
+    /// The profile's name, as `--profile` gave it (or the system's default).
+    pub profile: String,
+    pub seed: u64,
+    /// `--threads` as [`TrainCli::threads`] read it.
+    pub threads: usize,
     settings: RunSettings,
     recorded: Option<Vec<(String, String)>>,
     started: Instant,
@@ -115,9 +157,9 @@ impl Run {
     /// Admits a run with `settings` in `out` (see [`RunSettings::admit`]: a folder holding a
     /// run needs `--resume`, and a resume must match what was recorded). The clock of the
     /// invocation starts here.
-    pub fn admit(out: PathBuf, resume: bool, settings: RunSettings) -> Result<Run, CliError> {
+    pub fn admit(out: PathBuf, resume: bool, profile: &str, seed: u64, threads: usize, settings: RunSettings) -> Result<Run, CliError> {
         let recorded = settings.admit(&out, resume).map_err(CliError::Failed)?;
-        Ok(Run { out, resume, settings, recorded, started: Instant::now() })
+        Ok(Run { out, resume, profile: profile.to_string(), seed, threads, settings, recorded, started: Instant::now() })
     }
 
     /// The settings recorded by the run this one continues (`None`: a new run).

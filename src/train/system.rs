@@ -1,12 +1,13 @@
 //! A trainable system as the command line and the arena see it: its name (`train --system
 //! NAME`), the seed it reproduces, its flags and what runs it, the subcommands and benchmark
-//! parts it brings, and its colour in the arena's figures. Each system declares one in its
+//! parts it brings, its smoke run, and its colour in the arena's figures. Each system declares one in its
 //! `pipeline.rs`; the registry's `SYSTEMS` (src/players.rs) lists them, and `deepchess
 //! train`, its `--help`, the top-level help, the subcommands of the systems and the
 //! tournament's ladders are made from that list.
 
 use crate::io::args::{CliError, Flag, Parsed};
 use crate::tensor::Rng;
+use std::path::Path;
 
 pub struct System {
     /// `train --system NAME`.
@@ -31,8 +32,14 @@ pub struct System {
     /// other shapes, other stages): the kill/resume tests run each beside the tiny profile,
     /// so that every recipe the trainer accepts is shown to resume.
     pub checkpoint_variants: &'static [&'static [&'static str]],
-    /// Trains with the parsed flags (the caller has parsed them against `flags`).
-    pub run: fn(&Parsed) -> Result<(), CliError>,
+    /// Trains with the parsed flags (the caller has parsed them against `flags`); the
+    /// second argument is the command as typed, which usage errors begin with. The driver
+    /// over the system's recipe: `train::driver::run::<ITS_RECIPE>`.
+    pub run: fn(&Parsed, &str) -> Result<(), CliError>,
+    /// Writes its smoke run's inputs into a folder and returns the run's arguments after
+    /// `deepchess train` (`train::driver::smoke::<ITS_RECIPE>`): what the kill/resume and
+    /// provenance tests run, for every system the registry lists.
+    pub smoke: fn(&Path) -> Result<Vec<String>, String>,
 }
 
 /// A subcommand of a system, beside the generic ones of src/cli/.
@@ -69,24 +76,4 @@ pub struct BenchArgs<'a> {
     pub threads: usize,
     /// Every flag of the command line, the part's own among them.
     pub parsed: &'a Parsed,
-}
-
-/// The flags `--per-batch N` and `--games N` of a system trained on the episode stage, applied
-/// to its profile's `games_per_batch` and `batches` (games must be a whole number of batches).
-pub fn episode_flags(p: &Parsed, system: &str, games_per_batch: &mut usize, batches: &mut usize) -> Result<(), CliError> {
-    let usage_err = |m: &str| CliError::Usage(format!("deepchess train --system {system}: {m}"));
-    if p.get("per-batch").is_some() {
-        *games_per_batch = p.get_or("train", "per-batch", 100)?;
-        if !(1..=100_000).contains(games_per_batch) {
-            return Err(usage_err("--per-batch must be 1 to 100000"));
-        }
-    }
-    if p.get("games").is_some() {
-        let games: usize = p.get_or("train", "games", 1)?;
-        if games == 0 || games % *games_per_batch != 0 {
-            return Err(usage_err(&format!("--games must be a positive multiple of the batch ({games_per_batch} games)")));
-        }
-        *batches = games / *games_per_batch;
-    }
-    Ok(())
 }

@@ -4,6 +4,7 @@
 
 pub mod crash;
 pub mod session;
+pub mod systems;
 
 use deepchess::chess::game::Outcome;
 use deepchess::chess::pgn::{open_pgn, PgnReader};
