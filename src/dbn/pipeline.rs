@@ -294,6 +294,7 @@ pub const SYSTEM: System = System {
     colour: "#ff7f0e",
     commands: &[super::bench::COMMAND],
     bench_tensor: &[super::rbm::bench::PART],
+    gemm_layers: &[],
     checkpoint_variants: &[&["--splits", "positions", "--folds", "2", "--heads", "regress"]],
     synopsis: "[--profile quick|paper|tiny] [--labels FILE] [--out DIR] [--resume] [options]",
     help: "Trains the deep belief networks of seed 001: for each hidden-layer configuration, the\n\

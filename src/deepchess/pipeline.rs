@@ -305,7 +305,8 @@ pub const SYSTEM: System = System {
     about: "Pos2Vec, the Siamese comparator, its distilled students (the paper's and the compact one), the compact one's value student, the small net from scratch",
     colour: "#1f77b4",
     commands: &[super::accuracy::COMMAND, super::compare::COMMAND, super::bench::COMMAND],
-    bench_tensor: &[],
+    bench_tensor: &[super::bench_tensor::SPARSE],
+    gemm_layers: super::bench_tensor::GEMM_LAYERS,
     checkpoint_variants: &[&["--precision", "bf16"], &["--phases", "pos2vec,siamese,distill,compact,value,searched", "--value-arch", "773-16-8-1"]],
     synopsis: "[--profile quick|paper|tiny] [--data DIR] [--out DIR] [--resume] [options]",
     help: "Trains Pos2Vec (stacked autoencoders), the DeepChess Siamese comparator, the distilled\n\
