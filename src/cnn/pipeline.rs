@@ -23,6 +23,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// A schedule and the network's size.
 #[derive(Clone, Debug, PartialEq)]

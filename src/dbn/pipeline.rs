@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// A schedule.
 #[derive(Clone, Debug, PartialEq)]

@@ -22,6 +22,7 @@ use crate::train::run::{Run, TrainCli};
 use crate::train::system::System;
 use std::path::{Path, PathBuf};
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// Which phases to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,6 +21,7 @@ use crate::train::run::{Run, TrainCli};
 use crate::train::system::System;
 use std::path::Path;
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// A schedule and the nets' widths.
 #[derive(Clone, Debug, PartialEq)]
