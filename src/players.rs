@@ -259,6 +259,9 @@ pub fn find_option(name: &str) -> Option<&'static PlayerOption> {
 
 /// The engine's evaluator when none is chosen.
 pub const DEFAULT: &str = "compact";
+/// The nets `bench --vs-net` sets beside handcrafted, in order: the engine's default, then
+/// the paper-sized distilled one (with `--net FILE`, the first alone, on that file).
+pub const BENCH_NETS: &[&str] = &[DEFAULT, "distilled"];
 /// What the engine falls back to when a player's net cannot be loaded.
 pub const FALLBACK: &str = "handcrafted";
 
@@ -350,6 +353,7 @@ mod tests {
             assert!(n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'), "{n}: UCI combo values are single words");
         }
         assert!(find_offered(DEFAULT).is_some() && find_offered(FALLBACK).is_some());
+        assert!(BENCH_NETS.iter().all(|n| find(n).is_some_and(|p| p.default_net.is_some())), "bench --vs-net's players are net players");
         assert!(find_offered(FALLBACK).unwrap().default_net.is_none(), "the fallback must need no file");
         assert_eq!(find("Compact").map(|p| p.name), Some("compact"));
         assert!(find_offered("random-distilled").is_none() && find("random-distilled").is_some());

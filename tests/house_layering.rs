@@ -22,7 +22,10 @@
 //! in a `use`, a group `crate::{a::X, b::Y}` or an inline expression, plus
 //! `super::` chains that climb out to the crate root. Code under `#[cfg(test)]` counts.
 //!
-//! Beside the floors, one rule of the numeric engine: instruction sets are chosen in
+//! Beside the floors, `cli` (which may import any floor) names no system's module: a
+//! system's commands, benchmark parts and shapes reach it through `SYSTEMS`.
+//!
+//! And one rule of the numeric engine: instruction sets are chosen in
 //! `src/tensor/kernels/` only (no `#[target_feature]` or `is_x86_feature_detected!`
 //! elsewhere; code generic over the flavour runs through `tensor::kernels::dispatch`).
 //!
@@ -381,6 +384,70 @@ fn layering_follows_the_floors() {
         root.display(),
         found.join("\n")
     );
+}
+
+// ---------------------------------------------------------------- cli names no system
+
+/// Every reference from `cli/` to a system's module (a `crate::deepchess::…` path, whatever
+/// the system): the command line may import any floor, but a system's commands, benchmark
+/// parts and shapes reach it through `SYSTEMS` (src/players.rs), so that a new system is
+/// run, listed and benchmarked by `cli` unedited (docs/architecture.md, "cli names no system").
+fn cli_references_to_systems(src_root: &Path) -> Vec<String> {
+    let src_name = src_root.file_name().map_or("src".into(), |n| n.to_string_lossy().into_owned());
+    let systems = systems_of(src_root);
+    let mut files = Vec::new();
+    rust_files(&src_root.join("cli"), &mut files);
+    let mut out = Vec::new();
+    for file in files {
+        let Ok(rel) = file.strip_prefix(src_root) else { continue };
+        let mut module: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        if let Some(last) = module.last_mut() {
+            last.truncate(last.len() - ".rs".len());
+        }
+        if module.len() > 1 && module.last().is_some_and(|m| m == "mod") {
+            module.pop();
+        }
+        let Ok(bytes) = fs::read(&file) else { continue };
+        let code = strip_comments_and_literals(&String::from_utf8_lossy(&bytes));
+        let mut seen = HashSet::new();
+        for (target, line) in referenced_modules(&code, &module) {
+            if systems.contains(&target) && seen.insert((line, target.clone())) {
+                out.push(format!(
+                    "{src_name}/{}:{line}: cli names the system {target}: its commands, bench parts and shapes come through SYSTEMS (src/players.rs)",
+                    rel.display()
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn cli_names_no_system() {
+    let root = std::env::var_os("DEEPCHESS_LAYERING_SRC")
+        .map_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src")), PathBuf::from);
+    let found = cli_references_to_systems(&root);
+    assert!(found.is_empty(), "{} reference(s) to a system in src/cli/:\n{}", found.len(), found.join("\n"));
+}
+
+#[test]
+fn cli_check_catches_a_system_named_in_cli() {
+    let tree = TempTree::new();
+    tree.file("players.rs", "pub const SYSTEMS: &[&System] = &[\n    &crate::deepchess::pipeline::SYSTEM,\n    &crate::cnn::pipeline::SYSTEM,\n];\n");
+    tree.file(
+        "cli/bench.rs",
+        "use crate::players;\n// crate::cnn::bench\nconst S: &str = \"crate::deepchess\";\nfn f() { crate::cnn::bench::CONV; }\n\
+         use crate::{search::Player, deepchess::model::Arch};\n",
+    );
+    tree.file("cli/sub/mod.rs", "use super::super::deepchess::features::INPUTS;\n");
+    tree.file("cnn/x.rs", "use crate::deepchess::model::Net;\n"); // another floor's rule, not this check's
+    let mut found = cli_references_to_systems(&tree.0.join("src"));
+    found.sort();
+    let expected = ["src/cli/bench.rs:4: cli names the system cnn", "src/cli/bench.rs:5: cli names the system deepchess", "src/cli/sub/mod.rs:1: cli names the system deepchess"];
+    assert_eq!(found.len(), expected.len(), "{}", found.join("\n"));
+    for (got, want) in found.iter().zip(expected) {
+        assert!(got.starts_with(want), "{got:?} is not {want:?}");
+    }
 }
 
 // ---------------------------------------------------------------- instruction sets

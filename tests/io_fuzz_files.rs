@@ -7,6 +7,8 @@
 //! `DEEPCHESS_FUZZ_CASES` sets the inputs per surface (default 200; `make test-full` runs
 //! 5000). Each test prints how many inputs were accepted and refused (`--nocapture`).
 
+use deepchess::tensor::Architecture as _;
+
 mod common;
 
 use deepchess::tensor::NetFile;

@@ -3,6 +3,8 @@
 //! a PGN without a single game. Each fails promptly, non-zero, with a message naming the
 //! file and what is wrong; nothing aborts, blocks or fills memory.
 
+use deepchess::tensor::Architecture as _;
+
 mod common;
 
 use deepchess::tensor::NetFile;

@@ -2,6 +2,8 @@
 //! material, so the test needs no engine) through `train --system dbn`, resume, refusals,
 //! and the trained nets playing through the registry.
 
+use deepchess::tensor::Architecture as _;
+
 mod common;
 
 use deepchess::tensor::NetFile;

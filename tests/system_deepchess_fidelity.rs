@@ -3,6 +3,8 @@
 //! training set), a training run judged under both protocols, every figure labelled, and
 //! the data-parallel training step against the plain tape.
 
+use deepchess::tensor::Architecture as _;
+
 mod common;
 
 use common::{deepchess, TempDir};

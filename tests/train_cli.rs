@@ -12,6 +12,7 @@ use deepchess::train::checkpoint::OptCfg;
 use deepchess::train::log::Log;
 use deepchess::train::stage::{Ctx, StageCfg};
 use std::path::PathBuf;
+use deepchess::tensor::Architecture as _;
 
 mod common;
 use common::TempDir;

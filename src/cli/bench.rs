@@ -54,17 +54,40 @@ const FLAGS: &[Flag] = &[
     Flag { name: "hash", value: Some("MB"), help: "transposition table size (default 16)" },
     Flag { name: "eval", value: Some("NAME"), help: "a player of the registry, listed below (default handcrafted)" },
     Flag { name: "net", value: Some("FILE"), help: "net file for a net player (default: its file in data/nets/)" },
-    Flag { name: "vs-net", value: None, help: "then the same bench with the compact and distilled nets: nodes/s ratios" },
+    Flag { name: "vs-net", value: None, help: "" }, // help: vs_net_help()
     Flag { name: "vs", value: Some("LIST"), help: "then the same bench with each listed player (comma list, e.g. dbn-classify,dbn-regress), nodes/s ratios to handcrafted" },
     Flag { name: "rounds", value: Some("N"), help: "with --vs-net: rounds of handcrafted and net benches, interleaved; the median ratio is reported (default 5)" },
-    Flag { name: "no-incremental", value: None, help: "evaluators that keep work incremental along the line (DeepChess's first layer): recompute it per position" },
+    Flag { name: "no-incremental", value: None, help: "evaluators that keep work incremental along the line (a net's first layer): recompute it per position" },
     Flag { name: "kernel", value: Some("NAME"), help: "net layers: scalar (the portable loop), avx2 or avx512 (default: the best this CPU has)" },
-    Flag { name: "option", value: Some("NAME=VALUE"), help: "a player's own option, as UCI's setoption gives it (repeatable; e.g. Quantised=true: DeepChess's integer inference, Quantised=false its f32 layout; 'deepchess help' lists the players)" },
+    Flag { name: "option", value: Some("NAME=VALUE"), help: "" }, // help: option_help()
     Flag { name: "openings", value: Some("N"), help: "the first N positions of the match's opening suite instead of the built-in ones (what games start from)" },
     Flag { name: "suite", value: Some("FILE"), help: "with --openings: the suite (EPD/FEN or PGN; default data/openings-balanced-1000.epd)" },
     Flag { name: "verbose", value: None, help: "print the node count of each position" },
     Flag { name: "tree", value: None, help: "then what shaped each player's tree (its counts, not rates: cut-offs, first-move cut-offs, re-searches, pruning) and, for a player that compares positions, how often it contradicts itself on siblings (cyclic triples)" },
 ];
+
+/// [`FLAGS`] with the helps that list what the registry declares: `--vs-net`'s players
+/// (`players::BENCH_NETS`) and the players' own options.
+fn flags() -> Vec<Flag> {
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let nets = players::BENCH_NETS;
+    let vs_net = match nets.split_last() {
+        Some((last, firsts)) if !firsts.is_empty() => format!("{} and {last}", firsts.join(", ")),
+        _ => nets.join(""),
+    };
+    let options: Vec<String> = players::player_options().iter().map(|o| format!("{}={} ({})", o.name, o.values.join("|"), o.about)).collect();
+    FLAGS
+        .iter()
+        .map(|f| {
+            let help = match f.name {
+                "vs-net" => leak(format!("then the same bench with the {vs_net} nets: nodes/s ratios")),
+                "option" => leak(format!("a player's own option, as UCI's setoption gives it (repeatable; {}; 'deepchess help' lists the players)", options.join("; "))),
+                _ => f.help,
+            };
+            Flag { name: f.name, value: f.value, help }
+        })
+        .collect()
+}
 
 /// `--option NAME=VALUE`, each checked against the option a player declares.
 fn player_options(p: &crate::io::args::Parsed) -> Result<Vec<(String, String)>, CliError> {
@@ -82,6 +105,7 @@ fn player_options(p: &crate::io::args::Parsed) -> Result<Vec<(String, String)>, 
 }
 
 pub fn run(args: &[String]) -> Result<(), CliError> {
+    let flags = flags();
     let mut help = usage(
         "bench",
         "[--depth N] [--hash MB] [--eval NAME] [--vs-net [--rounds N]] [--openings N] [--verbose]",
@@ -89,13 +113,13 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
          table cleared between positions). Prints 'Nodes searched: N' (the same on every run) and\n\
          'Nodes/second: N'; with --vs-net or --vs, each player's nodes/s, nodes to depth and time\n\
          to depth beside handcrafted's.",
-        FLAGS,
+        &flags,
     );
     help.push_str("\nPlayers (--eval):\n");
     for pl in players::PLAYERS {
         help.push_str(&format!("  {:<18} {}\n", pl.name, pl.description));
     }
-    let p = parse("bench", args, FLAGS, &help)?;
+    let p = parse("bench", args, &flags, &help)?;
     if let Some(x) = p.positional.first() {
         return Err(CliError::Usage(format!("deepchess bench: unexpected argument '{x}'")));
     }
@@ -186,14 +210,14 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     println!("Nodes searched: {}", first.nodes);
     println!("Nodes/second: {}", first.nps());
     if vs_net {
-        // The engine's default net, then the paper-sized distilled one (or just --net).
+        // The registry's reference nets (players::BENCH_NETS), or just the first on --net.
         let net_player = |name| players::find(name).expect("a registered player");
-        let nets: Vec<(&Entry, &str)> = if !others.is_empty() {
-            others.iter().map(|&pl| (pl, pl.name)).collect()
+        let nets: Vec<(&Entry, String)> = if !others.is_empty() {
+            others.iter().map(|&pl| (pl, pl.name.to_string())).collect()
         } else if settings.net.is_some() {
-            vec![(net_player("compact"), "net")]
+            players::BENCH_NETS.iter().take(1).map(|&n| (net_player(n), "net".to_string())).collect()
         } else {
-            vec![(net_player("compact"), "compact net"), (net_player("distilled"), "distilled net")]
+            players::BENCH_NETS.iter().map(|&n| (net_player(n), format!("{n} net"))).collect()
         };
         // The machine's speed drifts within seconds: rounds of handcrafted then each net, a
         // ratio per round, the median of the rounds.
@@ -214,7 +238,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             ((r[(r.len() - 1) / 2] + r[r.len() / 2]) / 2.0, r[0], r[r.len() - 1])
         };
         let which = if p.get("openings").is_some() { "openings" } else { "positions" };
-        for ((nps, time, tree), &(_, label)) in ratios.iter_mut().zip(&nets) {
+        for ((nps, time, tree), (_, label)) in ratios.iter_mut().zip(&nets) {
             let (m, lo, hi) = median(nps);
             eprintln!(
                 "{label} vs handcrafted, same {which}, same run: {m:.2}x slower in nodes/s (median of {rounds} interleaved rounds, {lo:.2}-{hi:.2})"

@@ -1,32 +1,26 @@
-//! `deepchess bench-tensor`: GFLOPS of each GEMM kernel on the networks' real shapes
-//! (and 1024³), side by side with numpy/OpenBLAS single-thread when numpy is
-//! importable, plus the sparse input layer against the dense GEMM doing the same work, the
-//! parts the systems bring (`System::bench_tensor`: the DBN's RBM training against
-//! scikit-learn), and seed 003's convolution and pooling layers against PyTorch on one
-//! thread when torch is importable ([`super::bench_conv`]).
+//! `deepchess bench-tensor`: GFLOPS of each GEMM kernel on the systems' layer shapes
+//! (`System::gemm_layers`) and 1024³, side by side with numpy/OpenBLAS single-thread when
+//! numpy is importable, then the parts the systems bring (`System::bench_tensor`, in the
+//! order of `SYSTEMS`: DeepChess's sparse input layer, the DBN's RBM training against
+//! scikit-learn, the CNN's convolutions against PyTorch). Nothing here names a system.
 
 use crate::io::args::{self, rate, CliError, Flag};
 use crate::tensor::{gemm_with, Trans};
 use crate::tensor::Kernel;
-use crate::tensor::layers::sparse::{self, SparseBatch};
 use crate::tensor::{Init, Matrix, Rng};
 use crate::train::system::{BenchArgs, BenchPart};
 
-/// The flags before and after those of the systems' parts (`SYSTEM.bench_tensor`).
+/// The flags before those of the systems' parts (`SYSTEM.bench_tensor`), and after them.
 const FLAGS: &[Flag] = &[
     Flag { name: "reps", value: Some("N"), help: "repetitions per figure; medians are quoted (default 7)" },
     Flag { name: "threads", value: Some("T"), help: "threads for the 'threaded' column (default: all cores)" },
     Flag { name: "no-numpy", value: None, help: "skip the numpy/OpenBLAS comparison" },
 ];
-const FLAGS_END: &[Flag] = &[
-    Flag { name: "no-torch", value: None, help: "skip the PyTorch comparison of the conv part" },
-    Flag { name: "quick", value: None, help: "fewer repetitions and shorter timings (smoke test)" },
-];
+const FLAGS_END: &[Flag] = &[Flag { name: "quick", value: None, help: "fewer repetitions and shorter timings (smoke test)" }];
 
-/// The description, the systems' parts between its two halves.
+/// The description of the GEMM part, the systems' parts after it.
 const ABOUT: &str = "Benchmark the numeric kernels: GEMM GFLOPS per kernel on the network shapes, numpy/OpenBLAS\n\
-single-thread ratio, the sparse 773-bit input layer against dense GEMM, ";
-const ABOUT_END: &str = "convolution/pooling against PyTorch (1 thread).";
+single-thread ratio";
 
 /// The parts of bench-tensor the systems bring, in the order of `SYSTEMS`.
 fn system_parts() -> impl Iterator<Item = &'static BenchPart> {
@@ -43,17 +37,21 @@ struct Shape {
     n: usize,
 }
 
-/// The networks' layers at batch 256 (forward `X·W`, backward `dY·Wᵀ` and `Xᵀ·dY`), and 1024³.
+/// The systems' layers at batch 256 (forward `X·W`, backward `dY·Wᵀ` and `Xᵀ·dY`), and 1024³.
 fn shapes() -> Vec<Shape> {
-    let layers = [(773, 600, "773-600"), (600, 400, "600-400"), (400, 200, "400-200"), (200, 100, "200-100")];
+    let layers: Vec<(usize, usize, String)> =
+        crate::players::SYSTEMS.iter().flat_map(|s| s.gemm_layers.iter()).map(|&(i, o)| (i, o, format!("{i}-{o}"))).collect();
     let mut v = Vec::new();
-    for &(i, o, name) in &layers {
+    for (i, o, name) in &layers {
+        let (i, o) = (*i, *o);
         v.push(Shape { label: leak(format!("fwd {name}   X·W")), ta: Trans::N, tb: Trans::N, m: 256, k: i, n: o });
     }
-    for &(i, o, name) in &layers {
+    for (i, o, name) in &layers {
+        let (i, o) = (*i, *o);
         v.push(Shape { label: leak(format!("bwd {name} dY·Wᵀ")), ta: Trans::N, tb: Trans::T, m: 256, k: o, n: i });
     }
-    for &(i, o, name) in &layers {
+    for (i, o, name) in &layers {
+        let (i, o) = (*i, *o);
         v.push(Shape { label: leak(format!("bwd {name} Xᵀ·dY")), ta: Trans::T, tb: Trans::N, m: i, k: 256, n: o });
     }
     v.push(Shape { label: "square 1024³  A·B", ta: Trans::N, tb: Trans::N, m: 1024, k: 1024, n: 1024 });
@@ -131,19 +129,22 @@ fn numpy_gflops(shapes: &[Shape], reps: usize, min_s: f64) -> Result<Vec<f64>, S
 
 /// Runs the subcommand.
 pub fn run(args: &[String]) -> Result<(), CliError> {
-    let parts: Vec<&str> = ["gemm", "sparse"].into_iter().chain(system_parts().map(|b| b.name)).chain(["conv"]).collect();
+    let parts: Vec<&str> = ["gemm"].into_iter().chain(system_parts().map(|b| b.name)).collect();
     let (last, firsts) = parts.split_last().expect("parts");
     let parts_text = format!("{} or {last}", firsts.join(", "));
     let only_help = leak(format!("run one part: {parts_text} (default: all)"));
     let mut flags: Vec<Flag> = FLAGS.iter().map(copy_flag).collect();
     flags.extend(system_parts().flat_map(|b| b.flags.iter()).map(copy_flag));
-    flags.extend(FLAGS_END[..1].iter().map(copy_flag));
     flags.push(Flag { name: "only", value: Some("PART"), help: only_help });
-    flags.extend(FLAGS_END[1..].iter().map(copy_flag));
+    flags.extend(FLAGS_END.iter().map(copy_flag));
     let own: String = system_parts().flat_map(|b| b.flags.iter()).map(|f| format!(" [--{}{}]", f.name, f.value.map_or(String::new(), |v| format!(" {v}")))).collect();
-    let synopsis = format!("[--reps N] [--threads T] [--no-numpy]{own} [--no-torch] [--only {}] [--quick]", parts.join("|"));
-    let about: String = system_parts().map(|b| format!("{}, ", b.about)).collect();
-    let about = format!("{ABOUT}{about}and {ABOUT_END}");
+    let synopsis = format!("[--reps N] [--threads T] [--no-numpy]{own} [--only {}] [--quick]", parts.join("|"));
+    let abouts: Vec<&str> = system_parts().map(|b| b.about).collect();
+    let about = match abouts.split_last() {
+        None => format!("{ABOUT}."),
+        Some((last, [])) => format!("{ABOUT} and {last}."),
+        Some((last, firsts)) => format!("{ABOUT}, {}, and {last}.", firsts.join(", ")),
+    };
     let help = args::usage("bench-tensor", &synopsis, &about, &flags);
     let p = args::parse("bench-tensor", args, &flags, &help)?;
     let only = p.get("only");
@@ -158,22 +159,15 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     let reps = reps.max(1);
     let nthreads: usize = p.get_or("bench-tensor", "threads", crate::tensor::threads())?;
     let min_s = if quick { 0.02 } else { 0.1 };
-    let best = Kernel::best();
     let mut rng = Rng::new(7);
     if part("gemm") {
         gemm_bench(!p.has("no-numpy"), reps, min_s, nthreads, &mut rng);
-    }
-    if part("sparse") {
-        sparse_bench(reps, min_s, nthreads, best, &mut rng);
     }
     let part_args = BenchArgs { reps, quick, threads: nthreads, parsed: &p };
     for b in system_parts() {
         if part(b.name) {
             (b.run)(&part_args, &mut rng);
         }
-    }
-    if part("conv") {
-        super::bench_conv::conv_bench(!p.has("no-torch"), reps, min_s, nthreads, &mut rng);
     }
     Ok(())
 }
@@ -218,55 +212,6 @@ fn gemm_bench(with_numpy: bool, reps: usize, min_s: f64, nthreads: usize, rng: &
             line += &format!(" {:>8.1} {:>10.2}×", np[si], best_1t / np[si]);
         }
         println!("{line}");
-    }
-    println!();
-}
-
-/// The first layer (773 → 600) forward + backward at batch 256: sparse (rows of the
-/// ~32 set bits) against dense GEMM on the same one-hot matrix.
-fn sparse_bench(reps: usize, min_s: f64, nthreads: usize, best: Kernel, rng: &mut Rng) {
-    let (batch, inputs, outputs, active) = (256usize, 773usize, 600usize, 32usize);
-    let mut rows: Vec<Vec<u32>> = Vec::with_capacity(batch);
-    for _ in 0..batch {
-        let mut idx: Vec<u32> = Vec::with_capacity(active);
-        while idx.len() < active {
-            let i = rng.below(inputs as u64) as u32;
-            if !idx.contains(&i) {
-                idx.push(i);
-            }
-        }
-        idx.sort_unstable();
-        rows.push(idx);
-    }
-    let x = SparseBatch::from_rows(inputs, &rows).expect("valid indices");
-    let dense = x.to_dense();
-    let w = Init::HeNormal.matrix(inputs, outputs, rng);
-    let bias = Matrix::zeros(1, outputs);
-    let dy = Init::XavierUniform.matrix(batch, outputs, rng);
-    let mut y = Matrix::zeros(batch, outputs);
-    let mut dw = Matrix::zeros(inputs, outputs);
-    let mut db = Matrix::zeros(1, outputs);
-    println!("Sparse input layer {inputs}→{outputs}, batch {batch}, {active} bits set per position (forward + backward)");
-    for &t in &[1usize, nthreads.max(1)] {
-        let fwd = rate(reps, min_s, batch as f64, || {
-            let _ = sparse::forward_with(best, t, &x, &w, &bias, &mut y);
-        });
-        let bwd = rate(reps, min_s, batch as f64, || {
-            let _ = sparse::backward_with(best, t, &x, &dy, &mut dw, &mut db);
-        });
-        let sp = 1.0 / (1.0 / fwd + 1.0 / bwd);
-        let de = rate(reps, min_s, batch as f64, || {
-            let _ = gemm_with(best, t, Trans::N, Trans::N, 1.0, &dense, &w, 0.0, &mut y);
-            let _ = gemm_with(best, t, Trans::T, Trans::N, 1.0, &dense, &dy, 1.0, &mut dw);
-        });
-        println!(
-            "  {t} thread(s): sparse {sp:>9.0} positions/s (fwd {fwd:.0}, bwd {bwd:.0})   dense GEMM ({}) {de:>8.0} positions/s   sparse/dense {:.1}×",
-            best.name(),
-            sp / de
-        );
-        if t == nthreads {
-            break;
-        }
     }
     println!();
 }

@@ -5,7 +5,6 @@
 
 mod bench;
 mod bench_perft;
-mod bench_conv;
 mod bench_tensor;
 mod bench_pgn;
 mod data;

@@ -13,6 +13,7 @@
 //! | "Test set accuracy", "final results" | accuracy at 0.5; the output buckets [0.9–1.0] … "difficult cases" [0.45–0.55] | [`metrics`], [`pipeline::results`] |
 //! | (ours) play | the classifier's logit as the search's evaluator | [`infer`] (`CnnEval`), [`player`] (registration), `search` (shared), `players` |
 
+pub mod bench;
 pub mod data;
 pub mod features;
 pub mod infer;

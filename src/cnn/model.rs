@@ -9,7 +9,7 @@
 //! defaults: weights uniform in ±√(3 / fan_in) (its "Xavier"), biases 0.
 
 use super::features::{INPUTS, PLANES};
-use crate::tensor::{Conv2d, Matrix, MaxPool2d, ParamId, Params, Result, Rng, Tape, TensorError, Var};
+use crate::tensor::{Architecture, Conv2d, Field, Layer, Matrix, MaxPool2d, ParamId, Params, Result, Rng, Tape, TensorError, Value, Values, Var};
 
 /// What follows each convolution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -21,19 +21,15 @@ pub enum ConvAct {
 }
 
 impl ConvAct {
+    /// Their names, in the order of the variants.
+    const NAMES: &'static [&'static str] = &["linear", "relu"];
+
     pub fn name(self) -> &'static str {
-        match self {
-            ConvAct::Linear => "linear",
-            ConvAct::Relu => "relu",
-        }
+        ConvAct::NAMES[self as usize]
     }
 
     pub fn parse(s: &str) -> Option<ConvAct> {
-        match s {
-            "linear" => Some(ConvAct::Linear),
-            "relu" => Some(ConvAct::Relu),
-            _ => None,
-        }
+        [ConvAct::Linear, ConvAct::Relu].into_iter().find(|a| a.name() == s)
     }
 }
 
@@ -70,43 +66,41 @@ impl Arch {
         Conv2d { in_h: 3, in_w: 3, in_c: self.conv1, out_c: self.conv2, kh: 2, kw: 2, stride: 1, pad: 0 }
     }
 
-    /// `8x8x7-c400k4-p2s2-c200k2-ip70-1/linear`.
-    pub fn describe(&self) -> String {
-        format!("8x8x7-c{}k4-p2s2-c{}k2-ip{}-1/{}", self.conv1, self.conv2, self.hidden, self.act.name())
-    }
-
-    pub fn parse(s: &str) -> Option<Arch> {
-        let (layers, act) = s.split_once('/')?;
-        let act = ConvAct::parse(act)?;
-        let p: Vec<&str> = layers.split('-').collect();
-        if p.len() != 6 || p[0] != "8x8x7" || p[2] != "p2s2" || p[5] != "1" {
-            return None;
-        }
-        let num = |s: &str, pre: &str, post: &str| s.strip_prefix(pre)?.strip_suffix(post)?.parse::<usize>().ok().filter(|n| (1..=4096).contains(n));
-        Some(Arch { conv1: num(p[1], "c", "k4")?, conv2: num(p[3], "c", "k2")?, hidden: num(p[4], "ip", "")?, act })
-    }
-
-    /// Every parameter as (name, rows, columns), in creation order.
-    pub fn shapes(&self) -> Vec<(String, usize, usize)> {
-        let (c1, c2, p) = (self.conv1_shape(), self.conv2_shape(), self.pool_shape());
-        let (r1, _) = c1.weight_shape();
-        let (r2, _) = c2.weight_shape();
-        debug_assert_eq!(p.out_len(), c2.in_len());
-        vec![
-            ("conv1.w".into(), r1, self.conv1),
-            ("conv1.b".into(), 1, self.conv1),
-            ("conv2.w".into(), r2, self.conv2),
-            ("conv2.b".into(), 1, self.conv2),
-            ("ip1.w".into(), c2.out_len(), self.hidden),
-            ("ip1.b".into(), 1, self.hidden),
-            ("out.w".into(), self.hidden, 1),
-            ("out.b".into(), 1, 1),
-        ]
-    }
-
     /// Multiply-adds × 2 of one forward pass.
     pub fn flops(&self) -> f64 {
         self.conv1_shape().flops() + self.conv2_shape().flops() + 2.0 * (self.conv2_shape().out_len() * self.hidden + self.hidden) as f64
+    }
+}
+
+/// `8x8x7-c400k4-p2s2-c200k2-ip70-1/linear`: the filter counts and the hidden width (1 to
+/// 4,096 each) between the seed's fixed input, kernels, pooling and output, then the
+/// convolutions' activation.
+impl Architecture for Arch {
+    const FORM: &'static [Field] = &[
+        Field::Text("8x8x7-c"),
+        Field::Width { name: "conv1", min: 1, max: 4096 },
+        Field::Text("k4-p2s2-c"),
+        Field::Width { name: "conv2", min: 1, max: 4096 },
+        Field::Text("k2-ip"),
+        Field::Width { name: "hidden", min: 1, max: 4096 },
+        Field::Text("-1/"),
+        Field::Word { name: "activation", words: ConvAct::NAMES },
+    ];
+
+    fn values(&self) -> Vec<Value> {
+        vec![Value::Width(self.conv1), Value::Width(self.conv2), Value::Width(self.hidden), Value::Word(self.act.name())]
+    }
+
+    fn from_values(mut v: Values) -> std::result::Result<Arch, String> {
+        let (conv1, conv2, hidden) = (v.width(), v.width(), v.width());
+        Ok(Arch { conv1, conv2, hidden, act: ConvAct::parse(v.word()).expect("a word of ConvAct::NAMES") })
+    }
+
+    /// conv1, conv2 (the pool between them has no tensors), ip1 and out, in creation order.
+    fn layers(&self) -> Vec<Layer> {
+        let c2 = self.conv2_shape();
+        debug_assert_eq!(self.pool_shape().out_len(), c2.in_len());
+        vec![Layer::conv("conv1", self.conv1_shape()), Layer::conv("conv2", c2), Layer::dense("ip1", c2.out_len(), self.hidden), Layer::dense("out", self.hidden, 1)]
     }
 }
 
@@ -187,20 +181,12 @@ impl crate::tensor::NetFile for Cnn {
     const WHAT: &'static str = "a CNN net";
     type Arch = Arch;
 
-    fn arch_text(&self) -> String {
-        self.arch.describe()
+    fn arch(&self) -> Arch {
+        self.arch
     }
 
     fn params(&self) -> &Params {
         &self.params
-    }
-
-    fn parse_arch(text: &str) -> std::result::Result<Arch, String> {
-        Arch::parse(text).ok_or_else(|| format!("bad architecture '{text}'"))
-    }
-
-    fn shapes(arch: &Arch) -> Vec<(String, usize, usize)> {
-        arch.shapes()
     }
 
     fn from_tensors(arch: Arch, tensors: Vec<(String, Matrix)>) -> Result<Cnn> {

@@ -25,6 +25,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// A schedule and the network's size.
 #[derive(Clone, Debug, PartialEq)]
@@ -186,7 +187,8 @@ pub const SYSTEM: System = System {
     about: "the seed's linear convolutions and a ReLU variant, judged on held-out games, held-out positions and later games",
     colour: "#2ca02c",
     commands: &[],
-    bench_tensor: &[],
+    bench_tensor: &[super::bench::CONV],
+    gemm_layers: &[],
     checkpoint_variants: &[],
     synopsis: "[--profile quick|paper|tiny] [--corpus FILE] [--test NAME=FILE ...] [--out DIR] [--resume] [options]",
     help: "Trains seed 003's network (conv 400@4x4, max pool 2x2/2, conv 200@2x2, ip 70 sigmoid with\n\

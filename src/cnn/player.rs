@@ -7,6 +7,7 @@ use crate::search::{Built, PlayerSettings, Searcher};
 use crate::tensor::Kernel;
 use std::path::Path;
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// The `cnn` player, from the net in `net` (the registry passes the given file or the
 /// shipped one).

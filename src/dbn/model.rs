@@ -8,7 +8,7 @@
 //! `out.b`.
 
 use super::features::Encoding;
-use crate::tensor::{Init, Matrix, ParamId, Params, Result, Rng, SparseBatch, Tape, Var};
+use crate::tensor::{Architecture, Field, Init, Layer, Matrix, ParamId, Params, Result, Rng, SparseBatch, Tape, Value, Values, Var};
 
 /// The three approaches of section III.A.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -23,6 +23,8 @@ pub enum Head {
 
 impl Head {
     pub const ALL: [Head; 3] = [Head::Classify, Head::Regress, Head::Quantized];
+    /// Their names, in the order of [`Head::ALL`].
+    const NAMES: &'static [&'static str] = &["classify", "regress", "quantized"];
 
     pub fn outputs(self) -> usize {
         match self {
@@ -33,11 +35,7 @@ impl Head {
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Head::Classify => "classify",
-            Head::Regress => "regress",
-            Head::Quantized => "quantized",
-        }
+        Head::NAMES[self as usize]
     }
 
     pub fn parse(s: &str) -> Option<Head> {
@@ -73,38 +71,38 @@ impl Arch {
         std::iter::once(self.encoding.inputs()).chain(self.hidden.iter().copied()).collect()
     }
 
-    /// `772-100-100-100/quantized`.
-    pub fn describe(&self) -> String {
-        let w: Vec<String> = self.widths().iter().map(|x| x.to_string()).collect();
-        format!("{}/{}", w.join("-"), self.head.name())
-    }
-
-    /// The hidden layers alone, `772-100-100-100`: names a configuration.
+    /// The hidden layers alone, `772-100-100-100`: names a configuration (the text of
+    /// the header without its head; not [`Architecture::layers`], the layers' tensors).
     pub fn layers(&self) -> String {
-        self.describe().split('/').next().unwrap_or_default().to_string()
+        self.widths().iter().map(usize::to_string).collect::<Vec<_>>().join("-")
+    }
+}
+
+/// `772-100-100-100/quantized`: the input bits and the hidden widths (one to eight layers of
+/// at most 4,096 units), then the head.
+impl Architecture for Arch {
+    const FORM: &'static [Field] = &[
+        Field::Widths { name: "layers", len: (2, 9), min: 1, max: 4096 },
+        Field::Text("/"),
+        Field::Word { name: "head", words: Head::NAMES },
+    ];
+
+    fn values(&self) -> Vec<Value> {
+        vec![Value::Widths(self.widths()), Value::Word(self.head.name())]
     }
 
-    pub fn parse(s: &str) -> Option<Arch> {
-        let (layers, head) = s.split_once('/')?;
-        let w = layers.split('-').map(|n| n.parse().ok()).collect::<Option<Vec<usize>>>()?;
-        let encoding = Encoding::from_inputs(*w.first()?)?;
-        let hidden = w[1..].to_vec();
-        let ok = !hidden.is_empty() && hidden.len() <= 8 && hidden.iter().all(|&n| (1..=4096).contains(&n));
-        let head = Head::parse(head)?;
-        ok.then_some(Arch { encoding, hidden, head })
+    fn from_values(mut v: Values) -> std::result::Result<Arch, String> {
+        let w = v.widths();
+        let encoding = Encoding::from_inputs(w[0]).ok_or_else(|| format!("the input is 772 or 773 bits, not {}", w[0]))?;
+        let head = Head::parse(v.word()).expect("a word of Head::NAMES");
+        Ok(Arch { encoding, hidden: w[1..].to_vec(), head })
     }
 
-    /// Every parameter as (name, rows, columns), in the order [`Dbn::new`] creates them.
-    pub fn shapes(&self) -> Vec<(String, usize, usize)> {
+    /// `hidden.K` per hidden layer, then `out`, in the order [`Dbn::new`] creates them.
+    fn layers(&self) -> Vec<Layer> {
         let w = self.widths();
-        let mut out = Vec::new();
-        for (i, p) in w.windows(2).enumerate() {
-            out.push((format!("hidden.{i}.w"), p[0], p[1]));
-            out.push((format!("hidden.{i}.b"), 1, p[1]));
-        }
-        let last = *w.last().expect("at least the input");
-        out.push(("out.w".into(), last, self.head.outputs()));
-        out.push(("out.b".into(), 1, self.head.outputs()));
+        let mut out: Vec<Layer> = w.windows(2).enumerate().map(|(i, p)| Layer::dense(format!("hidden.{i}"), p[0], p[1])).collect();
+        out.push(Layer::dense("out", *w.last().expect("at least the input"), self.head.outputs()));
         out
     }
 }
@@ -193,20 +191,12 @@ impl crate::tensor::NetFile for Dbn {
     const WHAT: &'static str = "a DBN net";
     type Arch = Arch;
 
-    fn arch_text(&self) -> String {
-        self.arch.describe()
+    fn arch(&self) -> Arch {
+        self.arch.clone()
     }
 
     fn params(&self) -> &Params {
         &self.params
-    }
-
-    fn parse_arch(text: &str) -> std::result::Result<Arch, String> {
-        Arch::parse(text).ok_or_else(|| format!("bad architecture '{text}'"))
-    }
-
-    fn shapes(arch: &Arch) -> Vec<(String, usize, usize)> {
-        arch.shapes()
     }
 
     fn from_tensors(arch: Arch, tensors: Vec<(String, Matrix)>) -> Result<Dbn> {

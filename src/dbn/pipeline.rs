@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// A schedule.
 #[derive(Clone, Debug, PartialEq)]
@@ -295,6 +296,7 @@ pub const SYSTEM: System = System {
     colour: "#ff7f0e",
     commands: &[super::bench::COMMAND],
     bench_tensor: &[super::rbm::bench::PART],
+    gemm_layers: &[],
     checkpoint_variants: &[&["--splits", "positions", "--folds", "2", "--heads", "regress"]],
     synopsis: "[--profile quick|paper|tiny] [--labels FILE] [--out DIR] [--resume] [options]",
     help: "Trains the deep belief networks of seed 001: for each hidden-layer configuration, the\n\

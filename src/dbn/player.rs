@@ -8,6 +8,7 @@ use crate::search::{Built, PlayerSettings, Searcher};
 use crate::tensor::Kernel;
 use std::path::Path;
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// A player of head `head` called `name`, from the net in `net` (the registry passes the
 /// given file or the shipped one); a net of another head is refused, naming both.

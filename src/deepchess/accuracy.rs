@@ -8,6 +8,7 @@ use crate::deepchess::pairs::pair_accuracies;
 use crate::train::system::Command;
 use std::path::PathBuf;
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 const FLAGS: &[Flag] = &[
     Flag { name: "net", value: Some("FILE[,FILE…]"), help: "network file (.dcw); several, comma-separated, are judged as an ensemble (probabilities averaged)" },

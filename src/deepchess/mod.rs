@@ -26,6 +26,7 @@
 
 pub mod accuracy;
 pub mod bench;
+pub mod bench_tensor;
 pub mod bootstrap;
 pub mod compare;
 pub mod features;

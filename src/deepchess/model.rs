@@ -10,7 +10,10 @@
 //! `head.K.w`, `head.K.b`.
 
 use super::features::INPUTS;
-use crate::tensor::{Init, Matrix, ParamId, Params, Result, Rng, SparseBatch, Tape, TensorError, Var};
+use crate::tensor::{Architecture, Field, Init, Layer, Matrix, ParamId, Params, Result, Rng, SparseBatch, Tape, TensorError, Value, Values, Var};
+
+/// The largest width a header may give a layer (the paper's widest is 773).
+const MAX_WIDTH: usize = 1 << 16;
 
 /// Layer sizes: `tower[0]` is the 773 inputs; the head's input is `2 × tower.last()`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,45 +41,45 @@ impl Arch {
         Arch { tower: vec![INPUTS, 32, 32], head: vec![32, 2] }
     }
 
-    /// Every parameter as (name, rows, columns), in the order [`Net::new`] creates them:
-    /// per tower layer then per head layer, the weights (in × out) and the bias (1 × out).
-    pub fn shapes(&self) -> Vec<(String, usize, usize)> {
-        let mut out = Vec::new();
-        let mut layer = |name: &str, i: usize, n_in: usize, n_out: usize| {
-            out.push((format!("{name}.{i}.w"), n_in, n_out));
-            out.push((format!("{name}.{i}.b"), 1, n_out));
-        };
-        for (i, w) in self.tower.windows(2).enumerate() {
-            layer("tower", i, w[0], w[1]);
-        }
-        let mut n_in = 2 * self.features();
-        for (i, &n_out) in self.head.iter().enumerate() {
-            layer("head", i, n_in, n_out);
-            n_in = n_out;
-        }
-        out
-    }
-
     pub fn features(&self) -> usize {
         *self.tower.last().unwrap()
     }
+}
 
-    /// `773-600-400-200-100/400-200-100-2`.
-    pub fn describe(&self) -> String {
-        let j = |v: &[usize]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("-");
-        format!("{}/{}", j(&self.tower), j(&self.head))
+/// `773-600-400-200-100/400-200-100-2`: the tower's widths from its 773 inputs, then the
+/// head's, from the two towers' features side by side to its 2 logits.
+impl Architecture for Arch {
+    const FORM: &'static [Field] = &[
+        Field::Widths { name: "tower", len: (2, 64), min: 1, max: MAX_WIDTH },
+        Field::Text("/"),
+        Field::Widths { name: "head", len: (1, 64), min: 1, max: MAX_WIDTH },
+    ];
+
+    fn values(&self) -> Vec<Value> {
+        vec![Value::Widths(self.tower.clone()), Value::Widths(self.head.clone())]
     }
 
-    pub fn parse(s: &str) -> Option<Arch> {
-        let (t, h) = s.split_once('/')?;
-        let p = |x: &str| x.split('-').map(|n| n.parse().ok()).collect::<Option<Vec<usize>>>();
-        let arch = Arch { tower: p(t)?, head: p(h)? };
-        let ok = arch.tower.len() >= 2
-            && arch.tower[0] == INPUTS
-            && !arch.head.is_empty()
-            && *arch.head.last().unwrap() == 2
-            && arch.tower.iter().chain(&arch.head).all(|&n| n > 0 && n <= 1 << 16);
-        ok.then_some(arch)
+    fn from_values(mut v: Values) -> std::result::Result<Arch, String> {
+        let arch = Arch { tower: v.widths(), head: v.widths() };
+        if arch.tower[0] != INPUTS {
+            return Err(format!("the tower starts at the {INPUTS} inputs, not {}", arch.tower[0]));
+        }
+        match arch.head.last() {
+            Some(2) => Ok(arch),
+            last => Err(format!("the head ends in 2 logits, not {}", last.copied().unwrap_or(0))),
+        }
+    }
+
+    /// Per tower layer then per head layer (`tower.K`, `head.K`), in the order [`Net::new`]
+    /// creates them; the head reads both towers' features.
+    fn layers(&self) -> Vec<Layer> {
+        let mut out: Vec<Layer> = self.tower.windows(2).enumerate().map(|(i, w)| Layer::dense(format!("tower.{i}"), w[0], w[1])).collect();
+        let mut n_in = 2 * self.features();
+        for (i, &n_out) in self.head.iter().enumerate() {
+            out.push(Layer::dense(format!("head.{i}"), n_in, n_out));
+            n_in = n_out;
+        }
+        out
     }
 }
 
@@ -227,20 +230,12 @@ impl crate::tensor::NetFile for Net {
     const KIND_MAY_BE_MISSING: bool = true;
     type Arch = Arch;
 
-    fn arch_text(&self) -> String {
-        self.arch.describe()
+    fn arch(&self) -> Arch {
+        self.arch.clone()
     }
 
     fn params(&self) -> &Params {
         &self.params
-    }
-
-    fn parse_arch(text: &str) -> std::result::Result<Arch, String> {
-        Arch::parse(text).ok_or_else(|| format!("bad architecture '{text}'"))
-    }
-
-    fn shapes(arch: &Arch) -> Vec<(String, usize, usize)> {
-        arch.shapes()
     }
 
     fn from_tensors(arch: Arch, tensors: Vec<(String, Matrix)>) -> Result<Net> {
@@ -262,20 +257,30 @@ impl ValueArch {
         ValueArch { layers: vec![INPUTS, 32, 32, 1] }
     }
 
-    /// Every parameter as (name, rows, columns): per layer the weights (in × out), the bias.
-    pub fn shapes(&self) -> Vec<(String, usize, usize)> {
-        self.layers.windows(2).enumerate().flat_map(|(i, w)| [(format!("layer.{i}.w"), w[0], w[1]), (format!("layer.{i}.b"), 1, w[1])]).collect()
+}
+
+/// `773-32-32-1`: the widths from the 773 inputs to the one value.
+impl Architecture for ValueArch {
+    const FORM: &'static [Field] = &[Field::Widths { name: "layers", len: (3, 64), min: 1, max: MAX_WIDTH }];
+
+    fn values(&self) -> Vec<Value> {
+        vec![Value::Widths(self.layers.clone())]
     }
 
-    /// `773-32-32-1`.
-    pub fn describe(&self) -> String {
-        self.layers.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("-")
+    fn from_values(mut v: Values) -> std::result::Result<ValueArch, String> {
+        let layers = v.widths();
+        if layers[0] != INPUTS {
+            return Err(format!("the value student starts at the {INPUTS} inputs, not {}", layers[0]));
+        }
+        match layers.last() {
+            Some(1) => Ok(ValueArch { layers }),
+            last => Err(format!("the value student ends in 1 value, not {}", last.copied().unwrap_or(0))),
+        }
     }
 
-    pub fn parse(s: &str) -> Option<ValueArch> {
-        let layers = s.split('-').map(|n| n.parse().ok()).collect::<Option<Vec<usize>>>()?;
-        let ok = layers.len() >= 3 && layers[0] == INPUTS && layers.last() == Some(&1) && layers.iter().all(|&n| n > 0 && n <= 1 << 16);
-        ok.then_some(ValueArch { layers })
+    /// `layer.K`: the weights (in × out) and the bias of each layer.
+    fn layers(&self) -> Vec<Layer> {
+        self.layers.windows(2).enumerate().map(|(i, w)| Layer::dense(format!("layer.{i}"), w[0], w[1])).collect()
     }
 }
 
@@ -358,23 +363,46 @@ impl crate::tensor::NetFile for ValueNet {
     const WHAT: &'static str = "a DeepChess value student";
     type Arch = ValueArch;
 
-    fn arch_text(&self) -> String {
-        self.arch.describe()
+    fn arch(&self) -> ValueArch {
+        self.arch.clone()
     }
 
     fn params(&self) -> &Params {
         &self.params
     }
 
-    fn parse_arch(text: &str) -> std::result::Result<ValueArch, String> {
-        ValueArch::parse(text).ok_or_else(|| format!("bad value-student architecture '{text}' (want 773-W-...-1)"))
-    }
-
-    fn shapes(arch: &ValueArch) -> Vec<(String, usize, usize)> {
-        arch.shapes()
-    }
-
     fn from_tensors(arch: ValueArch, tensors: Vec<(String, Matrix)>) -> Result<ValueNet> {
         Ok(ValueNet::assemble(arch, tensors))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shipped shapes write the headers they always had and read them back; a header off
+    /// the form is refused with what is wrong (the fields' own refusals: `tensor::net_arch`).
+    #[test]
+    fn architectures_describe_and_parse_back() {
+        for (a, text) in [(Arch::big(), "773-600-400-200-100/400-200-100-2"), (Arch::small(), "773-100-100-100/100-100-2"), (Arch::compact(), "773-32-32/32-2")] {
+            assert_eq!(a.describe(), text);
+            assert_eq!(Arch::parse(text), Some(a));
+        }
+        assert_eq!(Arch::parse("773-300-32/2").map(|a| a.head), Some(vec![2]), "a head of one layer");
+        assert_eq!(ValueArch::compact().describe(), "773-32-32-1");
+        assert_eq!(ValueArch::parse("773-32-32-1"), Some(ValueArch::compact()));
+        for (bad, why) in [
+            ("772-32/32-2", "the tower starts at the 773 inputs, not 772"),
+            ("773-32/32-3", "the head ends in 2 logits, not 3"),
+            ("773/32-2", "tower: 1 widths, not 2 to 64"),
+            ("773-32-32-2", "'/' expected at ''"),
+            ("773-0/2", "tower: 0 is not within 1 to 65536"),
+        ] {
+            assert_eq!(Arch::read(bad).unwrap_err(), format!("bad architecture '{bad}': {why}"));
+        }
+        assert_eq!(ValueArch::read("773-32-2").unwrap_err(), "bad architecture '773-32-2': the value student ends in 1 value, not 2");
+        let shapes = Arch::compact().shapes();
+        let want = [("tower.0.w", 773, 32), ("tower.0.b", 1, 32), ("tower.1.w", 32, 32), ("tower.1.b", 1, 32), ("head.0.w", 64, 32), ("head.0.b", 1, 32), ("head.1.w", 32, 2), ("head.1.b", 1, 2)];
+        assert_eq!(shapes, want.map(|(n, r, c)| (n.to_string(), r, c)));
     }
 }

@@ -25,6 +25,7 @@ use crate::train::run::{Run, Threads, TrainCli};
 use crate::train::system::System;
 use std::path::{Path, PathBuf};
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// Which phases to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -308,7 +309,8 @@ pub const SYSTEM: System = System {
     about: "Pos2Vec, the Siamese comparator, its distilled students (the paper's and the compact one), the compact one's value student, the small net from scratch",
     colour: "#1f77b4",
     commands: &[super::accuracy::COMMAND, super::compare::COMMAND, super::bench::COMMAND],
-    bench_tensor: &[],
+    bench_tensor: &[super::bench_tensor::SPARSE],
+    gemm_layers: super::bench_tensor::GEMM_LAYERS,
     checkpoint_variants: &[&["--precision", "bf16"], &["--phases", "pos2vec,siamese,distill,compact,value,searched", "--value-arch", "773-16-8-1"]],
     synopsis: "[--profile quick|paper|tiny] [--data DIR] [--out DIR] [--resume] [options]",
     help: "Trains Pos2Vec (stacked autoencoders), the DeepChess Siamese comparator, the distilled\n\

@@ -18,13 +18,84 @@
 //! when H = 0), `v.b2`; M `m.w1` (F × 165), `m.b1`, `m.w2` (165 × F), `m.b2`.
 
 pub use super::feature_set::FeatureSet;
-use crate::tensor::{Init, Matrix, NetFile, ParamId, Params, Result, Rng};
+use crate::tensor::{params_of, Architecture, Field, Init, Layer, Matrix, NetFile, ParamId, Params, Result, Rng, Value as FieldValue, Values};
 
 /// M's hidden width (the seed's 165).
 pub const MODEL_HIDDEN: usize = 165;
 
 /// The most hidden units V may have (the seed's 80).
 pub const MAX_HIDDEN: usize = 80;
+
+/// The feature sets' tags, as a header names them (`FeatureSet::tag`, kept equal by a test).
+const TAGS: &[&str] = &["175", "gnu58"];
+
+/// V's architecture, `175-H-1` (`gnu58-H-1` on GNU Chess's terms): the feature set, the
+/// hidden units (0 to 80; 0: V is linear), one output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueArch {
+    pub features: FeatureSet,
+    pub hidden: usize,
+}
+
+impl Architecture for ValueArch {
+    const FORM: &'static [Field] = &[Field::Word { name: "features", words: TAGS }, Field::Text("-"), Field::Width { name: "hidden", min: 0, max: MAX_HIDDEN }, Field::Text("-1")];
+
+    fn values(&self) -> Vec<FieldValue> {
+        vec![FieldValue::Word(tag(self.features)), FieldValue::Width(self.hidden)]
+    }
+
+    fn from_values(mut v: Values) -> std::result::Result<ValueArch, String> {
+        Ok(ValueArch { features: FeatureSet::from_tag(v.word()).expect("a tag of TAGS"), hidden: v.width() })
+    }
+
+    /// `v.w1`, `v.b1` (F × H, absent when H is 0), `v.w2`, `v.b2` (H × 1, or F × 1).
+    fn layers(&self) -> Vec<Layer> {
+        let n = self.features.width();
+        if self.hidden == 0 {
+            return vec![Layer::Named { weight: "v.w2", bias: "v.b2", inputs: n, outputs: 1 }];
+        }
+        vec![Layer::Named { weight: "v.w1", bias: "v.b1", inputs: n, outputs: self.hidden }, Layer::Named { weight: "v.w2", bias: "v.b2", inputs: self.hidden, outputs: 1 }]
+    }
+}
+
+/// M's architecture, `175-165-175` (`gnu58-165-gnu58`): its shape follows its feature set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelArch {
+    pub features: FeatureSet,
+}
+
+impl Architecture for ModelArch {
+    const FORM: &'static [Field] = &[
+        Field::Word { name: "features", words: TAGS },
+        Field::Text("-"),
+        Field::Width { name: "hidden", min: MODEL_HIDDEN, max: MODEL_HIDDEN },
+        Field::Text("-"),
+        Field::Word { name: "outputs", words: TAGS },
+    ];
+
+    fn values(&self) -> Vec<FieldValue> {
+        vec![FieldValue::Word(tag(self.features)), FieldValue::Width(MODEL_HIDDEN), FieldValue::Word(tag(self.features))]
+    }
+
+    fn from_values(mut v: Values) -> std::result::Result<ModelArch, String> {
+        let (inputs, _, outputs) = (v.word(), v.width(), v.word());
+        if inputs != outputs {
+            return Err(format!("M predicts the features it reads: {outputs} is not {inputs}"));
+        }
+        Ok(ModelArch { features: FeatureSet::from_tag(inputs).expect("a tag of TAGS") })
+    }
+
+    /// `m.w1`, `m.b1` (F × 165), `m.w2`, `m.b2` (165 × F).
+    fn layers(&self) -> Vec<Layer> {
+        let n = self.features.width();
+        vec![Layer::Named { weight: "m.w1", bias: "m.b1", inputs: n, outputs: MODEL_HIDDEN }, Layer::Named { weight: "m.w2", bias: "m.b2", inputs: MODEL_HIDDEN, outputs: n }]
+    }
+}
+
+/// A feature set's tag as [`TAGS`] holds it.
+fn tag(f: FeatureSet) -> &'static str {
+    TAGS[FeatureSet::ALL.iter().position(|&x| x == f).expect("every feature set")]
+}
 
 /// The evaluation net V.
 #[derive(Clone)]
@@ -79,7 +150,7 @@ impl Value {
 
     /// `175-H-1` (`gnu58-H-1` on GNU Chess's terms).
     pub fn describe(&self) -> String {
-        format!("{}-{}-1", self.features.tag(), self.hidden)
+        self.arch().describe()
     }
 
     /// The weights as the fast inference path reads them: W1 (F rows of H, row-major), b1,
@@ -259,8 +330,7 @@ impl Model {
 
     /// `175-165-175` (`gnu58-165-gnu58` on GNU Chess's terms).
     pub fn describe(&self) -> String {
-        let t = self.features.tag();
-        format!("{t}-{MODEL_HIDDEN}-{t}")
+        self.arch().describe()
     }
 
     /// M(x) on a batch on the tape, and the squared-error loss against `target`.
@@ -317,85 +387,44 @@ impl Model {
 impl NetFile for Value {
     const KIND: &'static str = "neurochess-v";
     const WHAT: &'static str = "a NeuroChess V net";
-    /// The feature set and the hidden units (0: V is linear).
-    type Arch = (FeatureSet, usize);
+    type Arch = ValueArch;
 
-    fn arch_text(&self) -> String {
-        self.describe()
+    fn arch(&self) -> ValueArch {
+        ValueArch { features: self.features, hidden: self.hidden }
     }
 
     fn params(&self) -> &Params {
         &self.params
     }
 
-    fn parse_arch(text: &str) -> std::result::Result<(FeatureSet, usize), String> {
-        text.rsplit_once('-')
-            .filter(|(_, one)| *one == "1")
-            .and_then(|(r, _)| r.rsplit_once('-'))
-            .and_then(|(tag, h)| Some((FeatureSet::from_tag(tag)?, h.parse::<usize>().ok()?)))
-            .filter(|&(_, h)| h <= MAX_HIDDEN)
-            .ok_or_else(|| format!("bad architecture '{text}' (want F-H-1: F 175 or gnu58, H at most {MAX_HIDDEN})"))
-    }
-
-    fn shapes(&(features, hidden): &(FeatureSet, usize)) -> Vec<(String, usize, usize)> {
-        let n = features.width();
-        let last_in = if hidden == 0 { n } else { hidden };
-        let mut shapes = Vec::new();
-        if hidden > 0 {
-            shapes.push(("v.w1".to_string(), n, hidden));
-            shapes.push(("v.b1".to_string(), 1, hidden));
-        }
-        shapes.push(("v.w2".to_string(), last_in, 1));
-        shapes.push(("v.b2".to_string(), 1, 1));
-        shapes
-    }
-
-    fn from_tensors((features, hidden): (FeatureSet, usize), tensors: Vec<(String, Matrix)>) -> Result<Value> {
-        let mut params = Params::new();
+    fn from_tensors(arch: ValueArch, tensors: Vec<(String, Matrix)>) -> Result<Value> {
+        let (params, found) = params_of(tensors)?;
+        // Without a hidden layer only w2 and b2 are there (slots 2 and 3).
         let mut ids = [None; 4];
-        let slots: Vec<usize> = if hidden > 0 { vec![0, 1, 2, 3] } else { vec![2, 3] };
-        for ((name, m), k) in tensors.into_iter().zip(slots) {
-            ids[k] = Some(params.add(&name, m)?);
+        let first = if arch.hidden > 0 { 0 } else { 2 };
+        for (k, id) in found.into_iter().enumerate() {
+            ids[first + k] = Some(id);
         }
-        Ok(Value { features, hidden, params, ids })
+        Ok(Value { features: arch.features, hidden: arch.hidden, params, ids })
     }
 }
 
 impl NetFile for Model {
     const KIND: &'static str = "neurochess-m";
     const WHAT: &'static str = "a NeuroChess chess model";
-    /// M's shape follows its feature set.
-    type Arch = FeatureSet;
+    type Arch = ModelArch;
 
-    fn arch_text(&self) -> String {
-        self.describe()
+    fn arch(&self) -> ModelArch {
+        ModelArch { features: self.features }
     }
 
     fn params(&self) -> &Params {
         &self.params
     }
 
-    fn parse_arch(text: &str) -> std::result::Result<FeatureSet, String> {
-        FeatureSet::ALL
-            .into_iter()
-            .find(|f| text == format!("{t}-{MODEL_HIDDEN}-{t}", t = f.tag()))
-            .ok_or_else(|| format!("bad architecture '{text}' (want F-{MODEL_HIDDEN}-F, F 175 or gnu58)"))
-    }
-
-    fn shapes(features: &FeatureSet) -> Vec<(String, usize, usize)> {
-        let n = features.width();
-        vec![
-            ("m.w1".to_string(), n, MODEL_HIDDEN),
-            ("m.b1".to_string(), 1, MODEL_HIDDEN),
-            ("m.w2".to_string(), MODEL_HIDDEN, n),
-            ("m.b2".to_string(), 1, n),
-        ]
-    }
-
-    fn from_tensors(features: FeatureSet, tensors: Vec<(String, Matrix)>) -> Result<Model> {
-        let mut params = Params::new();
-        let ids: Vec<ParamId> = tensors.into_iter().map(|(n, m)| params.add(&n, m)).collect::<Result<_>>()?;
-        Ok(Model { features, params, w1: ids[0], b1: ids[1], w2: ids[2], b2: ids[3] })
+    fn from_tensors(arch: ModelArch, tensors: Vec<(String, Matrix)>) -> Result<Model> {
+        let (params, ids) = params_of(tensors)?;
+        Ok(Model { features: arch.features, params, w1: ids[0], b1: ids[1], w2: ids[2], b2: ids[3] })
     }
 }
 
@@ -403,6 +432,29 @@ impl NetFile for Model {
 mod tests {
     use super::*;
     use crate::neurochess::features::FEATURES;
+
+    /// The headers' tags are the feature sets' own, and both nets' architectures read back
+    /// what they write; a header off the form is refused with the field at fault.
+    #[test]
+    fn architectures_describe_and_parse_back() {
+        assert_eq!(FeatureSet::ALL.map(|f| f.tag()).to_vec(), TAGS.to_vec());
+        for features in FeatureSet::ALL {
+            for hidden in [0, 1, 80] {
+                let a = ValueArch { features, hidden };
+                assert_eq!(ValueArch::parse(&a.describe()), Some(a));
+            }
+            let m = ModelArch { features };
+            assert_eq!(ModelArch::parse(&m.describe()), Some(m));
+        }
+        assert_eq!(ValueArch { features: FeatureSet::Gnu, hidden: 8 }.describe(), "gnu58-8-1");
+        assert_eq!(ModelArch { features: FeatureSet::Ours }.describe(), "175-165-175");
+        for (bad, why) in [("175-81-1", "hidden: 81 is not within 0 to 80"), ("176-8-1", "features: one of 175, gnu58 expected at '176-8-1'"), ("175-8-2", "'-1' expected at '-2'")] {
+            assert_eq!(ValueArch::read(bad).unwrap_err(), format!("bad architecture '{bad}': {why}"));
+        }
+        for (bad, why) in [("175-165-gnu58", "M predicts the features it reads: gnu58 is not 175"), ("175-164-175", "hidden: 164 is not within 165 to 165")] {
+            assert_eq!(ModelArch::read(bad).unwrap_err(), format!("bad architecture '{bad}': {why}"));
+        }
+    }
 
     fn input(rng: &mut Rng) -> Vec<f32> {
         // Feature-like: many zeros, the rest in [−1, 1].

@@ -293,6 +293,7 @@ pub const SYSTEM: System = System {
     colour: "#d62728",
     commands: &[super::bench::COMMAND],
     bench_tensor: &[],
+    gemm_layers: &[],
     checkpoint_variants: &[&["--features", "gnu", "--slopes", "reliability"], &["--hidden", "0", "--variants", "bp"]],
     synopsis: "[--profile quick|paper|tiny] [--expert FILE ...] [--out DIR] [--resume] [options]",
     help: "Trains seed 004's chess model M (175-165-175, the features of the board two plies later;\n\

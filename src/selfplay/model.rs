@@ -17,7 +17,7 @@
 
 use super::features::{INPUTS, PLANES};
 use crate::chess::{Color, Role};
-use crate::tensor::{Conv2d, Matrix, ParamId, Params, Result, Rng, Tape, TensorError, Var};
+use crate::tensor::{Architecture, Conv2d, Field, Layer, Matrix, ParamId, Params, Result, Rng, Tape, TensorError, Value, Values, Var};
 
 /// The header's kind of an agents file.
 pub const KIND: &str = "selfplay-agents";
@@ -64,52 +64,52 @@ impl Arch {
         [c(8, PLANES, self.c1), c(6, self.c1, self.c2), c(4, self.c2, self.c3)]
     }
 
-    /// `8x8x6-c32k3-c128k3-c32k3-ip128-64`.
-    pub fn describe(&self) -> String {
-        format!("8x8x6-c{}k3-c{}k3-c{}k3-ip{}-64", self.c1, self.c2, self.c3, self.fc)
-    }
-
-    pub fn parse(s: &str) -> Option<Arch> {
-        let p: Vec<&str> = s.split('-').collect();
-        if p.len() != 6 || p[0] != "8x8x6" || p[5] != "64" {
-            return None;
-        }
-        let num = |s: &str, pre: &str, post: &str| s.strip_prefix(pre)?.strip_suffix(post)?.parse::<usize>().ok().filter(|n| (1..=1024).contains(n));
-        Some(Arch { c1: num(p[1], "c", "k3")?, c2: num(p[2], "c", "k3")?, c3: num(p[3], "c", "k3")?, fc: num(p[4], "ip", "")? })
-    }
-
-    /// One net's parameters as (suffix, rows, columns), in creation order.
-    fn net_shapes(&self) -> Vec<(&'static str, usize, usize)> {
+    /// The layers of the net named `prefix` (e.g. `white.piece`), in creation order: the
+    /// three convolutions `c1`, `c2`, `c3`, the hidden layer `fc` and the 64 values `out`.
+    fn net_layers(&self, prefix: &str) -> Vec<Layer> {
         let [a, b, c] = self.convs();
         vec![
-            ("c1.w", a.weight_shape().0, self.c1),
-            ("c1.b", 1, self.c1),
-            ("c2.w", b.weight_shape().0, self.c2),
-            ("c2.b", 1, self.c2),
-            ("c3.w", c.weight_shape().0, self.c3),
-            ("c3.b", 1, self.c3),
-            ("fc.w", c.out_len(), self.fc),
-            ("fc.b", 1, self.fc),
-            ("out.w", self.fc, 64),
-            ("out.b", 1, 64),
+            Layer::conv(format!("{prefix}.c1"), a),
+            Layer::conv(format!("{prefix}.c2"), b),
+            Layer::conv(format!("{prefix}.c3"), c),
+            Layer::dense(format!("{prefix}.fc"), c.out_len(), self.fc),
+            Layer::dense(format!("{prefix}.out"), self.fc, 64),
         ]
-    }
-
-    /// Every parameter of both agents as (name, rows, columns), in creation order.
-    pub fn shapes(&self) -> Vec<(String, usize, usize)> {
-        let mut v = Vec::new();
-        for colour in ["white", "black"] {
-            for net in Net::ALL {
-                v.extend(self.net_shapes().into_iter().map(|(s, r, c)| (format!("{colour}.{}.{s}", net.name()), r, c)));
-            }
-        }
-        v
     }
 
     /// Multiply-adds × 2 of one net's forward pass on one position.
     pub fn flops(&self) -> f64 {
         let [a, b, c] = self.convs();
         a.flops() + b.flops() + c.flops() + 2.0 * (c.out_len() * self.fc + self.fc * 64) as f64
+    }
+}
+
+/// `8x8x6-c32k3-c128k3-c32k3-ip128-64`: the three filter counts and the hidden width (1 to
+/// 1,024 each) between the fixed input, kernels and 64 outputs.
+impl Architecture for Arch {
+    const FORM: &'static [Field] = &[
+        Field::Text("8x8x6-c"),
+        Field::Width { name: "c1", min: 1, max: 1024 },
+        Field::Text("k3-c"),
+        Field::Width { name: "c2", min: 1, max: 1024 },
+        Field::Text("k3-c"),
+        Field::Width { name: "c3", min: 1, max: 1024 },
+        Field::Text("k3-ip"),
+        Field::Width { name: "fc", min: 1, max: 1024 },
+        Field::Text("-64"),
+    ];
+
+    fn values(&self) -> Vec<Value> {
+        [self.c1, self.c2, self.c3, self.fc].into_iter().map(Value::Width).collect()
+    }
+
+    fn from_values(mut v: Values) -> std::result::Result<Arch, String> {
+        Ok(Arch { c1: v.width(), c2: v.width(), c3: v.width(), fc: v.width() })
+    }
+
+    /// Both agents' nets, White's first, each in the order of [`Net::ALL`].
+    fn layers(&self) -> Vec<Layer> {
+        ["white", "black"].into_iter().flat_map(|colour| Net::ALL.into_iter().flat_map(move |net| self.net_layers(&format!("{colour}.{}", net.name())))).collect()
     }
 }
 
@@ -192,9 +192,10 @@ impl Layout {
     /// The ten tensors of the net named `prefix` (e.g. `white.piece`) in `params`.
     fn net_ids(params: &Params, arch: Arch, prefix: &str) -> Result<NetIds> {
         let v: Vec<ParamId> = arch
-            .net_shapes()
-            .into_iter()
-            .map(|(s, _, _)| params.find(&format!("{prefix}.{s}")).ok_or_else(|| TensorError::Argument { what: "agents".into(), detail: format!("no tensor '{prefix}.{s}'") }))
+            .net_layers(prefix)
+            .iter()
+            .flat_map(Layer::tensors)
+            .map(|(name, _, _)| params.find(&name).ok_or_else(|| TensorError::Argument { what: "agents".into(), detail: format!("no tensor '{name}'") }))
             .collect::<Result<_>>()?;
         Ok(NetIds(v.try_into().expect("ten tensors a net")))
     }
@@ -252,20 +253,12 @@ impl crate::tensor::NetFile for Agents {
     const WHAT: &'static str = "self-play agents";
     type Arch = Arch;
 
-    fn arch_text(&self) -> String {
-        self.layout.arch.describe()
+    fn arch(&self) -> Arch {
+        self.layout.arch
     }
 
     fn params(&self) -> &Params {
         &self.params
-    }
-
-    fn parse_arch(text: &str) -> std::result::Result<Arch, String> {
-        Arch::parse(text).ok_or_else(|| format!("bad architecture '{text}'"))
-    }
-
-    fn shapes(arch: &Arch) -> Vec<(String, usize, usize)> {
-        arch.shapes()
     }
 
     fn from_tensors(arch: Arch, tensors: Vec<(String, Matrix)>) -> Result<Agents> {
@@ -297,7 +290,7 @@ mod tests {
         let [c1, c2, c3] = a.convs();
         assert_eq!((c1.out_h(), c2.out_h(), c3.out_h()), (6, 4, 2));
         assert_eq!(c3.out_len(), 128, "flattened into 128 nodes");
-        let per_net: usize = a.net_shapes().iter().map(|(_, r, c)| r * c).sum();
+        let per_net: usize = a.net_layers("white.piece").iter().flat_map(Layer::tensors).map(|(_, r, c)| r * c).sum();
         assert_eq!(per_net, 54 * 32 + 32 + 288 * 128 + 128 + 1152 * 32 + 32 + 128 * 128 + 128 + 128 * 64 + 64);
         assert_eq!(a.shapes().len(), 140, "14 nets of 10 tensors");
         assert_eq!(Arch::parse(&a.describe()), Some(a));

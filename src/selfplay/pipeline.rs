@@ -22,6 +22,7 @@ use crate::train::run::{Run, Threads, TrainCli};
 use crate::train::system::System;
 use std::path::Path;
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// A schedule and the nets' widths.
 #[derive(Clone, Debug, PartialEq)]
@@ -299,6 +300,7 @@ pub const SYSTEM: System = System {
     colour: "#9467bd",
     commands: &[super::bench::COMMAND],
     bench_tensor: &[],
+    gemm_layers: &[],
     checkpoint_variants: &[&["--recipe", "author", "--env", "seed"]],
     synopsis: "[--profile quick|paper|tiny] [--games N] [--out DIR] [--resume]",
     help: "Trains seed 002's two agents by self-play and Q-learning on the episode stage; reports captures, material, pieces left en prise, how games end and the score against a random mover and a greedy capturer every 1,000 games. The agents play as `qagent`.",

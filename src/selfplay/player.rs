@@ -9,6 +9,7 @@ use crate::search::{Built, PlayerSettings, PolicyPlayer};
 use crate::tensor::Kernel;
 use std::path::Path;
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// The `qagent` player, from the agents in `net` (the registry passes the given file or the
 /// shipped one); the composition rule is the one the file was trained with.

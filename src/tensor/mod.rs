@@ -15,7 +15,8 @@
 //! - [`autograd`]: the [`Tape`] (with dropout), its backward pass, the [`Params`] store;
 //! - [`optim`]: SGD, Adam, learning-rate policies, and [`optim::shards`], the data-parallel
 //!   training step; [`NetFile`], a system's net as a file (kind and architecture in the
-//!   header, save and load provided).
+//!   header, save and load provided), its [`Architecture`] declared as data ([`net_arch`]:
+//!   the header's fields and the layers, read, written and shape-checked once).
 //!
 //! Nothing here knows about chess: inputs are matrices and lists of active features.
 //!
@@ -55,6 +56,7 @@ pub mod kernels;
 pub mod layers;
 mod lines;
 pub mod matrix;
+pub mod net_arch;
 mod net_file;
 pub mod optim;
 pub mod rng;
@@ -74,5 +76,6 @@ pub use matrix::{gemm, gemm_with, Init, Matrix};
 pub use optim::{Adam, LrPolicy, Optimizer, Sgd};
 pub use rng::Rng;
 pub use runtime::threads::{set_threads, threads};
-pub use net_file::NetFile;
+pub use net_arch::{Architecture, Field, Layer, Value, Values};
+pub use net_file::{params_of, NetFile};
 pub use weights::WeightFile;

@@ -23,6 +23,10 @@ pub struct System {
     pub commands: &'static [Command],
     /// The parts of `deepchess bench-tensor` it brings (the DBN's RBM training).
     pub bench_tensor: &'static [BenchPart],
+    /// Its dense layers, (inputs, outputs), whose three products (forward, and the backward
+    /// ones into the input and the weights) bench-tensor's GEMM table times at batch 256
+    /// beside numpy: the table's shapes are the systems' own, none of them written in cli.
+    pub gemm_layers: &'static [(usize, usize)],
     /// `train --system NAME --help`: the synopsis and the description above the flags.
     pub synopsis: &'static str,
     pub help: &'static str,

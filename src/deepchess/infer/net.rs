@@ -25,6 +25,7 @@ use crate::tensor::kernels::vecops;
 use crate::tensor::Kernel;
 use std::path::Path;
 use crate::tensor::NetFile;
+use crate::tensor::Architecture as _;
 
 /// Per-position code: the head's first layer on this position as left and as right input,
 /// `N` floats each (the padded width; `repr(C)` so the fused layer writes both as one slice;

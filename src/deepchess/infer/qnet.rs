@@ -28,6 +28,7 @@ use crate::tensor::kernels::int8::{IntFlavour, IntFn, IntKernel};
 use crate::tensor::layers::quant::{self, dot16, i16_to_bytes, pad_out, requant_bytes, requant_i16, scale_for, QDense, QSparse, ACT_MAX};
 use crate::tensor::layers::quant16::{self, i16_to_act16, requant_act16, QDense16, ACT16_MAX};
 use crate::tensor::Kernel;
+use crate::tensor::Architecture as _;
 
 /// Calibration: openings and positions per opening (2,000 positions).
 const CALIBRATION: (usize, usize) = (400, 5);

@@ -16,6 +16,7 @@ use crate::tensor::kernels::simd::Flavour;
 use crate::tensor::layers::dense::{Dense, LayerKernel, Portable};
 use crate::tensor::Kernel;
 use std::sync::Arc;
+use crate::tensor::Architecture as _;
 
 /// Widest padded hidden layer the value build takes (its scratch lives on the stack).
 pub const MAX_WIDTH: usize = 256;

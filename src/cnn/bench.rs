@@ -1,22 +1,34 @@
-//! The convolution part of `deepchess bench-tensor` (`--only conv`): seed 003's two conv
-//! layers and its max pool, at batch 1024 (training: forward + backward) and batch 1 (one
-//! position per call, as a search evaluates), beside PyTorch on CPU with one thread when
-//! `import torch` works (`make install-torch`), measured in the same run.
+//! The CNN's part of `deepchess bench-tensor` (`--only conv`): the seed's two conv layers
+//! and its max pool ([`Arch::SEED`]), at batch 1024 (training: forward + backward) and batch
+//! 1 (one position per call, as a search evaluates), beside PyTorch on CPU with one thread
+//! when `import torch` works (`make install-torch`), measured in the same run.
 
-use crate::io::args::rate;
+use super::model::Arch;
+use crate::io::args::{rate, Flag};
 use crate::tensor::layers::conv::{self, Conv2d};
 use crate::tensor::layers::pool::{self, MaxPool2d};
 use crate::tensor::{Init, Kernel, Matrix, Rng};
+use crate::train::system::BenchPart;
 
-/// Seed 003's layers: 8×8×7 → 400 filters 4×4 (no input gradient: the first layer), and
+/// `--only conv`, with its flag `--no-torch`.
+pub const CONV: BenchPart = BenchPart {
+    name: "conv",
+    about: "convolution/pooling against PyTorch (1 thread)",
+    flags: &[Flag { name: "no-torch", value: None, help: "skip the PyTorch comparison of the conv part" }],
+    run: |a, rng| conv_bench(!a.parsed.has("no-torch"), a.reps, if a.quick { 0.02 } else { 0.1 }, a.threads, rng),
+};
+
+/// The seed's layers: 8×8×7 → 400 filters 4×4 (no input gradient: the first layer), and
 /// the pooled 3×3×400 → 200 filters 2×2 (with it).
-fn layers() -> [(&'static str, Conv2d, bool); 2] {
-    [
-        ("conv1 8×8×7→400@4×4", Conv2d { in_h: 8, in_w: 8, in_c: 7, out_c: 400, kh: 4, kw: 4, stride: 1, pad: 0 }, false),
-        ("conv2 3×3×400→200@2×2", Conv2d { in_h: 3, in_w: 3, in_c: 400, out_c: 200, kh: 2, kw: 2, stride: 1, pad: 0 }, true),
-    ]
+fn layers() -> [(String, Conv2d, bool); 2] {
+    let name = |n: &str, s: &Conv2d| format!("{n} {}×{}×{}→{}@{}×{}", s.in_h, s.in_w, s.in_c, s.out_c, s.kh, s.kw);
+    let (c1, c2) = (Arch::SEED.conv1_shape(), Arch::SEED.conv2_shape());
+    [(name("conv1", &c1), c1, false), (name("conv2", &c2), c2, true)]
 }
-const POOL: MaxPool2d = MaxPool2d { in_h: 5, in_w: 5, c: 400, k: 2, stride: 2, ceil: true };
+/// The seed's pooling between them: 5×5×400, 2×2 stride 2, ceil mode.
+fn pool_shape() -> MaxPool2d {
+    Arch::SEED.pool_shape()
+}
 const BATCH: usize = 1024;
 
 /// PyTorch's side: one line per conv layer, `fwd fwd+bwd fwd@batch1` seconds per call
@@ -27,7 +39,7 @@ const TORCH_SCRIPT: &str = r#"
 import sys, time
 import torch
 torch.set_num_threads(1)
-reps = int(sys.argv[1]); min_s = float(sys.argv[2]); batch = int(sys.argv[3])
+reps = int(sys.argv[1]); min_s = float(sys.argv[2]); batch = int(sys.argv[3]); pool = sys.argv[4]
 torch.manual_seed(1)
 def median_time(f):
     f()
@@ -51,11 +63,12 @@ def measure(layer, shape, dx):
     def fwd1():
         with torch.no_grad(): layer(x1)
     print(median_time(fwd), median_time(fb), median_time(fwd1), flush=True)
-for spec in sys.argv[4:]:
+for spec in sys.argv[5:]:
     h, w, c, o, k, dx = (int(v) for v in spec.split(','))
     measure(torch.nn.Conv2d(c, o, k), (c, h, w), dx == 1)
 # The pool: input gradient needed (it sits between two convolutions).
-measure(torch.nn.MaxPool2d(2, 2, ceil_mode=True), (400, 5, 5), True)
+h, w, c, k, s, ceil = (int(v) for v in pool.split(','))
+measure(torch.nn.MaxPool2d(k, s, ceil_mode=ceil == 1), (c, h, w), True)
 "#;
 
 /// PyTorch seconds per call, `[fwd, fwd+bwd, fwd@1]` per conv layer then the pool, or why not.
@@ -67,6 +80,8 @@ fn torch_times(reps: usize, min_s: f64) -> Result<Vec<[f64; 3]>, String> {
     }
     let mut cmd = Command::new("python3");
     cmd.arg("-c").arg(TORCH_SCRIPT).arg(reps.to_string()).arg(min_s.to_string()).arg(BATCH.to_string());
+    let p = pool_shape();
+    cmd.arg(format!("{},{},{},{},{},{}", p.in_h, p.in_w, p.c, p.k, p.stride, p.ceil as u8));
     for (_, s, dx) in layers() {
         cmd.arg(format!("{},{},{},{},{},{}", s.in_h, s.in_w, s.in_c, s.out_c, s.kh, dx as u8));
     }
@@ -106,7 +121,7 @@ fn cell(ours: f64, theirs: Option<f64>, decimals: usize) -> String {
 
 /// The conv table: per layer, GFLOPS and positions/s at 1 thread and `nthreads`, PyTorch
 /// single-thread beside our single-thread figures.
-pub fn conv_bench(with_torch: bool, reps: usize, min_s: f64, nthreads: usize, rng: &mut Rng) {
+fn conv_bench(with_torch: bool, reps: usize, min_s: f64, nthreads: usize, rng: &mut Rng) {
     let k = Kernel::best();
     println!("Convolution and pooling, seed 003's layers (kernel {}, median of {reps}; ratios: ours/PyTorch, both 1 thread)", k.name());
     let torch = if with_torch { torch_times(reps, min_s) } else { Err("anchor skipped (--no-torch)".into()) };
@@ -149,23 +164,32 @@ pub fn conv_bench(with_torch: bool, reps: usize, min_s: f64, nthreads: usize, rn
         }
     }
     // The pool is single-threaded (a few µs a position); the training form saves the argmax.
-    let x = random(BATCH, POOL.in_len(), rng);
-    let x1 = random(1, POOL.in_len(), rng);
-    let dy = random(BATCH, POOL.out_len(), rng);
-    let (mut y, mut dx, mut arg) = (Matrix::default(), Matrix::zeros(BATCH, POOL.in_len()), Vec::new());
+    let pool_s = pool_shape();
+    let x = random(BATCH, pool_s.in_len(), rng);
+    let x1 = random(1, pool_s.in_len(), rng);
+    let dy = random(BATCH, pool_s.out_len(), rng);
+    let (mut y, mut dx, mut arg) = (Matrix::default(), Matrix::zeros(BATCH, pool_s.in_len()), Vec::new());
     let fwd = rate(reps, min_s, BATCH as f64, || {
-        let _ = pool::forward(&POOL, &x, &mut y);
+        let _ = pool::forward(&pool_s, &x, &mut y);
     });
     let fb = rate(reps, min_s, BATCH as f64, || {
-        let _ = pool::forward_argmax(&POOL, &x, &mut y, &mut arg);
-        let _ = pool::backward(&POOL, &arg, &dy, &mut dx);
+        let _ = pool::forward_argmax(&pool_s, &x, &mut y, &mut arg);
+        let _ = pool::backward(&pool_s, &arg, &dy, &mut dx);
     });
     let f1 = rate(reps, min_s, 1.0, || {
-        let _ = pool::forward(&POOL, &x1, &mut y);
+        let _ = pool::forward(&pool_s, &x1, &mut y);
     });
     let pi = layers().len();
     println!(
-        "max pool 5×5×400 k2 s2 ceil→3×3: fwd {} pos/s   fwd+bwd {} pos/s   batch-1 fwd {} pos/s",
+        "max pool {}×{}×{} k{} s{}{}→{}×{}: fwd {} pos/s   fwd+bwd {} pos/s   batch-1 fwd {} pos/s",
+        pool_s.in_h,
+        pool_s.in_w,
+        pool_s.c,
+        pool_s.k,
+        pool_s.stride,
+        if pool_s.ceil { " ceil" } else { "" },
+        pool_s.out_h(),
+        pool_s.out_w(),
         cell(fwd, theirs(pi, 0).map(|s| BATCH as f64 / s), 0),
         cell(fb, theirs(pi, 1).map(|s| BATCH as f64 / s), 0),
         cell(f1, theirs(pi, 2).map(|s| 1.0 / s), 0),
