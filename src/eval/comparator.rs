@@ -52,8 +52,20 @@ impl Counters {
 /// makes, so an implementation may keep per-ply state (an incremental accumulator) and
 /// build `key(ply, …)` from its ancestors' state.
 pub trait Comparator: Send {
-    /// Sent to and shared with the other threads of a search (its transposition table).
-    type Key: Copy + Default + Send + Sync;
+    /// A live position bound: what the search's values and windows hold while it runs on
+    /// one thread. It may refer to state the comparator keeps (and so never leave it).
+    type Key: Copy + Default;
+
+    /// What the transposition table keeps of a position bound: self-contained, because the
+    /// table is shared by the threads of a search and outlives each search.
+    type Stored: Copy + Default + Send + Sync;
+
+    /// `k` in the form the table keeps.
+    fn stored(&mut self, k: &Self::Key) -> Self::Stored;
+
+    /// A stored bound made live again; `None` when the stored form cannot be (the entry is
+    /// then used for its move only).
+    fn from_stored(&mut self, s: &Self::Stored) -> Option<Self::Key>;
 
     /// Short name for `info string` and bench output.
     fn name(&self) -> &'static str;

@@ -12,7 +12,7 @@ use super::searcher::Searcher;
 use super::tt::Bound;
 use super::window::Window;
 use crate::chess::{Move, Position, Square};
-use crate::eval::{Comparator, Value, MAX_PLY};
+use crate::eval::{Comparator, Kind, Value, MAX_PLY};
 use std::cmp::Ordering::Greater;
 
 impl<C: Comparator> Searcher<C> {
@@ -55,8 +55,8 @@ impl<C: Comparator> Searcher<C> {
         let mut hash_move = None;
         if let Some(e) = self.tt.probe(hash, ply) {
             hash_move = Move::from_u16(e.mv).filter(|&m| e.mv != 0 && pos.is_legal(m));
-            if ply > 0 && e.depth as i32 >= depth {
-                let v = e.value;
+            // A stored bound the comparator cannot make live again serves for its move only.
+            if let Some(v) = (ply > 0 && e.depth as i32 >= depth).then(|| self.tt_value(&e.value)).flatten() {
                 let cut = match e.bound {
                     Bound::Exact => true,
                     Bound::Lower => self.reaches(&v, &beta, side),
@@ -188,7 +188,8 @@ impl<C: Comparator> Searcher<C> {
                 if quiet {
                     self.heur.on_cutoff(side, m, ply, depth, &quiets[..n_quiets]);
                 }
-                self.tt.store(hash, ply, depth, Bound::Lower, v, Some(m));
+                let sv = self.to_stored(&v);
+                self.tt.store(hash, ply, depth, Bound::Lower, sv, Some(m));
                 if ply == 0 {
                     self.root_best = Some(m);
                     self.set_pv(ply, m);
@@ -216,8 +217,29 @@ impl<C: Comparator> Searcher<C> {
         // stored as exact or upper it could cut the position where it recurs in the tree.
         if ply > 0 || self.root_moves.is_empty() {
             let bound = if best_move.is_some() { Bound::Exact } else { Bound::Upper };
-            self.tt.store(hash, ply, depth, bound, best, best_move);
+            let sv = self.to_stored(&best);
+            self.tt.store(hash, ply, depth, bound, sv, best_move);
         }
         best
+    }
+
+    /// A table entry's value as a live one (only a position bound needs the comparator).
+    #[inline]
+    fn tt_value(&mut self, v: &Value<C::Stored>) -> Option<Value<C::Key>> {
+        let key = match v.kind {
+            Kind::Pos => self.comp.from_stored(&v.key)?,
+            _ => C::Key::default(),
+        };
+        Some(Value { kind: v.kind, key })
+    }
+
+    /// A live value in the form the table keeps.
+    #[inline]
+    fn to_stored(&mut self, v: &Value<C::Key>) -> Value<C::Stored> {
+        let key = match v.kind {
+            Kind::Pos => self.comp.stored(&v.key),
+            _ => C::Stored::default(),
+        };
+        Value { kind: v.kind, key }
     }
 }

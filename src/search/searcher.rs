@@ -59,7 +59,7 @@ pub struct SearchResult {
 pub struct Searcher<C: Comparator> {
     pub comp: C,
     /// Shared with the helper threads of Lazy SMP (`smp.rs`).
-    pub(super) tt: Arc<Table<C::Key>>,
+    pub(super) tt: Arc<Table<C::Stored>>,
     pub(super) heur: Heuristics,
     pub(super) nodes: u64,
     pub(super) seldepth: usize,

@@ -208,6 +208,17 @@ impl<N: SiameseNet> NetComparator<N> {
 
 impl<N: SiameseNet> Comparator for NetComparator<N> {
     type Key = NetKey;
+    type Stored = NetKey;
+
+    #[inline(always)]
+    fn stored(&mut self, k: &NetKey) -> NetKey {
+        *k
+    }
+
+    #[inline(always)]
+    fn from_stored(&mut self, s: &NetKey) -> Option<NetKey> {
+        Some(*s)
+    }
 
     fn name(&self) -> &'static str {
         self.name
