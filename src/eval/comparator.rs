@@ -67,6 +67,24 @@ pub trait Comparator: Send {
     /// then used for its move only).
     fn from_stored(&mut self, s: &Self::Stored) -> Option<Self::Key>;
 
+    /// Live keys may live in a stack the comparator keeps (a net's positions): the search
+    /// takes a `mark` on entering a node and, on leaving it, `release`s everything above
+    /// the mark but the value it returns (whose key is rewritten to where it now lives).
+    /// Values travel only up the stack (returns) or down it (bounds, below every mark the
+    /// node takes), so nothing a caller holds is released. No-ops for keys that are values.
+    #[inline(always)]
+    fn mark(&self) -> u32 {
+        0
+    }
+
+    /// Drops every key above `mark` except `keep`'s (see [`Comparator::mark`]).
+    #[inline(always)]
+    fn release(&mut self, _mark: u32, _keep: &mut Value<Self::Key>) {}
+
+    /// Drops every key above `mark`.
+    #[inline(always)]
+    fn truncate(&mut self, _mark: u32) {}
+
     /// Short name for `info string` and bench output.
     fn name(&self) -> &'static str;
 

@@ -24,7 +24,25 @@ impl<C: Comparator> Searcher<C> {
     /// One long body on purpose: a node's steps (draws and mate distance, the table, the
     /// static cut-offs, null move, the move loop with reductions and its re-searches, the
     /// table store) read in the order a node takes them, as in every engine's search.
+    #[inline]
     pub(super) fn alphabeta(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        ply: usize,
+        alpha: Window<C::Key>,
+        beta: Window<C::Key>,
+        pv: bool,
+    ) -> Value<C::Key> {
+        // Every key the node makes is released on return but the one it returns (every
+        // return of `node`, early ones included, passes here).
+        let mark = self.comp.mark();
+        let mut v = self.node(pos, depth, ply, alpha, beta, pv);
+        self.comp.release(mark, &mut v);
+        v
+    }
+
+    fn node(
         &mut self,
         pos: &Position,
         mut depth: i32,

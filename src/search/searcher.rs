@@ -201,6 +201,8 @@ impl<C: Comparator> Searcher<C> {
         let max_depth = if root.is_insufficient_material() { 1 } else { max_depth };
         let mut last: Option<Info> = None;
         let mut best = legal.iter().next().copied();
+        // Keys taken before the search (a caller's) stay valid: only the search's go.
+        let base = self.comp.mark();
         for depth in self.start_depth.min(max_depth)..=max_depth {
             self.root_depth = depth as i32;
             self.seldepth = 0;
@@ -230,6 +232,8 @@ impl<C: Comparator> Searcher<C> {
                 pv: if pv.first() == best.as_ref() { pv } else { best.into_iter().collect() },
                 hashfull: self.tt.hashfull(),
             };
+            // The iteration's keys go once its value is read (`score`; `v`'s kind stays).
+            self.comp.truncate(base);
             on_info(&info);
             last = Some(info);
             if self.aborted || legal.is_empty() {
@@ -244,6 +248,7 @@ impl<C: Comparator> Searcher<C> {
                 break;
             }
         }
+        self.comp.truncate(base);
         let mut info = last.expect("the first iteration always reports");
         info.nodes = self.nodes + self.helper_nodes();
         info.time = start.elapsed();
