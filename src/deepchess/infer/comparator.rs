@@ -10,7 +10,7 @@ use super::FeatureCache;
 use crate::chess::{Bitboard, Color, Position, Role};
 use crate::deepchess::features::{Features, MAX_ACTIVE};
 use crate::eval::line::{FirstLayer, Line};
-use crate::eval::{Comparator, Counters};
+use crate::eval::{Comparator, Counters, Handle, Kind, KeyStore, Value};
 use crate::tensor::layers::sigmoid;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -44,11 +44,12 @@ pub trait SiameseNet: FirstLayer<Sum: Send> + Send + Sync {
     }
 }
 
-/// A net comparator's key: the position's zobrist key and its board (80 bytes). The code
-/// itself (hundreds of floats) stays in the feature cache: search values are copied at every
-/// node, and the board rebuilds the code in the rare case the cache slot was reused
-/// meanwhile. The board, not its input bits: a copy of eight bitboards costs next to nothing
-/// per key, listing the bits is left to the rare rebuild.
+/// A position as the net comparator keeps it: its zobrist key and its board (80 bytes), in
+/// the thread's [`KeyStore`] while it is a live value (the search holds a [`Handle`]) and in
+/// the transposition table as the stored form. The code itself (hundreds of floats) stays
+/// in the feature cache, and the board rebuilds it in the rare case the cache slot was
+/// reused meanwhile. The board, not its input bits: a copy of eight bitboards costs next to
+/// nothing per key, listing the bits is left to the rare rebuild.
 #[derive(Clone, Copy, Default)]
 pub struct NetKey {
     hash: u64,
@@ -100,6 +101,8 @@ pub struct NetComparator<N: SiameseNet> {
     /// The current line: the position at each ply and its first-layer sums when valid,
     /// updated incrementally unless [`Comparator::set_incremental`] turned that off.
     line: Line<N::Sum>,
+    /// The positions behind the search's live values (the keys it holds are handles).
+    store: KeyStore<NetKey>,
     stats: NetStats,
 }
 
@@ -140,6 +143,7 @@ impl<N: SiameseNet> NetComparator<N> {
             draw_cache: FeatureCache::try_new(1)?,
             pair_cache: FeatureCache::try_with_bytes(PAIR_CACHE_KB << 10)?,
             line: Line::new(h),
+            store: KeyStore::new(),
             stats: NetStats::default(),
         })
     }
@@ -200,24 +204,51 @@ impl<N: SiameseNet> NetComparator<N> {
     }
 
     /// The code behind a key (tests, diagnostics).
-    pub fn code(&mut self, k: &NetKey) -> N::Code {
-        let i = self.slot(k);
+    pub fn code(&mut self, k: &Handle) -> N::Code {
+        let k = *self.store.get(*k);
+        let i = self.slot(&k);
         *self.cache.at(i)
+    }
+
+    /// The live positions held (tests: the search leaves none of its own behind).
+    pub fn live_keys(&self) -> usize {
+        self.store.len()
     }
 }
 
 impl<N: SiameseNet> Comparator for NetComparator<N> {
-    type Key = NetKey;
+    type Key = Handle;
     type Stored = NetKey;
 
-    #[inline(always)]
-    fn stored(&mut self, k: &NetKey) -> NetKey {
-        *k
+    #[inline]
+    fn stored(&mut self, k: &Handle) -> NetKey {
+        *self.store.get(*k)
     }
 
-    #[inline(always)]
-    fn from_stored(&mut self, s: &NetKey) -> Option<NetKey> {
-        Some(*s)
+    /// Live again without touching the feature cache: its contents, and so every later
+    /// comparison, stay what they were when the table held whole keys.
+    #[inline]
+    fn from_stored(&mut self, s: &NetKey) -> Option<Handle> {
+        Some(self.store.push(*s))
+    }
+
+    #[inline]
+    fn mark(&self) -> u32 {
+        self.store.mark()
+    }
+
+    #[inline]
+    fn release(&mut self, mark: u32, keep: &mut Value<Handle>) {
+        if keep.kind == Kind::Pos {
+            self.store.release(mark, &mut keep.key);
+        } else {
+            self.store.truncate(mark);
+        }
+    }
+
+    #[inline]
+    fn truncate(&mut self, mark: u32) {
+        self.store.truncate(mark);
     }
 
     fn name(&self) -> &'static str {
@@ -244,7 +275,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         }
         if self.cache.find(hash).is_some() {
             self.stats.cache_hits += 1;
-            return k;
+            return self.store.push(k);
         }
         let code = if on_line {
             let net = &*self.net;
@@ -254,7 +285,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
             self.code_from_features(&k.features())
         };
         self.cache.put(hash, code);
-        k
+        self.store.push(k)
     }
 
     /// Antisymmetric by construction, `(P(a, b) + 1 − P(b, a)) / 2`: the trained head is
@@ -262,31 +293,37 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     /// as a bound with that very bound, so "equal" must come out equal and the order of
     /// the two operands must not change the answer.
     fn prob_white_better(&mut self, a: &Self::Key, b: &Self::Key) -> f32 {
+        let (a, b) = (*self.store.get(*a), *self.store.get(*b));
         if a.hash == b.hash {
             return 0.5;
         }
-        self.with_codes(a, b, |c, ca, cb| c.antisymmetric(ca, cb))
+        self.with_codes(&a, &b, |c, ca, cb| c.antisymmetric(ca, cb))
     }
 
     /// The search's comparisons: the sign of the margin (the same side of ½ as the averaged
     /// probability, except where float sigmoids saturate or round to ½), memoised per pair.
     fn compare(&mut self, a: &Self::Key, b: &Self::Key) -> Ordering {
-        if a.hash == b.hash {
+        // Equal positions by hash, never by handle: two handles may hold one position (a
+        // transposition, a table bound against a fresh key), and must compare equal.
+        let (a, b) = (*a, *b);
+        let (ha, hb) = (self.store.get(a).hash, self.store.get(b).hash);
+        if ha == hb {
             return Ordering::Equal;
         }
         self.stats.comparisons += 1;
         // Memo by unordered pair: the margin of the pair in hash order, negated for the other
         // order, so the two orders agree exactly while the entry lives (even if a code was
         // rebuilt meanwhile, with other rounding) and the reversed pair is a hit.
-        let (lo, hi, sign) = if a.hash < b.hash { (a, b, 1.0) } else { (b, a, -1.0) };
-        let pair = lo.hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ hi.hash.rotate_left(29);
+        let (lo, hi, sign) = if ha < hb { ((a, ha), (b, hb), 1.0) } else { ((b, hb), (a, ha), -1.0) };
+        let pair = lo.1.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ hi.1.rotate_left(29);
         let m = match self.pair_cache.get(pair) {
             Some(m) => {
                 self.stats.comparison_hits += 1;
                 m
             }
             None => {
-                let m = self.with_codes(lo, hi, |c, ca, cb| c.margin(ca, cb));
+                let (lo, hi) = (*self.store.get(lo.0), *self.store.get(hi.0));
+                let m = self.with_codes(&lo, &hi, |c, ca, cb| c.margin(ca, cb));
                 self.pair_cache.put(pair, m);
                 m
             }
@@ -298,14 +335,16 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     /// The draw reference: a draw lies halfway between a position and its colour-mirrored
     /// twin, so "better than a draw" is "better than its own mirror" (docs/search.md).
     fn prob_better_than_draw(&mut self, a: &Self::Key) -> f32 {
-        if let Some(p) = self.draw_cache.get(a.hash) {
+        let hash = self.store.get(*a).hash;
+        if let Some(p) = self.draw_cache.get(hash) {
             return p;
         }
+        let a = *self.store.get(*a);
         let mirror = self.code_from_features(&a.features().mirrored());
-        let ia = self.slot(a);
+        let ia = self.slot(&a);
         self.stats.comparisons += 1;
         let p = self.antisymmetric(self.cache.at(ia), &mirror);
-        self.draw_cache.put(a.hash, p);
+        self.draw_cache.put(hash, p);
         p
     }
 
@@ -319,6 +358,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         self.draw_cache.clear();
         self.pair_cache.clear();
         self.line.clear();
+        self.store.clear();
     }
 
     /// The incremental first layer (on by default); off, each position's sums are
