@@ -74,6 +74,7 @@ impl<C: Comparator> Searcher<C> {
         if let Some(e) = self.tt.probe(hash, ply) {
             hash_move = Move::from_u16(e.mv).filter(|&m| e.mv != 0 && pos.is_legal(m));
             // A stored bound the comparator cannot make live again serves for its move only.
+            let mark = self.comp.mark();
             if let Some(v) = (ply > 0 && e.depth as i32 >= depth).then(|| self.tt_value(&e.value)).flatten() {
                 let cut = match e.bound {
                     Bound::Exact => true,
@@ -84,6 +85,8 @@ impl<C: Comparator> Searcher<C> {
                     return v;
                 }
             }
+            // The bound did not cut: its key is dead.
+            self.comp.truncate(mark);
         }
 
         // Internal iterative reduction: a node deep enough to matter that the table knows no
@@ -165,6 +168,8 @@ impl<C: Comparator> Searcher<C> {
                 && (ply as i32) < 2 * self.root_depth
                 && see_ge(pos, m, 0)) as i32;
             let new_depth = depth - 1 + ext;
+            // The child's keys, its value's among them, go above this mark.
+            let mark = self.comp.mark();
             let v = if index == 0 || !self.null_windows {
                 self.alphabeta(&child, new_depth, ply + 1, beta.flip(), alpha.flip(), pv)
             } else {
@@ -225,6 +230,10 @@ impl<C: Comparator> Searcher<C> {
                 }
             } else if index == 1 || v.cmp_for(&best, side, &mut self.comp) == Greater {
                 best = v;
+            } else {
+                // Neither kept as alpha nor as the best: its key is dead (the store stays a
+                // few entries per ply).
+                self.comp.truncate(mark);
             }
             if quiet && n_quiets < quiets.len() {
                 quiets[n_quiets] = m;

@@ -92,6 +92,7 @@ impl<C: Comparator> Searcher<C> {
             let mut child = *pos;
             child.play(m);
             self.enter(ply + 1, &child, 0);
+            let mark = self.comp.mark();
             let v = self.quiesce(&child, ply + 1, qply + 1, beta.flip(), alpha.flip());
             if self.aborted {
                 return best;
@@ -105,6 +106,9 @@ impl<C: Comparator> Searcher<C> {
                 self.set_pv(ply, m);
             } else if v.cmp_for(&best, side, &mut self.comp) == Greater {
                 best = v;
+            } else {
+                // Not kept: its key is dead (as in `alphabeta`'s move loop).
+                self.comp.truncate(mark);
             }
         }
         best
