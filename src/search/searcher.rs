@@ -138,6 +138,13 @@ impl<C: Comparator> Searcher<C> {
         Ok(())
     }
 
+    /// Replaces the transposition table by one of `n` entries (`bench --tt-entries`: two key
+    /// forms of one comparator compared at an equal entry count).
+    pub fn resize_hash_entries(&mut self, n: usize) -> Result<(), String> {
+        self.tt = Arc::new(Table::try_with_len(n)?);
+        Ok(())
+    }
+
     /// Searches the game's current position within `limits`, calling `on_info` after each
     /// completed iteration. `stop` aborts it from another thread; `overhead` is subtracted
     /// from every time budget (UCI `Move Overhead`).

@@ -6,6 +6,7 @@
 //! - beyond the paper, an incremental first layer: the sparse layer's sums are updated from
 //!   the nearest ancestor's accumulator with only the input bits the moves changed.
 
+use super::packed::PackedKey;
 use super::FeatureCache;
 use crate::chess::{Bitboard, Color, Position, Role};
 use crate::deepchess::features::{Features, MAX_ACTIVE};
@@ -61,7 +62,7 @@ pub struct NetKey {
 
 impl NetKey {
     #[inline(always)]
-    fn of(pos: &Position) -> NetKey {
+    pub(super) fn of(pos: &Position) -> NetKey {
         NetKey {
             hash: pos.hash(),
             by_role: Role::ALL.map(|r| pos.by_role(r)),
@@ -71,8 +72,20 @@ impl NetKey {
         }
     }
 
+    /// Its fields: hash, boards by role and by colour, White to move, castling rights.
+    #[inline(always)]
+    pub(super) fn parts(&self) -> (u64, [Bitboard; 6], [Bitboard; 2], bool, u8) {
+        (self.hash, self.by_role, self.by_color, self.white_to_move, self.castling)
+    }
+
+    /// The key of these fields (see [`NetKey::parts`]).
+    #[inline(always)]
+    pub(super) fn from_parts(hash: u64, by_role: [Bitboard; 6], by_color: [Bitboard; 2], white_to_move: bool, castling: u8) -> NetKey {
+        NetKey { hash, by_role, by_color, white_to_move, castling }
+    }
+
     /// The position's input bits.
-    fn features(&self) -> Features {
+    pub(super) fn features(&self) -> Features {
         let turn = if self.white_to_move { Color::White } else { Color::Black };
         Features::from_parts(|c, r| self.by_color[c.index()] & self.by_role[r.index()], turn, self.castling)
     }
@@ -218,18 +231,20 @@ impl<N: SiameseNet> NetComparator<N> {
 
 impl<N: SiameseNet> Comparator for NetComparator<N> {
     type Key = Handle;
-    type Stored = NetKey;
+    /// The board packed (36 bytes; a table slot is then one cache line): exact, so a bound
+    /// from the table rebuilds its code as a whole key would.
+    type Stored = PackedKey;
 
     #[inline]
-    fn stored(&mut self, k: &Handle) -> NetKey {
-        *self.store.get(*k)
+    fn stored(&mut self, k: &Handle) -> PackedKey {
+        PackedKey::pack(self.store.get(*k))
     }
 
     /// Live again without touching the feature cache: its contents, and so every later
     /// comparison, stay what they were when the table held whole keys.
     #[inline]
-    fn from_stored(&mut self, s: &NetKey) -> Option<Handle> {
-        Some(self.store.push(*s))
+    fn from_stored(&mut self, s: &PackedKey) -> Option<Handle> {
+        Some(self.store.push(s.unpack()))
     }
 
     #[inline]

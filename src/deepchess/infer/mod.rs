@@ -9,12 +9,15 @@
 //! - `comparator.rs`: [`NetComparator`], the [`Comparator`](crate::eval::Comparator) the
 //!   search asks, with the incremental first layer (an accumulator per ply) and the
 //!   antisymmetric reading of the head;
+//! - `packed.rs`: [`PackedKey`], a position bound as the transposition table keeps it (the
+//!   board in 36 bytes, so a table slot is one cache line);
 //! - the paper's position hashing, codes kept by zobrist key: [`FeatureCache`], the shared
 //!   [`PositionCache`](crate::eval::PositionCache) of the evaluation floor.
 
 mod calibrate;
 mod comparator;
 mod net;
+mod packed;
 mod qnet;
 mod student;
 mod value;
@@ -23,6 +26,7 @@ mod value;
 /// precomputes per position) by zobrist key.
 pub type FeatureCache<V> = crate::eval::PositionCache<V>;
 pub use comparator::{NetComparator, NetKey, NetStats, SiameseNet};
+pub use packed::PackedKey;
 pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
 pub use qnet::{QBig, QCompact, QDistilled, QHalves, QNetEval};
 pub use student::ValueStudent;
