@@ -109,8 +109,11 @@ pub struct NetComparator<N: SiameseNet> {
     /// P(position better than its colour-mirrored twin), by zobrist key.
     draw_cache: FeatureCache<f32>,
     /// Comparison margins by pair of zobrist keys (the same pairs recur across siblings and
-    /// iterations).
+    /// iterations), when `memo` is on.
     pair_cache: FeatureCache<f32>,
+    /// Whether comparisons go through `pair_cache`: where the head's remainder on two
+    /// cached codes costs less than the memo's probe, they do not (option `Memo`).
+    memo: bool,
     /// The current line: the position at each ply and its first-layer sums when valid,
     /// updated incrementally unless [`Comparator::set_incremental`] turned that off.
     line: Line<N::Sum>,
@@ -157,6 +160,7 @@ impl<N: SiameseNet> NetComparator<N> {
             pair_cache: FeatureCache::try_with_bytes(PAIR_CACHE_KB << 10)?,
             line: Line::new(h),
             store: KeyStore::new(),
+            memo: true,
             stats: NetStats::default(),
         })
     }
@@ -177,15 +181,17 @@ impl<N: SiameseNet> NetComparator<N> {
         self.net.finish(acc)
     }
 
-    /// The cache slot holding `k`'s code, rebuilt from its bits if the slot was reused.
-    fn slot(&mut self, k: &NetKey) -> usize {
-        if let Some(i) = self.cache.find(k.hash) {
+    /// The cache slot holding live key `h`'s code, rebuilt from its board if the slot was
+    /// reused.
+    fn slot(&mut self, h: Handle) -> usize {
+        let hash = self.store.get(h).hash;
+        if let Some(i) = self.cache.find(hash) {
             return i;
         }
         self.stats.rebuilds += 1;
-        let code = self.code_from_features(&k.features());
-        self.cache.put(k.hash, code);
-        self.cache.find(k.hash).expect("just stored")
+        let code = self.code_from_features(&self.store.get(h).features());
+        self.cache.put(hash, code);
+        self.cache.find(hash).expect("just stored")
     }
 
     /// P(a better than b for White) from both orders of the head (see `prob_white_better`).
@@ -205,22 +211,27 @@ impl<N: SiameseNet> NetComparator<N> {
 
     /// The codes of two keys (`a`'s rebuilt aside when both map to one cache slot), to `f`.
     #[inline]
-    fn with_codes<T>(&mut self, a: &NetKey, b: &NetKey, f: impl Fn(&Self, &N::Code, &N::Code) -> T) -> T {
+    fn with_codes<T>(&mut self, a: Handle, b: Handle, f: impl Fn(&Self, &N::Code, &N::Code) -> T) -> T {
         let (ia, ib) = (self.slot(a), self.slot(b));
         if ia != ib {
             f(self, self.cache.at(ia), self.cache.at(ib))
         } else {
             // Both map to one slot (b's code evicted a's): rebuild a's aside.
-            let ca = self.code_from_features(&a.features());
+            let ca = self.code_from_features(&self.store.get(a).features());
             f(self, &ca, self.cache.at(ib))
         }
     }
 
     /// The code behind a key (tests, diagnostics).
     pub fn code(&mut self, k: &Handle) -> N::Code {
-        let k = *self.store.get(*k);
-        let i = self.slot(&k);
+        let i = self.slot(*k);
         *self.cache.at(i)
+    }
+
+    /// Comparisons through the memo of pairs (`true`, the default) or always by the head.
+    pub fn with_memo(mut self, on: bool) -> Self {
+        self.memo = on;
+        self
     }
 
     /// The live positions held (tests: the search leaves none of its own behind).
@@ -308,11 +319,10 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     /// as a bound with that very bound, so "equal" must come out equal and the order of
     /// the two operands must not change the answer.
     fn prob_white_better(&mut self, a: &Self::Key, b: &Self::Key) -> f32 {
-        let (a, b) = (*self.store.get(*a), *self.store.get(*b));
-        if a.hash == b.hash {
+        if self.store.get(*a).hash == self.store.get(*b).hash {
             return 0.5;
         }
-        self.with_codes(&a, &b, |c, ca, cb| c.antisymmetric(ca, cb))
+        self.with_codes(*a, *b, |c, ca, cb| c.antisymmetric(ca, cb))
     }
 
     /// The search's comparisons: the sign of the margin (the same side of ½ as the averaged
@@ -330,6 +340,11 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         // order, so the two orders agree exactly while the entry lives (even if a code was
         // rebuilt meanwhile, with other rounding) and the reversed pair is a hit.
         let (lo, hi, sign) = if ha < hb { ((a, ha), (b, hb), 1.0) } else { ((b, hb), (a, ha), -1.0) };
+        if !self.memo {
+            // The same margin in the same order as the memo would keep: exactly antisymmetric.
+            let m = sign * self.with_codes(lo.0, hi.0, |c, ca, cb| c.margin(ca, cb));
+            return m.partial_cmp(&0.0).unwrap_or(Ordering::Equal);
+        }
         let pair = lo.1.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ hi.1.rotate_left(29);
         let m = match self.pair_cache.get(pair) {
             Some(m) => {
@@ -337,8 +352,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
                 m
             }
             None => {
-                let (lo, hi) = (*self.store.get(lo.0), *self.store.get(hi.0));
-                let m = self.with_codes(&lo, &hi, |c, ca, cb| c.margin(ca, cb));
+                let m = self.with_codes(lo.0, hi.0, |c, ca, cb| c.margin(ca, cb));
                 self.pair_cache.put(pair, m);
                 m
             }
@@ -354,9 +368,8 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         if let Some(p) = self.draw_cache.get(hash) {
             return p;
         }
-        let a = *self.store.get(*a);
-        let mirror = self.code_from_features(&a.features().mirrored());
-        let ia = self.slot(&a);
+        let mirror = self.code_from_features(&self.store.get(*a).features().mirrored());
+        let ia = self.slot(*a);
         self.stats.comparisons += 1;
         let p = self.antisymmetric(self.cache.at(ia), &mirror);
         self.draw_cache.put(hash, p);
@@ -388,6 +401,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         // Caches the machine cannot give: no fork (the search runs on fewer threads).
         let mut c = NetComparator::try_from_shared(self.net.clone(), self.name, self.cache_mb).ok()?;
         c.line.incremental = self.line.incremental;
+        c.memo = self.memo;
         Some(c)
     }
 
