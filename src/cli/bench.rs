@@ -143,8 +143,8 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         }
     };
     let games = std::sync::Arc::new(games);
-    // A player's bench on a thread with a big stack (searches recurse deeply with
-    // position-sized values).
+    // A player's bench on a thread with a big stack (searches recurse deeply, each frame
+    // holding a node's moves and positions).
     let bench_of = |player: &Entry, s: &PlayerSettings| -> Result<BenchReport, CliError> {
         let built = player.build(s).map_err(|e| match e {
             BuildError::NoNet { .. } => CliError::Failed(format!("bench: {e} (give --net FILE)")),
