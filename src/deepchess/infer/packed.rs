@@ -11,6 +11,7 @@
 
 use super::comparator::NetKey;
 use crate::chess::Bitboard;
+use crate::tensor::kernels::bits::{deposit, extract};
 
 /// See the module's comment. Only `u32` fields, so that it aligns to 4 and a table entry
 /// holding it fits a cache line.
@@ -77,63 +78,11 @@ fn join(x: [u32; 2]) -> u64 {
     x[0] as u64 | (x[1] as u64) << 32
 }
 
-/// The bits of `x` at `mask`'s set bits, packed low (PEXT).
-#[inline]
-fn extract(x: u64, mask: u64) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("bmi2") {
-        // Safety: the CPU has BMI2 (checked above).
-        return unsafe { pext(x, mask) };
-    }
-    let (mut m, mut out, mut i) = (mask, 0u64, 0);
-    while m != 0 {
-        let sq = m.trailing_zeros();
-        out |= ((x >> sq) & 1) << i;
-        m &= m - 1;
-        i += 1;
-    }
-    out
-}
-
-/// The low bits of `x` placed at `mask`'s set bits (PDEP).
-#[inline]
-fn deposit(x: u64, mask: u64) -> u64 {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("bmi2") {
-        // Safety: the CPU has BMI2 (checked above).
-        return unsafe { pdep(x, mask) };
-    }
-    let (mut m, mut out, mut i) = (mask, 0u64, 0);
-    while m != 0 {
-        let sq = m.trailing_zeros();
-        out |= ((x >> i) & 1) << sq;
-        m &= m - 1;
-        i += 1;
-    }
-    out
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-unsafe fn pext(x: u64, mask: u64) -> u64 {
-    std::arch::x86_64::_pext_u64(x, mask)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-unsafe fn pdep(x: u64, mask: u64) -> u64 {
-    std::arch::x86_64::_pdep_u64(x, mask)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::chess::Position;
     use crate::tensor::rng::SplitMix64;
-
-    fn portable_extract(x: u64, mask: u64) -> u64 {
-        (0..64).filter(|&s| mask >> s & 1 == 1).enumerate().fold(0, |o, (i, s)| o | ((x >> s) & 1) << i)
-    }
 
     /// The layouts the table's size rests on (a byte more in `Kind` or here and a slot
     /// spans two cache lines): 16 MB hold 262,144 packed entries, 149,796 whole keys.
@@ -148,16 +97,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<Value<NetKey>>(), 88);
         assert_eq!(std::mem::size_of::<Value<Handle>>(), 8);
         assert_eq!((Table::<PackedKey>::slot_bytes(), Table::<NetKey>::slot_bytes(), Table::<f32>::slot_bytes()), (64, 112, 32));
-    }
-
-    #[test]
-    fn extract_and_deposit_agree_with_the_definition() {
-        let mut r = SplitMix64(5);
-        for _ in 0..1000 {
-            let (x, m) = (r.next_u64(), r.next_u64() & r.next_u64());
-            assert_eq!(extract(x, m), portable_extract(x, m));
-            assert_eq!(deposit(extract(x, m), m), x & m);
-        }
     }
 
     /// Every position of random games: unpacked, the same key (board, side, castling,
