@@ -49,6 +49,26 @@ fn net_feature_cache_hits_on_a_repeated_search() {
     assert!(hits * 2 >= keys, "second search: {hits} hits of {keys} keys");
 }
 
+/// The search holds its values as handles into the comparator's store of positions: it
+/// leaves none behind, and keys taken before it (a caller's) stay readable.
+#[test]
+fn net_search_releases_its_live_keys() {
+    let mut s = net_searcher();
+    let before = Position::from_fen(bench::POSITIONS[1]).unwrap();
+    s.comp.set_root(&before);
+    let k = s.comp.key(0, &before);
+    let code = s.comp.code(&k);
+    for fen in &bench::POSITIONS[..6] {
+        let g = Game::new(Position::from_fen(fen).unwrap());
+        s.search(&g, &Limits::depth(4), Duration::ZERO, Arc::new(AtomicBool::new(false)), &mut |_| {});
+        assert_eq!(s.comp.live_keys(), 1, "{fen}");
+    }
+    // (Rebuilt from its board if its cache slot was reused: equal up to rounding.)
+    let again = s.comp.code(&k);
+    assert!(again.left.iter().chain(&again.right).zip(code.left.iter().chain(&code.right)).all(|(a, b)| (a - b).abs() < 1e-4));
+    assert_eq!(s.comp.compare(&k, &k), std::cmp::Ordering::Equal);
+}
+
 #[test]
 fn net_draw_reference_is_the_mirror_twin() {
     // A symmetric position (its mirror is itself with the other side to move) and a lost one.

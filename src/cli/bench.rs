@@ -52,6 +52,7 @@ fn run_one(mut p: Box<dyn Player>, depth: u32, games: &[Game], verbose: bool, tr
 const FLAGS: &[Flag] = &[
     Flag { name: "depth", value: Some("N"), help: "search depth per position (default 10)" },
     Flag { name: "hash", value: Some("MB"), help: "transposition table size (default 16)" },
+    Flag { name: "tt-entries", value: Some("N"), help: "a transposition table of N entries instead of --hash's MB (trees of two entry sizes compared at an equal count)" },
     Flag { name: "eval", value: Some("NAME"), help: "a player of the registry, listed below (default handcrafted)" },
     Flag { name: "net", value: Some("FILE"), help: "net file for a net player (default: its file in data/nets/)" },
     Flag { name: "vs-net", value: None, help: "" }, // help: vs_net_help()
@@ -163,6 +164,10 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
     };
     let verbose = p.has("verbose");
     let transitivity = p.has("tree");
+    let tt_entries: Option<usize> = match p.get("tt-entries") {
+        None => None,
+        Some(_) => Some(p.get_or("bench", "tt-entries", 0)?),
+    };
     let games: Vec<Game> = match p.get("openings") {
         None if p.get("suite").is_some() => return Err(CliError::Usage("deepchess bench: --suite goes with --openings N".into())),
         None => bench::builtin(),
@@ -187,8 +192,8 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         }
     };
     let games = std::sync::Arc::new(games);
-    // A player's bench on a thread with a big stack (searches recurse deeply with
-    // position-sized values).
+    // A player's bench on a thread with a big stack (searches recurse deeply, each frame
+    // holding a node's moves and positions).
     let bench_of = |player: &Entry, s: &PlayerSettings| -> Result<BenchReport, CliError> {
         let built = player.build(s).map_err(|e| match e {
             BuildError::NoNet { .. } => CliError::Failed(format!("bench: {e} (give --net FILE)")),
@@ -199,6 +204,9 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             eprintln!("net {what}");
         }
         let mut player = built.player;
+        if let Some(n) = tt_entries {
+            player.set_hash_entries(n).map_err(|e| CliError::Failed(format!("bench: {e}")))?;
+        }
         if !s.incremental && !player.set_incremental(false) {
             eprintln!("note: {} keeps nothing incremental: --no-incremental changes nothing", player.name());
         }

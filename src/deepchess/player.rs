@@ -20,6 +20,15 @@ pub const QUANTISED: PlayerOption = PlayerOption {
     values: &["auto", "true", "false"],
     about: "DeepChess's integer inference: auto (the faster build for the net), true, false",
 };
+
+/// DeepChess's memo of comparisons by pair of positions, an option of the comparator
+/// players: `auto` where it is faster than the head on two cached codes, as measured for
+/// each build (docs/benchmarks.md), `true` always, `false` never.
+pub const MEMO: PlayerOption = PlayerOption {
+    name: "Memo",
+    values: &["auto", "true", "false"],
+    about: "DeepChess's memo of comparisons by pair: auto (where it is faster for the net), true, false",
+};
 use std::path::Path;
 
 /// The feature cache (MB) of a net player whose table takes `hash_mb`.

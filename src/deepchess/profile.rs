@@ -5,7 +5,7 @@ use super::features::Features;
 use super::model::{Arch, ValueArch};
 use super::pairs::AuxPairs;
 use crate::io::args::CliError;
-use crate::tensor::Precision;
+use crate::tensor::{Architecture as _, Precision};
 use crate::train::run::TrainCli;
 use crate::train::checkpoint::OptCfg;
 use crate::train::stage::StageCfg;

@@ -52,8 +52,38 @@ impl Counters {
 /// makes, so an implementation may keep per-ply state (an incremental accumulator) and
 /// build `key(ply, …)` from its ancestors' state.
 pub trait Comparator: Send {
-    /// Sent to and shared with the other threads of a search (its transposition table).
-    type Key: Copy + Default + Send + Sync;
+    /// A live position bound: what the search's values and windows hold while it runs on
+    /// one thread. It may refer to state the comparator keeps (and so never leave it).
+    type Key: Copy + Default;
+
+    /// What the transposition table keeps of a position bound: self-contained, because the
+    /// table is shared by the threads of a search and outlives each search.
+    type Stored: Copy + Default + Send + Sync;
+
+    /// `k` in the form the table keeps.
+    fn stored(&mut self, k: &Self::Key) -> Self::Stored;
+
+    /// A stored bound made live again; `None` when the stored form cannot be (the entry is
+    /// then used for its move only).
+    fn from_stored(&mut self, s: &Self::Stored) -> Option<Self::Key>;
+
+    /// Live keys may live in a stack the comparator keeps (a net's positions): the search
+    /// takes a `mark` on entering a node and, on leaving it, `release`s everything above
+    /// the mark but the value it returns (whose key is rewritten to where it now lives).
+    /// Values travel only up the stack (returns) or down it (bounds, below every mark the
+    /// node takes), so nothing a caller holds is released. No-ops for keys that are values.
+    #[inline(always)]
+    fn mark(&self) -> u32 {
+        0
+    }
+
+    /// Drops every key above `mark` except `keep`'s (see [`Comparator::mark`]).
+    #[inline(always)]
+    fn release(&mut self, _mark: u32, _keep: &mut Value<Self::Key>) {}
+
+    /// Drops every key above `mark`.
+    #[inline(always)]
+    fn truncate(&mut self, _mark: u32) {}
 
     /// Short name for `info string` and bench output.
     fn name(&self) -> &'static str;

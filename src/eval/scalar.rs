@@ -124,6 +124,18 @@ impl<E: Evaluator> ScoreComparator<E> {
 
 impl<E: Evaluator> Comparator for ScoreComparator<E> {
     type Key = f32;
+    type Stored = f32;
+
+    /// A score is its own stored form: the table keeps what the search holds.
+    #[inline(always)]
+    fn stored(&mut self, k: &f32) -> f32 {
+        *k
+    }
+
+    #[inline(always)]
+    fn from_stored(&mut self, s: &f32) -> Option<f32> {
+        Some(*s)
+    }
 
     fn name(&self) -> &'static str {
         self.eval.name()

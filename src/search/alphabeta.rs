@@ -12,7 +12,7 @@ use super::searcher::Searcher;
 use super::tt::Bound;
 use super::window::Window;
 use crate::chess::{Move, Position, Square};
-use crate::eval::{Comparator, Value, MAX_PLY};
+use crate::eval::{Comparator, Kind, Value, MAX_PLY};
 use std::cmp::Ordering::Greater;
 
 impl<C: Comparator> Searcher<C> {
@@ -24,7 +24,25 @@ impl<C: Comparator> Searcher<C> {
     /// One long body on purpose: a node's steps (draws and mate distance, the table, the
     /// static cut-offs, null move, the move loop with reductions and its re-searches, the
     /// table store) read in the order a node takes them, as in every engine's search.
+    #[inline]
     pub(super) fn alphabeta(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        ply: usize,
+        alpha: Window<C::Key>,
+        beta: Window<C::Key>,
+        pv: bool,
+    ) -> Value<C::Key> {
+        // Every key the node makes is released on return but the one it returns (every
+        // return of `node`, early ones included, passes here).
+        let mark = self.comp.mark();
+        let mut v = self.node(pos, depth, ply, alpha, beta, pv);
+        self.comp.release(mark, &mut v);
+        v
+    }
+
+    fn node(
         &mut self,
         pos: &Position,
         mut depth: i32,
@@ -55,8 +73,9 @@ impl<C: Comparator> Searcher<C> {
         let mut hash_move = None;
         if let Some(e) = self.tt.probe(hash, ply) {
             hash_move = Move::from_u16(e.mv).filter(|&m| e.mv != 0 && pos.is_legal(m));
-            if ply > 0 && e.depth as i32 >= depth {
-                let v = e.value;
+            // A stored bound the comparator cannot make live again serves for its move only.
+            let mark = self.comp.mark();
+            if let Some(v) = (ply > 0 && e.depth as i32 >= depth).then(|| self.tt_value(&e.value)).flatten() {
                 let cut = match e.bound {
                     Bound::Exact => true,
                     Bound::Lower => self.reaches(&v, &beta, side),
@@ -66,6 +85,8 @@ impl<C: Comparator> Searcher<C> {
                     return v;
                 }
             }
+            // The bound did not cut: its key is dead.
+            self.comp.truncate(mark);
         }
 
         // Internal iterative reduction: a node deep enough to matter that the table knows no
@@ -152,6 +173,8 @@ impl<C: Comparator> Searcher<C> {
                 && (ply as i32) < 2 * self.root_depth
                 && see_ge(pos, m, 0)) as i32;
             let new_depth = depth - 1 + ext;
+            // The child's keys, its value's among them, go above this mark.
+            let mark = self.comp.mark();
             let v = if index == 0 || !self.null_windows {
                 self.alphabeta(&child, new_depth, ply + 1, beta.flip(), alpha.flip(), pv)
             } else {
@@ -199,7 +222,8 @@ impl<C: Comparator> Searcher<C> {
                 if quiet {
                     self.heur.on_cutoff(side, m, ply, depth, &quiets[..n_quiets]);
                 }
-                self.tt.store(hash, ply, depth, Bound::Lower, v, Some(m));
+                let sv = self.to_stored(&v);
+                self.tt.store(hash, ply, depth, Bound::Lower, sv, Some(m));
                 if ply == 0 {
                     self.root_best = Some(m);
                     self.set_pv(ply, m);
@@ -217,6 +241,10 @@ impl<C: Comparator> Searcher<C> {
                 }
             } else if index == 1 || v.cmp_for(&best, side, &mut self.comp) == Greater {
                 best = v;
+            } else {
+                // Neither kept as alpha nor as the best: its key is dead (the store stays a
+                // few entries per ply).
+                self.comp.truncate(mark);
             }
             if quiet && n_quiets < quiets.len() {
                 quiets[n_quiets] = m;
@@ -227,8 +255,29 @@ impl<C: Comparator> Searcher<C> {
         // stored as exact or upper it could cut the position where it recurs in the tree.
         if ply > 0 || self.root_moves.is_empty() {
             let bound = if best_move.is_some() { Bound::Exact } else { Bound::Upper };
-            self.tt.store(hash, ply, depth, bound, best, best_move);
+            let sv = self.to_stored(&best);
+            self.tt.store(hash, ply, depth, bound, sv, best_move);
         }
         best
+    }
+
+    /// A table entry's value as a live one (only a position bound needs the comparator).
+    #[inline]
+    fn tt_value(&mut self, v: &Value<C::Stored>) -> Option<Value<C::Key>> {
+        let key = match v.kind {
+            Kind::Pos => self.comp.from_stored(&v.key)?,
+            _ => C::Key::default(),
+        };
+        Some(Value { kind: v.kind, key })
+    }
+
+    /// A live value in the form the table keeps.
+    #[inline]
+    fn to_stored(&mut self, v: &Value<C::Key>) -> Value<C::Stored> {
+        let key = match v.kind {
+            Kind::Pos => self.comp.stored(&v.key),
+            _ => C::Stored::default(),
+        };
+        Value { kind: v.kind, key }
     }
 }

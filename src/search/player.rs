@@ -29,6 +29,12 @@ pub trait Player: Send {
         Ok(())
     }
 
+    /// A table of exactly `n` entries instead (`bench --tt-entries`); an error for a player
+    /// without one.
+    fn set_hash_entries(&mut self, _n: usize) -> Result<(), String> {
+        Err(format!("{} has no transposition table", self.name()))
+    }
+
     /// Selective search on or off (UCI `Selective`); a player that does not search ignores it.
     fn set_selective(&mut self, _on: bool) {}
 
@@ -149,6 +155,9 @@ where
     }
     fn set_hash(&mut self, mb: usize) -> Result<(), String> {
         Searcher::resize_hash(self, mb)
+    }
+    fn set_hash_entries(&mut self, n: usize) -> Result<(), String> {
+        Searcher::resize_hash_entries(self, n)
     }
     fn set_selective(&mut self, on: bool) {
         self.selective = on;

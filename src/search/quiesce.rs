@@ -15,7 +15,23 @@ const QS_EVASION_PLIES: usize = 3;
 impl<C: Comparator> Searcher<C> {
     /// Quiescence: the comparator only saw quiet positions, so resolve captures and
     /// promotions first. Standing pat is the position itself; in check, every evasion.
+    #[inline]
     pub(super) fn quiesce(
+        &mut self,
+        pos: &Position,
+        ply: usize,
+        qply: usize,
+        alpha: Window<C::Key>,
+        beta: Window<C::Key>,
+    ) -> Value<C::Key> {
+        // As `alphabeta`: the keys it made are released on return but the returned one's.
+        let mark = self.comp.mark();
+        let mut v = self.qnode(pos, ply, qply, alpha, beta);
+        self.comp.release(mark, &mut v);
+        v
+    }
+
+    fn qnode(
         &mut self,
         pos: &Position,
         ply: usize,
@@ -77,6 +93,7 @@ impl<C: Comparator> Searcher<C> {
             let mut child = *pos;
             child.play(m);
             self.enter(ply + 1, &child, 0);
+            let mark = self.comp.mark();
             let v = self.quiesce(&child, ply + 1, qply + 1, beta.flip(), alpha.flip());
             if self.aborted {
                 return best;
@@ -90,6 +107,9 @@ impl<C: Comparator> Searcher<C> {
                 self.set_pv(ply, m);
             } else if v.cmp_for(&best, side, &mut self.comp) == Greater {
                 best = v;
+            } else {
+                // Not kept: its key is dead (as in `alphabeta`'s move loop).
+                self.comp.truncate(mark);
             }
         }
         best

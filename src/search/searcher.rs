@@ -59,7 +59,7 @@ pub struct SearchResult {
 pub struct Searcher<C: Comparator> {
     pub comp: C,
     /// Shared with the helper threads of Lazy SMP (`smp.rs`).
-    pub(super) tt: Arc<Table<C::Key>>,
+    pub(super) tt: Arc<Table<C::Stored>>,
     pub(super) heur: Heuristics,
     pub(super) nodes: u64,
     /// What shaped the tree (`tree.rs`), counted for `bench`.
@@ -143,6 +143,13 @@ impl<C: Comparator> Searcher<C> {
         Ok(())
     }
 
+    /// Replaces the transposition table by one of `n` entries (`bench --tt-entries`: two key
+    /// forms of one comparator compared at an equal entry count).
+    pub fn resize_hash_entries(&mut self, n: usize) -> Result<(), String> {
+        self.tt = Arc::new(Table::try_with_len(n)?);
+        Ok(())
+    }
+
     /// Searches the game's current position within `limits`, calling `on_info` after each
     /// completed iteration. `stop` aborts it from another thread; `overhead` is subtracted
     /// from every time budget (UCI `Move Overhead`).
@@ -206,6 +213,8 @@ impl<C: Comparator> Searcher<C> {
         let max_depth = if root.is_insufficient_material() { 1 } else { max_depth };
         let mut last: Option<Info> = None;
         let mut best = legal.iter().next().copied();
+        // Keys taken before the search (a caller's) stay valid: only the search's go.
+        let base = self.comp.mark();
         for depth in self.start_depth.min(max_depth)..=max_depth {
             self.root_depth = depth as i32;
             self.seldepth = 0;
@@ -235,6 +244,8 @@ impl<C: Comparator> Searcher<C> {
                 pv: if pv.first() == best.as_ref() { pv } else { best.into_iter().collect() },
                 hashfull: self.tt.hashfull(),
             };
+            // The iteration's keys go once its value is read (`score`; `v`'s kind stays).
+            self.comp.truncate(base);
             on_info(&info);
             last = Some(info);
             if self.aborted || legal.is_empty() {
@@ -249,6 +260,7 @@ impl<C: Comparator> Searcher<C> {
                 break;
             }
         }
+        self.comp.truncate(base);
         let mut info = last.expect("the first iteration always reports");
         info.nodes = self.nodes + self.helper_nodes();
         info.time = start.elapsed();

@@ -17,8 +17,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Stack of a helper thread (the search recurses with position-sized values, as the main
-/// search thread does): address space each helper maps, though it touches little of it.
+/// Stack of a helper thread (the search recurses deeply, each frame holding a node's moves
+/// and positions, as the main search thread does): address space each helper maps, though
+/// it touches little of it.
 pub const HELPER_STACK: usize = 64 << 20;
 
 impl<C: Comparator> Searcher<C> {

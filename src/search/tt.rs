@@ -32,8 +32,8 @@ pub struct Entry<K> {
 /// One slot: an entry behind a sequence lock, so threads share the table without a lock
 /// per probe. `seq` is even when the entry is whole (0: never written), odd while a writer
 /// holds it; a reader copies the entry and keeps it only if `seq` was even and unchanged
-/// across the copy. Entries are position-sized (a comparator's key is a board), so they
-/// cannot be one atomic word, as a scalar engine's are.
+/// across the copy. A comparator's entries hold a position (DeepChess's: a packed board,
+/// 64 bytes a slot), so they cannot be one atomic word, as a scalar engine's are.
 struct Slot<K> {
     seq: AtomicU32,
     entry: UnsafeCell<MaybeUninit<Entry<K>>>,
@@ -111,9 +111,19 @@ impl<K: Copy + Default> Table<K> {
     /// keeps its previous table).
     pub fn try_new(mb: usize) -> Result<Self, String> {
         let bytes = mb.max(1).checked_mul(1 << 20).ok_or("the size overflows")?;
-        let n = (bytes / std::mem::size_of::<Slot<K>>()).max(1);
-        let entries = LargeBuf::try_new(n, Slot::empty).map_err(|_| format!("cannot allocate {mb} MB"))?;
+        Self::try_with_len(bytes / Self::slot_bytes()).map_err(|_| format!("cannot allocate {mb} MB"))
+    }
+
+    /// A table of `n` entries (at least one), whatever their size: trees of two key forms
+    /// compared at an equal entry count (`bench --tt-entries`) are the same tree.
+    pub fn try_with_len(n: usize) -> Result<Self, String> {
+        let entries = LargeBuf::try_new(n.max(1), Slot::empty).map_err(|_| format!("cannot allocate {n} entries"))?;
         Ok(Table { entries, age: AtomicU8::new(0) })
+    }
+
+    /// Bytes an entry takes (with its sequence lock).
+    pub fn slot_bytes() -> usize {
+        std::mem::size_of::<Slot<K>>()
     }
 
     /// Empties the table (between games: no search is running).

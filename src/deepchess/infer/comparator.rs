@@ -6,11 +6,12 @@
 //! - beyond the paper, an incremental first layer: the sparse layer's sums are updated from
 //!   the nearest ancestor's accumulator with only the input bits the moves changed.
 
+use super::packed::PackedKey;
 use super::FeatureCache;
 use crate::chess::{Bitboard, Color, Position, Role};
 use crate::deepchess::features::{Features, MAX_ACTIVE};
 use crate::eval::line::{FirstLayer, Line};
-use crate::eval::{Comparator, Counters};
+use crate::eval::{Comparator, Counters, Handle, Kind, KeyStore, Value};
 use crate::tensor::layers::sigmoid;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -44,11 +45,12 @@ pub trait SiameseNet: FirstLayer<Sum: Send> + Send + Sync {
     }
 }
 
-/// A net comparator's key: the position's zobrist key and its board (80 bytes). The code
-/// itself (hundreds of floats) stays in the feature cache: search values are copied at every
-/// node, and the board rebuilds the code in the rare case the cache slot was reused
-/// meanwhile. The board, not its input bits: a copy of eight bitboards costs next to nothing
-/// per key, listing the bits is left to the rare rebuild.
+/// A position as the net comparator keeps it: its zobrist key and its board (80 bytes), in
+/// the thread's [`KeyStore`] while it is a live value (the search holds a [`Handle`]) and in
+/// the transposition table as the stored form. The code itself (hundreds of floats) stays
+/// in the feature cache, and the board rebuilds it in the rare case the cache slot was
+/// reused meanwhile. The board, not its input bits: a copy of eight bitboards costs next to
+/// nothing per key, listing the bits is left to the rare rebuild.
 #[derive(Clone, Copy, Default)]
 pub struct NetKey {
     hash: u64,
@@ -60,7 +62,7 @@ pub struct NetKey {
 
 impl NetKey {
     #[inline(always)]
-    fn of(pos: &Position) -> NetKey {
+    pub(super) fn of(pos: &Position) -> NetKey {
         NetKey {
             hash: pos.hash(),
             by_role: Role::ALL.map(|r| pos.by_role(r)),
@@ -70,8 +72,20 @@ impl NetKey {
         }
     }
 
+    /// Its fields: hash, boards by role and by colour, White to move, castling rights.
+    #[inline(always)]
+    pub(super) fn parts(&self) -> (u64, [Bitboard; 6], [Bitboard; 2], bool, u8) {
+        (self.hash, self.by_role, self.by_color, self.white_to_move, self.castling)
+    }
+
+    /// The key of these fields (see [`NetKey::parts`]).
+    #[inline(always)]
+    pub(super) fn from_parts(hash: u64, by_role: [Bitboard; 6], by_color: [Bitboard; 2], white_to_move: bool, castling: u8) -> NetKey {
+        NetKey { hash, by_role, by_color, white_to_move, castling }
+    }
+
     /// The position's input bits.
-    fn features(&self) -> Features {
+    pub(super) fn features(&self) -> Features {
         let turn = if self.white_to_move { Color::White } else { Color::Black };
         Features::from_parts(|c, r| self.by_color[c.index()] & self.by_role[r.index()], turn, self.castling)
     }
@@ -95,11 +109,16 @@ pub struct NetComparator<N: SiameseNet> {
     /// P(position better than its colour-mirrored twin), by zobrist key.
     draw_cache: FeatureCache<f32>,
     /// Comparison margins by pair of zobrist keys (the same pairs recur across siblings and
-    /// iterations).
+    /// iterations), when `memo` is on.
     pair_cache: FeatureCache<f32>,
+    /// Whether comparisons go through `pair_cache`: where the head's remainder on two
+    /// cached codes costs less than the memo's probe, they do not (option `Memo`).
+    memo: bool,
     /// The current line: the position at each ply and its first-layer sums when valid,
     /// updated incrementally unless [`Comparator::set_incremental`] turned that off.
     line: Line<N::Sum>,
+    /// The positions behind the search's live values (the keys it holds are handles).
+    store: KeyStore<NetKey>,
     stats: NetStats,
 }
 
@@ -140,6 +159,8 @@ impl<N: SiameseNet> NetComparator<N> {
             draw_cache: FeatureCache::try_new(1)?,
             pair_cache: FeatureCache::try_with_bytes(PAIR_CACHE_KB << 10)?,
             line: Line::new(h),
+            store: KeyStore::new(),
+            memo: true,
             stats: NetStats::default(),
         })
     }
@@ -160,15 +181,17 @@ impl<N: SiameseNet> NetComparator<N> {
         self.net.finish(acc)
     }
 
-    /// The cache slot holding `k`'s code, rebuilt from its bits if the slot was reused.
-    fn slot(&mut self, k: &NetKey) -> usize {
-        if let Some(i) = self.cache.find(k.hash) {
+    /// The cache slot holding live key `h`'s code, rebuilt from its board if the slot was
+    /// reused.
+    fn slot(&mut self, h: Handle) -> usize {
+        let hash = self.store.get(h).hash;
+        if let Some(i) = self.cache.find(hash) {
             return i;
         }
         self.stats.rebuilds += 1;
-        let code = self.code_from_features(&k.features());
-        self.cache.put(k.hash, code);
-        self.cache.find(k.hash).expect("just stored")
+        let code = self.code_from_features(&self.store.get(h).features());
+        self.cache.put(hash, code);
+        self.cache.find(hash).expect("just stored")
     }
 
     /// P(a better than b for White) from both orders of the head (see `prob_white_better`).
@@ -188,26 +211,71 @@ impl<N: SiameseNet> NetComparator<N> {
 
     /// The codes of two keys (`a`'s rebuilt aside when both map to one cache slot), to `f`.
     #[inline]
-    fn with_codes<T>(&mut self, a: &NetKey, b: &NetKey, f: impl Fn(&Self, &N::Code, &N::Code) -> T) -> T {
+    fn with_codes<T>(&mut self, a: Handle, b: Handle, f: impl Fn(&Self, &N::Code, &N::Code) -> T) -> T {
         let (ia, ib) = (self.slot(a), self.slot(b));
         if ia != ib {
             f(self, self.cache.at(ia), self.cache.at(ib))
         } else {
             // Both map to one slot (b's code evicted a's): rebuild a's aside.
-            let ca = self.code_from_features(&a.features());
+            let ca = self.code_from_features(&self.store.get(a).features());
             f(self, &ca, self.cache.at(ib))
         }
     }
 
     /// The code behind a key (tests, diagnostics).
-    pub fn code(&mut self, k: &NetKey) -> N::Code {
-        let i = self.slot(k);
+    pub fn code(&mut self, k: &Handle) -> N::Code {
+        let i = self.slot(*k);
         *self.cache.at(i)
+    }
+
+    /// Comparisons through the memo of pairs (`true`, the default) or always by the head.
+    pub fn with_memo(mut self, on: bool) -> Self {
+        self.memo = on;
+        self
+    }
+
+    /// The live positions held (tests: the search leaves none of its own behind).
+    pub fn live_keys(&self) -> usize {
+        self.store.len()
     }
 }
 
 impl<N: SiameseNet> Comparator for NetComparator<N> {
-    type Key = NetKey;
+    type Key = Handle;
+    /// The board packed (36 bytes; a table slot is then one cache line): exact, so a bound
+    /// from the table rebuilds its code as a whole key would.
+    type Stored = PackedKey;
+
+    #[inline]
+    fn stored(&mut self, k: &Handle) -> PackedKey {
+        PackedKey::pack(self.store.get(*k))
+    }
+
+    /// Live again without touching the feature cache: its contents, and so every later
+    /// comparison, stay what they were when the table held whole keys.
+    #[inline]
+    fn from_stored(&mut self, s: &PackedKey) -> Option<Handle> {
+        Some(self.store.push(s.unpack()))
+    }
+
+    #[inline]
+    fn mark(&self) -> u32 {
+        self.store.mark()
+    }
+
+    #[inline]
+    fn release(&mut self, mark: u32, keep: &mut Value<Handle>) {
+        if keep.kind == Kind::Pos {
+            self.store.release(mark, &mut keep.key);
+        } else {
+            self.store.truncate(mark);
+        }
+    }
+
+    #[inline]
+    fn truncate(&mut self, mark: u32) {
+        self.store.truncate(mark);
+    }
 
     fn name(&self) -> &'static str {
         self.name
@@ -233,7 +301,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         }
         if self.cache.find(hash).is_some() {
             self.stats.cache_hits += 1;
-            return k;
+            return self.store.push(k);
         }
         let code = if on_line {
             let net = &*self.net;
@@ -243,7 +311,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
             self.code_from_features(&k.features())
         };
         self.cache.put(hash, code);
-        k
+        self.store.push(k)
     }
 
     /// Antisymmetric by construction, `(P(a, b) + 1 − P(b, a)) / 2`: the trained head is
@@ -251,31 +319,40 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     /// as a bound with that very bound, so "equal" must come out equal and the order of
     /// the two operands must not change the answer.
     fn prob_white_better(&mut self, a: &Self::Key, b: &Self::Key) -> f32 {
-        if a.hash == b.hash {
+        if self.store.get(*a).hash == self.store.get(*b).hash {
             return 0.5;
         }
-        self.with_codes(a, b, |c, ca, cb| c.antisymmetric(ca, cb))
+        self.with_codes(*a, *b, |c, ca, cb| c.antisymmetric(ca, cb))
     }
 
     /// The search's comparisons: the sign of the margin (the same side of ½ as the averaged
     /// probability, except where float sigmoids saturate or round to ½), memoised per pair.
     fn compare(&mut self, a: &Self::Key, b: &Self::Key) -> Ordering {
-        if a.hash == b.hash {
+        // Equal positions by hash, never by handle: two handles may hold one position (a
+        // transposition, a table bound against a fresh key), and must compare equal.
+        let (a, b) = (*a, *b);
+        let (ha, hb) = (self.store.get(a).hash, self.store.get(b).hash);
+        if ha == hb {
             return Ordering::Equal;
         }
         self.stats.comparisons += 1;
         // Memo by unordered pair: the margin of the pair in hash order, negated for the other
         // order, so the two orders agree exactly while the entry lives (even if a code was
         // rebuilt meanwhile, with other rounding) and the reversed pair is a hit.
-        let (lo, hi, sign) = if a.hash < b.hash { (a, b, 1.0) } else { (b, a, -1.0) };
-        let pair = lo.hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ hi.hash.rotate_left(29);
+        let (lo, hi, sign) = if ha < hb { ((a, ha), (b, hb), 1.0) } else { ((b, hb), (a, ha), -1.0) };
+        if !self.memo {
+            // The same margin in the same order as the memo would keep: exactly antisymmetric.
+            let m = sign * self.with_codes(lo.0, hi.0, |c, ca, cb| c.margin(ca, cb));
+            return m.partial_cmp(&0.0).unwrap_or(Ordering::Equal);
+        }
+        let pair = lo.1.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ hi.1.rotate_left(29);
         let m = match self.pair_cache.get(pair) {
             Some(m) => {
                 self.stats.comparison_hits += 1;
                 m
             }
             None => {
-                let m = self.with_codes(lo, hi, |c, ca, cb| c.margin(ca, cb));
+                let m = self.with_codes(lo.0, hi.0, |c, ca, cb| c.margin(ca, cb));
                 self.pair_cache.put(pair, m);
                 m
             }
@@ -287,14 +364,15 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
     /// The draw reference: a draw lies halfway between a position and its colour-mirrored
     /// twin, so "better than a draw" is "better than its own mirror" (docs/search.md).
     fn prob_better_than_draw(&mut self, a: &Self::Key) -> f32 {
-        if let Some(p) = self.draw_cache.get(a.hash) {
+        let hash = self.store.get(*a).hash;
+        if let Some(p) = self.draw_cache.get(hash) {
             return p;
         }
-        let mirror = self.code_from_features(&a.features().mirrored());
-        let ia = self.slot(a);
+        let mirror = self.code_from_features(&self.store.get(*a).features().mirrored());
+        let ia = self.slot(*a);
         self.stats.comparisons += 1;
         let p = self.antisymmetric(self.cache.at(ia), &mirror);
-        self.draw_cache.put(a.hash, p);
+        self.draw_cache.put(hash, p);
         p
     }
 
@@ -308,6 +386,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         self.draw_cache.clear();
         self.pair_cache.clear();
         self.line.clear();
+        self.store.clear();
     }
 
     /// The incremental first layer (on by default); off, each position's sums are
@@ -322,6 +401,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         // Caches the machine cannot give: no fork (the search runs on fewer threads).
         let mut c = NetComparator::try_from_shared(self.net.clone(), self.name, self.cache_mb).ok()?;
         c.line.incremental = self.line.incremental;
+        c.memo = self.memo;
         Some(c)
     }
 

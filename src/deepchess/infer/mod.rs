@@ -9,12 +9,15 @@
 //! - `comparator.rs`: [`NetComparator`], the [`Comparator`](crate::eval::Comparator) the
 //!   search asks, with the incremental first layer (an accumulator per ply) and the
 //!   antisymmetric reading of the head;
+//! - `packed.rs`: [`PackedKey`], a position bound as the transposition table keeps it (the
+//!   board in 36 bytes, so a table slot is one cache line);
 //! - the paper's position hashing, codes kept by zobrist key: [`FeatureCache`], the shared
 //!   [`PositionCache`](crate::eval::PositionCache) of the evaluation floor.
 
 mod calibrate;
 mod comparator;
 mod net;
+mod packed;
 mod qnet;
 mod student;
 mod value;
@@ -23,6 +26,7 @@ mod value;
 /// precomputes per position) by zobrist key.
 pub type FeatureCache<V> = crate::eval::PositionCache<V>;
 pub use comparator::{NetComparator, NetKey, NetStats, SiameseNet};
+pub use packed::PackedKey;
 pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
 pub use qnet::{QBig, QCompact, QDistilled, QHalves, QNetEval};
 pub use student::ValueStudent;
@@ -68,6 +72,12 @@ pub fn load_student_searcher(path: &Path, s: &PlayerSettings, name: &'static str
     Ok((Box::new(Searcher::new(ScoreComparator::new(e), s.hash_mb)), what))
 }
 
+/// Whether each build's comparisons go through the memo of pairs by default (option `Memo`
+/// `auto`): where it measured faster than the head's remainder on two cached codes.
+const MEMO_COMPACT: bool = true;
+const MEMO_DISTILLED: bool = true;
+const MEMO_BIG: bool = true;
+
 /// How the search reads a net: as the paper's comparator, or as a value per position.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Reading {
@@ -85,18 +95,24 @@ fn load(path: &Path, s: &PlayerSettings, cache_mb: usize, reading: Reading) -> R
         _ => default,
     };
     let names = |comparator, value| if reading == Reading::Value { value } else { comparator };
+    // The comparisons' memo of pairs, where it pays (measured per build, docs/benchmarks.md).
+    let memo = |default: bool| match s.option(super::player::MEMO.name) {
+        Some("true") => true,
+        Some("false") => false,
+        _ => default,
+    };
     let e1 = match Distilled::fits(&net.arch) {
-        Ok(()) if q(false) => return Ok(player(qprepared(QDistilled::from_net(&net)?, s), names("distilled", "distilled-value"), s, cache_mb, reading)),
-        Ok(()) => return Ok(player(prepared(Distilled::from_net(&net)?, s), names("distilled", "distilled-value"), s, cache_mb, reading)),
+        Ok(()) if q(false) => return Ok(player(qprepared(QDistilled::from_net(&net)?, s), names("distilled", "distilled-value"), s, cache_mb, reading, memo(MEMO_DISTILLED))),
+        Ok(()) => return Ok(player(prepared(Distilled::from_net(&net)?, s), names("distilled", "distilled-value"), s, cache_mb, reading, memo(MEMO_DISTILLED))),
         Err(e) => e,
     };
     if Compact::fits(&net.arch).is_ok() {
         let name = names("compact", "compact-value");
-        return Ok(if q(false) { player(qprepared(QCompact::from_net(&net)?, s), name, s, cache_mb, reading) } else { player(prepared(Compact::from_net(&net)?, s), name, s, cache_mb, reading) });
+        return Ok(if q(false) { player(qprepared(QCompact::from_net(&net)?, s), name, s, cache_mb, reading, memo(MEMO_COMPACT)) } else { player(prepared(Compact::from_net(&net)?, s), name, s, cache_mb, reading, memo(MEMO_COMPACT)) });
     }
     if Big::fits(&net.arch).is_ok() {
         let name = names("deepchess", "deepchess-value");
-        return Ok(if q(true) { player(qprepared(QBig::from_net(&net)?, s), name, s, cache_mb, reading) } else { player(prepared(Big::from_net(&net)?, s), name, s, cache_mb, reading) });
+        return Ok(if q(true) { player(qprepared(QBig::from_net(&net)?, s), name, s, cache_mb, reading, memo(MEMO_BIG)) } else { player(prepared(Big::from_net(&net)?, s), name, s, cache_mb, reading, memo(MEMO_BIG)) });
     }
     Err(format!("{}: {e1}; {BUILDS}", path.display()))
 }
@@ -119,7 +135,7 @@ pub fn playable(arch: &Arch) -> Result<(), String> {
 
 /// [`random_distilled`] as a searcher named `random-distilled`.
 pub fn random_searcher(seed: u64, s: &PlayerSettings, cache_mb: usize) -> Box<dyn Player> {
-    player(prepared(random_distilled(seed), s), "random-distilled", s, cache_mb, Reading::Comparator).0
+    player(prepared(random_distilled(seed), s), "random-distilled", s, cache_mb, Reading::Comparator, MEMO_DISTILLED).0
 }
 
 /// A float build on the kernel `s` names (one the CPU lacks is ignored), and what it is.
@@ -137,9 +153,9 @@ fn qprepared<const N: usize, const W: usize>(mut net: QNetEval<N, W>, s: &Player
 }
 
 /// The searcher over a prepared build, reading it as `reading` says.
-fn player<N: SiameseNet + 'static>((net, what): (N, String), name: &'static str, s: &PlayerSettings, cache_mb: usize, reading: Reading) -> (Box<dyn Player>, String) {
+fn player<N: SiameseNet + 'static>((net, what): (N, String), name: &'static str, s: &PlayerSettings, cache_mb: usize, reading: Reading, memo: bool) -> (Box<dyn Player>, String) {
     let player: Box<dyn Player> = match reading {
-        Reading::Comparator => Box::new(Searcher::new(NetComparator::new(net, name, cache_mb), s.hash_mb)),
+        Reading::Comparator => Box::new(Searcher::new(NetComparator::new(net, name, cache_mb).with_memo(memo), s.hash_mb)),
         Reading::Value => Box::new(Searcher::new(ScoreComparator::cached(DrawValue::new(net, name), SCORE_CACHE_MB), s.hash_mb)),
     };
     (player, what)

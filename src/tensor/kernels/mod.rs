@@ -7,6 +7,7 @@
 //! generic over the flavour runs through `dispatch` (`Kernel::run`).
 
 pub(crate) mod dispatch;
+pub mod bits;
 pub mod gemm;
 pub mod int8;
 pub mod peak;
