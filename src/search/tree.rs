@@ -150,6 +150,13 @@ mod tests {
     struct Scalar;
     impl Comparator for Scalar {
         type Key = i32;
+        type Stored = i32;
+        fn stored(&mut self, k: &i32) -> i32 {
+            *k
+        }
+        fn from_stored(&mut self, s: &i32) -> Option<i32> {
+            Some(*s)
+        }
         fn name(&self) -> &'static str {
             "scalar"
         }
@@ -169,6 +176,13 @@ mod tests {
     struct Cyclic;
     impl Comparator for Cyclic {
         type Key = u64;
+        type Stored = u64;
+        fn stored(&mut self, k: &u64) -> u64 {
+            *k
+        }
+        fn from_stored(&mut self, s: &u64) -> Option<u64> {
+            Some(*s)
+        }
         fn name(&self) -> &'static str {
             "cyclic"
         }
