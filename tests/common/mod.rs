@@ -6,10 +6,7 @@ pub mod crash;
 pub mod session;
 pub mod systems;
 
-use deepchess::chess::game::Outcome;
-use deepchess::chess::pgn::{open_pgn, PgnReader};
-use deepchess::chess::{Color, Game, Move, Position, Role};
-use deepchess::data::labels::{EngineScore, LabelSet, Labelled, Wdl};
+use deepchess::chess::{Game, Move, Position};
 use deepchess::deepchess::infer::{Distilled, NetComparator};
 use deepchess::eval::Comparator;
 use deepchess::search::{Limits, SearchResult, Searcher};
@@ -102,43 +99,12 @@ pub fn sample_dataset(dir: &Path) -> PathBuf {
     ds
 }
 
-fn material(pos: &Position) -> i32 {
-    let v = |c| {
-        [(Role::Pawn, 100), (Role::Knight, 300), (Role::Bishop, 300), (Role::Rook, 500), (Role::Queen, 900)]
-            .iter()
-            .map(|&(r, x)| x * pos.pieces(c, r).count() as i32)
-            .sum::<i32>()
-    };
-    v(Color::White) - v(Color::Black)
-}
-
 /// Seed 001's labelled set for tests, as `dir/labels.csv`: every position after ply 10 of the
 /// sample games (draws included), scored by material (an engine's scores stood in for).
 pub fn sample_labels(dir: &Path) -> PathBuf {
-    let src = format!("{}/tests/data/pgn/sf15-sample.pgn", env!("CARGO_MANIFEST_DIR"));
-    let mut reader = PgnReader::new(open_pgn(&src).unwrap());
-    let mut set = LabelSet::default();
-    let mut game = 0u32;
-    while let Some(g) = reader.next_game() {
-        game += 1;
-        let Ok(g) = g else { continue };
-        let result = match g.result {
-            Some(Outcome::Win(Color::White)) => Wdl::Win,
-            Some(Outcome::Win(Color::Black)) => Wdl::Loss,
-            Some(Outcome::Draw) => Wdl::Draw,
-            None => continue,
-        };
-        let mut pos = g.start;
-        for (ply, &m) in g.moves.iter().enumerate() {
-            if ply >= 10 && pos.has_legal_move() {
-                set.items.push(Labelled { game, ply: ply as u16, result, score: EngineScore::Cp(material(&pos)), pos });
-            }
-            pos.play(m);
-        }
-    }
-    set.set_meta("engine", "material (test stand-in)");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pgn/sf15-sample.pgn");
     let path = dir.join("labels.csv");
-    set.save(&path).unwrap();
+    deepchess::dbn::data::smoke_labels(&src, &path).unwrap();
     path
 }
 
