@@ -13,7 +13,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "each", value: Some("KEY=VALUE..."), help: "keys applied to both players (each may override them)" },
     Flag { name: "games", value: Some("N"), help: "games to play (default 100; pairs share an opening)" },
     Flag { name: "concurrency", value: Some("N"), help: "games at once (default 2)" },
-    Flag { name: "openings", value: Some("FILE"), help: "EPD/FEN or PGN suite, or 'startpos' (default data/openings-balanced-1000.epd)" },
+    Flag { name: "openings", value: Some("FILE"), help: "EPD/FEN or PGN suite, 'startpos', or 'random:PLIES:SEED' (the start position and PLIES random moves, 10,000 distinct openings; default data/openings-balanced-1000.epd)" },
     Flag { name: "opening-start", value: Some("N"), help: "first opening of the suite to use, 1-based (default 1)" },
     Flag { name: "exclude-starts", value: Some("PGN"), help: "leave out the suite's openings where a game of PGN (.xz allowed) began, e.g. a net's training corpus (repeatable); --opening-start still counts in the whole suite" },
     Flag { name: "shuffle", value: Some("SEED"), help: "use the suite in a shuffled order" },
