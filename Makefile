@@ -259,14 +259,19 @@ match: build
 # LONG_TC (default 120+1.2), LONG_GAMES games (default 100, about 5-6 h on 2 cores), openings
 # fixed before the first game from LONG_OPENING_START (536: after the 40+0.4 point's 501-535),
 # training starts left out. Resumable: rerun the same command to continue after a stop; the
-# games and the table are in runs/match-long-LONG_TC/.
+# games and the table are in runs/match-long-LONG_TC/. The first start copies the program
+# there (and its commit to build.txt) and every sitting plays with that copy, so a match
+# continued after the code changed is still one build's games.
 LONG_TC ?= 120+1.2
 LONG_GAMES ?= 100
 LONG_OPENING_START ?= 536
 LONG_DIR ?= runs/match-long-$(LONG_TC)
 match-long: build
 	@mkdir -p $(LONG_DIR)
-	$(BIN) match --engine $(PLAYER) --engine $(OPPONENT) --each tc=$(LONG_TC) --games $(LONG_GAMES) \
+	@[ -x $(LONG_DIR)/deepchess ] || { cp $(BIN) $(LONG_DIR)/deepchess && \
+	  (git rev-parse --short HEAD 2>/dev/null || echo unknown) > $(LONG_DIR)/build.txt && \
+	  echo "match-long: playing with this build ($$(cat $(LONG_DIR)/build.txt)), copied to $(LONG_DIR)/deepchess"; }
+	$(LONG_DIR)/deepchess match --engine $(PLAYER) --engine $(OPPONENT) --each tc=$(LONG_TC) --games $(LONG_GAMES) \
 	  --concurrency $(CONCURRENCY) --openings data/openings-balanced-1000.epd --opening-start $(LONG_OPENING_START) $(MATCH_EXCLUDE_FLAGS) \
 	  --pgn $(LONG_DIR)/games.pgn --resume | tee $(LONG_DIR)/table.txt; exit $${PIPESTATUS[0]}
 
