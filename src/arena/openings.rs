@@ -132,16 +132,16 @@ pub fn random(plies: usize, seed: u64, count: usize) -> Vec<Opening> {
     out
 }
 
-/// A position as FEN's first four fields (placement, side, castling, en passant): what makes
-/// two openings the same, move counters aside.
-fn key(p: &Position) -> String {
-    p.fen().split_whitespace().take(4).collect::<Vec<_>>().join(" ")
+/// A position's identity for exclusion and distinctness: its Zobrist key (placement, side,
+/// castling, en passant; move counters aside), as repetitions are told apart.
+fn key(p: &Position) -> u64 {
+    p.hash()
 }
 
 /// The start positions (as [`key`]) of the games of a PGN file (`.xz` allowed; a game without
 /// a `FEN` tag starts from the initial position). A game the reader skips counts by no start:
 /// only where the games it reads begin matters.
-pub fn game_starts(path: &str) -> Result<std::collections::HashSet<String>, String> {
+pub fn game_starts(path: &str) -> Result<std::collections::HashSet<u64>, String> {
     let reader = crate::chess::pgn::open_pgn(path).map_err(|e| format!("{path}: {e}"))?;
     let mut reader = PgnReader::new(reader);
     let mut starts = std::collections::HashSet::new();
@@ -160,7 +160,7 @@ pub fn game_starts(path: &str) -> Result<std::collections::HashSet<String>, Stri
 /// engines take over from, after the opening's moves), and `first` (0-based, in `suite`)
 /// moved to the same opening of what is kept (or the next kept one). Returns the openings
 /// kept, the new first and how many were left out.
-pub fn exclude(suite: Vec<Opening>, first: usize, starts: &std::collections::HashSet<String>) -> (Vec<Opening>, usize, usize) {
+pub fn exclude(suite: Vec<Opening>, first: usize, starts: &std::collections::HashSet<u64>) -> (Vec<Opening>, usize, usize) {
     let before = suite.len();
     // A first past the end wraps, as `order` wraps it.
     let first = first % before.max(1);
@@ -240,7 +240,7 @@ mod tests {
         let fens = ["4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "4k3/8/8/8/8/8/8/1R2K3 w - - 0 1", "4k3/8/8/8/8/8/8/2R1K3 w - - 0 1", "4k3/8/8/8/8/8/8/3RK3 w - - 0 1"];
         let suite: Vec<Opening> = fens.iter().map(|f| Opening { start: Position::from_fen(f).unwrap(), moves: Vec::new() }).collect();
         // The corpus began at the second opening (its counters differ: they do not count).
-        let starts: std::collections::HashSet<String> = [key(&Position::from_fen("4k3/8/8/8/8/8/8/1R2K3 w - - 7 30").unwrap())].into();
+        let starts: std::collections::HashSet<u64> = [key(&Position::from_fen("4k3/8/8/8/8/8/8/1R2K3 w - - 7 30").unwrap())].into();
         let (kept, first, left) = exclude(suite.clone(), 2, &starts);
         assert_eq!((kept.len(), first, left), (3, 1, 1));
         assert_eq!(kept[first], suite[2]);

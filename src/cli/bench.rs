@@ -8,7 +8,7 @@ use crate::search::bench::{self, BenchReport};
 use crate::search::{Player, PlayerSettings};
 use crate::tensor::Kernel;
 
-/// Positions whose children `--transitivity` compares: each bench position and its first 8
+/// Positions whose children `--tree` compares: each bench position and its first 8
 /// children (the sets of siblings a node at ply 0 and at ply 1 compares).
 fn sibling_parents(games: &[Game]) -> Vec<crate::chess::Position> {
     let mut out = Vec::new();
@@ -24,7 +24,7 @@ fn sibling_parents(games: &[Game]) -> Vec<crate::chess::Position> {
     out
 }
 
-fn run_one(mut p: Box<dyn Player>, depth: u32, games: &[Game], verbose: bool, transitivity: bool) -> BenchReport {
+fn run_one(mut p: Box<dyn Player>, depth: u32, games: &[Game], verbose: bool, tree: bool) -> BenchReport {
     let r = bench::run(p.as_mut(), depth, games, |i, game, nodes| {
         if verbose {
             eprintln!("position {:>2}: {nodes:>10} nodes  {}", i + 1, game.position().fen());
@@ -39,7 +39,7 @@ fn run_one(mut p: Box<dyn Player>, depth: u32, games: &[Game], verbose: bool, tr
         r.nps(),
         r.counters_line()
     );
-    if transitivity {
+    if tree {
         let counts: Vec<String> = r.counters.0.iter().map(|c| format!("{} {}", c.name, c.count)).collect();
         eprintln!("eval {} counts: {}", p.name(), counts.join(", "));
         if let Some(t) = p.transitivity(&sibling_parents(games), 24) {
@@ -163,7 +163,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         options: player_options(&p)?,
     };
     let verbose = p.has("verbose");
-    let transitivity = p.has("tree");
+    let tree = p.has("tree");
     let tt_entries: Option<usize> = match p.get("tt-entries") {
         None => None,
         Some(_) => Some(p.get_or("bench", "tt-entries", 0)?),
@@ -211,7 +211,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
             eprintln!("note: {} keeps nothing incremental: --no-incremental changes nothing", player.name());
         }
         let games = games.clone();
-        let run = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_one(player, depth, &games, verbose, transitivity));
+        let run = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_one(player, depth, &games, verbose, tree));
         Ok(run.expect("bench thread").join().expect("bench thread panicked"))
     };
     let first = bench_of(player, &settings)?;
