@@ -216,9 +216,7 @@ const SEALED: &str = "# deepchess curve points: each record ends with its checks
 pub fn read_points(tsv: &Path, header: &str) -> Result<Vec<Done>, String> {
     let shown = tsv.display();
     let bytes = crate::io::files::read_own(tsv, 16 << 20, "curve's points file").map_err(|e| format!("{shown}: {e}"))?;
-    let text = std::str::from_utf8(&bytes).map_err(|_| format!("{shown}: not UTF-8 text, so not a curve's points file"))?;
-    let whole = text.rfind('\n').map_or(0, |i| i + 1);
-    let recorded: String = text[..whole].lines().filter(|l| l.starts_with("# match ")).map(|l| format!("{l}\n")).collect();
+    let (recorded, done, whole) = parse_records(&bytes, &shown.to_string())?;
     if recorded.is_empty() {
         return Err(format!("{shown}: records no match settings (written before curves recorded them, or not a curve's file), so this resume cannot be checked against it: choose another --curve-out"));
     }
@@ -229,9 +227,34 @@ pub fn read_points(tsv: &Path, header: &str) -> Result<Vec<Done>, String> {
         }
         return Err(format!("{shown}: this curve was played under other settings; a resume must play the same match (or choose another --curve-out):{why}"));
     }
-    // Every record is checked before anything is cut or played: a file that repeats or
-    // contradicts itself is refused as it is (a cut made from a wrong record would destroy
-    // finished games).
+    if whole < bytes.len() {
+        eprintln!("note: {shown}: dropped a point cut short by a kill; it is played again");
+        crate::io::files::cut_torn_line(tsv, &bytes, "curve's points file").map_err(|e| format!("{shown}: {e}"))?;
+    }
+    Ok(done)
+}
+
+/// The finished points of a curve's `points.tsv`, read only (a summary over several runs):
+/// its `# match` lines and its points, every record checked as a resume checks them; a last
+/// line cut by a kill is left out here and left in the file (its run's resume drops it).
+pub fn read_finished(tsv: &Path) -> Result<(String, Vec<Done>), String> {
+    let shown = tsv.display().to_string();
+    let bytes = crate::io::files::read_own(tsv, 16 << 20, "curve's points file").map_err(|e| format!("{shown}: {e}"))?;
+    let (recorded, done, _) = parse_records(&bytes, &shown)?;
+    if recorded.is_empty() {
+        return Err(format!("{shown}: records no match settings, so it is not a curve's points file this build can read"));
+    }
+    Ok((recorded, done))
+}
+
+/// A points file's `# match` lines, its finished points, and where its last whole line ends.
+/// Every record is checked before anything is cut or played: a file that repeats or
+/// contradicts itself is refused as it is (a cut made from a wrong record would destroy
+/// finished games).
+fn parse_records(bytes: &[u8], shown: &str) -> Result<(String, Vec<Done>, usize), String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| format!("{shown}: not UTF-8 text, so not a curve's points file"))?;
+    let whole = text.rfind('\n').map_or(0, |i| i + 1);
+    let recorded: String = text[..whole].lines().filter(|l| l.starts_with("# match ")).map(|l| format!("{l}\n")).collect();
     let sealed = text.starts_with(SEALED);
     let mut done: Vec<Done> = Vec::new();
     let mut lines: Vec<usize> = Vec::new();
@@ -250,11 +273,7 @@ pub fn read_points(tsv: &Path, header: &str) -> Result<Vec<Done>, String> {
         done.push(d);
         lines.push(at);
     }
-    if whole < text.len() {
-        eprintln!("note: {shown}: dropped a point cut short by a kill; it is played again");
-        crate::io::files::cut_torn_line(tsv, &bytes, "curve's points file").map_err(|e| format!("{shown}: {e}"))?;
-    }
-    Ok(done)
+    Ok((recorded, done, whole))
 }
 
 fn describe(cfg: &CurveConfig) -> String {

@@ -8,6 +8,7 @@
 
 pub mod adjudication;
 pub mod curve;
+pub mod curve_seeds;
 pub mod datagen;
 pub mod datagen_file;
 pub mod elo;

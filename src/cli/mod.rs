@@ -7,6 +7,7 @@ mod bench;
 mod bench_perft;
 mod bench_tensor;
 mod bench_pgn;
+mod curves;
 mod data;
 mod datagen;
 mod escape;
@@ -47,6 +48,7 @@ const GENERIC: &[Command] = &[
     Command { name: "match", synopsis: "--engine SPEC --engine SPEC", about: "play a match, report Elo with error bars", run: match_cmd::run_cli },
     Command { name: "tournament", synopsis: "[--out DIR]", about: "every player and the anchors in one event, one Elo scale", run: tournament::run_cli },
     Command { name: "escape", synopsis: "--player NAME[=NET]...", about: "seed 002's escape milestone: how often a player saves a hanging piece", run: escape::run },
+    Command { name: "curves", synopsis: "DIR... [--diff A:B]", about: "several runs (seeds) of one learning curve: means, intervals, power", run: curves::run },
     Command { name: "gauntlet-fit", synopsis: "LEVEL:W-D-L|FILE ...", about: "rating on an opponent's scale from several levels", run: gauntlet_fit::run },
     Command { name: "bench-perft", synopsis: "[--runs N]", about: "perft speed against Stockfish's 'go perft'", run: bench_perft::run },
     Command { name: "bench-pgn", synopsis: "--pgn FILE", about: "PGN ingest speed against pgn-extract", run: bench_pgn::run },
