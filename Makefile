@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 BIN := target/release/deepchess
 
-.PHONY: all build train train-dbn train-cnn cnn-data train-neurochess train-selfplay escape-suite escape neurochess-table1 install-gnuchess test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train bench-neurochess bench-selfplay perft datagen dataset labels-dbn match match-long gauntlet tournament tournament-long install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
+.PHONY: all build train train-dbn train-cnn cnn-data train-neurochess train-selfplay escape-suite escape neurochess-table1 neurochess-seeds install-gnuchess test test-full bench bench-perft bench-pgn bench-tensor bench-search bench-dbn bench-train bench-neurochess bench-selfplay perft datagen dataset labels-dbn match match-long gauntlet tournament tournament-long install-stockfish install-numpy install-sklearn install-torch install-jax fidelity clean
 
 all: build
 
@@ -120,11 +120,14 @@ train-cnn: build cnn-data
 # Seed 004's NeuroChess (src/neurochess): the chess model M on the shipped Stockfish games,
 # then V by TD(0) over 2,400 games (expert prefix + self-play), by plain back-propagation and
 # by EBNN from the same seed, a snapshot every 100 games; then Table 1 (neurochess-table1).
-# NC_PROFILE=quick (default) | paper | tiny. Resumable; runs/neurochess-NC_PROFILE/.
+# NC_PROFILE=quick (default) | paper | tiny. NC_FEATURES=gnu (default: GNU Chess's evaluation
+# terms, the seed's "original GNU-Chess features") | ours (our 175, the second condition).
+# Resumable; runs/neurochess-NC_PROFILE-NC_FEATURES/.
 NC_PROFILE ?= quick
-NC_RUN ?= runs/neurochess-$(NC_PROFILE)
+NC_FEATURES ?= gnu
+NC_RUN ?= runs/neurochess-$(NC_PROFILE)-$(NC_FEATURES)
 train-neurochess: build
-	$(BIN) train --system neurochess --profile $(NC_PROFILE) --out $(NC_RUN) --resume
+	$(BIN) train --system neurochess --profile $(NC_PROFILE) --features $(NC_FEATURES) --out $(NC_RUN) --resume
 	$(MAKE) --no-print-directory neurochess-table1 RUN=$(NC_RUN)
 
 # Table 1 of seed 004: every snapshot of RUN against GNU Chess's evaluation (eval::gnu, written
@@ -148,7 +151,8 @@ NC_PLAYER = --engine name=neurochess builtin=neurochess $(NC_SEARCH) depth=2
 # with the validation curve's (checked by a unit test of arena::openings for these seeds).
 NC_TEST_OPENINGS ?= random:6:4004
 NC_VALID_OPENINGS ?= random:6:4005
-NC_CURVE = --curve $(RUN)/snapshots.txt --test-share $(NC_TEST_SHARE) --concurrency $(CONCURRENCY) --no-adjudication --resume
+NC_PLAY = --test-share $(NC_TEST_SHARE) --concurrency $(CONCURRENCY) --no-adjudication --resume
+NC_CURVE = --curve $(RUN)/snapshots.txt $(NC_PLAY)
 neurochess-table1: build
 	@test -f $(RUN)/snapshots.txt || { echo "$(RUN)/snapshots.txt not found: train first (make train-neurochess)"; exit 1; }
 	set -e; for d in 2 4; do \
@@ -162,6 +166,30 @@ neurochess-table1: build
 	    $(BIN) match $(NC_PLAYER) --engine name=gnuchess-d$$d cmd=$(GNUCHESS) -u option.OwnBook=false depth=$$d \
 	      $(NC_CURVE) --openings $(NC_TEST_OPENINGS) --curve-out $(RUN)/table1-gnuchess-d$$d; \
 	  done; fi
+
+# Table 1 over ten seeds of the whole pipeline (issue 82): each seed's M and both Vs, then its
+# test curves against the GNU evaluation at depth 2 (every seed first: the headline) and at
+# depth 4, as neurochess-table1 plays them; then 'deepchess curves' sums each depth up over the
+# seeds (mean cumulative wins and 95 % interval per snapshot, EBNN - BP per seed and overall,
+# the comparison's power) into runs/neurochess-seeds-NC_PROFILE-NC_FEATURES-dD.md. Seed 1's run
+# is train-neurochess's own (NC_RUN); seed N's is NC_RUN-seedN. Every step resumes: rerun
+# to continue after a stop. About 10 min a seed at depth 2 and as much at depth 4, 2 cores.
+NC_SEEDS ?= 1 2 3 4 5 6 7 8 9 10
+nc_seed_run = $(if $(filter 1,$(1)),$(NC_RUN),$(NC_RUN)-seed$(1))
+neurochess-seeds: build
+	set -e; for s in $(NC_SEEDS); do \
+	  run=$(NC_RUN); [ $$s = 1 ] || run=$(NC_RUN)-seed$$s; \
+	  $(BIN) train --system neurochess --profile $(NC_PROFILE) --features $(NC_FEATURES) --seed $$s --out $$run --resume; \
+	  $(BIN) match $(NC_PLAYER) --engine name=gnu-eval-d2 builtin=gnu $(NC_SEARCH) depth=2 --curve $$run/snapshots.txt \
+	    $(NC_PLAY) --openings $(NC_TEST_OPENINGS) --curve-out $$run/table1-gnu-eval-d2; \
+	done
+	$(BIN) curves $(foreach s,$(NC_SEEDS),$(call nc_seed_run,$(s))/table1-gnu-eval-d2) --diff ebnn:bp --out runs/neurochess-seeds-$(NC_PROFILE)-$(NC_FEATURES)-d2.md
+	set -e; for s in $(NC_SEEDS); do \
+	  run=$(NC_RUN); [ $$s = 1 ] || run=$(NC_RUN)-seed$$s; \
+	  $(BIN) match $(NC_PLAYER) --engine name=gnu-eval-d4 builtin=gnu $(NC_SEARCH) depth=4 --curve $$run/snapshots.txt \
+	    $(NC_PLAY) --openings $(NC_TEST_OPENINGS) --curve-out $$run/table1-gnu-eval-d4; \
+	done
+	$(BIN) curves $(foreach s,$(NC_SEEDS),$(call nc_seed_run,$(s))/table1-gnu-eval-d4) --diff ebnn:bp --out runs/neurochess-seeds-$(NC_PROFILE)-$(NC_FEATURES)-d4.md
 
 # Seed 002's two self-play Q-learning agents (work in progress, issue 48): SP_PROFILE=quick
 # (10,000 games, a few minutes on 2 cores) | paper (the seed's 100,000) | tiny. Resumable;

@@ -54,7 +54,8 @@ fn a_tiny_run_trains_both_variants_and_its_snapshots_play_a_curve() {
         assert!(run.join(f).is_file(), "{f} missing");
     }
     let results = std::fs::read_to_string(run.join("results.md")).unwrap();
-    assert!(results.contains("| material | 12 |") && results.contains("| global | 15 |"), "{results}");
+    // The default features are the seed's, GNU Chess's evaluation terms.
+    assert!(results.contains("| material | 2 |") && results.contains("| king | 10 |") && results.contains("| global | 2 |"), "{results}");
     let ebnn_log = std::fs::read_to_string(run.join("ebnn/log.csv")).unwrap();
     assert!(ebnn_log.contains("v.slope_mse") && !std::fs::read_to_string(run.join("bp/log.csv")).unwrap().contains("slope_mse"), "only EBNN fits slopes");
     let list = std::fs::read_to_string(run.join("snapshots.txt")).unwrap();
@@ -92,22 +93,21 @@ fn a_tiny_run_trains_both_variants_and_its_snapshots_play_a_curve() {
     assert_eq!(std::fs::read_to_string(out.join("games.pgn")).unwrap().matches("[Event ").count(), 16, "nothing replayed");
 }
 
-/// The seed's "original GNU-Chess features" and slopes weighted by M's reliability, through the
-/// command line: M and both Vs read GNU Chess's evaluation terms (`gnu58`), the run reports M's
-/// error per term family, EBNN logs its slopes' mean reliability (in (0, 1]), the results
-/// carry V's material figures per snapshot, and the snapshot plays as a player (its file says
-/// which features it reads).
+/// Our 175 features (the second condition) and slopes weighted by M's reliability, through the
+/// command line: M and both Vs read our features, the run reports M's error per feature group,
+/// EBNN logs its slopes' mean reliability (in (0, 1]), the results carry V's material figures
+/// per snapshot, and the snapshot plays as a player (its file says which features it reads).
 #[test]
-fn a_tiny_run_on_the_gnu_features_with_reliable_slopes() {
-    let dir = TempDir::new("nc-gnu");
+fn a_tiny_run_on_our_features_with_reliable_slopes() {
+    let dir = TempDir::new("nc-ours");
     let run = dir.join("run");
-    finished(&run, &["--features", "gnu", "--slopes", "reliability"]);
+    finished(&run, &["--features", "ours", "--slopes", "reliability"]);
     let results = std::fs::read_to_string(run.join("results.md")).unwrap();
-    for want in ["| material | 2 |", "| king | 10 |", "| global | 2 |", "## V's material sense", "| ebnn | 8 |"] {
+    for want in ["| material | 12 |", "| global | 15 |", "## V's material sense", "| ebnn | 8 |"] {
         assert!(results.contains(want), "{want} in {results}");
     }
     let (v, _) = <deepchess::neurochess::model::Value as deepchess::tensor::NetFile>::load(&run.join("ebnn/v.dcw")).unwrap();
-    assert_eq!(v.describe(), "gnu58-8-1");
+    assert_eq!(v.describe(), "175-8-1");
     let log = std::fs::read_to_string(run.join("ebnn/log.csv")).unwrap();
     let r: Vec<f64> = log.lines().filter(|l| l.starts_with("v.slope_reliability,")).map(|l| l.split(',').nth(3).unwrap().parse().unwrap()).collect();
     assert!(!r.is_empty() && r.iter().all(|&x| x > 0.0 && x <= 1.0), "{r:?}");
@@ -272,7 +272,7 @@ fn a_resume_refuses_another_runs_parts() {
         ("bp's final V as ebnn's", cp(a.join("bp/v.dcw"), "ebnn/v.dcw"), "ebnn/v.dcw", vec!["variant", "'bp'", "'ebnn'"]),
         ("a snapshot of bp among ebnn's", cp(a.join("bp/snapshots/v-00004.dcw"), "ebnn/snapshots/v-00004.dcw"), "ebnn/snapshots/v-00004.dcw", vec!["variant", "'bp'", "'ebnn'"]),
         ("another batch's snapshot", cp(a.join("bp/snapshots/v-00008.dcw"), "bp/snapshots/v-00004.dcw"), "bp/snapshots/v-00004.dcw", vec!["games", "'8'", "'4'"]),
-        ("V of a run with another seed and schedule", cp(b.join("bp/v.dcw"), "bp/v.dcw"), "bp/v.dcw", vec!["--seed", "'2'", "'1'", "'V 175-8-1, 4 games (", "'V 175-8-1, 8 games ("]),
+        ("V of a run with another seed and schedule", cp(b.join("bp/v.dcw"), "bp/v.dcw"), "bp/v.dcw", vec!["--seed", "'2'", "'1'", "'V gnu58-8-1, 4 games (", "'V gnu58-8-1, 8 games ("]),
     ];
     for (i, (what, setup, file, needles)) in cases.into_iter().enumerate() {
         let run = dir.join(format!("case-{i}"));

@@ -13,6 +13,7 @@
 //! | — | what a resumed run takes up from its folder, each part checked against the run | [`resume`] |
 //! | §5 "learned successfully to protect its material" | V's material sense per snapshot: a piece up and down on the start, material pairs of held-out games ordered right | [`material`] |
 //! | §5 "the same search" | V in our alpha-beta (`neurochess`, `neurochess-bp` in the registry), in play and in self-play | [`infer`] (`VEval`), [`player`] (registration) |
+//! | §3 EBNN's slopes (beyond the seed: why they flatten V) | EBNN's slope targets per feature group against V's own slope, M's Jacobian diagonal (`neurochess-slopes`) | [`slopes`] |
 
 pub mod data;
 pub mod bench;
@@ -24,4 +25,5 @@ pub mod model;
 pub mod pipeline;
 pub mod player;
 pub mod resume;
+pub mod slopes;
 pub mod train;

@@ -60,7 +60,8 @@ impl Profile {
     pub fn quick() -> Profile {
         Profile {
             name: "quick",
-            features: FeatureSet::Ours,
+            // The seed's Table 1: "both learners used the original GNU-Chess features".
+            features: FeatureSet::Gnu,
             model_pairs: 600_000,
             model: ModelCfg { epochs: 6, batch: 256, lr: 1e-3 },
             hidden: MAX_HIDDEN,
@@ -291,14 +292,14 @@ pub const SYSTEM: System = System {
     seed: "seed 004: NeuroChess, TD(0) with explanation-based slopes (NIPS 7, 1995)",
     about: "the chess model M on expert games, then V by TD(0) with and without EBNN slopes, a snapshot per batch for Table 1",
     colour: "#d62728",
-    commands: &[super::bench::COMMAND],
+    commands: &[super::bench::COMMAND, super::slopes::COMMAND],
     bench_tensor: &[],
     gemm_layers: &[],
-    checkpoint_variants: &[&["--features", "gnu", "--slopes", "reliability"], &["--hidden", "0", "--variants", "bp"]],
+    checkpoint_variants: &[&["--features", "ours", "--slopes", "reliability"], &["--hidden", "0", "--variants", "bp"]],
     synopsis: "[--profile quick|paper|tiny] [--expert FILE ...] [--out DIR] [--resume] [options]",
-    help: "Trains seed 004's chess model M (175-165-175, the features of the board two plies later;\n\
-         gnu58-165-gnu58 on GNU Chess's evaluation terms with --features gnu) on expert games,\n\
-         then the evaluation net V (175-H-1 or gnu58-H-1, tanh) by TD(0) over games that\n\
+    help: "Trains seed 004's chess model M (gnu58-165-gnu58: GNU Chess's evaluation terms of the\n\
+         board two plies later, the seed's features; 175-165-175 on ours with --features ours) on\n\
+         expert games, then the evaluation net V (gnu58-H-1 or 175-H-1, tanh) by TD(0) over games that\n\
          start from a random-length prefix of an expert game and are completed by self-play\n\
          with V in our search: targets gamma*V(s_t+2), the result on final boards (weighted x20),\n\
          quiescent boards only; once by plain back-propagation (bp/) and once with EBNN's slopes\n\
@@ -329,7 +330,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "hidden", value: Some("N"), help: "V's hidden units, 0 to 80 (default 80, Table 1's)" },
     Flag { name: "depth", value: Some("N"), help: "self-play search depth (default 2)" },
     Flag { name: "slope-weight", value: Some("X"), help: "Tangent-Prop's weight λ of the slope term (default 0.1; the seed gives none)" },
-    Flag { name: "features", value: Some("SET"), help: "the board features V and M see: ours (175, the default) or gnu (GNU Chess's evaluation terms, eval::gnu: the seed's 'original GNU-Chess features')" },
+    Flag { name: "features", value: Some("SET"), help: "the board features V and M see: gnu (GNU Chess's evaluation terms, eval::gnu: the seed's 'original GNU-Chess features', the default) or ours (175)" },
     Flag { name: "slopes", value: Some("W"), help: "constant (λ for every slope, the default) or reliability (λ times M's reliability on the slope's own transition, as the seed cites)" },
     Flag { name: "expert-low", value: Some("X"), help: "the expert prefix is at least this share of its game, 0 to 1 (default 0.8)" },
     Flag { name: "lr", value: Some("X"), help: "V's learning rate (default 0.01)" },
