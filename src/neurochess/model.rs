@@ -58,10 +58,12 @@ impl Architecture for ValueArch {
     }
 }
 
-/// M's architecture, `175-165-175` (`gnu58-165-gnu58`): its shape follows its feature set.
+/// M's architecture, `175-165-175` (`gnu58-165-gnu58`): its shape follows its feature set;
+/// `+x` after it when M predicts the change (`M(x) = x + f(x)`, [`Model::residual`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ModelArch {
     pub features: FeatureSet,
+    pub residual: bool,
 }
 
 impl Architecture for ModelArch {
@@ -71,18 +73,21 @@ impl Architecture for ModelArch {
         Field::Width { name: "hidden", min: MODEL_HIDDEN, max: MODEL_HIDDEN },
         Field::Text("-"),
         Field::Word { name: "outputs", words: TAGS },
+        // Nothing (files made before it existed read as they did) or `+x`.
+        Field::Word { name: "residual", words: &["", "+x"] },
     ];
 
     fn values(&self) -> Vec<FieldValue> {
-        vec![FieldValue::Word(tag(self.features)), FieldValue::Width(MODEL_HIDDEN), FieldValue::Word(tag(self.features))]
+        let skip = if self.residual { "+x" } else { "" };
+        vec![FieldValue::Word(tag(self.features)), FieldValue::Width(MODEL_HIDDEN), FieldValue::Word(tag(self.features)), FieldValue::Word(skip)]
     }
 
     fn from_values(mut v: Values) -> std::result::Result<ModelArch, String> {
-        let (inputs, _, outputs) = (v.word(), v.width(), v.word());
+        let (inputs, _, outputs, skip) = (v.word(), v.width(), v.word(), v.word());
         if inputs != outputs {
             return Err(format!("M predicts the features it reads: {outputs} is not {inputs}"));
         }
-        Ok(ModelArch { features: FeatureSet::from_tag(inputs).expect("a tag of TAGS") })
+        Ok(ModelArch { features: FeatureSet::from_tag(inputs).expect("a tag of TAGS"), residual: skip == "+x" })
     }
 
     /// `m.w1`, `m.b1` (F × 165), `m.w2`, `m.b2` (165 × F).
@@ -300,6 +305,9 @@ fn add(acc: &mut [f32], g: &[f32]) {
 pub struct Model {
     /// The board features it reads and predicts.
     pub features: FeatureSet,
+    /// M predicts the change: `M(x) = x + f(x)`, f the two layers (beyond the seed, issue 82:
+    /// the identity's Jacobian is then built in, so a feature that persists keeps its slope).
+    pub residual: bool,
     pub params: Params,
     pub w1: ParamId,
     pub b1: ParamId,
@@ -320,7 +328,13 @@ impl Model {
         let b1 = params.add("m.b1", Matrix::zeros(1, MODEL_HIDDEN)).expect("new name");
         let w2 = params.add("m.w2", Init::XavierUniform.matrix(MODEL_HIDDEN, n, rng)).expect("new name");
         let b2 = params.add("m.b2", Matrix::zeros(1, n)).expect("new name");
-        Model { features, params, w1, b1, w2, b2 }
+        Model { features, residual: false, params, w1, b1, w2, b2 }
+    }
+
+    /// The same M predicting the change, `M(x) = x + f(x)` (`residual`).
+    pub fn residual(mut self, residual: bool) -> Model {
+        self.residual = residual;
+        self
     }
 
     /// Inputs (and outputs) per board.
@@ -338,7 +352,10 @@ impl Model {
         let xv = tape.input(x);
         let z = tape.affine(&self.params, xv, self.w1, self.b1)?;
         let h = tape.tanh(z)?;
-        let y = tape.affine(&self.params, h, self.w2, self.b2)?;
+        let mut y = tape.affine(&self.params, h, self.w2, self.b2)?;
+        if self.residual {
+            y = tape.add(y, xv)?;
+        }
         let t = tape.input(target);
         Ok((tape.mse(y, t)?, y))
     }
@@ -364,6 +381,9 @@ impl Model {
                 *o += hj * w;
             }
         }
+        if self.residual {
+            y.iter_mut().zip(x).for_each(|(o, xi)| *o += xi);
+        }
     }
 
     /// `vᵀ·∂M(x)/∂x` (F): how the features of `x` move `v · M(x)`. EBNN's target slope is
@@ -380,6 +400,10 @@ impl Model {
             .collect();
         for (i, o) in out.iter_mut().enumerate().take(n) {
             *o = w1[i * MODEL_HIDDEN..(i + 1) * MODEL_HIDDEN].iter().zip(&d).map(|(w, dj)| w * dj).sum();
+            // The identity's part of the Jacobian: vᵀ·I.
+            if self.residual {
+                *o += v[i];
+            }
         }
     }
 }
@@ -415,7 +439,7 @@ impl NetFile for Model {
     type Arch = ModelArch;
 
     fn arch(&self) -> ModelArch {
-        ModelArch { features: self.features }
+        ModelArch { features: self.features, residual: self.residual }
     }
 
     fn params(&self) -> &Params {
@@ -424,7 +448,7 @@ impl NetFile for Model {
 
     fn from_tensors(arch: ModelArch, tensors: Vec<(String, Matrix)>) -> Result<Model> {
         let (params, ids) = params_of(tensors)?;
-        Ok(Model { features: arch.features, params, w1: ids[0], b1: ids[1], w2: ids[2], b2: ids[3] })
+        Ok(Model { features: arch.features, residual: arch.residual, params, w1: ids[0], b1: ids[1], w2: ids[2], b2: ids[3] })
     }
 }
 
@@ -443,11 +467,14 @@ mod tests {
                 let a = ValueArch { features, hidden };
                 assert_eq!(ValueArch::parse(&a.describe()), Some(a));
             }
-            let m = ModelArch { features };
+            let m = ModelArch { features, residual: false };
             assert_eq!(ModelArch::parse(&m.describe()), Some(m));
         }
         assert_eq!(ValueArch { features: FeatureSet::Gnu, hidden: 8 }.describe(), "gnu58-8-1");
-        assert_eq!(ModelArch { features: FeatureSet::Ours }.describe(), "175-165-175");
+        assert_eq!(ModelArch { features: FeatureSet::Ours, residual: false }.describe(), "175-165-175");
+        let r = ModelArch { features: FeatureSet::Gnu, residual: true };
+        assert_eq!(r.describe(), "gnu58-165-gnu58+x");
+        assert_eq!(ModelArch::parse("gnu58-165-gnu58+x"), Some(r));
         for (bad, why) in [("175-81-1", "hidden: 81 is not within 0 to 80"), ("176-8-1", "features: one of 175, gnu58 expected at '176-8-1'"), ("175-8-2", "'-1' expected at '-2'")] {
             assert_eq!(ValueArch::read(bad).unwrap_err(), format!("bad architecture '{bad}': {why}"));
         }
@@ -514,20 +541,19 @@ mod tests {
         }
     }
 
-    /// ∇ₓV and M's vector–Jacobian product against finite differences in the input.
+    /// ∇ₓV and M's vector–Jacobian product against finite differences in the input, M plain
+    /// and predicting the change; the residual M's forward pass is its tape's.
     #[test]
     fn input_gradient_and_model_vjp_match_finite_differences() {
         let mut rng = Rng::new(4);
         let v = Value::new(11, &mut rng);
-        let m = Model::new(&mut rng);
+        let plain = Model::new(&mut rng);
         let x = input(&mut rng);
         let dir: Vec<f32> = (0..FEATURES).map(|_| rng.uniform(-1.0, 1.0)).collect();
         let mut pass = Pass::default();
         v.forward(&x, &mut pass);
         let mut g = vec![0.0; FEATURES];
         v.input_gradient(&pass, &mut g);
-        let mut vjp = vec![0.0; FEATURES];
-        m.vjp(&x, &dir, &mut vjp);
         let eps = 1e-3f32;
         for i in (0..FEATURES).step_by(7) {
             let (mut up, mut down) = (x.clone(), x.clone());
@@ -535,13 +561,30 @@ mod tests {
             down[i] -= eps;
             let fd = (v.forward(&up, &mut pass) - v.forward(&down, &mut pass)) / (2.0 * eps);
             assert!((fd - g[i]).abs() < 1e-3, "∇V[{i}]: {} vs {fd}", g[i]);
+        }
+        for m in [plain, Model::new(&mut Rng::new(9)).residual(true)] {
+            let mut vjp = vec![0.0; FEATURES];
+            m.vjp(&x, &dir, &mut vjp);
             let proj = |x: &[f32]| {
                 let (mut h, mut y) = (Vec::new(), vec![0.0; FEATURES]);
                 m.forward(x, &mut h, &mut y);
                 y.iter().zip(&dir).map(|(a, b)| a * b).sum::<f32>()
             };
-            let fd = (proj(&up) - proj(&down)) / (2.0 * eps);
-            assert!((fd - vjp[i]).abs() < 2e-3 * (1.0 + fd.abs()), "vjp[{i}]: {} vs {fd}", vjp[i]);
+            for i in (0..FEATURES).step_by(7) {
+                let (mut up, mut down) = (x.clone(), x.clone());
+                up[i] += eps;
+                down[i] -= eps;
+                let fd = (proj(&up) - proj(&down)) / (2.0 * eps);
+                assert!((fd - vjp[i]).abs() < 2e-3 * (1.0 + fd.abs()), "residual {}: vjp[{i}]: {} vs {fd}", m.residual, vjp[i]);
+            }
+            let mut tape = crate::tensor::Tape::new();
+            let xm = Matrix::from_vec(1, FEATURES, x.clone()).unwrap();
+            let (_, y) = m.loss_on_tape(&mut tape, &xm, &xm).unwrap();
+            let (mut h, mut want) = (Vec::new(), vec![0.0; FEATURES]);
+            m.forward(&x, &mut h, &mut want);
+            for (a, b) in tape.value(y).data().iter().zip(&want) {
+                assert!((a - b).abs() < 1e-5, "residual {}: tape {a} vs forward {b}", m.residual);
+            }
         }
     }
 
@@ -559,7 +602,9 @@ mod tests {
         }
         let m = Model::new(&mut Rng::new(2));
         m.save(&dir.join("m.dcw"), &[]).unwrap();
-        assert!(Model::load(&dir.join("m.dcw")).is_ok());
+        assert!(!Model::load(&dir.join("m.dcw")).unwrap().0.residual);
+        Model::new(&mut Rng::new(2)).residual(true).save(&dir.join("m-res.dcw"), &[]).unwrap();
+        assert!(Model::load(&dir.join("m-res.dcw")).unwrap().0.residual);
         assert!(Value::load(&dir.join("m.dcw")).err().expect("M is not V").to_string().contains("not a NeuroChess V net"));
         std::fs::remove_dir_all(&dir).ok();
     }

@@ -39,6 +39,8 @@ pub struct Profile {
     /// M's training pairs (a seeded sample of the expert games' boards) and schedule.
     pub model_pairs: usize,
     pub model: ModelCfg,
+    /// M predicts the change, `M(x) = x + f(x)` (beyond the seed: `--model residual`).
+    pub residual_model: bool,
     /// V's hidden units (the seed's Table 1: 80).
     pub hidden: usize,
     pub td: TdCfg,
@@ -64,6 +66,7 @@ impl Profile {
             features: FeatureSet::Gnu,
             model_pairs: 600_000,
             model: ModelCfg { epochs: 6, batch: 256, lr: 1e-3 },
+            residual_model: false,
             hidden: MAX_HIDDEN,
             td: TdCfg { gamma: 0.98, final_weight: 20.0, slope_weight: 0.1, reliability: false, batch: 32, passes: 4, depth: 2 },
             batches: 24,
@@ -102,7 +105,8 @@ impl Profile {
     /// What M's training is a function of, beside the seed and the expert games.
     pub fn describe_model(&self) -> String {
         let on = if self.features == FeatureSet::Ours { String::new() } else { format!(", on the {} features", self.features.name()) };
-        format!("M on {} pairs ({} epochs, batch {}, Adam {}){on}", self.model_pairs, self.model.epochs, self.model.batch, self.model.lr)
+        let change = if self.residual_model { ", predicting the change (M(x) = x + f(x))" } else { "" };
+        format!("M on {} pairs ({} epochs, batch {}, Adam {}){on}{change}", self.model_pairs, self.model.epochs, self.model.batch, self.model.lr)
     }
 
     /// What V's training is, beside the seed, the expert games, the variant and (EBNN) M.
@@ -185,7 +189,7 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
             let train_refs: Vec<&Line> = expert.train.iter().collect();
             let t = Instant::now();
             let train: Pairs = pairs(prof.features, &train_refs, prof.model_pairs, seed ^ 1);
-            let mut m = Model::with_features(prof.features, &mut Rng::new(seed ^ 0x40DE1));
+            let mut m = Model::with_features(prof.features, &mut Rng::new(seed ^ 0x40DE1)).residual(prof.residual_model);
             eprintln!("== chess model M {} on {} pairs of {} expert games ({} held-out pairs, {:.1}s to build)", m.describe(), train.len(), train.games, valid.len(), t.elapsed().as_secs_f64());
             let mut ctx = Ctx::new(&model_dir, seed, resume, mmeta.clone())?;
             train_model(&mut ctx, &mut m, &train, &valid, &prof.model)?;
@@ -331,6 +335,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "depth", value: Some("N"), help: "self-play search depth (default 2)" },
     Flag { name: "slope-weight", value: Some("X"), help: "Tangent-Prop's weight λ of the slope term (default 0.1; the seed gives none)" },
     Flag { name: "features", value: Some("SET"), help: "the board features V and M see: gnu (GNU Chess's evaluation terms, eval::gnu: the seed's 'original GNU-Chess features', the default) or ours (175)" },
+    Flag { name: "model", value: Some("FORM"), help: "M's form: plain (the seed's, the default) or residual (M predicts the change, M(x) = x + f(x): its Jacobian holds the identity, so a feature that persists keeps its slope; beyond the seed)" },
     Flag { name: "slopes", value: Some("W"), help: "constant (λ for every slope, the default) or reliability (λ times M's reliability on the slope's own transition, as the seed cites)" },
     Flag { name: "expert-low", value: Some("X"), help: "the expert prefix is at least this share of its game, 0 to 1 (default 0.8)" },
     Flag { name: "lr", value: Some("X"), help: "V's learning rate (default 0.01)" },
@@ -380,6 +385,13 @@ impl driver::Recipe for Recipe {
         cli.set("hidden", &mut prof.hidden, |&h| h <= MAX_HIDDEN, &format!("must be 0 to {MAX_HIDDEN}"))?;
         cli.set("depth", &mut prof.td.depth, |d| (1..=8).contains(d), "must be 1 to 8")?;
         cli.set("slope-weight", &mut prof.td.slope_weight, |&w| (0.0..=1e4).contains(&w), "must be 0 to 10000")?;
+        if let Some(f) = p.get("model") {
+            prof.residual_model = match f {
+                "plain" => false,
+                "residual" => true,
+                _ => return Err(cli.usage(format!("bad --model '{f}' (plain, residual)"))),
+            };
+        }
         if let Some(f) = p.get("features") {
             prof.features = FeatureSet::parse(f).ok_or_else(|| cli.usage(format!("bad --features '{f}' (ours, gnu)")))?;
         }

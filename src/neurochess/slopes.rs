@@ -33,7 +33,8 @@ pub struct GroupSlopes {
     pub cosine: f64,
 }
 
-/// The diagonal of M's Jacobian at `x`: `∂M_i/∂x_i = Σ_j W1[i, j]·(1 − h_j²)·W2[j, i]`.
+/// The diagonal of M's Jacobian at `x`: `∂M_i/∂x_i = Σ_j W1[i, j]·(1 − h_j²)·W2[j, i]`, plus 1
+/// when M predicts the change.
 pub fn jacobian_diagonal(m: &Model, x: &[f32], out: &mut [f32]) {
     let n = m.width();
     let (mut h, mut y) = (Vec::new(), vec![0.0f32; n]);
@@ -41,7 +42,7 @@ pub fn jacobian_diagonal(m: &Model, x: &[f32], out: &mut [f32]) {
     let (w1, w2) = (m.params.value(m.w1).data(), m.params.value(m.w2).data());
     let hidden = h.len();
     for (i, o) in out.iter_mut().enumerate().take(n) {
-        *o = (0..hidden).map(|j| w1[i * hidden + j] * (1.0 - h[j] * h[j]) * w2[j * n + i]).sum();
+        *o = (0..hidden).map(|j| w1[i * hidden + j] * (1.0 - h[j] * h[j]) * w2[j * n + i]).sum::<f32>() + if m.residual { 1.0 } else { 0.0 };
     }
 }
 
@@ -157,7 +158,7 @@ fn run(argv: &[String]) -> Result<(), CliError> {
     let n: usize = p.get_or("neurochess-slopes", "pairs", 5000)?;
     let dir = Path::new(dir);
     let fail = CliError::Failed;
-    let run_txt = std::fs::read_to_string(dir.join("run.txt")).map_err(|e| fail(format!("{}: {e} (not a NeuroChess run folder?)", dir.join("run.txt").display())))?;
+    let run_txt = crate::io::files::read_text(&dir.join("run.txt"), 1 << 20, "run's settings").map_err(|e| fail(format!("{}: {e} (not a NeuroChess run folder?)", dir.join("run.txt").display())))?;
     let setting = |key: &str| run_txt.lines().find_map(|l| l.strip_prefix(key).and_then(|r| r.strip_prefix('='))).map(str::to_string);
     let seed: u64 = setting("seed").and_then(|s| s.parse().ok()).ok_or_else(|| fail(format!("{}: no seed=N line", dir.join("run.txt").display())))?;
     let expert = setting("expert").ok_or_else(|| fail(format!("{}: no expert= line", dir.join("run.txt").display())))?;
@@ -200,8 +201,8 @@ mod tests {
     #[test]
     fn the_jacobian_diagonal_is_the_forward_pass_s_derivative() {
         let mut rng = Rng::new(7);
-        for fs in [FeatureSet::Ours, FeatureSet::Gnu] {
-            let m = Model::with_features(fs, &mut rng);
+        for (fs, residual) in [(FeatureSet::Ours, false), (FeatureSet::Gnu, false), (FeatureSet::Gnu, true)] {
+            let m = Model::with_features(fs, &mut rng).residual(residual);
             let n = m.width();
             let x: Vec<f32> = (0..n).map(|_| rng.next_f32() - 0.5).collect();
             let mut d = vec![0.0f32; n];
