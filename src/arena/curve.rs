@@ -214,9 +214,9 @@ const SEALED: &str = "# deepchess curve points: each record ends with its checks
 /// checking that its `# match` lines are `header`. A last line cut by a kill is dropped from
 /// the file, and its point is played again.
 pub fn read_points(tsv: &Path, header: &str) -> Result<Vec<Done>, String> {
-    let shown = tsv.display();
+    let shown = tsv.display().to_string();
     let bytes = crate::io::files::read_own(tsv, 16 << 20, "curve's points file").map_err(|e| format!("{shown}: {e}"))?;
-    let (recorded, done, whole) = parse_records(&bytes, &shown.to_string())?;
+    let (text, whole, recorded) = settings(&bytes, &shown)?;
     if recorded.is_empty() {
         return Err(format!("{shown}: records no match settings (written before curves recorded them, or not a curve's file), so this resume cannot be checked against it: choose another --curve-out"));
     }
@@ -227,6 +227,7 @@ pub fn read_points(tsv: &Path, header: &str) -> Result<Vec<Done>, String> {
         }
         return Err(format!("{shown}: this curve was played under other settings; a resume must play the same match (or choose another --curve-out):{why}"));
     }
+    let done = records(text, whole, &shown)?;
     if whole < bytes.len() {
         eprintln!("note: {shown}: dropped a point cut short by a kill; it is played again");
         crate::io::files::cut_torn_line(tsv, &bytes, "curve's points file").map_err(|e| format!("{shown}: {e}"))?;
@@ -240,21 +241,25 @@ pub fn read_points(tsv: &Path, header: &str) -> Result<Vec<Done>, String> {
 pub fn read_finished(tsv: &Path) -> Result<(String, Vec<Done>), String> {
     let shown = tsv.display().to_string();
     let bytes = crate::io::files::read_own(tsv, 16 << 20, "curve's points file").map_err(|e| format!("{shown}: {e}"))?;
-    let (recorded, done, _) = parse_records(&bytes, &shown)?;
+    let (text, whole, recorded) = settings(&bytes, &shown)?;
     if recorded.is_empty() {
         return Err(format!("{shown}: records no match settings, so it is not a curve's points file this build can read"));
     }
-    Ok((recorded, done))
+    Ok((recorded, records(text, whole, &shown)?))
 }
 
-/// A points file's `# match` lines, its finished points, and where its last whole line ends.
-/// Every record is checked before anything is cut or played: a file that repeats or
-/// contradicts itself is refused as it is (a cut made from a wrong record would destroy
-/// finished games).
-fn parse_records(bytes: &[u8], shown: &str) -> Result<(String, Vec<Done>, usize), String> {
+/// A points file as text, where its last whole line ends, and its `# match` lines.
+fn settings<'a>(bytes: &'a [u8], shown: &str) -> Result<(&'a str, usize, String), String> {
     let text = std::str::from_utf8(bytes).map_err(|_| format!("{shown}: not UTF-8 text, so not a curve's points file"))?;
     let whole = text.rfind('\n').map_or(0, |i| i + 1);
     let recorded: String = text[..whole].lines().filter(|l| l.starts_with("# match ")).map(|l| format!("{l}\n")).collect();
+    Ok((text, whole, recorded))
+}
+
+/// The finished points of a points file's whole lines. Every record is checked before anything
+/// is cut or played: a file that repeats or contradicts itself is refused as it is (a cut made
+/// from a wrong record would destroy finished games).
+fn records(text: &str, whole: usize, shown: &str) -> Result<Vec<Done>, String> {
     let sealed = text.starts_with(SEALED);
     let mut done: Vec<Done> = Vec::new();
     let mut lines: Vec<usize> = Vec::new();
@@ -273,7 +278,7 @@ fn parse_records(bytes: &[u8], shown: &str) -> Result<(String, Vec<Done>, usize)
         done.push(d);
         lines.push(at);
     }
-    Ok((recorded, done, whole))
+    Ok(done)
 }
 
 fn describe(cfg: &CurveConfig) -> String {
