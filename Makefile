@@ -126,8 +126,10 @@ train-cnn: build cnn-data
 NC_PROFILE ?= quick
 NC_FEATURES ?= gnu
 NC_RUN ?= runs/neurochess-$(NC_PROFILE)-$(NC_FEATURES)
+# More of train's flags for both targets (e.g. NC_TRAIN_FLAGS="--slopes-off material").
+NC_TRAIN_FLAGS ?=
 train-neurochess: build
-	$(BIN) train --system neurochess --profile $(NC_PROFILE) --features $(NC_FEATURES) --out $(NC_RUN) --resume
+	$(BIN) train --system neurochess --profile $(NC_PROFILE) --features $(NC_FEATURES) $(NC_TRAIN_FLAGS) --out $(NC_RUN) --resume
 	$(MAKE) --no-print-directory neurochess-table1 RUN=$(NC_RUN)
 
 # Table 1 of seed 004: every snapshot of RUN against GNU Chess's evaluation (eval::gnu, written
@@ -171,7 +173,7 @@ neurochess-table1: build
 # test curves against the GNU evaluation at depth 2 (every seed first: the headline) and at
 # depth 4, as neurochess-table1 plays them; then 'deepchess curves' sums each depth up over the
 # seeds (mean cumulative wins and 95 % interval per snapshot, EBNN - BP per seed and overall,
-# the comparison's power) into runs/neurochess-seeds-NC_PROFILE-NC_FEATURES-dD.md. Seed 1's run
+# the comparison's power) into NC_RUN-seeds-dD.md. Seed 1's run
 # is train-neurochess's own (NC_RUN); seed N's is NC_RUN-seedN. Every step resumes: rerun
 # to continue after a stop. About 10 min a seed at depth 2 and as much at depth 4, 2 cores.
 NC_SEEDS ?= 1 2 3 4 5 6 7 8 9 10
@@ -179,17 +181,17 @@ nc_seed_run = $(if $(filter 1,$(1)),$(NC_RUN),$(NC_RUN)-seed$(1))
 neurochess-seeds: build
 	set -e; for s in $(NC_SEEDS); do \
 	  run=$(NC_RUN); [ $$s = 1 ] || run=$(NC_RUN)-seed$$s; \
-	  $(BIN) train --system neurochess --profile $(NC_PROFILE) --features $(NC_FEATURES) --seed $$s --out $$run --resume; \
+	  $(BIN) train --system neurochess --profile $(NC_PROFILE) --features $(NC_FEATURES) $(NC_TRAIN_FLAGS) --seed $$s --out $$run --resume; \
 	  $(BIN) match $(NC_PLAYER) --engine name=gnu-eval-d2 builtin=gnu $(NC_SEARCH) depth=2 --curve $$run/snapshots.txt \
 	    $(NC_PLAY) --openings $(NC_TEST_OPENINGS) --curve-out $$run/table1-gnu-eval-d2; \
 	done
-	$(BIN) curves $(foreach s,$(NC_SEEDS),$(call nc_seed_run,$(s))/table1-gnu-eval-d2) --diff ebnn:bp --out runs/neurochess-seeds-$(NC_PROFILE)-$(NC_FEATURES)-d2.md
+	$(BIN) curves $(foreach s,$(NC_SEEDS),$(call nc_seed_run,$(s))/table1-gnu-eval-d2) --diff ebnn:bp --out $(NC_RUN)-seeds-d2.md
 	set -e; for s in $(NC_SEEDS); do \
 	  run=$(NC_RUN); [ $$s = 1 ] || run=$(NC_RUN)-seed$$s; \
 	  $(BIN) match $(NC_PLAYER) --engine name=gnu-eval-d4 builtin=gnu $(NC_SEARCH) depth=4 --curve $$run/snapshots.txt \
 	    $(NC_PLAY) --openings $(NC_TEST_OPENINGS) --curve-out $$run/table1-gnu-eval-d4; \
 	done
-	$(BIN) curves $(foreach s,$(NC_SEEDS),$(call nc_seed_run,$(s))/table1-gnu-eval-d4) --diff ebnn:bp --out runs/neurochess-seeds-$(NC_PROFILE)-$(NC_FEATURES)-d4.md
+	$(BIN) curves $(foreach s,$(NC_SEEDS),$(call nc_seed_run,$(s))/table1-gnu-eval-d4) --diff ebnn:bp --out $(NC_RUN)-seeds-d4.md
 
 # Seed 002's two self-play Q-learning agents (work in progress, issue 48): SP_PROFILE=quick
 # (10,000 games, a few minutes on 2 cores) | paper (the seed's 100,000) | tiny. Resumable;

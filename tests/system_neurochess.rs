@@ -113,9 +113,29 @@ fn a_tiny_run_on_our_features_with_reliable_slopes() {
     assert!(!r.is_empty() && r.iter().all(|&x| x > 0.0 && x <= 1.0), "{r:?}");
     let o = deepchess(&["match", "--engine", "name=nc", "builtin=neurochess", &format!("net={}", run.join("ebnn/v.dcw").display()), "depth=1", "--engine", "builtin=gnu", "depth=1", "--games", "2"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
-    // A bad set is named.
+    // A bad set is named, and so is a feature group the set does not have.
     let o = tiny(&dir.join("bad"), &["--features", "fruit"], false);
     assert!(!o.status.success() && text(&o.stderr).contains("--features 'fruit'"), "{}", text(&o.stderr));
+    let o = tiny(&dir.join("bad"), &["--features", "ours", "--slopes-off", "hung"], false);
+    assert!(!o.status.success() && text(&o.stderr).contains("--slopes-off 'hung'") && text(&o.stderr).contains("material"), "{}", text(&o.stderr));
+}
+
+/// EBNN with no slopes on a feature group: the run says so in its schedule and trains; its V
+/// differs from the run with every slope (the groups' slopes were left out, not ignored).
+#[test]
+fn slopes_left_off_a_group_change_ebnn_s_v() {
+    let dir = TempDir::new("nc-off");
+    let (all, off) = (dir.join("all"), dir.join("off"));
+    finished(&all, &["--variants", "ebnn"]);
+    finished(&off, &["--variants", "ebnn", "--slopes-off", "material", "--slopes-off", "hung"]);
+    let run = std::fs::read_to_string(off.join("run.txt")).unwrap();
+    assert!(run.contains("no slopes on material, hung"), "{run}");
+    use deepchess::tensor::NetFile;
+    let (a, _) = deepchess::neurochess::model::Value::load(&all.join("ebnn/v.dcw")).unwrap();
+    let (b, _) = deepchess::neurochess::model::Value::load(&off.join("ebnn/v.dcw")).unwrap();
+    let w = |v: &deepchess::neurochess::model::Value| v.weights().0.to_vec();
+    assert_eq!(w(&a).len(), w(&b).len());
+    assert_ne!(w(&a), w(&b), "the slopes left off changed nothing");
 }
 
 /// A bad list or a bad flag is named.

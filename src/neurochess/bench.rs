@@ -97,7 +97,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             black_box(net.accumulate(&xs[i], 0.1, 1.0, None, &mut pass));
         }));
         figures[4].push(rate(secs, xs.len(), |i| {
-            black_box(net.accumulate(&xs[i], 0.1, 1.0, Some((&slope, 0.1)), &mut pass));
+            black_box(net.accumulate(&xs[i], 0.1, 1.0, Some((&slope, 0.1, None)), &mut pass));
         }));
     }
     let m: Vec<f64> = figures.iter_mut().map(|f| median(f)).collect();

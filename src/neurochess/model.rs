@@ -211,14 +211,15 @@ impl Value {
 
     /// Adds to the parameters' gradients those of
     /// `value_weight·(V(x) − target)² + slope_weight·‖∇ₓV(x) − slope‖²` at board `x`; returns
-    /// the two terms. `slope` is skipped when `None` (plain back-propagation).
+    /// the two terms. `slope` is skipped when `None` (plain back-propagation); its third part,
+    /// when given, weighs each feature's slope term (`λ·w_i`: 0 leaves that feature's slope free).
     ///
     /// With `z = x·W1 + b1`, `h = tanh z`, `u = h·w2 + b2`, `V = tanh u`, `a = 1 − V²`,
     /// `c_j = (1 − h_j²)·w2_j`: `∇ₓV = a·W1·c`. For the slope term, with `r = ∇ₓV − s` and
     /// `e = 2λr`: ∂/∂W1\[i,j\] gets `e_i·a·c_j`; through `c`, `p = a·W1ᵀe` gives
     /// ∂/∂w2_j `p_j(1 − h_j²)` and ∂/∂h_j `−2 p_j w2_j h_j`; through `a`, ∂/∂u gets
     /// `(e·W1c)·(−2Va)`. Then u, h and z back-propagate as in the value term.
-    pub fn accumulate(&mut self, x: &[f32], target: f32, value_weight: f32, slope: Option<(&[f32], f32)>, pass: &mut Pass) -> (f32, f32) {
+    pub fn accumulate(&mut self, x: &[f32], target: f32, value_weight: f32, slope: Option<(&[f32], f32, Option<&[f32]>)>, pass: &mut Pass) -> (f32, f32) {
         let v = self.forward(x, pass);
         let a = 1.0 - v * v;
         let mut du = 2.0 * value_weight * (v - target) * a;
@@ -229,10 +230,11 @@ impl Value {
         if h == 0 {
             let w2 = self.params.value(self.id(2)).data().to_vec();
             let mut gw2 = vec![0.0f32; n];
-            if let Some((s, lambda)) = slope {
+            if let Some((s, weight, per)) = slope {
                 // ∇ₓV = a·w2: ∂/∂w2_i gets e_i·a, ∂/∂u gets (e·w2)(−2Va).
                 let mut ew = 0.0;
                 for i in 0..n {
+                    let lambda = per.map_or(weight, |p| weight * p[i]);
                     let r = a * w2[i] - s[i];
                     slope_loss += lambda * r * r;
                     let e = 2.0 * lambda * r;
@@ -254,11 +256,12 @@ impl Value {
         let mut gw1 = vec![0.0f32; n * h];
         let mut gw2 = vec![0.0f32; h];
         let mut dh = vec![0.0f32; h];
-        if let Some((s, lambda)) = slope {
+        if let Some((s, weight, per)) = slope {
             let c: Vec<f32> = hv.iter().zip(&w2).map(|(hj, w)| (1.0 - hj * hj) * w).collect();
             let mut p = vec![0.0f32; h];
             let mut e_dot_q = 0.0;
             for i in 0..n {
+                let lambda = per.map_or(weight, |p| weight * p[i]);
                 let row = &w1[i * h..(i + 1) * h];
                 let q: f32 = row.iter().zip(&c).map(|(w, cj)| w * cj).sum();
                 let r = a * q - s[i];
@@ -488,16 +491,17 @@ mod tests {
         (0..FEATURES).map(|i| if i % 3 == 0 { 0.0 } else { rng.uniform(-1.0, 1.0) }).collect()
     }
 
-    /// The loss `a(V − t)² + λ‖∇V − s‖²` as a plain function of the parameters (for
-    /// finite differences).
-    fn loss(v: &Value, x: &[f32], t: f32, a: f32, s: Option<(&[f32], f32)>) -> f64 {
+    /// The loss `a(V − t)² + Σ λ·w_i(∂V/∂x_i − s_i)²` as a plain function of the parameters
+    /// (for finite differences).
+    fn loss(v: &Value, x: &[f32], t: f32, a: f32, s: Option<(&[f32], f32, Option<&[f32]>)>) -> f64 {
         let mut pass = Pass::default();
         let y = v.forward(x, &mut pass);
         let mut l = (a * (y - t) * (y - t)) as f64;
-        if let Some((s, lambda)) = s {
+        if let Some((s, lambda, per)) = s {
             let mut g = vec![0.0; FEATURES];
             v.input_gradient(&pass, &mut g);
-            l += lambda as f64 * g.iter().zip(s).map(|(gi, si)| ((gi - si) as f64).powi(2)).sum::<f64>();
+            let w = |i: usize| per.map_or(1.0, |p| p[i]) as f64;
+            l += lambda as f64 * g.iter().zip(s).enumerate().map(|(i, (gi, si))| w(i) * ((gi - si) as f64).powi(2)).sum::<f64>();
         }
         l
     }
@@ -515,7 +519,9 @@ mod tests {
             }
             let x = input(&mut rng);
             let s: Vec<f32> = (0..FEATURES).map(|_| rng.uniform(-0.05, 0.05)).collect();
-            for slope in [None, Some((&s[..], 4.0f32))] {
+            // Some features' slopes free (weight 0), the others weighed 1 and 0.5.
+            let per: Vec<f32> = (0..FEATURES).map(|i| [0.0, 1.0, 0.5][i % 3]).collect();
+            for slope in [None, Some((&s[..], 4.0f32, None)), Some((&s[..], 4.0f32, Some(&per[..])))] {
                 for id in v.ids.iter().flatten() {
                     v.params.grad_mut(*id).data_mut().fill(0.0);
                 }

@@ -41,6 +41,8 @@ pub struct Profile {
     pub model: ModelCfg,
     /// M predicts the change, `M(x) = x + f(x)` (beyond the seed: `--model residual`).
     pub residual_model: bool,
+    /// Feature groups whose features get no EBNN slope (`--slopes-off`, beyond the seed).
+    pub slopes_off: Vec<&'static str>,
     /// V's hidden units (the seed's Table 1: 80).
     pub hidden: usize,
     pub td: TdCfg,
@@ -67,6 +69,7 @@ impl Profile {
             model_pairs: 600_000,
             model: ModelCfg { epochs: 6, batch: 256, lr: 1e-3 },
             residual_model: false,
+            slopes_off: Vec::new(),
             hidden: MAX_HIDDEN,
             td: TdCfg { gamma: 0.98, final_weight: 20.0, slope_weight: 0.1, reliability: false, batch: 32, passes: 4, depth: 2 },
             batches: 24,
@@ -95,6 +98,21 @@ impl Profile {
             max_plies: 120,
             ..Profile::quick()
         }
+    }
+
+    /// Per feature, its slope's weight: 0 in the groups of `slopes_off`, else 1 (`None` when
+    /// no group is named, so the constant-λ run is the same arithmetic as before).
+    pub fn slope_features(&self) -> Option<Vec<f32>> {
+        if self.slopes_off.is_empty() {
+            return None;
+        }
+        let mut w = vec![1.0f32; self.features.width()];
+        for (name, idx) in self.features.groups() {
+            if self.slopes_off.contains(&name) {
+                idx.into_iter().for_each(|i| w[i] = 0.0);
+            }
+        }
+        Some(w)
     }
 
     /// One line for results (and `run.txt`'s schedule): M's schedule, then V's.
@@ -128,6 +146,7 @@ impl Profile {
             100.0 * self.expert_low,
             self.max_plies
         ) + if self.td.reliability { ", each slope weighted by M's reliability on its transition" } else { "" }
+            + &if self.slopes_off.is_empty() { String::new() } else { format!(", no slopes on {}", self.slopes_off.join(", ")) }
     }
 }
 
@@ -220,6 +239,7 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
                 template: v,
                 model: (variant == Variant::Ebnn).then(|| model.clone()),
                 model_error: model_error.0 as f32,
+                slope_features: prof.slope_features(),
                 snapshots: Some((snaps, prof.games_per_batch, vmeta.clone())),
             };
             let cfg = EpisodeCfg {
@@ -336,6 +356,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "slope-weight", value: Some("X"), help: "Tangent-Prop's weight λ of the slope term (default 0.1; the seed gives none)" },
     Flag { name: "features", value: Some("SET"), help: "the board features V and M see: gnu (GNU Chess's evaluation terms, eval::gnu: the seed's 'original GNU-Chess features', the default) or ours (175)" },
     Flag { name: "model", value: Some("FORM"), help: "M's form: plain (the seed's, the default) or residual (M predicts the change, M(x) = x + f(x): its Jacobian holds the identity, so a feature that persists keeps its slope; beyond the seed)" },
+    Flag { name: "slopes-off", value: Some("GROUP"), help: "no EBNN slope on this feature group's features (a name of M's error table, e.g. material; repeatable; beyond the seed)" },
     Flag { name: "slopes", value: Some("W"), help: "constant (λ for every slope, the default) or reliability (λ times M's reliability on the slope's own transition, as the seed cites)" },
     Flag { name: "expert-low", value: Some("X"), help: "the expert prefix is at least this share of its game, 0 to 1 (default 0.8)" },
     Flag { name: "lr", value: Some("X"), help: "V's learning rate (default 0.01)" },
@@ -394,6 +415,13 @@ impl driver::Recipe for Recipe {
         }
         if let Some(f) = p.get("features") {
             prof.features = FeatureSet::parse(f).ok_or_else(|| cli.usage(format!("bad --features '{f}' (ours, gnu)")))?;
+        }
+        let groups: Vec<&'static str> = prof.features.groups().into_iter().map(|g| g.0).collect();
+        for g in p.get_all("slopes-off") {
+            let name = groups.iter().find(|n| **n == g).ok_or_else(|| cli.usage(format!("bad --slopes-off '{g}': the {} features' groups are {}", prof.features.name(), groups.join(", "))))?;
+            if !prof.slopes_off.contains(name) {
+                prof.slopes_off.push(name);
+            }
         }
         match p.get("slopes") {
             None | Some("constant") => {}

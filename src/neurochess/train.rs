@@ -197,6 +197,9 @@ pub struct Td {
     /// M's mean squared error per feature on held-out expert pairs (ē of
     /// [`TdCfg::reliability`]).
     pub model_error: f32,
+    /// Per feature, its slope term's weight (1, or 0 for the feature groups `--slopes-off`
+    /// names); `None`: every feature's slope counts.
+    pub slope_features: Option<Vec<f32>>,
     /// Where V is saved after every batch (`v-GAMES.dcw`, GAMES the games played so far),
     /// with these header entries: the points of the learning curve.
     pub snapshots: Option<(std::path::PathBuf, usize, Vec<(String, String)>)>,
@@ -369,7 +372,7 @@ impl EpisodeLearner for Td {
             }
             for chunk in order.chunks(self.cfg.batch.max(1)) {
                 for e in chunk.iter().map(|&i| &ex[i]) {
-                    let slope = e.slope.as_ref().map(|(s, r, _)| (&s[..], lambda * r));
+                    let slope = e.slope.as_ref().map(|(s, r, _)| (&s[..], lambda * r, self.slope_features.as_deref()));
                     let (lv, ls) = v.accumulate(&e.x, e.target, e.weight, slope, &mut pass);
                     if e.weight == 1.0 {
                         value_loss += lv as f64;
