@@ -226,8 +226,19 @@ fn make_problems(cmd: &str, makefile: &str) -> Vec<String> {
         .lines()
         .filter_map(|l| l.split_once(':').filter(|(t, rest)| !rest.starts_with('=') && !t.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')).map(|(t, _)| t))
         .collect();
+    // Words as the shell splits them: a quoted value (`VAR="--a b"`) is one word.
+    let mut words: Vec<String> = vec![String::new()];
+    let mut quote: Option<char> = None;
+    for c in cmd.chars() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, c) if c.is_whitespace() => words.push(String::new()),
+            (_, c) => words.last_mut().expect("one word at least").push(c),
+        }
+    }
     let mut out = Vec::new();
-    for w in cmd.split_whitespace().skip(1) {
+    for w in words.iter().filter(|w| !w.is_empty()).skip(1) {
         let w = w.trim_start_matches('[');
         if let Some((var, _)) = w.split_once('=') {
             let read = makefile.contains(&format!("$({var})"))
@@ -246,6 +257,7 @@ fn make_problems(cmd: &str, makefile: &str) -> Vec<String> {
 fn every_documented_make_command_names_targets_and_variables_the_makefile_has() {
     let makefile = std::fs::read_to_string(root().join("Makefile")).unwrap();
     assert_eq!(make_problems("make train-dbn [DBN_PROFILE=paper] NO_SUCH_VAR=1 no-such-target", &makefile), ["NO_SUCH_VAR is not a variable of the Makefile", "no-such-target is not a target of the Makefile"]);
+    assert_eq!(make_problems("make train-neurochess NC_TRAIN_FLAGS=\"--slopes-off material\" no-such-target", &makefile), ["no-such-target is not a target of the Makefile"]);
     let (mut checked, mut bad) = (0, Vec::new());
     for file in documents() {
         let text = std::fs::read_to_string(&file).unwrap();
