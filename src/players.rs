@@ -63,7 +63,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: crate::deepchess::player::memory_mb,
         build: crate::deepchess::player::build,
-        options: &[crate::deepchess::player::QUANTISED, crate::deepchess::player::MEMO],
+        options: &[crate::deepchess::player::QUANTISED, crate::deepchess::player::MEMO, crate::deepchess::player::RESOLUTION],
     },
     Entry {
         name: "distilled",
@@ -73,7 +73,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: crate::deepchess::player::memory_mb,
         build: crate::deepchess::player::build,
-        options: &[crate::deepchess::player::QUANTISED, crate::deepchess::player::MEMO],
+        options: &[crate::deepchess::player::QUANTISED, crate::deepchess::player::MEMO, crate::deepchess::player::RESOLUTION],
     },
     Entry {
         name: "deepchess",
@@ -83,7 +83,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: crate::deepchess::player::memory_mb,
         build: crate::deepchess::player::build,
-        options: &[crate::deepchess::player::QUANTISED, crate::deepchess::player::MEMO],
+        options: &[crate::deepchess::player::QUANTISED, crate::deepchess::player::MEMO, crate::deepchess::player::RESOLUTION],
     },
     Entry {
         name: "compact-value",

@@ -29,6 +29,19 @@ pub const MEMO: PlayerOption = PlayerOption {
     values: &["auto", "true", "false"],
     about: "DeepChess's memo of comparisons by pair: auto (where it is faster for the net), true, false",
 };
+/// How finely DeepChess's comparator tells two positions apart: margins under this many
+/// centipawns (on the scale of its `info score cp`) compare equal, as handcrafted scores
+/// that round to one centipawn do. `0`, the paper's comparator, lets every difference count.
+pub const RESOLUTION: PlayerOption = PlayerOption {
+    name: "Resolution",
+    values: &["0", "0.5", "1", "2", "5"],
+    about: "DeepChess's comparator: centipawns within which two positions compare equal (0: every difference counts)",
+};
+
+/// [`RESOLUTION`]'s value in a player's settings, in centipawns.
+pub fn resolution(s: &PlayerSettings) -> f32 {
+    s.option(RESOLUTION.name).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+}
 use std::path::Path;
 
 /// The feature cache (MB) of a net player whose table takes `hash_mb`.

@@ -44,6 +44,10 @@ impl Counters {
     }
 }
 
+/// Centipawns per unit of the logit of P(better than a draw): p = 0.75 is about 100 cp
+/// ([`Comparator::centipawns`]).
+pub const CP_PER_DRAW_LOGIT: f32 = 91.0;
+
 /// A position comparator usable inside the comparison alpha-beta.
 ///
 /// `key` is the expensive per-position part (Pos2Vec features for the net, the score for the
@@ -124,7 +128,7 @@ pub trait Comparator: Send {
     /// logit of [`Comparator::prob_better_than_draw`] scaled so that p = 0.75 is about 100 cp.
     fn centipawns(&mut self, a: &Self::Key) -> i32 {
         let p = self.prob_better_than_draw(a).clamp(1e-6, 1.0 - 1e-6) as f64;
-        ((p / (1.0 - p)).ln() * 91.0).round() as i32
+        ((p / (1.0 - p)).ln() * CP_PER_DRAW_LOGIT as f64).round() as i32
     }
 
     /// Start a new game: forget caches tied to the old one.

@@ -10,6 +10,7 @@ use super::packed::PackedKey;
 use super::FeatureCache;
 use crate::chess::{Bitboard, Color, Position, Role};
 use crate::deepchess::features::{Features, MAX_ACTIVE};
+use crate::eval::comparator::CP_PER_DRAW_LOGIT;
 use crate::eval::line::{FirstLayer, Line};
 use crate::eval::{Comparator, Counters, Handle, Kind, KeyStore, Value};
 use crate::tensor::layers::sigmoid;
@@ -114,6 +115,9 @@ pub struct NetComparator<N: SiameseNet> {
     /// Whether comparisons go through `pair_cache`: where the head's remainder on two
     /// cached codes costs less than the memo's probe, they do not (option `Memo`).
     memo: bool,
+    /// Head margins (logit of (a, b) minus logit of (b, a)) smaller than this compare
+    /// `Equal` (option `Resolution`; 0: every difference counts).
+    tie: f32,
     /// The current line: the position at each ply and its first-layer sums when valid,
     /// updated incrementally unless [`Comparator::set_incremental`] turned that off.
     line: Line<N::Sum>,
@@ -161,6 +165,7 @@ impl<N: SiameseNet> NetComparator<N> {
             line: Line::new(h),
             store: KeyStore::new(),
             memo: true,
+            tie: 0.0,
             stats: NetStats::default(),
         })
     }
@@ -209,6 +214,15 @@ impl<N: SiameseNet> NetComparator<N> {
         ab - ba
     }
 
+    /// A margin's order: `Equal` within the resolution's band.
+    #[inline(always)]
+    fn order(&self, m: f32) -> Ordering {
+        if m.abs() < self.tie {
+            return Ordering::Equal;
+        }
+        m.partial_cmp(&0.0).unwrap_or(Ordering::Equal)
+    }
+
     /// The codes of two keys (`a`'s rebuilt aside when both map to one cache slot), to `f`.
     #[inline]
     fn with_codes<T>(&mut self, a: Handle, b: Handle, f: impl Fn(&Self, &N::Code, &N::Code) -> T) -> T {
@@ -226,6 +240,14 @@ impl<N: SiameseNet> NetComparator<N> {
     pub fn code(&mut self, k: &Handle) -> N::Code {
         let i = self.slot(*k);
         *self.cache.at(i)
+    }
+
+    /// Comparisons that call two positions equal when their margin is below `centipawns`
+    /// on the scale of [`Comparator::centipawns`] (91 per unit of the antisymmetric logit,
+    /// which is half the margin of the two orders' logits).
+    pub fn with_resolution(mut self, centipawns: f32) -> Self {
+        self.tie = 2.0 * centipawns / CP_PER_DRAW_LOGIT;
+        self
     }
 
     /// Comparisons through the memo of pairs (`true`, the default) or always by the head.
@@ -343,7 +365,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         if !self.memo {
             // The same margin in the same order as the memo would keep: exactly antisymmetric.
             let m = sign * self.with_codes(lo.0, hi.0, |c, ca, cb| c.margin(ca, cb));
-            return m.partial_cmp(&0.0).unwrap_or(Ordering::Equal);
+            return self.order(m);
         }
         let pair = lo.1.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ hi.1.rotate_left(29);
         let m = match self.pair_cache.get(pair) {
@@ -357,8 +379,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
                 m
             }
         };
-        let m = sign * m;
-        m.partial_cmp(&0.0).unwrap_or(Ordering::Equal)
+        self.order(sign * m)
     }
 
     /// The draw reference: a draw lies halfway between a position and its colour-mirrored
@@ -402,6 +423,7 @@ impl<N: SiameseNet> Comparator for NetComparator<N> {
         let mut c = NetComparator::try_from_shared(self.net.clone(), self.name, self.cache_mb).ok()?;
         c.line.incremental = self.line.incremental;
         c.memo = self.memo;
+        c.tie = self.tie;
         Some(c)
     }
 

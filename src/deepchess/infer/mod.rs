@@ -155,7 +155,7 @@ fn qprepared<const N: usize, const W: usize>(mut net: QNetEval<N, W>, s: &Player
 /// The searcher over a prepared build, reading it as `reading` says.
 fn player<N: SiameseNet + 'static>((net, what): (N, String), name: &'static str, s: &PlayerSettings, cache_mb: usize, reading: Reading, memo: bool) -> (Box<dyn Player>, String) {
     let player: Box<dyn Player> = match reading {
-        Reading::Comparator => Box::new(Searcher::new(NetComparator::new(net, name, cache_mb).with_memo(memo), s.hash_mb)),
+        Reading::Comparator => Box::new(Searcher::new(NetComparator::new(net, name, cache_mb).with_memo(memo).with_resolution(super::player::resolution(s)), s.hash_mb)),
         Reading::Value => Box::new(Searcher::new(ScoreComparator::cached(DrawValue::new(net, name), SCORE_CACHE_MB), s.hash_mb)),
     };
     (player, what)
