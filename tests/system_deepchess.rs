@@ -190,6 +190,43 @@ fn net_comparator_is_antisymmetric_and_equal_on_equal_keys() {
 }
 
 #[test]
+fn net_comparator_resolution_ties_close_positions_only() {
+    // Option `Resolution`: margins under R centipawns compare equal; every other answer is the
+    // paper's comparator's, and the order stays antisymmetric.
+    let path = format!("{}/data/nets/distilled.dcw", env!("CARGO_MANIFEST_DIR"));
+    let load = || Distilled::load(std::path::Path::new(&path)).unwrap();
+    let mut exact = NetComparator::new(load(), "distilled", 4);
+    let mut coarse = NetComparator::new(load(), "distilled", 4).with_resolution(5.0);
+    let (mut ties, mut far) = (0, 0);
+    for seed in 0..4 {
+        let g = random_game(11 + seed, 40);
+        let mut pos = *g.start();
+        let mut keys = Vec::new();
+        for &m in g.moves() {
+            keys.push((exact.key(usize::MAX, &pos), coarse.key(usize::MAX, &pos)));
+            pos.play(m);
+        }
+        for (a, ca) in &keys {
+            for (b, cb) in &keys {
+                let (e, c) = (exact.compare(a, b), coarse.compare(ca, cb));
+                assert_eq!(c, coarse.compare(cb, ca).reverse());
+                if c != std::cmp::Ordering::Equal {
+                    assert_eq!(c, e);
+                } else if e != std::cmp::Ordering::Equal {
+                    ties += 1;
+                }
+                // Far apart (p beyond 0.45..0.55, about 18 cp): never tied at 5 cp.
+                if (exact.prob_white_better(a, b) - 0.5).abs() > 0.05 {
+                    far += 1;
+                    assert_ne!(c, std::cmp::Ordering::Equal);
+                }
+            }
+        }
+    }
+    assert!(ties > 0 && far > 0, "ties {ties}, far apart {far}");
+}
+
+#[test]
 fn net_search_takes_a_hanging_queen_at_every_depth() {
     // Regression: with a head whose P(a, a) != 1/2, bounds returned by fail-low nodes were
     // misordered and the search played h3 instead of Nxh4 from depth 2 on.
