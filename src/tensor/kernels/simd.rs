@@ -119,7 +119,7 @@ impl Flavour for Scalar {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use x86::{Avx2, Avx512};
+pub(crate) use x86::{Avx2, Avx512, Fma128};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -176,6 +176,65 @@ mod x86 {
         unsafe fn sum(v: __m256) -> f32 {
             let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v));
             let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+            _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
+        }
+        #[inline(always)]
+        unsafe fn prefetch(p: *const f32) {
+            _mm_prefetch::<_MM_HINT_T0>(p as *const i8)
+        }
+    }
+
+    /// The AVX2 flavour's instructions on 128-bit vectors: 4 lanes. Not a kernel of its own:
+    /// GEMM's edge tiles of 4 columns (a 100-wide layer's last ones) run on it, so that they
+    /// store into C directly where an 8-wide vector would reach past its rows.
+    pub(crate) struct Fma128;
+    impl Flavour for Fma128 {
+        type V = __m128;
+        const LANES: usize = 4;
+        const REGISTERS: usize = 16;
+        #[inline(always)]
+        unsafe fn zero() -> __m128 {
+            _mm_setzero_ps()
+        }
+        #[inline(always)]
+        unsafe fn splat(x: f32) -> __m128 {
+            _mm_set1_ps(x)
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f32) -> __m128 {
+            _mm_loadu_ps(p)
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut f32, v: __m128) {
+            _mm_storeu_ps(p, v)
+        }
+        #[inline(always)]
+        unsafe fn load_half(p: *const u16) -> __m128 {
+            _mm_cvtph_ps(_mm_loadl_epi64(p as *const __m128i))
+        }
+        #[inline(always)]
+        unsafe fn fmadd(a: __m128, b: __m128, c: __m128) -> __m128 {
+            _mm_fmadd_ps(a, b, c)
+        }
+        #[inline(always)]
+        unsafe fn add(a: __m128, b: __m128) -> __m128 {
+            _mm_add_ps(a, b)
+        }
+        #[inline(always)]
+        unsafe fn max0(v: __m128) -> __m128 {
+            _mm_max_ps(v, _mm_setzero_ps())
+        }
+        #[inline(always)]
+        unsafe fn gate(v: __m128, m: __m128) -> __m128 {
+            _mm_and_ps(v, _mm_cmpgt_ps(m, _mm_setzero_ps()))
+        }
+        #[inline(always)]
+        unsafe fn nonzero(v: __m128) -> u64 {
+            _mm_movemask_ps(_mm_cmpneq_ps(v, _mm_setzero_ps())) as u32 as u64
+        }
+        #[inline(always)]
+        unsafe fn sum(v: __m128) -> f32 {
+            let s = _mm_add_ps(v, _mm_movehl_ps(v, v));
             _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
         }
         #[inline(always)]

@@ -197,7 +197,7 @@ pub(crate) const SCALAR_EDGES: &[Edge] = &[
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
     use super::{micro, Edge, Store};
-    use crate::tensor::kernels::simd::{Avx2, Avx512};
+    use crate::tensor::kernels::simd::{Avx2, Avx512, Fma128};
 
     /// Thin `#[target_feature]` wrapper around [`micro`] for one flavour and tile.
     macro_rules! wrapper {
@@ -220,9 +220,20 @@ pub(crate) mod x86 {
     wrapper!(avx2_4x8, "avx2,fma", Avx2, 4, 1, AVX2_MR, AVX2_NR);
     wrapper!(avx2_2x16, "avx2,fma", Avx2, 2, 2, AVX2_MR, AVX2_NR);
     wrapper!(avx2_2x8, "avx2,fma", Avx2, 2, 1, AVX2_MR, AVX2_NR);
+    // 4-column tiles on 128-bit vectors: the last columns of a 100-wide product (6 × 16 + 4)
+    // store into C directly instead of through a copy of a whole tile.
+    wrapper!(avx2_6x4, "avx2,fma", Fma128, 6, 1, AVX2_MR, AVX2_NR);
+    wrapper!(avx2_4x4, "avx2,fma", Fma128, 4, 1, AVX2_MR, AVX2_NR);
+    wrapper!(avx2_3x4, "avx2,fma", Fma128, 3, 1, AVX2_MR, AVX2_NR);
+    wrapper!(avx2_2x4, "avx2,fma", Fma128, 2, 1, AVX2_MR, AVX2_NR);
     /// Smallest first: the copy path takes the first that covers a tile. The 4- and 2-row
-    /// ones fit the last tiles of 256-, 128- and 200-row products exactly.
+    /// ones fit the last tiles of 256-, 128- and 200-row products exactly; the 4-column ones
+    /// the last columns of 100-wide products.
     pub(crate) const AVX2_EDGES: &[Edge] = &[
+        Edge { rows: 2, cols: 4, kernel: avx2_2x4 },
+        Edge { rows: 3, cols: 4, kernel: avx2_3x4 },
+        Edge { rows: 4, cols: 4, kernel: avx2_4x4 },
+        Edge { rows: 6, cols: 4, kernel: avx2_6x4 },
         Edge { rows: 2, cols: 8, kernel: avx2_2x8 },
         Edge { rows: 3, cols: 8, kernel: avx2_3x8 },
         Edge { rows: 2, cols: 16, kernel: avx2_2x16 },
