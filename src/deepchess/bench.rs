@@ -461,15 +461,19 @@ fn breakdown(arch: &Arch, pools: &Pools, batch: usize, secs: f64, threads: usize
     }
     let mut opt = Sgd::new(0.0);
     let t_opt = ms(timed(secs, batch, || opt.step(&mut net.params)));
+    // Each run's rate and its join: the workers' wait at the steps' ends, ms per step.
     let mut whole = |t: usize| {
         crate::tensor::set_threads(t);
+        let mut steps = 0usize;
+        stepper.take_idle();
         let r = timed(secs, batch, || {
             stepper.step(&mut net, &xa, &xb, &target, &labels, &mut opt).expect("shapes are the net's own");
+            steps += 1;
         });
         crate::tensor::set_threads(threads);
-        r
+        (r, 1000.0 * stepper.take_idle().as_secs_f64() / steps.max(1) as f64)
     };
-    let (r1, rt) = (whole(1), whole(threads));
+    let ((r1, _), (rt, join)) = (whole(1), whole(threads));
     let parts = parts_on_one_thread(arch, pools, batch, secs);
     println!();
     println!("phase 2, our step's parts (ms per batch of {batch} pairs):");
@@ -481,6 +485,10 @@ fn breakdown(arch: &Arch, pools: &Pools, batch: usize, secs: f64, threads: usize
         100.0 * r1 * 2.0 * m_ours / 1e9 / peak1
     );
     println!("  whole step on {threads} threads                  {:>7.3}  ({:.2}× the 1-thread step)", ms(rt), rt / r1);
+    println!(
+        "    of which the join (workers waiting at the step's end, summed)  {join:>7.3}  ({:.1}% of the {threads} workers' time)",
+        100.0 * join / (threads as f64 * ms(rt))
+    );
     println!("the same step's products timed alone on one thread, at its shapes ({} shards of {} pairs; ms per batch):", SHARDS, batch.div_ceil(SHARDS));
     let mut sum = 0.0;
     for (name, t, gflops) in &parts {

@@ -34,6 +34,12 @@ impl PairStep {
         PairStep { shards: Shards::new(SHARDS), parts: (0..SHARDS).map(|_| (SparseBatch::new(INPUTS), Matrix::default())).collect() }
     }
 
+    /// The workers' waiting time at the ends of the steps since the last call (the join;
+    /// [`Shards::take_idle`]).
+    pub fn take_idle(&mut self) -> std::time::Duration {
+        self.shards.take_idle()
+    }
+
     /// One optimizer step on the pairs `(xa[i], xb[i])` with softmax targets `target`
     /// (`batch × 2`): the batch's mean loss, and how many pairs the net ordered as `labels`
     /// says before the step.

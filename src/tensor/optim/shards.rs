@@ -37,13 +37,16 @@ pub struct Shards {
     tapes: Vec<Tape>,
     /// Gradients of shards 1.. (shard 0 writes the parameters' own).
     grads: Vec<Vec<Matrix>>,
+    /// Time the workers spent waiting at the end of the steps (out of shards, with no
+    /// kernel block to help with), summed over workers, since the last [`Shards::take_idle`].
+    idle: std::time::Duration,
 }
 
 impl Shards {
     /// `n` shards (at least one).
     pub fn new(n: usize) -> Shards {
         let n = n.max(1);
-        Shards { tapes: (0..n).map(|_| Tape::new()).collect(), grads: (1..n).map(|_| Vec::new()).collect() }
+        Shards { tapes: (0..n).map(|_| Tape::new()).collect(), grads: (1..n).map(|_| Vec::new()).collect(), idle: std::time::Duration::ZERO }
     }
 
     pub fn len(&self) -> usize {
@@ -52,6 +55,12 @@ impl Shards {
 
     pub fn is_empty(&self) -> bool {
         self.tapes.is_empty()
+    }
+
+    /// The workers' waiting time at the steps' ends (the join: out of shards and of kernel
+    /// blocks to help with), summed over workers since the last call, and reset.
+    pub fn take_idle(&mut self) -> std::time::Duration {
+        std::mem::take(&mut self.idle)
     }
 
     /// Shard `s`'s tape as the last step left it (its values: logits, activations).
@@ -120,6 +129,7 @@ impl Shards {
         // With more than one worker, a worker out of shards helps with the others' kernels.
         let board = Board::new();
         let left = AtomicUsize::new(n);
+        let idle_ns = std::sync::atomic::AtomicU64::new(0);
         let run = |s: usize, tape: &mut Tape, grads: &mut [Matrix]| -> Result<(f32, T)> {
             let mut shard = || {
                 serial(|| {
@@ -161,14 +171,24 @@ impl Shards {
                 let Some((s, t, g)) = job else { break };
                 out.push((s, run(s, t, g)));
             }
-            let mut rounds = 0;
+            // Out of shards: help with the others' kernels, and count the time with none
+            // to help with (the step's join).
+            let (mut rounds, mut since, mut waited) = (0, None, std::time::Duration::ZERO);
             while left.load(Ordering::Acquire) > 0 {
                 if board.help() {
                     rounds = 0;
+                    if let Some(t) = since.take() {
+                        waited += std::time::Instant::elapsed(&t);
+                    }
                 } else {
+                    since.get_or_insert_with(std::time::Instant::now);
                     pause(&mut rounds);
                 }
             }
+            if let Some(t) = since {
+                waited += std::time::Instant::elapsed(&t);
+            }
+            idle_ns.fetch_add(waited.as_nanos() as u64, Ordering::Relaxed);
             out
         };
         let done = std::sync::Mutex::new(Vec::with_capacity(n));
@@ -180,6 +200,7 @@ impl Shards {
             results[s] = Some(r);
         }
         params.grads = own;
+        self.idle += std::time::Duration::from_nanos(idle_ns.into_inner());
         results.into_iter().map(|r| r.expect("every shard ran")).collect()
     }
 
@@ -261,6 +282,27 @@ mod tests {
             let t = tape.input(&rows(&self.y)?);
             tape.mse(z, t)
         }
+    }
+
+    /// The join's clock: nothing waits with one worker, and a read resets it.
+    #[test]
+    fn the_join_is_zero_on_one_thread_and_taken_once() {
+        let net = Regression::new(4, 12, 5, 4, 2);
+        let mut params = net.params.clone();
+        let parts = split_rows(12, 2);
+        let weights: Vec<f32> = parts.iter().map(|p| p.1).collect();
+        let mut shards = Shards::new(2);
+        let step = |shards: &mut Shards, params: &mut Params, threads| {
+            shards.forward_backward_with(threads, params, &weights, |s, tape, p| Ok((net.loss(tape, p, parts[s].0.clone())?, ()))).unwrap();
+        };
+        step(&mut shards, &mut params, 1);
+        assert_eq!(shards.take_idle(), std::time::Duration::ZERO);
+        // Two workers with one shard each: whoever finishes first waits (or helps) until the
+        // other is done; whatever it measured is read once.
+        shards.idle = std::time::Duration::from_millis(7);
+        step(&mut shards, &mut params, 2);
+        assert!(shards.take_idle() >= std::time::Duration::from_millis(7));
+        assert_eq!(shards.take_idle(), std::time::Duration::ZERO);
     }
 
     /// The whole batch on one tape or cut into shards: the gradients agree (to rounding),
