@@ -71,7 +71,7 @@ impl Profile {
             residual_model: false,
             slopes_off: Vec::new(),
             hidden: MAX_HIDDEN,
-            td: TdCfg { gamma: 0.98, final_weight: 20.0, slope_weight: 0.1, reliability: false, batch: 32, passes: 4, depth: 2 },
+            td: TdCfg { gamma: 0.98, final_weight: 20.0, final_both: false, slope_weight: 0.1, reliability: false, batch: 32, passes: 4, depth: 2 },
             batches: 24,
             games_per_batch: 100,
             max_plies: 400,
@@ -146,6 +146,7 @@ impl Profile {
             100.0 * self.expert_low,
             self.max_plies
         ) + if self.td.reliability { ", each slope weighted by M's reliability on its transition" } else { "" }
+            + if self.td.final_both { ", the result also on the board before the final one" } else { "" }
             + &if self.slopes_off.is_empty() { String::new() } else { format!(", no slopes on {}", self.slopes_off.join(", ")) }
     }
 }
@@ -361,6 +362,8 @@ const FLAGS: &[Flag] = &[
     Flag { name: "expert-low", value: Some("X"), help: "the expert prefix is at least this share of its game, 0 to 1 (default 0.8)" },
     Flag { name: "lr", value: Some("X"), help: "V's learning rate (default 0.01)" },
     Flag { name: "passes", value: Some("N"), help: "passes over each batch's boards (default 4)" },
+    Flag { name: "final-weight", value: Some("X"), help: "weight of a game's final board, trained on the result (default 20)" },
+    Flag { name: "final-boards", value: Some("WHICH"), help: "last (the seed's: the final board alone, always the loser to move in a decisive game) or both (the board before it too, the winner to move; beyond the seed)" },
     Flag { name: "seed", value: Some("SEED"), help: "seed of initialisation and sampling (default 1)" },
     Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
     Flag { name: "threads", value: Some("N"), help: "self-play games at once (default: all cores)" },
@@ -431,6 +434,12 @@ impl driver::Recipe for Recipe {
         cli.set("expert-low", &mut prof.expert_low, |x| (0.0..=1.0).contains(x), "must be 0 to 1")?;
         cli.set("lr", &mut prof.lr, |&lr| lr > 0.0 && lr < 10.0, "must be in (0, 10)")?;
         cli.set("passes", &mut prof.td.passes, |n| (1..=100).contains(n), "must be 1 to 100")?;
+        cli.set("final-weight", &mut prof.td.final_weight, |&w| (0.0..=1e4).contains(&w), "must be 0 to 10000")?;
+        match p.get("final-boards") {
+            None | Some("last") => {}
+            Some("both") => prof.td.final_both = true,
+            Some(w) => return Err(cli.usage(format!("bad --final-boards '{w}' (last, both)"))),
+        }
         let variants = p
             .get("variants")
             .unwrap_or("bp,ebnn")

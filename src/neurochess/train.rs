@@ -170,6 +170,11 @@ pub struct TdCfg {
     pub gamma: f32,
     /// The weight of final boards' loss (the seed's ×20 learning rate).
     pub final_weight: f32,
+    /// The result also on the board before the final one, at the final weight (beyond the
+    /// seed): a decisive game's final board always has the loser to move, so trained alone
+    /// it teaches V that having the move loses; with the board before it (the winner to
+    /// move) beside it, the side to move no longer predicts the result.
+    pub final_both: bool,
     /// Tangent-Prop's slope weight λ (used when a chess model is given: EBNN).
     pub slope_weight: f32,
     /// Each slope weighted by M's reliability on its own transition (the seed's citation of
@@ -255,9 +260,16 @@ pub fn boards(t: &Trajectory) -> Vec<(Position, bool)> {
 
 /// The TD(0) targets of one game (in board order): `(board index, target, weight)` for every
 /// board trained on, the final one last. `quiescent[t]` says which boards may be trained.
-pub fn td_targets(values: &[f32], quiescent: &[bool], z: f32, gamma: f32, final_weight: f32) -> Vec<(usize, f32, f32)> {
+/// With `final_both`, the board before the final one is trained on the result too, at
+/// `final_weight` ([`TdCfg::final_both`]).
+pub fn td_targets(values: &[f32], quiescent: &[bool], z: f32, gamma: f32, final_weight: f32, final_both: bool) -> Vec<(usize, f32, f32)> {
     let last = values.len() - 1;
-    let mut out: Vec<(usize, f32, f32)> = (0..last).filter(|&t| quiescent[t]).map(|t| (t, if t + 2 < last { gamma * values[t + 2] } else { gamma * z }, 1.0)).collect();
+    let before = if final_both && last > 0 { Some(last - 1) } else { None };
+    let mut out: Vec<(usize, f32, f32)> =
+        (0..last).filter(|&t| quiescent[t] && Some(t) != before).map(|t| (t, if t + 2 < last { gamma * values[t + 2] } else { gamma * z }, 1.0)).collect();
+    if let Some(b) = before {
+        out.push((b, z, final_weight));
+    }
     out.push((last, z, final_weight));
     out
 }
@@ -298,7 +310,7 @@ impl Td {
         let z = result_value(game.outcome);
         let (gamma, last) = (self.cfg.gamma, n - 1);
         let mut grad = vec![0.0f32; width];
-        for (t, target, weight) in td_targets(&values, &quiescent, z, gamma, self.cfg.final_weight) {
+        for (t, target, weight) in td_targets(&values, &quiescent, z, gamma, self.cfg.final_weight, self.cfg.final_both) {
             let slope = match &self.model {
                 Some(m) if t + 2 <= last => {
                     v0.input_gradient(&passes[t + 2], &mut grad);
@@ -423,11 +435,23 @@ mod tests {
     /// s_0 and s_1 look two plies ahead (γ·V(s_2), γ·V(s_3)); s_3's board two plies on lies
     /// past the final one, so it takes γ·z; the final board takes z weighted ×20; s_2, not
     /// quiescent, is left out.
+    /// `final_both`: the board before the final one takes the result at the final weight (the
+    /// winner to move beside the loser to move), in place of its γ·z; the others are as the
+    /// seed's, and a one-board game has no board before.
+    #[test]
+    fn td_targets_with_the_result_on_both_final_boards() {
+        let values = [0.1, -0.2, 0.3, 0.4, 0.9];
+        let q = [true, true, false, false, true];
+        let t = td_targets(&values, &q, -1.0, 0.98, 20.0, true);
+        assert_eq!(t, vec![(0, 0.98 * 0.3, 1.0), (1, 0.98 * 0.4, 1.0), (3, -1.0, 20.0), (4, -1.0, 20.0)]);
+        assert_eq!(td_targets(&[0.5], &[true], 1.0, 0.98, 20.0, true), vec![(0, 1.0, 20.0)]);
+    }
+
     #[test]
     fn td_targets_on_a_hand_made_game() {
         let values = [0.1, -0.2, 0.3, 0.4, 0.9];
         let q = [true, true, false, true, true];
-        let t = td_targets(&values, &q, 1.0, 0.98, 20.0);
+        let t = td_targets(&values, &q, 1.0, 0.98, 20.0, false);
         let want = [(0, 0.98 * 0.3, 1.0), (1, 0.98 * 0.4, 1.0), (3, 0.98, 1.0), (4, 1.0, 20.0)];
         assert_eq!(t.len(), want.len());
         for (a, b) in t.iter().zip(want) {
@@ -435,7 +459,7 @@ mod tests {
             assert!((a.1 - b.1).abs() < 1e-6 && a.2 == b.2, "{a:?} vs {b:?}");
         }
         // A game of the final board alone trains only that board.
-        assert_eq!(td_targets(&[0.5], &[true], -1.0, 0.98, 20.0), vec![(0, -1.0, 20.0)]);
+        assert_eq!(td_targets(&[0.5], &[true], -1.0, 0.98, 20.0, false), vec![(0, -1.0, 20.0)]);
     }
 
     /// M's reliability on a transition: 1 where the board reached is M's prediction, ½ at M's
