@@ -431,10 +431,6 @@ impl EpisodeLearner for Td {
 mod tests {
     use super::*;
 
-    /// The TD targets on a hand-made game of five boards s_0 … s_4 (s_4 final, a White win):
-    /// s_0 and s_1 look two plies ahead (γ·V(s_2), γ·V(s_3)); s_3's board two plies on lies
-    /// past the final one, so it takes γ·z; the final board takes z weighted ×20; s_2, not
-    /// quiescent, is left out.
     /// `final_both`: the board before the final one takes the result at the final weight (the
     /// winner to move beside the loser to move), in place of its γ·z; the others are as the
     /// seed's, and a one-board game has no board before.
@@ -447,6 +443,10 @@ mod tests {
         assert_eq!(td_targets(&[0.5], &[true], 1.0, 0.98, 20.0, true), vec![(0, 1.0, 20.0)]);
     }
 
+    /// The TD targets on a hand-made game of five boards s_0 … s_4 (s_4 final, a White win):
+    /// s_0 and s_1 look two plies ahead (γ·V(s_2), γ·V(s_3)); s_3's board two plies on lies
+    /// past the final one, so it takes γ·z; the final board takes z weighted ×20; s_2, not
+    /// quiescent, is left out.
     #[test]
     fn td_targets_on_a_hand_made_game() {
         let values = [0.1, -0.2, 0.3, 0.4, 0.9];

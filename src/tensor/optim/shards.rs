@@ -173,12 +173,12 @@ impl Shards {
             }
             // Out of shards: help with the others' kernels, and count the time with none
             // to help with (the step's join).
-            let (mut rounds, mut since, mut waited) = (0, None, std::time::Duration::ZERO);
+            let (mut rounds, mut since, mut waited): (_, Option<std::time::Instant>, _) = (0, None, std::time::Duration::ZERO);
             while left.load(Ordering::Acquire) > 0 {
                 if board.help() {
                     rounds = 0;
                     if let Some(t) = since.take() {
-                        waited += std::time::Instant::elapsed(&t);
+                        waited += t.elapsed();
                     }
                 } else {
                     since.get_or_insert_with(std::time::Instant::now);
@@ -186,7 +186,7 @@ impl Shards {
                 }
             }
             if let Some(t) = since {
-                waited += std::time::Instant::elapsed(&t);
+                waited += t.elapsed();
             }
             idle_ns.fetch_add(waited.as_nanos() as u64, Ordering::Relaxed);
             out
