@@ -41,6 +41,32 @@ fn the_chess_model_learns_on_a_tiny_set() {
     assert!(after < copy, "M {after} vs copying {copy}");
 }
 
+/// The move's worth in V's material sense is V with White to move minus V with Black to move,
+/// over held-out boards: zero for a V blind to the side to move, the sign of the weight on the
+/// side-to-move input otherwise (a V that counts the move against its owner reads negative).
+#[test]
+fn the_moves_worth_reads_the_side_to_move() {
+    use deepchess::neurochess::material::{pairs as material_pairs, sense};
+    use deepchess::neurochess::model::Value;
+    deepchess::chess::attacks::init();
+    let games = read_games(&[&sample_pgn()]).unwrap();
+    let boards = material_pairs(&games, 200, 7);
+    assert!(boards.len() >= 150, "{}", boards.len());
+    let stm = deepchess::neurochess::features::table().iter().position(|(n, _, _)| n == "g.side_to_move").unwrap();
+    let with_weight = |w: f32| {
+        let mut v = Value::new(0, &mut Rng::new(1));
+        let id = v.ids[2].unwrap();
+        let w2 = v.params.value_mut(id).data_mut();
+        w2.iter_mut().for_each(|x| *x = 0.0);
+        w2[stm] = w;
+        sense(&v, &boards).tempo
+    };
+    assert_eq!(with_weight(0.0), 0.0);
+    let (plus, minus) = (with_weight(0.2), with_weight(-0.2));
+    assert!(plus > 50.0 && minus < -50.0, "{plus} / {minus}");
+    assert!((plus + minus).abs() < 1e-2 * plus, "{plus} / {minus}: symmetric");
+}
+
 /// The tiny profile through `deepchess train` as a user runs it, then its snapshots as a
 /// learning curve against the handcrafted evaluator (`match --curve`), resumable.
 #[test]

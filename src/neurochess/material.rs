@@ -3,7 +3,10 @@
 //! the start with one piece taken from either side (a queen, a rook, a knight, a pawn up and
 //! down), and the share of a fixed set of material pairs V orders right: boards of held-out
 //! expert games, each beside itself with one of a side's pieces (not the king) taken off,
-//! where the side that keeps the piece should stand better.
+//! where the side that keeps the piece should stand better. Beside them, V's view of having
+//! the move: the same held-out boards with White to move minus Black to move (ours; a value
+//! that counts the move against its owner makes every stand-pat pessimistic and the
+//! quiescence tree explode, docs/results.md).
 
 use super::data::Line;
 use super::infer::{logit, VEval};
@@ -66,6 +69,20 @@ pub struct Sense {
     pub up_down: [(f32, f32); 4],
     /// The share of `pairs` where the side keeping the piece stands better by V.
     pub ordered: f64,
+    /// The mean over the pairs' full boards of V with White to move minus V with Black to move
+    /// (White's view, centipawns): what V thinks the move is worth; positive as in chess.
+    pub tempo: f32,
+}
+
+/// `pos` with White to move and with Black to move (the other by a null move; `None` in
+/// check, where the other side cannot be to move).
+fn both_to_move(pos: &Position) -> Option<(Position, Position)> {
+    if pos.is_check() {
+        return None;
+    }
+    let mut other = *pos;
+    other.play_null();
+    Some(if pos.turn() == Color::White { (*pos, other) } else { (other, *pos) })
 }
 
 /// [`Sense`] of `v` over `pairs`.
@@ -86,5 +103,15 @@ pub fn sense(v: &Value, pairs: &[Pair]) -> Sense {
             if p.side == Color::White { a > b } else { a < b }
         })
         .count();
-    Sense { start: centipawns(&mut e, &start), up_down, ordered: right as f64 / pairs.len().max(1) as f64 }
+    let (mut tempo, mut boards) = (0.0f64, 0usize);
+    for (w, b) in pairs.iter().filter_map(|p| both_to_move(&p.full)) {
+        tempo += f64::from(centipawns(&mut e, &w) - centipawns(&mut e, &b));
+        boards += 1;
+    }
+    Sense {
+        start: centipawns(&mut e, &start),
+        up_down,
+        ordered: right as f64 / pairs.len().max(1) as f64,
+        tempo: (tempo / boards.max(1) as f64) as f32,
+    }
 }

@@ -296,10 +296,10 @@ pub fn results(t: &Trained) -> String {
         let _ = writeln!(s, "- {}: `{}` (curves: `{}`)", v.name(), f.display(), f.with_file_name("curves.svg").display());
     }
     if !t.material.is_empty() {
-        s.push_str("\n## V's material sense\n\nV's static value in centipawns (the search's scale) on the start and on the start with White a piece up or down (that piece taken from the other side, or from White), and the share of 500 material pairs of held-out expert games (a board beside itself with one piece of a side taken off) in which V prefers the side keeping its piece.\n\n| variant | games | start | queen up / down | rook up / down | knight up / down | pawn up / down | pairs ordered right |\n|---|---:|---:|---|---|---|---|---:|\n");
+        s.push_str("\n## V's material sense\n\nV's static value in centipawns (the search's scale) on the start and on the start with White a piece up or down (that piece taken from the other side, or from White), and the share of 500 material pairs of held-out expert games (a board beside itself with one piece of a side taken off) in which V prefers the side keeping its piece; the move's worth is the mean over those pairs' full boards of V with White to move minus V with Black to move (White's view; a value that counts the move against its owner makes the search's stand-pats pessimistic).\n\n| variant | games | start | queen up / down | rook up / down | knight up / down | pawn up / down | pairs ordered right | the move's worth |\n|---|---:|---:|---|---|---|---|---:|---:|\n");
         for (v, games, m) in &t.material {
             let ud: Vec<String> = m.up_down.iter().map(|(u, d)| format!("{u:.0} / {d:.0}")).collect();
-            let _ = writeln!(s, "| {} | {} | {:.0} | {} | {:.1} % |", v.name(), games, m.start, ud.join(" | "), 100.0 * m.ordered);
+            let _ = writeln!(s, "| {} | {} | {:.0} | {} | {:.1} % | {:.0} |", v.name(), games, m.start, ud.join(" | "), 100.0 * m.ordered, m.tempo);
         }
     }
     if !t.left_out.is_empty() {
