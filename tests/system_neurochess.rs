@@ -146,6 +146,8 @@ fn a_tiny_run_on_our_features_with_reliable_slopes() {
     assert!(!o.status.success() && text(&o.stderr).contains("--slopes-off 'hung'") && text(&o.stderr).contains("material"), "{}", text(&o.stderr));
     let o = tiny(&dir.join("bad"), &["--final-boards", "all"], false);
     assert!(!o.status.success() && text(&o.stderr).contains("--final-boards 'all'"), "{}", text(&o.stderr));
+    let o = tiny(&dir.join("bad"), &["--quiescent", "neither"], false);
+    assert!(!o.status.success() && text(&o.stderr).contains("--quiescent 'neither'"), "{}", text(&o.stderr));
 }
 
 /// EBNN with no slopes on a feature group: the run says so in its schedule and trains; its V

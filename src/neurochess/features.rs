@@ -561,5 +561,18 @@ pub fn is_quiescent(pos: &Position) -> bool {
     !pos.is_check() && !pos.legal_moves().iter().any(|&m| pos.is_capture(m) && crate::search::see::see_ge(pos, m, 1))
 }
 
+/// Quiescent for both sides: [`is_quiescent`], and the side not to move would have no
+/// capture winning material either were it to move (the seed's criterion "detects material
+/// threats"; a threat is the other side's). Filtering on the mover alone keeps the boards
+/// where only the side to move is threatened, so V learns that having the move loses.
+pub fn is_quiescent_both(pos: &Position) -> bool {
+    if !is_quiescent(pos) {
+        return false;
+    }
+    let mut other = *pos;
+    other.play_null();
+    is_quiescent(&other)
+}
+
 #[cfg(test)]
 mod tests;

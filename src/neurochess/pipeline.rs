@@ -71,7 +71,7 @@ impl Profile {
             residual_model: false,
             slopes_off: Vec::new(),
             hidden: MAX_HIDDEN,
-            td: TdCfg { gamma: 0.98, final_weight: 20.0, final_both: false, slope_weight: 0.1, reliability: false, batch: 32, passes: 4, depth: 2 },
+            td: TdCfg { gamma: 0.98, final_weight: 20.0, final_both: false, quiet_both: false, slope_weight: 0.1, reliability: false, batch: 32, passes: 4, depth: 2 },
             batches: 24,
             games_per_batch: 100,
             max_plies: 400,
@@ -147,6 +147,7 @@ impl Profile {
             self.max_plies
         ) + if self.td.reliability { ", each slope weighted by M's reliability on its transition" } else { "" }
             + if self.td.final_both { ", the result also on the board before the final one" } else { "" }
+            + if self.td.quiet_both { ", boards quiescent for both sides" } else { "" }
             + &if self.slopes_off.is_empty() { String::new() } else { format!(", no slopes on {}", self.slopes_off.join(", ")) }
     }
 }
@@ -364,6 +365,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "passes", value: Some("N"), help: "passes over each batch's boards (default 4)" },
     Flag { name: "final-weight", value: Some("X"), help: "weight of a game's final board, trained on the result (default 20)" },
     Flag { name: "final-boards", value: Some("WHICH"), help: "last (the seed's: the final board alone, always the loser to move in a decisive game) or both (the board before it too, the winner to move; beyond the seed)" },
+    Flag { name: "quiescent", value: Some("WHOM"), help: "mover (V trains on boards where the side to move cannot win material by a capture) or both (nor could the other side: the seed's quiescence \"detects material threats\"; beyond our first reading)" },
     Flag { name: "seed", value: Some("SEED"), help: "seed of initialisation and sampling (default 1)" },
     Flag { name: "resume", value: None, help: "continue the run in --out (same settings)" },
     Flag { name: "threads", value: Some("N"), help: "self-play games at once (default: all cores)" },
@@ -439,6 +441,11 @@ impl driver::Recipe for Recipe {
             None | Some("last") => {}
             Some("both") => prof.td.final_both = true,
             Some(w) => return Err(cli.usage(format!("bad --final-boards '{w}' (last, both)"))),
+        }
+        match p.get("quiescent") {
+            None | Some("mover") => {}
+            Some("both") => prof.td.quiet_both = true,
+            Some(w) => return Err(cli.usage(format!("bad --quiescent '{w}' (mover, both)"))),
         }
         let variants = p
             .get("variants")

@@ -15,7 +15,7 @@
 //! parameters and the batch's streams, and a resumed run is bit-identical.
 
 use super::data::Pairs;
-use super::features::is_quiescent;
+use super::features::{is_quiescent, is_quiescent_both};
 use super::model::{Model, Pass, Value};
 use super::infer::{searcher, VEval};
 use crate::chess::{Color, Game, Move, Outcome, Position};
@@ -175,6 +175,10 @@ pub struct TdCfg {
     /// it teaches V that having the move loses; with the board before it (the winner to
     /// move) beside it, the side to move no longer predicts the result.
     pub final_both: bool,
+    /// Boards trained only where neither side can win material by a capture
+    /// ([`is_quiescent_both`]; beyond our first reading of the seed, closer to its "detects
+    /// material threats"); off: where the side to move cannot ([`is_quiescent`]).
+    pub quiet_both: bool,
     /// Tangent-Prop's slope weight λ (used when a chess model is given: EBNN).
     pub slope_weight: f32,
     /// Each slope weighted by M's reliability on its own transition (the seed's citation of
@@ -306,7 +310,8 @@ impl Td {
             fs.features_into(p, &mut xs[i]);
             values[i] = v0.forward(&xs[i], &mut passes[i]);
         }
-        let quiescent: Vec<bool> = boards.iter().map(|(p, _)| is_quiescent(p)).collect();
+        let quiet = if self.cfg.quiet_both { is_quiescent_both } else { is_quiescent };
+        let quiescent: Vec<bool> = boards.iter().map(|(p, _)| quiet(p)).collect();
         let z = result_value(game.outcome);
         let (gamma, last) = (self.cfg.gamma, n - 1);
         let mut grad = vec![0.0f32; width];

@@ -117,6 +117,15 @@ fn quiescence_is_no_check_and_no_winning_capture() {
     assert!(is_quiescent(&Position::from_fen("4k3/8/p7/1N6/8/8/5PPP/6K1 w - - 0 1").unwrap()), "White has no capture");
 }
 
+#[test]
+fn quiescence_for_both_sides_sees_the_threat_of_the_side_not_to_move() {
+    assert!(is_quiescent_both(&Position::startpos()));
+    let threatened = Position::from_fen("4k3/8/p7/1N6/8/8/5PPP/6K1 w - - 0 1").unwrap();
+    assert!(is_quiescent(&threatened) && !is_quiescent_both(&threatened), "Black's axb5 would win a knight");
+    assert!(!is_quiescent_both(&Position::from_fen("4k3/8/p7/1N6/8/8/5PPP/6K1 b - - 0 1").unwrap()), "axb5 wins a knight");
+    assert!(!is_quiescent_both(&Position::from_fen("4k3/8/8/8/8/8/4q3/4K3 w - - 0 1").unwrap()), "in check");
+}
+
 /// The compile-time front spans are the squares ahead on the pawn's file and its neighbours,
 /// checked square by square against the definition.
 #[test]
