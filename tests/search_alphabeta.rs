@@ -283,6 +283,11 @@ fn bench_vs_lists_each_player_against_handcrafted() {
         let line = err.lines().find(|l| l.starts_with(&format!("{name} vs handcrafted"))).unwrap_or_else(|| panic!("{err}"));
         assert!(line.contains("median of 2 interleaved rounds"), "{line}");
     }
+    // --net FILE is the compared player's net (handcrafted takes none).
+    let net = format!("{}/data/nets/compact.dcw", env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new(exe).args(["bench", "--depth", "2", "--vs", "compact", "--rounds", "1", "--net", &net]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.contains("net ") && err.contains("compact.dcw"), "{err}");
     let out = std::process::Command::new(exe).args(["bench", "--vs", "nobody"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nobody"));

@@ -54,7 +54,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "hash", value: Some("MB"), help: "transposition table size (default 16)" },
     Flag { name: "tt-entries", value: Some("N"), help: "a transposition table of N entries instead of --hash's MB (trees of two entry sizes compared at an equal count)" },
     Flag { name: "eval", value: Some("NAME"), help: "a player of the registry, listed below (default handcrafted)" },
-    Flag { name: "net", value: Some("FILE"), help: "net file for a net player (default: its file in data/nets/)" },
+    Flag { name: "net", value: Some("FILE"), help: "net file for a net player (with --vs-net or --vs, the compared players'; default: its file in data/nets/)" },
     Flag { name: "vs-net", value: None, help: "" }, // help: vs_net_help()
     Flag { name: "vs", value: Some("LIST"), help: "then the same bench with each listed player (comma list, e.g. dbn-classify,dbn-regress), nodes/s ratios to handcrafted" },
     Flag { name: "rounds", value: Some("N"), help: "with --vs-net: rounds of handcrafted and net benches, interleaved; the median ratio is reported (default 5)" },
@@ -214,7 +214,9 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         let run = std::thread::Builder::new().stack_size(256 << 20).spawn(move || run_one(player, depth, &games, verbose, tree));
         Ok(run.expect("bench thread").join().expect("bench thread panicked"))
     };
-    let first = bench_of(player, &settings)?;
+    // With --vs-net or --vs, --net FILE is the compared players' net, not handcrafted's.
+    let base = if vs_net { PlayerSettings { net: None, ..settings.clone() } } else { settings.clone() };
+    let first = bench_of(player, &base)?;
     println!("Nodes searched: {}", first.nodes);
     println!("Nodes/second: {}", first.nps());
     if vs_net {
@@ -233,7 +235,7 @@ pub fn run(args: &[String]) -> Result<(), CliError> {
         // (nodes to depth) is the same every round.
         let mut ratios = vec![(Vec::new(), Vec::new(), 0.0); nets.len()];
         for round in 0..rounds {
-            let hc = if round == 0 { first.clone() } else { bench_of(player, &settings)? };
+            let hc = if round == 0 { first.clone() } else { bench_of(player, &base)? };
             for (k, &(net_player, _)) in nets.iter().enumerate() {
                 let net = bench_of(net_player, &settings)?;
                 ratios[k].0.push(hc.nps() as f64 / net.nps().max(1) as f64);
