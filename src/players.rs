@@ -173,7 +173,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_and_scores,
         build: crate::neurochess::player::build,
-        options: &[],
+        options: &[crate::neurochess::player::TEMPO],
     },
     Entry {
         name: "neurochess-bp",
@@ -183,7 +183,7 @@ pub const PLAYERS: &[Entry] = &[
         offered: true,
         memory_mb: table_and_scores,
         build: crate::neurochess::player::build,
-        options: &[],
+        options: &[crate::neurochess::player::TEMPO],
     },
     Entry {
         name: "qagent",

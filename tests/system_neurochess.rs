@@ -67,6 +67,17 @@ fn the_moves_worth_reads_the_side_to_move() {
     assert!((plus + minus).abs() < 1e-2 * plus, "{plus} / {minus}: symmetric");
 }
 
+/// Option `Tempo` of the NeuroChess players: `auto` measures the net's own move's worth and
+/// says the tempo it adds; a value outside the list is refused with the list.
+#[test]
+fn the_tempo_option_is_measured_or_refused() {
+    let o = deepchess(&["bench", "--depth", "1", "--eval", "neurochess-bp", "--option", "Tempo=auto"]);
+    let err = text(&o.stderr);
+    assert!(o.status.success() && err.contains("tempo +"), "{err}");
+    let o = deepchess(&["bench", "--depth", "1", "--eval", "neurochess-bp", "--option", "Tempo=7"]);
+    assert!(!o.status.success() && text(&o.stderr).contains("Tempo: '7' is not one of 0, auto"), "{}", text(&o.stderr));
+}
+
 /// The tiny profile through `deepchess train` as a user runs it, then its snapshots as a
 /// learning curve against the handcrafted evaluator (`match --curve`), resumable.
 #[test]

@@ -30,6 +30,8 @@ pub struct VEval {
     h: Vec<f32>,
     zeros: Vec<f32>,
     kernel: Kernel,
+    /// Logit units the search adds for the side to move (option `Tempo`; 0, the seed's V).
+    tempo: f32,
 }
 
 impl VEval {
@@ -42,7 +44,17 @@ impl VEval {
     pub fn with_kernel(v: Value, kernel: Kernel) -> VEval {
         let n = v.hidden;
         let kernel = if kernel.available() { kernel } else { Kernel::Scalar };
-        VEval { x: vec![0.0; v.width()], v, h: Vec::with_capacity(n), zeros: vec![0.0; n], kernel }
+        VEval { x: vec![0.0; v.width()], v, h: Vec::with_capacity(n), zeros: vec![0.0; n], kernel, tempo: 0.0 }
+    }
+
+    /// With `centipawns` added to the search's value for the side to move (a tempo term, as
+    /// handcrafted evaluations have; beyond the seed). TD(0) leaves V counting the move
+    /// against its owner (docs/results.md, "The result on both final boards"), which makes
+    /// every stand-pat pessimistic and the quiescence tree explode; this offsets it in play.
+    /// Training never reads it: [`VEval::value`] is V itself.
+    pub fn with_tempo(mut self, centipawns: f32) -> VEval {
+        self.tempo = centipawns / crate::eval::CP_PER_LOGIT;
+        self
     }
 
     pub fn kernel(&self) -> Kernel {
@@ -85,7 +97,8 @@ impl Evaluator for VEval {
 
     fn evaluate(&mut self, pos: &Position) -> f32 {
         let e = self.value(pos);
-        logit(e)
+        let tempo = if pos.turn() == crate::chess::Color::White { self.tempo } else { -self.tempo };
+        logit(e) + tempo
     }
 
     /// One of V's features is the fifty-move clock, which the zobrist key leaves out.
@@ -98,7 +111,12 @@ impl Evaluator for VEval {
 
 /// V as the search's comparator on kernel flavour `kernel`, a searcher around it.
 pub fn searcher(v: Value, kernel: Kernel, hash_mb: usize) -> Searcher<ScoreComparator<VEval>> {
-    Searcher::new(ScoreComparator::cached(VEval::with_kernel(v, kernel), SCORE_CACHE_MB), hash_mb)
+    tempo_searcher(v, kernel, hash_mb, 0.0)
+}
+
+/// [`searcher`] with a tempo term ([`VEval::with_tempo`]).
+pub fn tempo_searcher(v: Value, kernel: Kernel, hash_mb: usize, tempo_cp: f32) -> Searcher<ScoreComparator<VEval>> {
+    Searcher::new(ScoreComparator::cached(VEval::with_kernel(v, kernel).with_tempo(tempo_cp), SCORE_CACHE_MB), hash_mb)
 }
 
 #[cfg(test)]
@@ -119,6 +137,24 @@ mod tests {
         assert!((logit(va) - ka).abs() < 1e-6);
         assert!(logit(1.0).is_finite() && logit(-1.0) == -logit(1.0));
         assert!((e.prob_from_diff(0.0) - 0.5).abs() < 1e-6);
+    }
+
+    /// The tempo term moves the search's value toward the side to move by its centipawns, and
+    /// nothing else: V itself (training's value) is unchanged.
+    #[test]
+    fn the_tempo_term_favours_the_side_to_move() {
+        crate::chess::attacks::init();
+        let v = Value::new(6, &mut Rng::new(3));
+        let (mut plain, mut tempo) = (VEval::new(v.clone()), VEval::new(v).with_tempo(45.0));
+        let w = Position::startpos();
+        let mut b = w;
+        b.play_null();
+        let unit = 45.0 / crate::eval::CP_PER_LOGIT;
+        assert!((tempo.evaluate(&w) - plain.evaluate(&w) - unit).abs() < 1e-5);
+        assert!((tempo.evaluate(&b) - plain.evaluate(&b) + unit).abs() < 1e-5);
+        assert_eq!(tempo.value(&w), plain.value(&w));
+        let (a, b) = (tempo.evaluate(&w), plain.evaluate(&w));
+        assert!((tempo.centipawns(a) - plain.centipawns(b) - 45).abs() <= 1, "45 cp, each side rounded");
     }
 
     /// V reads the fifty-move clock, so its cached values are kept apart by it: positions that

@@ -103,15 +103,17 @@ pub fn sense(v: &Value, pairs: &[Pair]) -> Sense {
             if p.side == Color::White { a > b } else { a < b }
         })
         .count();
-    let (mut tempo, mut boards) = (0.0f64, 0usize);
-    for (w, b) in pairs.iter().filter_map(|p| both_to_move(&p.full)) {
-        tempo += f64::from(centipawns(&mut e, &w) - centipawns(&mut e, &b));
-        boards += 1;
+    let tempo = move_worth(&mut e, pairs.iter().map(|p| &p.full));
+    Sense { start: centipawns(&mut e, &start), up_down, ordered: right as f64 / pairs.len().max(1) as f64, tempo }
+}
+
+/// The move's worth to V over `boards` (those not in check): the mean of V with White to move
+/// minus V with Black to move, White's view, centipawns; 0 without a board.
+pub fn move_worth<'a>(e: &mut VEval, boards: impl Iterator<Item = &'a Position>) -> f32 {
+    let (mut sum, mut n) = (0.0f64, 0usize);
+    for (w, b) in boards.filter_map(both_to_move) {
+        sum += f64::from(centipawns(e, &w) - centipawns(e, &b));
+        n += 1;
     }
-    Sense {
-        start: centipawns(&mut e, &start),
-        up_down,
-        ordered: right as f64 / pairs.len().max(1) as f64,
-        tempo: (tempo / boards.max(1) as f64) as f32,
-    }
+    (sum / n.max(1) as f64) as f32
 }
