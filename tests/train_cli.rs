@@ -430,6 +430,10 @@ fn cli_resume_refuses_other_settings() {
     refused(&["--resume", "--profile", "tiny", "--compact-aux", "material=0.5"], "--compact-aux");
     refused(&["--resume", "--profile", "tiny", "--value-arch", "773-64-32-1"], "--value-arch: this run was made with '773-32-32-1', resumed with '773-64-32-1'");
     refused(&["--resume", "--profile", "tiny", "--precision", "bf16"], "--precision: this run was made with 'f32', resumed with 'bf16'");
+    // --epochs-cap caps every stage (tiny's Siamese phase has 3), so a capped resume is refused.
+    refused(&["--resume", "--profile", "tiny", "--epochs-cap", "1"], "siamese epochs (--siamese-epochs or the profile): this run was made with '3', resumed with '1'");
+    let o = train(&["--resume", "--profile", "tiny", "--epochs-cap", "0"]);
+    assert!(o.status.code() == Some(2) && String::from_utf8_lossy(&o.stderr).contains("--epochs-cap must be at least 1"), "{}", String::from_utf8_lossy(&o.stderr));
     // Without --resume the folder is never reused.
     refused(&["--profile", "tiny", "--phases", "pos2vec"], "already holds a training run");
     // Other data: a dataset built with another split has other files.

@@ -346,6 +346,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "distill-arch", value: Some("ARCH"), help: "the distilled net's layers, e.g. 773-32-32-32/32-32-2 (default the paper's 773-100-100-100/100-100-2)" },
     Flag { name: "compact-aux", value: Some("SPEC"), help: "beyond the paper: mix same-game and material pairs into the compact phase, e.g. progress=0.3,gap=8,material=0.1 (default none)" },
     Flag { name: "pos2vec-subset", value: Some("N"), help: "Pos2Vec on a fixed subset of N won-game and N lost-game positions drawn once (the paper's, N = 1,000,000: the paper profile's default); 0: fresh draws each epoch in proportion to the pools (the other profiles')" },
+    Flag { name: "epochs-cap", value: Some("N"), help: "at most N epochs in every stage (a timing run: --profile paper --epochs-cap 1 measures an epoch of each phase)" },
     Flag { name: "distill-epochs", value: Some("N"), help: "epochs of the distillation's pair phase instead of the profile's" },
     Flag { name: "value-arch", value: Some("ARCH"), help: "the value student's layers, kept by the searched rounds, e.g. 773-64-32-1 (default 773-32-32-1, the compact net's tower, which it starts from)" },
     Flag { name: "searched-rounds", value: Some("N"), help: "rounds of the searched phase (default 1): round k learns the searches of round k-1's net, value-searched-k.dcw; more rounds continue a run" },

@@ -216,5 +216,26 @@ pub fn overrides(cli: &TrainCli, mut prof: Profile) -> Result<Profile, CliError>
     if let Some(a) = p.get("compact-aux") {
         prof.compact_aux = AuxPairs::parse(a).map_err(|e| cli.usage(format!("bad --compact-aux '{a}': {e}")))?;
     }
+    // A timing run: every stage's epochs capped, so a long schedule's wall time can be
+    // computed from measured epochs (docs/benchmarks.md, the paper profile's wall time).
+    if p.get("epochs-cap").is_some() {
+        let cap: usize = p.get_or("train", "epochs-cap", 0)?;
+        if cap == 0 {
+            return Err(cli.usage("--epochs-cap must be at least 1".to_string()));
+        }
+        for c in [
+            &mut prof.pos2vec,
+            &mut prof.siamese,
+            &mut prof.distill_tower,
+            &mut prof.distill_full,
+            &mut prof.compact,
+            &mut prof.value,
+            &mut prof.searched,
+            &mut prof.scratch_pos2vec,
+            &mut prof.scratch_siamese,
+        ] {
+            c.epochs = c.epochs.min(cap);
+        }
+    }
     Ok(prof)
 }
