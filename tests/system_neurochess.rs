@@ -74,6 +74,12 @@ fn the_tempo_option_is_measured_or_refused() {
     let o = deepchess(&["bench", "--depth", "1", "--eval", "neurochess-bp", "--option", "Tempo=auto"]);
     let err = text(&o.stderr);
     assert!(o.status.success() && err.contains("tempo +"), "{err}");
+    // The search sees it: another tree.
+    let nodes = |t: &str| {
+        let o = deepchess(&["bench", "--depth", "4", "--eval", "neurochess-bp", "--option", &format!("Tempo={t}")]);
+        text(&o.stdout).lines().find_map(|l| l.strip_prefix("Nodes searched: ").map(|n| n.trim().parse::<u64>().unwrap())).unwrap()
+    };
+    assert_ne!(nodes("0"), nodes("auto"));
     let o = deepchess(&["bench", "--depth", "1", "--eval", "neurochess-bp", "--option", "Tempo=7"]);
     assert!(!o.status.success() && text(&o.stderr).contains("Tempo: '7' is not one of 0, auto"), "{}", text(&o.stderr));
 }

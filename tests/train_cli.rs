@@ -424,14 +424,14 @@ fn cli_resume_refuses_other_settings() {
     refused(&["--resume", "--profile", "quick"], "--profile: this run was made with 'tiny', resumed with 'quick'");
     refused(&["--resume", "--profile", "tiny", "--seed", "2"], "--seed: this run was made with '1', resumed with '2'");
     refused(&["--resume", "--profile", "tiny", "--no-mirror"], "this run was made with 'true', resumed with 'false'");
-    refused(&["--resume", "--profile", "tiny", "--siamese-epochs", "5"], "siamese epochs (--siamese-epochs or the profile): this run was made with '3', resumed with '5'");
+    refused(&["--resume", "--profile", "tiny", "--siamese-epochs", "5"], "siamese epochs (--siamese-epochs, --epochs-cap or the profile): this run was made with '3', resumed with '5'");
     refused(&["--resume", "--profile", "tiny", "--max-positions", "100"], "--max-positions: this run was made with 'all', resumed with '100'");
     refused(&["--resume", "--profile", "tiny", "--distill-arch", "773-32-32-32/32-32-2"], "--distill-arch");
     refused(&["--resume", "--profile", "tiny", "--compact-aux", "material=0.5"], "--compact-aux");
     refused(&["--resume", "--profile", "tiny", "--value-arch", "773-64-32-1"], "--value-arch: this run was made with '773-32-32-1', resumed with '773-64-32-1'");
     refused(&["--resume", "--profile", "tiny", "--precision", "bf16"], "--precision: this run was made with 'f32', resumed with 'bf16'");
     // --epochs-cap caps every stage (tiny's Siamese phase has 3), so a capped resume is refused.
-    refused(&["--resume", "--profile", "tiny", "--epochs-cap", "1"], "siamese epochs (--siamese-epochs or the profile): this run was made with '3', resumed with '1'");
+    refused(&["--resume", "--profile", "tiny", "--epochs-cap", "1"], "siamese epochs (--siamese-epochs, --epochs-cap or the profile): this run was made with '3', resumed with '1'");
     let o = train(&["--resume", "--profile", "tiny", "--epochs-cap", "0"]);
     assert!(o.status.code() == Some(2) && String::from_utf8_lossy(&o.stderr).contains("--epochs-cap must be at least 1"), "{}", String::from_utf8_lossy(&o.stderr));
     // Without --resume the folder is never reused.

@@ -324,7 +324,7 @@ pub const SYSTEM: System = System {
          \n\
          The run's settings are recorded in its folder (run.txt). --resume refuses to continue\n\
          with a different profile, dataset content, seed, --max-positions, --no-mirror,\n\
-         --siamese-epochs, --distill-epochs, --distill-arch, --value-arch, --compact-aux or --precision. --threads and\n\
+         --siamese-epochs, --distill-epochs, --epochs-cap, --distill-arch, --value-arch, --compact-aux or --precision. --threads and\n\
          --phases may change between invocations, and --data may name a moved copy of the\n\
          same dataset files.",
     flags: FLAGS,
@@ -567,9 +567,9 @@ fn run_settings(s: &mut RunSettings, prof: &Profile, data: &Path, max_positions:
     s.add("val_pairs", prof.val_pairs, "validation pairs (the profile)", Kind::FromProfile);
     let stages: [(&str, &StageCfg, &str); 9] = [
         ("pos2vec", &prof.pos2vec, ""),
-        ("siamese", &prof.siamese, "--siamese-epochs or "),
+        ("siamese", &prof.siamese, "--siamese-epochs, "),
         ("distill_tower", &prof.distill_tower, ""),
-        ("distill_full", &prof.distill_full, "--distill-epochs or "),
+        ("distill_full", &prof.distill_full, "--distill-epochs, "),
         ("compact", &prof.compact, ""),
         ("value", &prof.value, ""),
         ("searched", &prof.searched, ""),
@@ -577,7 +577,7 @@ fn run_settings(s: &mut RunSettings, prof: &Profile, data: &Path, max_positions:
         ("scratch_siamese", &prof.scratch_siamese, ""),
     ];
     for (name, c, flag) in stages {
-        s.add(&format!("{name}.epochs"), c.epochs, &format!("{name} epochs ({flag}the profile)"), Kind::FromProfile);
+        s.add(&format!("{name}.epochs"), c.epochs, &format!("{name} epochs ({flag}--epochs-cap or the profile)"), Kind::FromProfile);
         let rest = format!("samples {}, batch {}, {}", c.samples, c.batch, c.opt.describe());
         s.add(name, rest, &format!("{name} schedule (the profile)"), Kind::FromProfile);
     }

@@ -75,7 +75,9 @@ pub struct Sense {
 }
 
 /// `pos` with White to move and with Black to move (the other by a null move; `None` in
-/// check, where the other side cannot be to move).
+/// check, where the other side cannot be to move). The null move also adds a ply to the
+/// fifty-move clock and clears an en-passant square, both of which V reads: a small
+/// difference beside the side to move, of either sign as the original mover is White or Black.
 fn both_to_move(pos: &Position) -> Option<(Position, Position)> {
     if pos.is_check() {
         return None;
