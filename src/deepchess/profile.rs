@@ -218,24 +218,20 @@ pub fn overrides(cli: &TrainCli, mut prof: Profile) -> Result<Profile, CliError>
     }
     // A timing run: every stage's epochs capped, so a long schedule's wall time can be
     // computed from measured epochs (docs/benchmarks.md, the paper profile's wall time).
-    if p.get("epochs-cap").is_some() {
-        let cap: usize = p.get_or("train", "epochs-cap", 0)?;
-        if cap == 0 {
-            return Err(cli.usage("--epochs-cap must be at least 1".to_string()));
-        }
-        for c in [
-            &mut prof.pos2vec,
-            &mut prof.siamese,
-            &mut prof.distill_tower,
-            &mut prof.distill_full,
-            &mut prof.compact,
-            &mut prof.value,
-            &mut prof.searched,
-            &mut prof.scratch_pos2vec,
-            &mut prof.scratch_siamese,
-        ] {
-            c.epochs = c.epochs.min(cap);
-        }
+    let mut cap = usize::MAX;
+    cli.set("epochs-cap", &mut cap, |&e| e >= 1, "must be at least 1")?;
+    for c in [
+        &mut prof.pos2vec,
+        &mut prof.siamese,
+        &mut prof.distill_tower,
+        &mut prof.distill_full,
+        &mut prof.compact,
+        &mut prof.value,
+        &mut prof.searched,
+        &mut prof.scratch_pos2vec,
+        &mut prof.scratch_siamese,
+    ] {
+        c.epochs = c.epochs.min(cap);
     }
     Ok(prof)
 }
