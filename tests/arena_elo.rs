@@ -222,3 +222,56 @@ fn gauntlet_fit_command_reads_match_pgns() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/x.pgn"));
 }
+
+/// `clock-fit` reads a line through match results given by hand or as match PGNs (scored by
+/// game pairs, as the match scores them), finds where it reaches level, and refuses files it
+/// cannot pair.
+#[test]
+fn clock_fit_command_fits_the_line_and_reads_match_pgns() {
+    use std::process::Command;
+    let bin = common::exe();
+    let run = |args: &[&str]| Command::new(bin).arg("clock-fit").args(args).output().unwrap();
+    // Exactly on Elo = −120 + 30 per doubling from 4 s a side: level at 4·2⁴ = 64 s.
+    let o = run(&["4:-120:20", "8:-90:20", "16:-60:20", "32:-30:20", "--at", "128"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("+30.0 ± ") && out.contains("chi-square 0.00 on 2"), "{out}");
+    assert!(out.contains("(64 s a side)") && out.contains("Fieller"), "{out}");
+    assert!(out.contains("at 128 (128 s a side): +30.0") && out.contains("an extrapolation"), "{out}");
+    // A flat, noisy curve: no interval claimed.
+    let o = run(&["2+0.02:-100:40", "10+0.1:-95:40", "40+0.4:-102:40"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("not distinguished from 0"), "{}", String::from_utf8_lossy(&o.stdout));
+
+    // Two match PGNs: pairs by the Round tag, the player either colour.
+    let dir = common::TempDir::new("clock-fit");
+    let game = |n: u32, white: &str, black: &str, result: &str| {
+        format!("[Event \"m\"]\n[Round \"{n}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n1. e4 e5 {result}\n\n")
+    };
+    let short = [game(1, "dc", "hc", "0-1"), game(2, "hc", "dc", "1-0"), game(3, "dc", "hc", "1/2-1/2"), game(4, "hc", "dc", "1-0"), game(5, "dc", "hc", "1-0"), game(6, "hc", "dc", "1-0")].concat();
+    let long = [game(1, "dc", "hc", "1-0"), game(2, "hc", "dc", "1/2-1/2"), game(3, "dc", "hc", "1/2-1/2"), game(4, "hc", "dc", "0-1"), game(5, "dc", "hc", "0-1"), game(6, "hc", "dc", "1/2-1/2")].concat();
+    let (a, b) = (dir.join("a.pgn"), dir.join("b.pgn"));
+    std::fs::write(&a, short).unwrap();
+    std::fs::write(&b, long).unwrap();
+    let (sa, sb) = (format!("2+0.02:{}", a.display()), format!("40+0.4:{}", b.display()));
+    let o = run(&["--player", "dc", &sa, &sb]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.contains("6 games, 3 pairs") && out.contains("line: +"), "{out}");
+    // The wrong player, a game without a number, a third game in a pair: errors, exit 1.
+    let o = run(&["--player", "nobody", &sa, &sb]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not nobody's"));
+    std::fs::write(&b, game(1, "dc", "hc", "1-0").replace("[Round \"1\"]\n", "")).unwrap();
+    let o = run(&["--player", "dc", &sa, &sb]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Round"));
+    std::fs::write(&b, [game(1, "dc", "hc", "1-0"), game(2, "hc", "dc", "1-0"), game(1, "dc", "hc", "1-0")].concat()).unwrap();
+    let o = run(&["--player", "dc", &sa, &sb]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("more than two games"));
+    // Bad specs: usage errors, exit 2.
+    for bad in [vec!["4:-120:20"], vec!["4:-120:20", "x:1:2"], vec!["4:-120:20", "8:1:0"], vec!["4:1:2", "8:3:4", "--elo", "abc"]] {
+        let o = run(&bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+    }
+}

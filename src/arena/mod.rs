@@ -7,6 +7,7 @@
 //! positions with an engine (seed 001's labelled sets).
 
 pub mod adjudication;
+pub mod clock_curve;
 pub mod curve;
 pub mod curve_seeds;
 pub mod datagen;

@@ -7,6 +7,7 @@ mod bench;
 mod bench_perft;
 mod bench_tensor;
 mod bench_pgn;
+mod clock_fit;
 mod curves;
 mod data;
 mod datagen;
@@ -50,6 +51,7 @@ const GENERIC: &[Command] = &[
     Command { name: "escape", synopsis: "--player NAME[=NET]...", about: "seed 002's escape milestone: how often a player saves a hanging piece", run: escape::run },
     Command { name: "curves", synopsis: "DIR... [--diff A:B]", about: "several runs (seeds) of one learning curve: means, intervals, power", run: curves::run },
     Command { name: "gauntlet-fit", synopsis: "LEVEL:W-D-L|FILE ...", about: "rating on an opponent's scale from several levels", run: gauntlet_fit::run },
+    Command { name: "clock-fit", synopsis: "TC:ELO:BAR|TC:FILE ...", about: "a time-control curve as a line; the clock where it reaches level", run: clock_fit::run },
     Command { name: "bench-perft", synopsis: "[--runs N]", about: "perft speed against Stockfish's 'go perft'", run: bench_perft::run },
     Command { name: "bench-pgn", synopsis: "--pgn FILE", about: "PGN ingest speed against pgn-extract", run: bench_pgn::run },
     Command { name: "bench-tensor", synopsis: "[--reps N] [--quick]", about: "numeric kernels, RBM training, conv (vs numpy, sklearn, torch if present)", run: bench_tensor::run },
