@@ -392,9 +392,7 @@ impl driver::Recipe for Recipe {
     type Inputs = Inputs;
     type Outcome = Vec<Trained>;
 
-    fn profiles() -> &'static [(&'static str, fn() -> Profile)] {
-        PROFILES
-    }
+    const PROFILES: &'static [(&'static str, fn() -> Profile)] = PROFILES;
 
     fn setup(cli: &TrainCli, prof: Profile) -> Result<Setup, CliError> {
         let p = cli.p;

@@ -401,9 +401,7 @@ impl driver::Recipe for Recipe {
     type Inputs = Inputs;
     type Outcome = Trained;
 
-    fn profiles() -> &'static [(&'static str, fn() -> Profile)] {
-        PROFILES
-    }
+    const PROFILES: &'static [(&'static str, fn() -> Profile)] = PROFILES;
 
     fn setup(cli: &TrainCli, mut prof: Profile) -> Result<Setup, CliError> {
         let p = cli.p;

@@ -324,9 +324,7 @@ impl driver::Recipe for Recipe {
     type Inputs = ();
     type Outcome = ();
 
-    fn profiles() -> &'static [(&'static str, fn() -> Profile)] {
-        PROFILES
-    }
+    const PROFILES: &'static [(&'static str, fn() -> Profile)] = PROFILES;
 
     fn setup(cli: &TrainCli, mut prof: Profile) -> Result<Profile, CliError> {
         let p = cli.p;

@@ -47,7 +47,7 @@ pub trait Recipe {
     type Outcome;
 
     /// The profiles `--profile` takes, in the order help lists them.
-    fn profiles() -> &'static [(&'static str, fn() -> Self::Profile)];
+    const PROFILES: &'static [(&'static str, fn() -> Self::Profile)];
     /// The flags applied to `profile`, each checked (a usage error in the system's words).
     fn setup(cli: &TrainCli, profile: Self::Profile) -> Result<Self::Setup, CliError>;
     /// A look at the thread count once known (the DBN's `--jobs` shares the cores with it).
@@ -70,7 +70,7 @@ pub trait Recipe {
 /// train`, or `deepchess train --system NAME`), the start of its usage errors.
 pub fn run<R: Recipe>(p: &Parsed, cmd: &str) -> Result<(), CliError> {
     let cli = TrainCli::new(p, cmd);
-    let (profile, prof) = cli.profile(R::DEFAULT_PROFILE, R::profiles())?;
+    let (profile, prof) = cli.profile(R::DEFAULT_PROFILE, R::PROFILES)?;
     let mut setup = R::setup(&cli, prof)?;
     let threads = cli.threads(&R::THREADS)?;
     R::threads_chosen(&cli, &mut setup, threads)?;
