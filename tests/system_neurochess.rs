@@ -68,7 +68,8 @@ fn the_moves_worth_reads_the_side_to_move() {
 }
 
 /// Option `Tempo` of the NeuroChess players: `auto` measures the net's own move's worth and
-/// says the tempo it adds; a value outside the list is refused with the list.
+/// says the tempo it adds, `auto+N` adds N more; a value outside the list is refused with the
+/// list.
 #[test]
 fn the_tempo_option_is_measured_or_refused() {
     let o = deepchess(&["bench", "--depth", "1", "--eval", "neurochess-bp", "--option", "Tempo=auto"]);
@@ -79,7 +80,9 @@ fn the_tempo_option_is_measured_or_refused() {
         let o = deepchess(&["bench", "--depth", "4", "--eval", "neurochess-bp", "--option", &format!("Tempo={t}")]);
         text(&o.stdout).lines().find_map(|l| l.strip_prefix("Nodes searched: ").map(|n| n.trim().parse::<u64>().unwrap())).unwrap()
     };
-    assert_ne!(nodes("0"), nodes("auto"));
+    let auto = nodes("auto");
+    assert_ne!(nodes("0"), auto);
+    assert_ne!(nodes("auto+30"), auto);
     let o = deepchess(&["bench", "--depth", "1", "--eval", "neurochess-bp", "--option", "Tempo=7"]);
     assert!(!o.status.success() && text(&o.stderr).contains("Tempo: '7' is not one of 0, auto"), "{}", text(&o.stderr));
 }
