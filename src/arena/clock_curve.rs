@@ -12,6 +12,7 @@
 //! normal estimates): bounded only when the slope is distinguished from 0.
 
 use super::elo::Z95;
+use super::match_runner::Limit;
 
 /// One match: its clock in seconds a side and its Elo with a standard error.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,24 +25,14 @@ pub struct ClockPoint {
 /// Seconds a side over a game of `MOVES` moves: the base time and that many increments.
 pub const MOVES: f64 = 60.0;
 
-/// `BASE+INC` or `BASE` (seconds) as seconds a side over a game of [`MOVES`] moves.
+/// `BASE+INC` or `BASE` (seconds, as a match's `tc=` takes them) as seconds a side over a
+/// game of [`MOVES`] moves.
 pub fn clock_seconds(tc: &str) -> Result<f64, String> {
-    let (base, inc) = match tc.split_once('+') {
-        Some((b, i)) => (b, i),
-        None => (tc, "0"),
-    };
-    let num = |s: &str, what: &str| -> Result<f64, String> {
-        let v: f64 = s.trim().parse().map_err(|_| format!("clock '{tc}': the {what} '{s}' is not a number of seconds"))?;
-        if !v.is_finite() || v < 0.0 {
-            return Err(format!("clock '{tc}': the {what} must be a finite number of seconds, at least 0"));
-        }
-        Ok(v)
-    };
-    let t = num(base, "base")? + MOVES * num(inc, "increment")?;
-    if t <= 0.0 {
-        return Err(format!("clock '{tc}': no time at all"));
+    match Limit::parse("tc", tc) {
+        Some(Ok(Limit::Clock { base, inc })) => Ok(base.as_secs_f64() + MOVES * inc.as_secs_f64()),
+        Some(Err(e)) => Err(format!("clock {e}")),
+        _ => Err(format!("clock '{tc}': wants SECONDS or SECONDS+INCREMENT")),
     }
-    Ok(t)
 }
 
 /// The fitted line.
@@ -69,7 +60,7 @@ pub enum Crossing {
     /// Estimate and 95 % interval, seconds a side.
     Bounded { at: f64, lo: f64, hi: f64 },
     /// The slope is not distinguished from 0 at 95 %: the interval is unbounded. `at` is the
-    /// point estimate when the slope has the sign that reaches the Elo (else `None`).
+    /// line's point estimate (`None` for a slope of exactly 0).
     Unbounded { at: Option<f64> },
 }
 
