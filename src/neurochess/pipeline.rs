@@ -41,6 +41,9 @@ pub struct Profile {
     pub model: ModelCfg,
     /// M predicts the change, `M(x) = x + f(x)` (beyond the seed: `--model residual`).
     pub residual_model: bool,
+    /// The share of M's pairs also taken with one piece that neither move touches off both
+    /// boards (beyond the seed: `--model-counterfactual`, [`super::data::pairs_with`]).
+    pub model_counterfactual: f64,
     /// Feature groups whose features get no EBNN slope (`--slopes-off`, beyond the seed).
     pub slopes_off: Vec<&'static str>,
     /// V's hidden units (the seed's Table 1: 80).
@@ -69,6 +72,7 @@ impl Profile {
             model_pairs: 600_000,
             model: ModelCfg { epochs: 6, batch: 256, lr: 1e-3 },
             residual_model: false,
+            model_counterfactual: 0.0,
             slopes_off: Vec::new(),
             hidden: MAX_HIDDEN,
             td: TdCfg { gamma: 0.98, final_weight: 20.0, final_both: false, quiet_both: false, slope_weight: 0.1, reliability: false, batch: 32, passes: 4, depth: 2 },
@@ -124,7 +128,8 @@ impl Profile {
     pub fn describe_model(&self) -> String {
         let on = if self.features == FeatureSet::Ours { String::new() } else { format!(", on the {} features", self.features.name()) };
         let change = if self.residual_model { ", predicting the change (M(x) = x + f(x))" } else { "" };
-        format!("M on {} pairs ({} epochs, batch {}, Adam {}){on}{change}", self.model_pairs, self.model.epochs, self.model.batch, self.model.lr)
+        let cf = if self.model_counterfactual > 0.0 { format!(", each with probability {} also with one untouched piece off both boards", self.model_counterfactual) } else { String::new() };
+        format!("M on {} pairs ({} epochs, batch {}, Adam {}){on}{change}{cf}", self.model_pairs, self.model.epochs, self.model.batch, self.model.lr)
     }
 
     /// What V's training is, beside the seed, the expert games, the variant and (EBNN) M.
@@ -209,7 +214,7 @@ pub fn run(out: &Path, prof: &Profile, expert: &Expert, variants: &[Variant], se
             let mmeta = parts.model.header(meta);
             let train_refs: Vec<&Line> = expert.train.iter().collect();
             let t = Instant::now();
-            let train: Pairs = pairs(prof.features, &train_refs, prof.model_pairs, seed ^ 1);
+            let train: Pairs = super::data::pairs_with(prof.features, &train_refs, prof.model_pairs, seed ^ 1, prof.model_counterfactual);
             let mut m = Model::with_features(prof.features, &mut Rng::new(seed ^ 0x40DE1)).residual(prof.residual_model);
             eprintln!("== chess model M {} on {} pairs of {} expert games ({} held-out pairs, {:.1}s to build)", m.describe(), train.len(), train.games, valid.len(), t.elapsed().as_secs_f64());
             let mut ctx = Ctx::new(&model_dir, seed, resume, mmeta.clone())?;
@@ -358,6 +363,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "slope-weight", value: Some("X"), help: "Tangent-Prop's weight λ of the slope term (default 0.1; the seed gives none)" },
     Flag { name: "features", value: Some("SET"), help: "the board features V and M see: gnu (GNU Chess's evaluation terms, eval::gnu: the seed's 'original GNU-Chess features', the default) or ours (175)" },
     Flag { name: "model", value: Some("FORM"), help: "M's form: plain (the seed's, the default) or residual (M predicts the change, M(x) = x + f(x): its Jacobian holds the identity, so a feature that persists keeps its slope; beyond the seed)" },
+    Flag { name: "model-counterfactual", value: Some("SHARE"), help: "0 to 1: that share of M's pairs is also taken with one piece that neither move touches off both boards, so M sees material change while the rest of the board stays (default 0, the seed's; beyond the seed)" },
     Flag { name: "slopes-off", value: Some("GROUP"), help: "no EBNN slope on this feature group's features (a name of M's error table, e.g. material; repeatable; beyond the seed)" },
     Flag { name: "slopes", value: Some("W"), help: "constant (λ for every slope, the default) or reliability (λ times M's reliability on the slope's own transition, as the seed cites)" },
     Flag { name: "expert-low", value: Some("X"), help: "the expert prefix is at least this share of its game, 0 to 1 (default 0.8)" },
@@ -416,6 +422,7 @@ impl driver::Recipe for Recipe {
                 _ => return Err(cli.usage(format!("bad --model '{f}' (plain, residual)"))),
             };
         }
+        cli.set("model-counterfactual", &mut prof.model_counterfactual, |x| (0.0..=1.0).contains(x), "must be 0 to 1")?;
         if let Some(f) = p.get("features") {
             prof.features = FeatureSet::parse(f).ok_or_else(|| cli.usage(format!("bad --features '{f}' (ours, gnu)")))?;
         }
