@@ -36,9 +36,14 @@ pub struct GroupSlopes {
 /// The diagonal of M's Jacobian at `x`: `∂M_i/∂x_i = Σ_j W1[i, j]·(1 − h_j²)·W2[j, i]`, plus 1
 /// when M predicts the change.
 pub fn jacobian_diagonal(m: &Model, x: &[f32], out: &mut [f32]) {
-    let n = m.width();
-    let (mut h, mut y) = (Vec::new(), vec![0.0f32; n]);
+    let (mut h, mut y) = (Vec::new(), vec![0.0f32; m.width()]);
     m.forward(x, &mut h, &mut y);
+    jacobian_diagonal_at(m, &h, out);
+}
+
+/// [`jacobian_diagonal`] at a board whose hidden activations `h` [`Model::forward`] has made.
+pub fn jacobian_diagonal_at(m: &Model, h: &[f32], out: &mut [f32]) {
+    let n = m.width();
     let (w1, w2) = (m.params.value(m.w1).data(), m.params.value(m.w2).data());
     let hidden = h.len();
     for (i, o) in out.iter_mut().enumerate().take(n) {
@@ -64,10 +69,11 @@ pub fn by_group(m: &Model, v: &Value, pairs: &Pairs, gamma: f32) -> Vec<GroupSlo
         v.input_gradient(&pass, &mut own);
         v.forward(x2, &mut pass2);
         v.input_gradient(&pass2, &mut next);
-        m.vjp(x, &next, &mut target);
-        target.iter_mut().for_each(|t| *t *= gamma);
-        jacobian_diagonal(m, x, &mut diag);
+        // M once per pair: its activations serve the slope target, the diagonal and M(x_t).
         m.forward(x, &mut h, &mut y);
+        m.vjp_at(&h, &next, &mut target);
+        target.iter_mut().for_each(|t| *t *= gamma);
+        jacobian_diagonal_at(m, &h, &mut diag);
         for (f, mo) in moments.iter_mut().enumerate() {
             let (a, b, c) = (x[f] as f64, x2[f] as f64, y[f] as f64);
             for (k, v) in [a, a * a, a * b, b, a * c, c].into_iter().enumerate() {
