@@ -3,8 +3,7 @@
 //! the tape (`tensor::autograd`) from expert games' pairs; EBNN needs only its vector–Jacobian
 //! product, [`Model::vjp`]. Parameter names: `m.w1` (F × 165), `m.b1`, `m.w2` (165 × F), `m.b2`.
 
-use super::feature_set::FeatureSet;
-use super::model::{tag, TAGS};
+use super::feature_set::{header_tag as tag, FeatureSet, TAGS};
 use crate::tensor::{params_of, Architecture, Field, Init, Layer, Matrix, NetFile, ParamId, Params, Result, Rng, Value as FieldValue, Values};
 
 /// M's hidden width (the seed's 165).

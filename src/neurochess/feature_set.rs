@@ -113,6 +113,15 @@ pub fn gnu_features_into(pos: &Position, out: &mut [f32]) {
     out[2 * gnu::N + 1] = if pos.turn() == Color::White { 1.0 } else { -1.0 };
 }
 
+/// The feature sets' tags as the nets' headers name them, in [`FeatureSet::ALL`]'s order: the
+/// words an architecture's form accepts ([`FeatureSet::tag`] gives the same, kept equal by a test).
+pub const TAGS: &[&str] = &["175", "gnu58"];
+
+/// A feature set's tag as [`TAGS`] holds it (a `&'static str`, as an architecture's fields want).
+pub fn header_tag(f: FeatureSet) -> &'static str {
+    TAGS[FeatureSet::ALL.iter().position(|&x| x == f).expect("every feature set")]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

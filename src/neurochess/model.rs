@@ -18,14 +18,13 @@
 //! when H = 0), `v.b2`; M `m.w1` (F × 165), `m.b1`, `m.w2` (165 × F), `m.b2`.
 
 pub use super::feature_set::FeatureSet;
+use super::feature_set::{header_tag as tag, TAGS};
 use crate::tensor::{params_of, Architecture, Field, Init, Layer, Matrix, NetFile, ParamId, Params, Result, Rng, Value as FieldValue, Values};
 
 pub use super::chess_model::{Model, ModelArch, MODEL_HIDDEN};
 /// The most hidden units V may have (the seed's 80).
 pub const MAX_HIDDEN: usize = 80;
 
-/// The feature sets' tags, as a header names them (`FeatureSet::tag`, kept equal by a test).
-pub(super) const TAGS: &[&str] = &["175", "gnu58"];
 
 /// V's architecture, `175-H-1` (`gnu58-H-1` on GNU Chess's terms): the feature set, the
 /// hidden units (0 to 80; 0: V is linear), one output.
@@ -54,11 +53,6 @@ impl Architecture for ValueArch {
         }
         vec![Layer::Named { weight: "v.w1", bias: "v.b1", inputs: n, outputs: self.hidden }, Layer::Named { weight: "v.w2", bias: "v.b2", inputs: self.hidden, outputs: 1 }]
     }
-}
-
-/// A feature set's tag as [`TAGS`] holds it.
-pub(super) fn tag(f: FeatureSet) -> &'static str {
-    TAGS[FeatureSet::ALL.iter().position(|&x| x == f).expect("every feature set")]
 }
 
 /// The evaluation net V.
