@@ -3,7 +3,7 @@
 //! the tape (`tensor::autograd`) from expert games' pairs; EBNN needs only its vector–Jacobian
 //! product, [`Model::vjp`]. Parameter names: `m.w1` (F × 165), `m.b1`, `m.w2` (165 × F), `m.b2`.
 
-use super::feature_set::{header_tag as tag, FeatureSet, TAGS};
+use super::feature_set::{FeatureSet, TAGS};
 use crate::tensor::{params_of, Architecture, Field, Init, Layer, Matrix, NetFile, ParamId, Params, Result, Rng, Value as FieldValue, Values};
 
 /// M's hidden width (the seed's 165).
@@ -30,7 +30,7 @@ impl Architecture for ModelArch {
 
     fn values(&self) -> Vec<FieldValue> {
         let skip = if self.residual { "+x" } else { "" };
-        vec![FieldValue::Word(tag(self.features)), FieldValue::Width(MODEL_HIDDEN), FieldValue::Word(tag(self.features)), FieldValue::Word(skip)]
+        vec![FieldValue::Word(self.features.tag()), FieldValue::Width(MODEL_HIDDEN), FieldValue::Word(self.features.tag()), FieldValue::Word(skip)]
     }
 
     fn from_values(mut v: Values) -> std::result::Result<ModelArch, String> {

@@ -108,7 +108,11 @@ pub fn pairs_with(fs: FeatureSet, games: &[&Line], max: usize, seed: u64, counte
         let mut f = vec![0.0f32; fs.width()];
         fs.features_into(g.position(), &mut f);
         boards.push(f.clone());
-        positions.push(*g.position());
+        // The positions themselves only where counterfactual pairs are drawn from them.
+        let keep_positions = counterfactual > 0.0;
+        if keep_positions {
+            positions.push(*g.position());
+        }
         for &m in moves.iter() {
             if !g.position().is_legal(m) {
                 break;
@@ -116,7 +120,9 @@ pub fn pairs_with(fs: FeatureSet, games: &[&Line], max: usize, seed: u64, counte
             g.play_unchecked(m);
             fs.features_into(g.position(), &mut f);
             boards.push(f.clone());
-            positions.push(*g.position());
+            if keep_positions {
+                positions.push(*g.position());
+            }
         }
         for t in chosen.into_iter().filter(|t| t + 2 < boards.len()) {
             if plain >= max {

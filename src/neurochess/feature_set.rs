@@ -46,13 +46,10 @@ impl FeatureSet {
         }
     }
 
-    /// The set's name in an architecture string: `175` (the files written before there was a
-    /// choice) or `gnu58`.
-    pub fn tag(self) -> String {
-        match self {
-            FeatureSet::Ours => FEATURES.to_string(),
-            FeatureSet::Gnu => format!("gnu{GNU_WIDTH}"),
-        }
+    /// The set's name in an architecture string, as [`TAGS`] holds it: `175` (the files
+    /// written before there was a choice) or `gnu58`.
+    pub fn tag(self) -> &'static str {
+        TAGS[FeatureSet::ALL.iter().position(|&x| x == self).expect("every feature set")]
     }
 
     pub fn from_tag(tag: &str) -> Option<FeatureSet> {
@@ -114,13 +111,8 @@ pub fn gnu_features_into(pos: &Position, out: &mut [f32]) {
 }
 
 /// The feature sets' tags as the nets' headers name them, in [`FeatureSet::ALL`]'s order: the
-/// words an architecture's form accepts ([`FeatureSet::tag`] gives the same, kept equal by a test).
+/// words an architecture's form accepts (a test holds them to the sets' widths).
 pub const TAGS: &[&str] = &["175", "gnu58"];
-
-/// A feature set's tag as [`TAGS`] holds it (a `&'static str`, as an architecture's fields want).
-pub fn header_tag(f: FeatureSet) -> &'static str {
-    TAGS[FeatureSet::ALL.iter().position(|&x| x == f).expect("every feature set")]
-}
 
 #[cfg(test)]
 mod tests {
@@ -136,6 +128,9 @@ mod tests {
         }
         assert_eq!(FeatureSet::Ours.tag(), "175");
         assert_eq!(FeatureSet::Gnu.tag(), "gnu58");
+        // The tags name the widths (the architecture strings' shapes).
+        assert_eq!(FeatureSet::Ours.tag(), FEATURES.to_string());
+        assert_eq!(FeatureSet::Gnu.tag(), format!("gnu{GNU_WIDTH}"));
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! when H = 0), `v.b2`; M `m.w1` (F × 165), `m.b1`, `m.w2` (165 × F), `m.b2`.
 
 pub use super::feature_set::FeatureSet;
-use super::feature_set::{header_tag as tag, TAGS};
+use super::feature_set::TAGS;
 use crate::tensor::{params_of, Architecture, Field, Init, Layer, Matrix, NetFile, ParamId, Params, Result, Rng, Value as FieldValue, Values};
 
 pub use super::chess_model::{Model, ModelArch, MODEL_HIDDEN};
@@ -38,7 +38,7 @@ impl Architecture for ValueArch {
     const FORM: &'static [Field] = &[Field::Word { name: "features", words: TAGS }, Field::Text("-"), Field::Width { name: "hidden", min: 0, max: MAX_HIDDEN }, Field::Text("-1")];
 
     fn values(&self) -> Vec<FieldValue> {
-        vec![FieldValue::Word(tag(self.features)), FieldValue::Width(self.hidden)]
+        vec![FieldValue::Word(self.features.tag()), FieldValue::Width(self.hidden)]
     }
 
     fn from_values(mut v: Values) -> std::result::Result<ValueArch, String> {
