@@ -168,10 +168,13 @@ fn a_tiny_run_on_our_features_with_reliable_slopes() {
     assert!(!o.status.success() && text(&o.stderr).contains("--final-boards 'all'"), "{}", text(&o.stderr));
     let o = tiny(&dir.join("bad"), &["--quiescent", "neither"], false);
     assert!(!o.status.success() && text(&o.stderr).contains("--quiescent 'neither'"), "{}", text(&o.stderr));
+    let o = tiny(&dir.join("bad"), &["--slope-space", "probit"], false);
+    assert!(!o.status.success() && text(&o.stderr).contains("--slope-space 'probit'"), "{}", text(&o.stderr));
 }
 
-/// EBNN with no slopes on a feature group: the run says so in its schedule and trains; its V
-/// differs from the run with every slope (the groups' slopes were left out, not ignored).
+/// EBNN with no slopes on a feature group, or with its slopes in V's logit: the run says so in
+/// its schedule and trains; its V differs from the run with every slope in V's own space (the
+/// groups' slopes were left out, the logit's taken, not ignored).
 #[test]
 fn slopes_left_off_a_group_change_ebnn_s_v() {
     let dir = TempDir::new("nc-off");
@@ -186,6 +189,13 @@ fn slopes_left_off_a_group_change_ebnn_s_v() {
     let w = |v: &deepchess::neurochess::model::Value| v.weights().0.to_vec();
     assert_eq!(w(&a).len(), w(&b).len());
     assert_ne!(w(&a), w(&b), "the slopes left off changed nothing");
+    // Slopes carried in V's logit: said in the schedule, and a different V.
+    let logit = dir.join("logit");
+    finished(&logit, &["--variants", "ebnn", "--slope-space", "logit"]);
+    let run = std::fs::read_to_string(logit.join("run.txt")).unwrap();
+    assert!(run.contains("slopes carried in V's logit"), "{run}");
+    let (c, _) = deepchess::neurochess::model::Value::load(&logit.join("ebnn/v.dcw")).unwrap();
+    assert_ne!(w(&a), w(&c), "the slopes in the logit changed nothing");
 }
 
 /// A bad list or a bad flag is named.

@@ -148,7 +148,13 @@ impl Value {
 
     /// ∇ₓV at the board of `pass` (after [`Value::forward`]), into `g` (F).
     pub fn input_gradient(&self, pass: &Pass, g: &mut [f32]) {
-        let a = 1.0 - pass.v * pass.v;
+        self.input_gradient_scaled(pass, 1.0 - pass.v * pass.v, g);
+    }
+
+    /// `a·∇ₓu` at the board of `pass`, u V's logit (V = tanh u): `a = 1 − V²` gives ∇ₓV;
+    /// another board's `1 − V²` gives the slope the logit's slope would have at that board's
+    /// level (EBNN's slopes carried in the logit, [`super::train::TdCfg::slope_logit`]).
+    pub fn input_gradient_scaled(&self, pass: &Pass, a: f32, g: &mut [f32]) {
         let w2 = self.params.value(self.id(2)).data();
         if self.hidden == 0 {
             g.iter_mut().zip(w2).for_each(|(gi, w)| *gi = a * w);

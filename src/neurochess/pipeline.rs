@@ -75,7 +75,7 @@ impl Profile {
             model_counterfactual: 0.0,
             slopes_off: Vec::new(),
             hidden: MAX_HIDDEN,
-            td: TdCfg { gamma: 0.98, final_weight: 20.0, final_both: false, quiet_both: false, slope_weight: 0.1, reliability: false, batch: 32, passes: 4, depth: 2 },
+            td: TdCfg { gamma: 0.98, final_weight: 20.0, final_both: false, quiet_both: false, slope_weight: 0.1, reliability: false, slope_logit: false, batch: 32, passes: 4, depth: 2 },
             batches: 24,
             games_per_batch: 100,
             max_plies: 400,
@@ -153,6 +153,7 @@ impl Profile {
         ) + if self.td.reliability { ", each slope weighted by M's reliability on its transition" } else { "" }
             + if self.td.final_both { ", the result also on the board before the final one" } else { "" }
             + if self.td.quiet_both { ", boards quiescent for both sides" } else { "" }
+            + if self.td.slope_logit { ", slopes carried in V's logit" } else { "" }
             + &if self.slopes_off.is_empty() { String::new() } else { format!(", no slopes on {}", self.slopes_off.join(", ")) }
     }
 }
@@ -366,6 +367,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "model-counterfactual", value: Some("SHARE"), help: "0 to 1: that share of M's pairs is also taken with one piece that neither move touches off both boards, so M sees material change while the rest of the board stays (default 0, the seed's; beyond the seed)" },
     Flag { name: "slopes-off", value: Some("GROUP"), help: "no EBNN slope on this feature group's features (a name of M's error table, e.g. material; repeatable; beyond the seed)" },
     Flag { name: "slopes", value: Some("W"), help: "constant (λ for every slope, the default) or reliability (λ times M's reliability on the slope's own transition, as the seed cites)" },
+    Flag { name: "slope-space", value: Some("S"), help: "value (the seed's: EBNN's slope is V's own, γ·∇V(s_t+2)·∂M/∂s_t) or logit (the slope of V's logit before its tanh, through M, taken at V(s_t)'s level: a slope taken nearer a result no longer asks for a flatter V; beyond the seed)" },
     Flag { name: "expert-low", value: Some("X"), help: "the expert prefix is at least this share of its game, 0 to 1 (default 0.8)" },
     Flag { name: "lr", value: Some("X"), help: "V's learning rate (default 0.01)" },
     Flag { name: "passes", value: Some("N"), help: "passes over each batch's boards (default 4)" },
@@ -437,6 +439,11 @@ impl driver::Recipe for Recipe {
             None | Some("constant") => {}
             Some("reliability") => prof.td.reliability = true,
             Some(w) => return Err(cli.usage(format!("bad --slopes '{w}' (constant, reliability)"))),
+        }
+        match p.get("slope-space") {
+            None | Some("value") => {}
+            Some("logit") => prof.td.slope_logit = true,
+            Some(w) => return Err(cli.usage(format!("bad --slope-space '{w}' (value, logit)"))),
         }
         cli.set("expert-low", &mut prof.expert_low, |x| (0.0..=1.0).contains(x), "must be 0 to 1")?;
         cli.set("lr", &mut prof.lr, |&lr| lr > 0.0 && lr < 10.0, "must be in (0, 10)")?;

@@ -187,6 +187,11 @@ pub struct TdCfg {
     /// s_{t+2} the game reached, ē M's on held-out expert pairs ([`Td::model_error`]). Off: λ
     /// for every slope.
     pub reliability: bool,
+    /// EBNN's slopes carried in V's logit u (V = tanh u; beyond the seed): the target is
+    /// `γ·(1 − V(s_t)²)·∇u(s_{t+2})·∂M/∂s_t` instead of `γ·∇V(s_{t+2})·∂M/∂s_t`, so a slope taken
+    /// where V is nearer ±1 than at s_t (the game moving towards a result) does not ask V at
+    /// s_t for a flatter logit than the value target does. Off: the seed's slopes of V itself.
+    pub slope_logit: bool,
     /// Boards per gradient step.
     pub batch: usize,
     /// Passes over each batch's boards (the seed's workers drew from ring buffers of recent
@@ -278,6 +283,20 @@ pub fn td_targets(values: &[f32], quiescent: &[bool], z: f32, gamma: f32, final_
     out
 }
 
+/// EBNN's target slope at s_t (Eq. 4–5): `γ·∇V(s_{t+2})·∂M(s_t)/∂s_t`, V's slope at the
+/// board two plies on (`next`, V0's pass there) carried back through M at `x_t`. With `logit`
+/// ([`TdCfg::slope_logit`]) the slope of V's logit is carried instead and taken at V(s_t)'s
+/// level `v_t`: `γ·(1 − v_t²)·∇u(s_{t+2})·∂M/∂s_t`. `grad` is scratch (F); returns the slope (F).
+#[allow(clippy::too_many_arguments)]
+pub fn slope_target(v0: &Value, m: &Model, x_t: &[f32], v_t: f32, next: &Pass, gamma: f32, logit: bool, grad: &mut [f32]) -> Vec<f32> {
+    let a = if logit { 1.0 - v_t * v_t } else { 1.0 - next.v * next.v };
+    v0.input_gradient_scaled(next, a, grad);
+    let mut s = vec![0.0f32; x_t.len()];
+    m.vjp(x_t, grad, &mut s);
+    s.iter_mut().for_each(|v| *v *= gamma);
+    s
+}
+
 /// M's reliability on one transition s_t → s_{t+2}: 1 where it predicts the features exactly,
 /// falling linearly to 0 at twice its mean held-out error `mean_error` ([`TdCfg::reliability`]).
 pub fn reliability(m: &Model, x: &[f32], next: &[f32], mean_error: f32) -> f32 {
@@ -318,10 +337,7 @@ impl Td {
         for (t, target, weight) in td_targets(&values, &quiescent, z, gamma, self.cfg.final_weight, self.cfg.final_both) {
             let slope = match &self.model {
                 Some(m) if t + 2 <= last => {
-                    v0.input_gradient(&passes[t + 2], &mut grad);
-                    let mut s = vec![0.0f32; width];
-                    m.vjp(&xs[t], &grad, &mut s[..]);
-                    s.iter_mut().for_each(|v| *v *= gamma);
+                    let s = slope_target(v0, m, &xs[t], values[t], &passes[t + 2], gamma, self.cfg.slope_logit, &mut grad);
                     let r = if self.cfg.reliability { reliability(m, &xs[t], &xs[t + 2], self.model_error) } else { 1.0 };
                     let norm = |v: &[f32]| v.iter().map(|a| a * a).sum::<f32>().sqrt();
                     let shrink = norm(&s) / (gamma * norm(&grad)).max(1e-12);
@@ -465,6 +481,49 @@ mod tests {
         }
         // A game of the final board alone trains only that board.
         assert_eq!(td_targets(&[0.5], &[true], -1.0, 0.98, 20.0, false), vec![(0, -1.0, 20.0)]);
+    }
+
+    /// EBNN's slope target: V's own slope carried through M (checked against finite
+    /// differences of γ·V(M(x)) where M's output is the board two plies on), and in the logit,
+    /// the same slope rescaled from the tanh's derivative at s_t+2 to its derivative at s_t
+    /// (against finite differences of γ·(1 − V(s_t)²)·atanh V(M(x))).
+    #[test]
+    fn slope_target_in_value_and_in_logit() {
+        let mut rng = Rng::new(5);
+        let n = crate::neurochess::features::FEATURES;
+        let v = Value::new(9, &mut rng);
+        let m = Model::new(&mut rng);
+        let x: Vec<f32> = (0..n).map(|i| ((i * 37) % 11) as f32 / 11.0).collect();
+        let through_m = |x: &[f32], pass: &mut Pass| {
+            let (mut h, mut y) = (Vec::new(), vec![0.0f32; n]);
+            m.forward(x, &mut h, &mut y);
+            v.forward(&y, pass)
+        };
+        let mut next = Pass::default();
+        let v_next = through_m(&x, &mut next);
+        let v_t = 0.3f32;
+        let mut grad = vec![0.0f32; n];
+        let plain = slope_target(&v, &m, &x, v_t, &next, 0.98, false, &mut grad);
+        let logit = slope_target(&v, &m, &x, v_t, &next, 0.98, true, &mut grad);
+        let scale = (1.0 - v_t * v_t) / (1.0 - v_next * v_next);
+        let (eps, mut scratch) = (1e-3f32, Pass::default());
+        for i in (0..n).step_by(5) {
+            let (mut up, mut down) = (x.clone(), x.clone());
+            up[i] += eps;
+            down[i] -= eps;
+            let (vu, vd) = (through_m(&up, &mut scratch), through_m(&down, &mut scratch));
+            let fd = 0.98 * (vu - vd) / (2.0 * eps);
+            assert!((fd - plain[i]).abs() < 2e-3 * (1.0 + fd.abs()), "value slope [{i}]: {} vs {fd}", plain[i]);
+            let fd_logit = 0.98 * (1.0 - v_t * v_t) * (vu.atanh() - vd.atanh()) / (2.0 * eps);
+            assert!((fd_logit - logit[i]).abs() < 2e-3 * (1.0 + fd_logit.abs()), "logit slope [{i}]: {} vs {fd_logit}", logit[i]);
+            assert!((logit[i] - scale * plain[i]).abs() < 1e-4 * (1.0 + plain[i].abs() * scale));
+        }
+        // Taken at s_t+2's own level, the logit's slope is V's: the two spaces agree.
+        let same = slope_target(&v, &m, &x, v_next, &next, 0.98, true, &mut grad);
+        for (a, b) in same.iter().zip(&plain) {
+            assert!((a - b).abs() < 1e-5 * (1.0 + b.abs()), "{a} vs {b}");
+        }
+        assert!(scale > 1.01 || scale < 0.99, "the test's boards must differ in level ({scale})");
     }
 
     /// M's reliability on a transition: 1 where the board reached is M's prediction, ½ at M's
