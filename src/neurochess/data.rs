@@ -40,6 +40,29 @@ pub fn read_games(files: &[&Path]) -> Result<Vec<Line>, String> {
     Ok(out)
 }
 
+/// Per mille of the expert games held out for M's error (a run's split and `neurochess-slopes`').
+pub const HELD_OUT_PER_MILLE: u32 = 50;
+
+/// The expert games as the run uses them.
+pub struct Expert {
+    pub train: Vec<Line>,
+    pub valid: Vec<Line>,
+}
+
+/// Splits `games` by game: `per_mille` of them held out (M's error is measured on them; V's
+/// prefixes are drawn from the others).
+pub fn split(games: Vec<Line>, per_mille: u32, seed: u64) -> Expert {
+    let (mut train, mut valid) = (Vec::new(), Vec::new());
+    for (i, g) in games.into_iter().enumerate() {
+        if held_out(i, per_mille, seed) {
+            valid.push(g);
+        } else {
+            train.push(g);
+        }
+    }
+    Expert { train, valid }
+}
+
 /// Game `i` is held out when its seeded hash falls in the first `per_mille` of a thousand.
 pub fn held_out(i: usize, per_mille: u32, seed: u64) -> bool {
     let mut h = (i as u64 ^ seed.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);

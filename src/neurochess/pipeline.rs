@@ -10,10 +10,10 @@
 //! again, so `--resume` continues where a run stopped; [`super::resume`] checks every part it
 //! takes up against the run first.
 
-use super::data::{held_out, pairs, read_games, Line, Pairs};
+use super::data::{pairs, read_games, split, Expert, Line, Pairs, HELD_OUT_PER_MILLE};
 use super::model::{FeatureSet, Model, Value, MAX_HIDDEN};
 use super::resume::{self, Parts};
-use super::train::{group_errors, model_error, train_model, ModelCfg, Td, TdCfg};
+use super::train::{group_errors, model_error, train_model, ModelCfg, Td, TdCfg, GAMMA};
 pub use super::train::Variant;
 use crate::io::args::{CliError, Flag};
 use crate::tensor::Rng;
@@ -75,7 +75,7 @@ impl Profile {
             model_counterfactual: 0.0,
             slopes_off: Vec::new(),
             hidden: MAX_HIDDEN,
-            td: TdCfg { gamma: 0.98, final_weight: 20.0, final_both: false, quiet_both: false, slope_weight: 0.1, reliability: false, slope_logit: false, batch: 32, passes: 4, depth: 2 },
+            td: TdCfg { gamma: GAMMA, final_weight: 20.0, final_both: false, quiet_both: false, slope_weight: 0.1, reliability: false, slope_logit: false, batch: 32, passes: 4, depth: 2 },
             batches: 24,
             games_per_batch: 100,
             max_plies: 400,
@@ -156,26 +156,6 @@ impl Profile {
             + if self.td.slope_logit { ", slopes carried in V's logit" } else { "" }
             + &if self.slopes_off.is_empty() { String::new() } else { format!(", no slopes on {}", self.slopes_off.join(", ")) }
     }
-}
-
-/// The expert games as the run uses them.
-pub struct Expert {
-    pub train: Vec<Line>,
-    pub valid: Vec<Line>,
-}
-
-/// Splits `games` by game: `per_mille` of them held out (M's error is measured on them; V's
-/// prefixes are drawn from the others).
-pub fn split(games: Vec<Line>, per_mille: u32, seed: u64) -> Expert {
-    let (mut train, mut valid) = (Vec::new(), Vec::new());
-    for (i, g) in games.into_iter().enumerate() {
-        if held_out(i, per_mille, seed) {
-            valid.push(g);
-        } else {
-            train.push(g);
-        }
-    }
-    Expert { train, valid }
 }
 
 /// What one run produced.
@@ -484,7 +464,7 @@ impl driver::Recipe for Recipe {
         let refs: Vec<&Path> = setup.files.iter().map(PathBuf::as_path).collect();
         let games = read_games(&refs).map_err(CliError::Failed)?;
         let n_games = games.len();
-        let expert = split(games, 50, run.seed);
+        let expert = split(games, HELD_OUT_PER_MILLE, run.seed);
         eprintln!(
             "profile {}: {n_games} expert games in {} file(s): {} for M and V's prefixes, {} held out to measure M ({:.1}s to read)",
             run.profile,

@@ -5,8 +5,9 @@
 //! persists, as material mostly does; below 1, every slope carried back through M shrinks in
 //! that direction, and a V fitted to such slopes flattens there, TD step after TD step).
 
-use super::data::{pairs, read_games, Line, Pairs};
+use super::data::{pairs, read_games, split, Line, Pairs, HELD_OUT_PER_MILLE};
 use super::model::{Model, Pass, Value};
+use super::train::GAMMA;
 use crate::io::args::{self, CliError, Flag};
 use crate::tensor::NetFile;
 use crate::train::system::Command;
@@ -185,10 +186,10 @@ fn run(argv: &[String]) -> Result<(), CliError> {
     }
     let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     let games = read_games(&refs).map_err(fail)?;
-    let expert = super::pipeline::split(games, 50, seed);
+    let expert = split(games, HELD_OUT_PER_MILLE, seed);
     let valid: Vec<&Line> = expert.valid.iter().collect();
     let held = pairs(m.features, &valid, n, seed ^ 2);
-    let gamma = super::pipeline::Profile::quick().td.gamma;
+    let gamma = GAMMA;
     println!("{}: M {} on {} held-out pairs of {} expert games, gamma {gamma}", dir.display(), m.describe(), held.len(), held.games);
     for (name, v) in &vs {
         println!("\nV {} ({name}):\n", v.describe());

@@ -163,6 +163,9 @@ pub fn train_model(ctx: &mut Ctx, m: &mut Model, train: &Pairs, valid: &Pairs, c
 
 // ---------------------------------------------------------------- V by TD(0)
 
+/// The discount γ (the seed's 0.98): the profiles' and the analyses' (`neurochess-slopes`).
+pub const GAMMA: f32 = 0.98;
+
 /// V's learning settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TdCfg {
