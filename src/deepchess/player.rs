@@ -10,38 +10,9 @@
 //! table and its score cache.
 
 use super::infer;
-use crate::search::{Built, PlayerOption, PlayerSettings};
+pub use super::infer::{resolution, MEMO, QUANTISED, RESOLUTION};
+use crate::search::{Built, PlayerSettings};
 
-/// DeepChess's integer inference (16-bit tower, 8-bit head), an option of the net players:
-/// `auto` the faster build for the net as measured (docs/benchmarks.md), `true` forces the
-/// integer build, `false` the f32 layout it is measured against.
-pub const QUANTISED: PlayerOption = PlayerOption {
-    name: "Quantised",
-    values: &["auto", "true", "false"],
-    about: "DeepChess's integer inference: auto (the faster build for the net), true, false",
-};
-
-/// DeepChess's memo of comparisons by pair of positions, an option of the comparator
-/// players: `auto` where it is faster than the head on two cached codes, as measured for
-/// each build (docs/benchmarks.md), `true` always, `false` never.
-pub const MEMO: PlayerOption = PlayerOption {
-    name: "Memo",
-    values: &["auto", "true", "false"],
-    about: "DeepChess's memo of comparisons by pair: auto (where it is faster for the net), true, false",
-};
-/// How finely DeepChess's comparator tells two positions apart: margins under this many
-/// centipawns (on the scale of its `info score cp`) compare equal, as handcrafted scores
-/// that round to one centipawn do. `0`, the paper's comparator, lets every difference count.
-pub const RESOLUTION: PlayerOption = PlayerOption {
-    name: "Resolution",
-    values: &["0", "0.5", "1", "2", "5"],
-    about: "DeepChess's comparator: centipawns within which two positions compare equal (0: every difference counts)",
-};
-
-/// [`RESOLUTION`]'s value in a player's settings, in centipawns.
-pub fn resolution(s: &PlayerSettings) -> f32 {
-    s.option(RESOLUTION.name).and_then(|v| v.parse().ok()).unwrap_or(0.0)
-}
 use std::path::Path;
 
 /// The feature cache (MB) of a net player whose table takes `hash_mb`.

@@ -6,9 +6,10 @@
 //! - beyond the paper, an incremental first layer: the sparse layer's sums are updated from
 //!   the nearest ancestor's accumulator with only the input bits the moves changed.
 
+use super::key::NetKey;
 use super::packed::PackedKey;
 use super::FeatureCache;
-use crate::chess::{Bitboard, Color, Position, Role};
+use crate::chess::Position;
 use crate::deepchess::features::{Features, MAX_ACTIVE};
 use crate::eval::comparator::CP_PER_DRAW_LOGIT;
 use crate::eval::line::{FirstLayer, Line};
@@ -43,52 +44,6 @@ pub trait SiameseNet: FirstLayer<Sum: Send> + Send + Sync {
     /// Probability that `a` is better for White than `b` (the head, softmax output 0).
     fn head(&self, a: &Self::Code, b: &Self::Code) -> f32 {
         sigmoid(self.head_logit(a, b))
-    }
-}
-
-/// A position as the net comparator keeps it: its zobrist key and its board (80 bytes), in
-/// the thread's [`KeyStore`] while it is a live value (the search holds a [`Handle`]) and in
-/// the transposition table as the stored form. The code itself (hundreds of floats) stays
-/// in the feature cache, and the board rebuilds it in the rare case the cache slot was
-/// reused meanwhile. The board, not its input bits: a copy of eight bitboards costs next to
-/// nothing per key, listing the bits is left to the rare rebuild.
-#[derive(Clone, Copy, Default)]
-pub struct NetKey {
-    hash: u64,
-    by_role: [Bitboard; 6],
-    by_color: [Bitboard; 2],
-    white_to_move: bool,
-    castling: u8,
-}
-
-impl NetKey {
-    #[inline(always)]
-    pub(super) fn of(pos: &Position) -> NetKey {
-        NetKey {
-            hash: pos.hash(),
-            by_role: Role::ALL.map(|r| pos.by_role(r)),
-            by_color: Color::ALL.map(|c| pos.by_color(c)),
-            white_to_move: pos.turn() == Color::White,
-            castling: pos.castling_rights(),
-        }
-    }
-
-    /// Its fields: hash, boards by role and by colour, White to move, castling rights.
-    #[inline(always)]
-    pub(super) fn parts(&self) -> (u64, [Bitboard; 6], [Bitboard; 2], bool, u8) {
-        (self.hash, self.by_role, self.by_color, self.white_to_move, self.castling)
-    }
-
-    /// The key of these fields (see [`NetKey::parts`]).
-    #[inline(always)]
-    pub(super) fn from_parts(hash: u64, by_role: [Bitboard; 6], by_color: [Bitboard; 2], white_to_move: bool, castling: u8) -> NetKey {
-        NetKey { hash, by_role, by_color, white_to_move, castling }
-    }
-
-    /// The position's input bits.
-    pub(super) fn features(&self) -> Features {
-        let turn = if self.white_to_move { Color::White } else { Color::Black };
-        Features::from_parts(|c, r| self.by_color[c.index()] & self.by_role[r.index()], turn, self.castling)
     }
 }
 

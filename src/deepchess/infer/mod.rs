@@ -9,6 +9,8 @@
 //! - `comparator.rs`: [`NetComparator`], the [`Comparator`](crate::eval::Comparator) the
 //!   search asks, with the incremental first layer (an accumulator per ply) and the
 //!   antisymmetric reading of the head;
+//! - `key.rs`: [`NetKey`], a position as the comparator keeps it while the search holds it
+//!   (zobrist key and board);
 //! - `packed.rs`: [`PackedKey`], a position bound as the transposition table keeps it (the
 //!   board in 36 bytes, so a table slot is one cache line);
 //! - the paper's position hashing, codes kept by zobrist key: [`FeatureCache`], the shared
@@ -16,6 +18,7 @@
 
 mod calibrate;
 mod comparator;
+mod key;
 mod net;
 mod packed;
 mod qnet;
@@ -25,7 +28,8 @@ mod value;
 /// The paper's position hashing (§4): each position's code (Pos2Vec output, or what the net
 /// precomputes per position) by zobrist key.
 pub type FeatureCache<V> = crate::eval::PositionCache<V>;
-pub use comparator::{NetComparator, NetKey, NetStats, SiameseNet};
+pub use comparator::{NetComparator, NetStats, SiameseNet};
+pub use key::NetKey;
 pub use packed::PackedKey;
 pub use net::{random_distilled, Big, Compact, Distilled, Halves, NetEval};
 pub use qnet::{QBig, QCompact, QDistilled, QHalves, QNetEval};
@@ -33,6 +37,7 @@ pub use student::ValueStudent;
 pub use value::DrawValue;
 
 use crate::eval::scalar::{ScoreComparator, SCORE_CACHE_MB};
+use crate::search::PlayerOption;
 
 use crate::deepchess::model::{Arch, Net};
 use crate::search::{Player, PlayerSettings, Searcher};
@@ -72,6 +77,40 @@ pub fn load_student_searcher(path: &Path, s: &PlayerSettings, name: &'static str
     Ok((Box::new(Searcher::new(ScoreComparator::new(e), s.hash_mb)), what))
 }
 
+// The net players' options (the registry lists them through `player.rs`), here because the
+// builds below read them.
+
+/// DeepChess's integer inference (16-bit tower, 8-bit head), an option of the net players:
+/// `auto` the faster build for the net as measured (docs/benchmarks.md), `true` forces the
+/// integer build, `false` the f32 layout it is measured against.
+pub const QUANTISED: PlayerOption = PlayerOption {
+    name: "Quantised",
+    values: &["auto", "true", "false"],
+    about: "DeepChess's integer inference: auto (the faster build for the net), true, false",
+};
+
+/// DeepChess's memo of comparisons by pair of positions, an option of the comparator
+/// players: `auto` where it is faster than the head on two cached codes, as measured for
+/// each build (docs/benchmarks.md), `true` always, `false` never.
+pub const MEMO: PlayerOption = PlayerOption {
+    name: "Memo",
+    values: &["auto", "true", "false"],
+    about: "DeepChess's memo of comparisons by pair: auto (where it is faster for the net), true, false",
+};
+/// How finely DeepChess's comparator tells two positions apart: margins under this many
+/// centipawns (on the scale of its `info score cp`) compare equal, as handcrafted scores
+/// that round to one centipawn do. `0`, the paper's comparator, lets every difference count.
+pub const RESOLUTION: PlayerOption = PlayerOption {
+    name: "Resolution",
+    values: &["0", "0.5", "1", "2", "5"],
+    about: "DeepChess's comparator: centipawns within which two positions compare equal (0: every difference counts)",
+};
+
+/// [`RESOLUTION`]'s value in a player's settings, in centipawns.
+pub fn resolution(s: &PlayerSettings) -> f32 {
+    s.option(RESOLUTION.name).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+}
+
 /// Whether each build's comparisons go through the memo of pairs by default (option `Memo`
 /// `auto`): where it measured faster than the head's remainder on two cached codes.
 const MEMO_COMPACT: bool = true;
@@ -89,14 +128,14 @@ fn load(path: &Path, s: &PlayerSettings, cache_mb: usize, reading: Reading) -> R
     let (net, _) = Net::load(path).map_err(|e| e.to_string())?;
     // Measured defaults (docs/benchmarks.md): integer inference is faster for the big net;
     // for the distilled and compact nets the f32 layout (half-float weights) is.
-    let q = |default: bool| match s.option(super::player::QUANTISED.name) {
+    let q = |default: bool| match s.option(QUANTISED.name) {
         Some("true") => true,
         Some("false") => false,
         _ => default,
     };
     let names = |comparator, value| if reading == Reading::Value { value } else { comparator };
     // The comparisons' memo of pairs, where it pays (measured per build, docs/benchmarks.md).
-    let memo = |default: bool| match s.option(super::player::MEMO.name) {
+    let memo = |default: bool| match s.option(MEMO.name) {
         Some("true") => true,
         Some("false") => false,
         _ => default,
@@ -155,7 +194,7 @@ fn qprepared<const N: usize, const W: usize>(mut net: QNetEval<N, W>, s: &Player
 /// The searcher over a prepared build, reading it as `reading` says.
 fn player<N: SiameseNet + 'static>((net, what): (N, String), name: &'static str, s: &PlayerSettings, cache_mb: usize, reading: Reading, memo: bool) -> (Box<dyn Player>, String) {
     let player: Box<dyn Player> = match reading {
-        Reading::Comparator => Box::new(Searcher::new(NetComparator::new(net, name, cache_mb).with_memo(memo).with_resolution(super::player::resolution(s)), s.hash_mb)),
+        Reading::Comparator => Box::new(Searcher::new(NetComparator::new(net, name, cache_mb).with_memo(memo).with_resolution(resolution(s)), s.hash_mb)),
         Reading::Value => Box::new(Searcher::new(ScoreComparator::cached(DrawValue::new(net, name), SCORE_CACHE_MB), s.hash_mb)),
     };
     (player, what)

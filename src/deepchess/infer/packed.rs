@@ -9,7 +9,7 @@
 //! bit extract of the board's bitboards by the occupancy (PEXT where the CPU has BMI2, a
 //! loop over the occupied squares elsewhere), and unpacking deposits it back (PDEP).
 
-use super::comparator::NetKey;
+use super::key::NetKey;
 use crate::chess::Bitboard;
 use crate::tensor::kernels::bits::{deposit, extract};
 
