@@ -196,6 +196,11 @@ fn slopes_left_off_a_group_change_ebnn_s_v() {
     assert!(run.contains("slopes carried in V's logit"), "{run}");
     let (c, _) = deepchess::neurochess::model::Value::load(&logit.join("ebnn/v.dcw")).unwrap();
     assert_ne!(w(&a), w(&c), "the slopes in the logit changed nothing");
+    // `--slope-space value` is the default's arithmetic, bit for bit.
+    let value = dir.join("value");
+    finished(&value, &["--variants", "ebnn", "--slope-space", "value"]);
+    let (d, _) = deepchess::neurochess::model::Value::load(&value.join("ebnn/v.dcw")).unwrap();
+    assert_eq!(w(&a), w(&d), "--slope-space value is not the default");
 }
 
 /// A bad list or a bad flag is named.

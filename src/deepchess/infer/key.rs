@@ -7,9 +7,10 @@ use crate::deepchess::features::Features;
 /// A position as the net comparator keeps it: its zobrist key and its board (80 bytes), in
 /// the thread's [`KeyStore`](crate::eval::KeyStore) while it is a live value (the search
 /// holds a [`Handle`](crate::eval::Handle)) and in the transposition table as the stored
-/// form. The code itself (hundreds of floats) stays in the feature cache, and the board rebuilds it in the rare case the cache slot was
-/// reused meanwhile. The board, not its input bits: a copy of eight bitboards costs next to
-/// nothing per key, listing the bits is left to the rare rebuild.
+/// form. The code itself (hundreds of floats) stays in the feature cache, and the board
+/// rebuilds it in the rare case the cache slot was reused meanwhile. The board, not its input
+/// bits: a copy of eight bitboards costs next to nothing per key, listing the bits is left to
+/// the rare rebuild. The comparator reads `hash` directly (its memo and cache probes).
 #[derive(Clone, Copy, Default)]
 pub struct NetKey {
     pub(super) hash: u64,

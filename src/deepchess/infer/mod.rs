@@ -37,10 +37,9 @@ pub use student::ValueStudent;
 pub use value::DrawValue;
 
 use crate::eval::scalar::{ScoreComparator, SCORE_CACHE_MB};
-use crate::search::PlayerOption;
 
 use crate::deepchess::model::{Arch, Net};
-use crate::search::{Player, PlayerSettings, Searcher};
+use crate::search::{Player, PlayerOption, PlayerSettings, Searcher};
 use std::path::Path;
 use crate::tensor::NetFile;
 
