@@ -1,7 +1,10 @@
 //! Products in bf16 with f32 sums (`with_precision(Precision::Bf16, ..)`): every kernel, on every shape and
 //! transposition, equals the f64 reference on bf16-rounded operands within f32 tolerance
-//! (the vector kernels multiply pairs with `vdpbf16ps` where the CPU has it, the others
-//! multiply the rounded operands), whatever the thread count.
+//! (the AVX-512 kernel runs them on AMX tiles where the CPU and OS allow them, else multiplies
+//! pairs with `vdpbf16ps` where the CPU has it; the others multiply the rounded operands),
+//! whatever the thread count. The odd shapes cross the tiles' edges (16 rows, 16 columns, 16
+//! pairs of k) and the 32 × 32 blocks of C; `DEEPCHESS_AMX=off` runs the same tests on the
+//! vector kernels.
 
 use deepchess::tensor::kernels::gemm::bf16::round_bf16;
 use deepchess::tensor::kernels::gemm::{Fuse, Trans};

@@ -317,7 +317,9 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     println!("DeepChess training step, batch {batch}, {threads} thread(s), {} kernel; {active:.1} set bits per position", kernel.name());
     println!("FMA peak of this machine now, {threads} thread(s): {peak:.0} GFLOPS (a register-only FMA loop)");
     if precisions.contains(&true) {
-        let how = if crate::tensor::kernels::gemm::bf16_instructions() && kernel == crate::tensor::Kernel::Avx512 {
+        let how = if crate::tensor::kernels::gemm::amx_tiles() && kernel == crate::tensor::Kernel::Avx512 {
+            "AMX tiles (tdpbf16ps), 16 × 16 f32 sums of 32 bf16 products each per instruction (DEEPCHESS_AMX=off: the vector kernels)"
+        } else if crate::tensor::kernels::gemm::bf16_instructions() && kernel == crate::tensor::Kernel::Avx512 {
             "AVX-512 BF16 dot products (vdpbf16ps), two multiply-adds per f32 lane and instruction"
         } else {
             "no bf16 dot-product instructions here: operands rounded to bf16, multiplied by the f32 kernels"
@@ -396,7 +398,10 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     report(&arch, &phases, &ours, &theirs, peak, active);
     if p.has("breakdown") && phases.iter().any(|&(ph, _)| ph == "p2") {
         let peak1 = fma_peak_gflops(kernel, 1, 1.0);
-        breakdown(&arch, &pools, batch, secs, threads, peak1, macs(&arch, "p2", active).0);
+        for &bf in precisions {
+            let precision = if bf { Precision::Bf16 } else { Precision::F32 };
+            with_precision(precision, || breakdown(&arch, &pools, batch, secs, threads, peak1, macs(&arch, "p2", active).0, precision));
+        }
     }
     Ok(())
 }
@@ -448,7 +453,8 @@ fn report(arch: &Arch, phases: &[(&str, bool)], ours: &[Vec<Rate>], theirs: &[Ve
 
 /// Where a phase-2 step's time goes: pair drawing and the optimizer step timed alone, and
 /// the whole step on one thread and on `threads` (their ratio is what the threads bring).
-fn breakdown(arch: &Arch, pools: &Pools, batch: usize, secs: f64, threads: usize, peak1: f64, m_ours: f64) {
+#[allow(clippy::too_many_arguments)]
+fn breakdown(arch: &Arch, pools: &Pools, batch: usize, secs: f64, threads: usize, peak1: f64, m_ours: f64, precision: Precision) {
     let mut rng = Rng::new(5);
     let mut net = Net::new(arch.clone(), &mut rng);
     let (mut stepper, mut xa, mut xb, mut labels) = (PairStep::new(), SparseBatch::new(INPUTS), SparseBatch::new(INPUTS), Vec::new());
@@ -476,7 +482,7 @@ fn breakdown(arch: &Arch, pools: &Pools, batch: usize, secs: f64, threads: usize
     let ((r1, _), (rt, join)) = (whole(1), whole(threads));
     let parts = parts_on_one_thread(arch, pools, batch, secs);
     println!();
-    println!("phase 2, our step's parts (ms per batch of {batch} pairs):");
+    println!("phase 2, our step's parts, {} products (ms per batch of {batch} pairs):", precision.name());
     println!("  pair drawing and batch encoding          {t_draw:>7.3}");
     println!("  optimizer step (SGD, one thread)         {t_opt:>7.3}");
     println!(

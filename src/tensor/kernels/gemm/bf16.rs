@@ -79,19 +79,26 @@ pub(crate) unsafe fn to_pairs(src: *const f32, ld: usize, k_in_rows: bool, other
 ///
 /// Safety: `src` holds `rows` rows of `k` values with stride `ld`; `dst` holds `rows·k2`.
 pub(crate) unsafe fn pairs_along(src: *const f32, ld: usize, rows: usize, k: usize, dst: *mut f32) {
-    #[cfg(target_arch = "x86_64")]
-    if bf16_instructions() {
-        return x86::pairs_along(src, ld, rows, k, dst);
-    }
-    pairs_along_scalar(src, ld, rows, k, dst)
+    pairs_along_into(src, ld, rows, k, dst, k.div_ceil(2))
 }
 
-unsafe fn pairs_along_scalar(src: *const f32, ld: usize, rows: usize, k: usize, dst: *mut f32) {
+/// [`pairs_along`] into rows `ldd` values apart (`ldd ≥ ⌈k/2⌉`; the rest of a row untouched).
+///
+/// Safety: as [`pairs_along`]'s, `dst` holding `rows` rows of stride `ldd`.
+pub(crate) unsafe fn pairs_along_into(src: *const f32, ld: usize, rows: usize, k: usize, dst: *mut f32, ldd: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if bf16_instructions() {
+        return x86::pairs_along(src, ld, rows, k, dst, ldd);
+    }
+    pairs_along_scalar(src, ld, rows, k, dst, ldd)
+}
+
+unsafe fn pairs_along_scalar(src: *const f32, ld: usize, rows: usize, k: usize, dst: *mut f32, ldd: usize) {
     let k2 = k.div_ceil(2);
     for r in 0..rows {
         let s = std::slice::from_raw_parts(src.add(r * ld), k);
         for p in 0..k2 {
-            *dst.add(r * k2 + p) = pair(s[2 * p], s.get(2 * p + 1).copied().unwrap_or(0.0));
+            *dst.add(r * ldd + p) = pair(s[2 * p], s.get(2 * p + 1).copied().unwrap_or(0.0));
         }
     }
 }
@@ -101,18 +108,25 @@ unsafe fn pairs_along_scalar(src: *const f32, ld: usize, rows: usize, k: usize, 
 ///
 /// Safety: `src` holds `k` rows of `cols` values with stride `ld`; `dst` holds `k2·cols`.
 pub(crate) unsafe fn pairs_across(src: *const f32, ld: usize, k: usize, cols: usize, dst: *mut f32) {
-    #[cfg(target_arch = "x86_64")]
-    if bf16_instructions() {
-        return x86::pairs_across(src, ld, k, cols, dst);
-    }
-    pairs_across_scalar(src, ld, k, cols, dst)
+    pairs_across_into(src, ld, k, cols, dst, cols)
 }
 
-unsafe fn pairs_across_scalar(src: *const f32, ld: usize, k: usize, cols: usize, dst: *mut f32) {
+/// [`pairs_across`] into rows `ldd` values apart (`ldd ≥ cols`; the rest of a row untouched).
+///
+/// Safety: as [`pairs_across`]'s, `dst` holding `⌈k/2⌉` rows of stride `ldd`.
+pub(crate) unsafe fn pairs_across_into(src: *const f32, ld: usize, k: usize, cols: usize, dst: *mut f32, ldd: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if bf16_instructions() {
+        return x86::pairs_across(src, ld, k, cols, dst, ldd);
+    }
+    pairs_across_scalar(src, ld, k, cols, dst, ldd)
+}
+
+unsafe fn pairs_across_scalar(src: *const f32, ld: usize, k: usize, cols: usize, dst: *mut f32, ldd: usize) {
     for p in 0..k.div_ceil(2) {
         for j in 0..cols {
             let hi = if 2 * p + 1 < k { *src.add((2 * p + 1) * ld + j) } else { 0.0 };
-            *dst.add(p * cols + j) = pair(*src.add(2 * p * ld + j), hi);
+            *dst.add(p * ldd + j) = pair(*src.add(2 * p * ld + j), hi);
         }
     }
 }
@@ -136,10 +150,10 @@ pub(crate) mod x86 {
 
     /// [`super::pairs_along`]: 32 values of a row become 16 pairs in one conversion.
     #[target_feature(enable = "avx512f,avx512bf16")]
-    pub(super) unsafe fn pairs_along(src: *const f32, ld: usize, rows: usize, k: usize, dst: *mut f32) {
+    pub(super) unsafe fn pairs_along(src: *const f32, ld: usize, rows: usize, k: usize, dst: *mut f32, ldd: usize) {
         let k2 = k.div_ceil(2);
         for r in 0..rows {
-            let (s, d) = (src.add(r * ld), dst.add(r * k2));
+            let (s, d) = (src.add(r * ld), dst.add(r * ldd));
             let mut p = 0;
             while 2 * p + 32 <= k {
                 let lo = _mm512_loadu_ps(s.add(2 * p));
@@ -163,7 +177,7 @@ pub(crate) mod x86 {
     /// [`super::pairs_across`]: 16 columns of two rows become 16 pairs (both rows converted
     /// at once, then their bf16 interleaved by one permutation).
     #[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
-    pub(super) unsafe fn pairs_across(src: *const f32, ld: usize, k: usize, cols: usize, dst: *mut f32) {
+    pub(super) unsafe fn pairs_across(src: *const f32, ld: usize, k: usize, cols: usize, dst: *mut f32, ldd: usize) {
         // bf16 2i of the result is value i of the first row, 2i+1 value i of the second.
         let mut order = [0i16; 32];
         for (i, o) in order.iter_mut().enumerate() {
@@ -171,7 +185,7 @@ pub(crate) mod x86 {
         }
         let order = _mm512_loadu_si512(order.as_ptr() as *const _);
         for p in 0..k.div_ceil(2) {
-            let (s0, d) = (src.add(2 * p * ld), dst.add(p * cols));
+            let (s0, d) = (src.add(2 * p * ld), dst.add(p * ldd));
             let s1 = if 2 * p + 1 < k { Some(src.add((2 * p + 1) * ld)) } else { None };
             let mut j = 0;
             while j < cols {
@@ -306,8 +320,8 @@ mod tests {
             let k2 = k.div_ceil(2);
             let (mut want, mut got) = (vec![0f32; rows * k2], vec![1f32; rows * k2]);
             unsafe {
-                pairs_along_scalar(src.as_ptr(), ld, rows, k, want.as_mut_ptr());
-                x86::pairs_along(src.as_ptr(), ld, rows, k, got.as_mut_ptr());
+                pairs_along_scalar(src.as_ptr(), ld, rows, k, want.as_mut_ptr(), k2);
+                x86::pairs_along(src.as_ptr(), ld, rows, k, got.as_mut_ptr(), k2);
             }
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want), "along: {rows}×{k}");
@@ -316,8 +330,8 @@ mod tests {
             let src = values(k * cols, &mut rng);
             let (mut want, mut got) = (vec![0f32; k2 * cols], vec![1f32; k2 * cols]);
             unsafe {
-                pairs_across_scalar(src.as_ptr(), cols, k, cols, want.as_mut_ptr());
-                x86::pairs_across(src.as_ptr(), cols, k, cols, got.as_mut_ptr());
+                pairs_across_scalar(src.as_ptr(), cols, k, cols, want.as_mut_ptr(), cols);
+                x86::pairs_across(src.as_ptr(), cols, k, cols, got.as_mut_ptr(), cols);
             }
             assert_eq!(bits(&got), bits(&want), "across: {k}×{cols}");
         }

@@ -12,6 +12,8 @@
 //! A thread may ask for products in bf16 with f32 sums (its precision, training's opt-in
 //! mixed precision: [`crate::tensor::kernels::precision`]): [`bf16`].
 
+#[cfg(target_arch = "x86_64")]
+pub mod amx;
 pub mod bf16;
 mod driver;
 pub(crate) mod kernels;
@@ -27,6 +29,18 @@ use crate::tensor::kernels::precision::{precision, Precision};
 use crate::tensor::kernels::simd::Kernel;
 pub(crate) use small::gemm_small;
 pub use bf16::bf16_instructions;
+
+/// Whether bf16 products run on AMX tiles on this machine ([`amx`]).
+pub fn amx_tiles() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        amx::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
 
 /// Whether an operand is used as stored (`N`) or transposed (`T`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,6 +262,13 @@ unsafe fn gemm_impl(
         return Ok(());
     }
     with_operand_buffers(|abuf, bbuf| {
+        #[cfg(target_arch = "x86_64")]
+        if kernel == Kernel::Avx512 && amx::available() {
+            // Tiles of bf16 pairs (A's k along its rows, B's down its columns).
+            let (ap, bp) = ((a.as_ptr(), lda, ta == Trans::N), (b.as_ptr(), ldb, tb == Trans::T));
+            amx::gemm(nthreads, m, n, k, alpha, ap, bp, cv.ptr, ldc, overwrite, ep, abuf, bbuf);
+            return;
+        }
         #[cfg(target_arch = "x86_64")]
         if kernel == Kernel::Avx512 && bf16::bf16_instructions() {
             // Operands as matrices of bf16 pairs along k, walked as f32 matrices of depth k2.
