@@ -145,8 +145,9 @@ fn with_scratch(len: usize, f: impl FnOnce(*mut f32)) {
 /// (a, b) of `s`, or block (b, a) when `swap`; transposed when `transpose`. Words are moved
 /// as bits.
 ///
-/// Safety: `s` holds `rows·cols` words, `dst` `na·nb·TILE`.
+/// Safety: `s` holds `rows·cols` words, `dst` `na·nb·TILE`; the CPU has AVX-512F.
 #[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx512f")]
 unsafe fn tiles(s: *const f32, rows: usize, cols: usize, dst: *mut f32, na: usize, nb: usize, swap: bool, transpose: bool) {
     let (s, dst) = (s as *const u32, dst as *mut u32);
     for ta in 0..na {
@@ -156,21 +157,14 @@ unsafe fn tiles(s: *const f32, rows: usize, cols: usize, dst: *mut f32, na: usiz
             let d = dst.add((ta * nb + tb) * TILE);
             let (h, w) = (rows.saturating_sub(r0).min(16), cols.saturating_sub(c0).min(16));
             if !transpose {
+                // Row x of the tile is row r0 + x of the block: one masked copy each.
+                let mk: __mmask16 = ((1u32 << w) - 1) as __mmask16;
                 for x in 0..16 {
-                    let row = d.add(16 * x);
-                    if x < h {
-                        std::ptr::copy_nonoverlapping(s.add((r0 + x) * cols + c0), row, w);
-                    }
-                    let from = if x < h { w } else { 0 };
-                    std::ptr::write_bytes(row.add(from), 0, 16 - from);
+                    let v = if x < h { _mm512_maskz_loadu_epi32(mk, s.add((r0 + x) * cols + c0) as *const i32) } else { _mm512_setzero_si512() };
+                    _mm512_storeu_si512(d.add(16 * x) as *mut _, v);
                 }
             } else if h == 16 && w == 16 {
-                for y in 0..16 {
-                    let row = s.add((r0 + y) * cols + c0);
-                    for x in 0..16 {
-                        *d.add(16 * x + y) = *row.add(x);
-                    }
-                }
+                transpose16(s.add(r0 * cols + c0), cols, d);
             } else {
                 for x in 0..16 {
                     for y in 0..16 {
@@ -179,6 +173,44 @@ unsafe fn tiles(s: *const f32, rows: usize, cols: usize, dst: *mut f32, na: usiz
                 }
             }
         }
+    }
+}
+
+/// `d[16x + y] = s[y·ld + x]` for a whole 16 × 16 block of 32-bit words, in registers:
+/// pairs of rows interleaved by words, then by double words, then 128-bit lanes gathered.
+///
+/// Safety: `s` holds 16 rows of 16 words with stride `ld`, `d` 256 words.
+#[target_feature(enable = "avx512f")]
+unsafe fn transpose16(s: *const u32, ld: usize, d: *mut u32) {
+    let mut r = [_mm512_setzero_si512(); 16];
+    for (y, v) in r.iter_mut().enumerate() {
+        *v = _mm512_loadu_si512(s.add(y * ld) as *const _);
+    }
+    // t[2i], t[2i+1]: rows 2i and 2i+1 interleaved (words 0, 1 and 2, 3 of each lane).
+    let mut t = [_mm512_setzero_si512(); 16];
+    for i in 0..8 {
+        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    // u[4q + j], lane L: rows 4q..4q+4 of column 4L + j.
+    let mut u = [_mm512_setzero_si512(); 16];
+    for q in 0..4 {
+        let b = 4 * q;
+        u[b] = _mm512_unpacklo_epi64(t[b], t[b + 2]);
+        u[b + 1] = _mm512_unpackhi_epi64(t[b], t[b + 2]);
+        u[b + 2] = _mm512_unpacklo_epi64(t[b + 1], t[b + 3]);
+        u[b + 3] = _mm512_unpackhi_epi64(t[b + 1], t[b + 3]);
+    }
+    // Column 4L + j: lane L of u[j], u[4 + j], u[8 + j], u[12 + j].
+    for j in 0..4 {
+        let x0 = _mm512_shuffle_i32x4::<0x88>(u[j], u[4 + j]);
+        let x1 = _mm512_shuffle_i32x4::<0xdd>(u[j], u[4 + j]);
+        let y0 = _mm512_shuffle_i32x4::<0x88>(u[8 + j], u[12 + j]);
+        let y1 = _mm512_shuffle_i32x4::<0xdd>(u[8 + j], u[12 + j]);
+        _mm512_storeu_si512(d.add(16 * j) as *mut _, _mm512_shuffle_i32x4::<0x88>(x0, y0));
+        _mm512_storeu_si512(d.add(16 * (4 + j)) as *mut _, _mm512_shuffle_i32x4::<0x88>(x1, y1));
+        _mm512_storeu_si512(d.add(16 * (8 + j)) as *mut _, _mm512_shuffle_i32x4::<0xdd>(x0, y0));
+        _mm512_storeu_si512(d.add(16 * (12 + j)) as *mut _, _mm512_shuffle_i32x4::<0xdd>(x1, y1));
     }
 }
 
@@ -288,6 +320,42 @@ unsafe fn store(sums: &Sums, rows: usize, cols: usize, alpha: f32, c: *mut f32, 
                 y = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask::<_CMP_GT_OQ>(x, zero), y);
             }
             _mm512_mask_storeu_ps(p, mk, y);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The vector transpose and copies give the words the tiles' definition says, on shapes
+    /// with whole and partial blocks, for every layout.
+    #[test]
+    fn tiles_hold_their_blocks() {
+        if !is_x86_feature_detected!("avx512f") {
+            return;
+        }
+        for (rows, cols) in [(16usize, 16usize), (32, 48), (17, 5), (40, 33), (1, 1)] {
+            let s: Vec<f32> = (0..rows * cols).map(|i| f32::from_bits(0x1000_0000 + i as u32)).collect();
+            for (swap, transpose) in [(false, false), (true, false), (false, true), (true, true)] {
+                let (ra, rb) = (rows.div_ceil(16), cols.div_ceil(16));
+                let (na, nb) = if swap { (rb, ra) } else { (ra, rb) };
+                let mut got = vec![f32::NAN; na * nb * TILE];
+                unsafe { tiles(s.as_ptr(), rows, cols, got.as_mut_ptr(), na, nb, swap, transpose) };
+                for a in 0..na {
+                    for b in 0..nb {
+                        let (br, bc) = if swap { (b, a) } else { (a, b) };
+                        for x in 0..16 {
+                            for y in 0..16 {
+                                let (r, c) = if transpose { (16 * br + y, 16 * bc + x) } else { (16 * br + x, 16 * bc + y) };
+                                let want = if r < rows && c < cols { s[r * cols + c].to_bits() } else { 0 };
+                                let at = (a * nb + b) * TILE + 16 * x + y;
+                                assert_eq!(got[at].to_bits(), want, "{rows}×{cols} swap {swap} transpose {transpose}: tile ({a}, {b}) ({x}, {y})");
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 }
