@@ -133,3 +133,16 @@ proptest! {
         check_fused(ta, tb, m, k, n, seed);
     }
 }
+
+/// What `--precision bf16` reports it ran follows the machine: the portable kernel always
+/// rounds the operands; the AVX-512 one names the tiles exactly where they are used.
+#[test]
+fn the_bf16_path_is_named_as_it_runs() {
+    use deepchess::tensor::kernels::gemm::{amx_tiles, bf16_instructions, bf16_path};
+    assert!(bf16_path(Kernel::Scalar).starts_with("operands rounded"));
+    if Kernel::Avx512.available() {
+        let p = bf16_path(Kernel::Avx512);
+        assert_eq!(p.starts_with("AMX"), amx_tiles(), "{p}");
+        assert_eq!(p.starts_with("AVX-512"), !amx_tiles() && bf16_instructions(), "{p}");
+    }
+}

@@ -317,12 +317,10 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     println!("DeepChess training step, batch {batch}, {threads} thread(s), {} kernel; {active:.1} set bits per position", kernel.name());
     println!("FMA peak of this machine now, {threads} thread(s): {peak:.0} GFLOPS (a register-only FMA loop)");
     if precisions.contains(&true) {
-        let how = if crate::tensor::kernels::gemm::amx_tiles() && kernel == crate::tensor::Kernel::Avx512 {
-            "AMX tiles (tdpbf16ps), 16 × 16 f32 sums of 32 bf16 products each per instruction (DEEPCHESS_AMX=off: the vector kernels)"
-        } else if crate::tensor::kernels::gemm::bf16_instructions() && kernel == crate::tensor::Kernel::Avx512 {
-            "AVX-512 BF16 dot products (vdpbf16ps), two multiply-adds per f32 lane and instruction"
-        } else {
-            "no bf16 dot-product instructions here: operands rounded to bf16, multiplied by the f32 kernels"
+        let how = match crate::tensor::kernels::gemm::bf16_path(kernel) {
+            p if p.starts_with("AMX") => format!("{p}, 16 × 16 f32 sums of 32 bf16 products each per instruction (DEEPCHESS_AMX=off: the vector kernels)"),
+            p if p.starts_with("AVX-512") => format!("{p}, two multiply-adds per f32 lane and instruction"),
+            p => format!("no bf16 instructions here: {p}"),
         };
         println!("bf16 products: {how}; % of peak is quoted against the f32 FMA peak");
     }

@@ -353,7 +353,7 @@ const FLAGS: &[Flag] = &[
     Flag { name: "searched-depth", value: Some("N"), help: "plies of each searched phase's search (default 8; tiny 2)" },
     Flag { name: "searched-lambda", value: Some("L"), help: "weight of the search's value in each searched target, the rest the game's result (default 1: the search alone; 0 < L <= 1)" },
     Flag { name: "searched-positions", value: Some("N"), help: "positions each round of the searched phase searches (default 200000; tiny 64)" },
-    Flag { name: "precision", value: Some("P"), help: "f32 (default) or bf16: the training products' operands in bf16, sums and weights in f32 (mixed precision; about 1.5x faster with AVX-512 BF16, docs/benchmarks.md)" },
+    Flag { name: "precision", value: Some("P"), help: "f32 (default) or bf16: the training products' operands in bf16, sums and weights in f32 (mixed precision; faster than f32 on AMX tiles and on Zen 4's AVX-512 BF16, slower with AVX-512 BF16 alone on Intel: docs/benchmarks.md)" },
 ];
 
 /// DeepChess's part of `deepchess train` (the steps are `train::driver`'s).
@@ -502,7 +502,11 @@ impl driver::Recipe for Recipe {
             run.out.display(),
             run.profile,
             run.seed,
-            if setup.precision == Precision::Bf16 { ", products in bf16 (f32 sums and weights)" } else { "" },
+            if setup.precision == Precision::Bf16 {
+                format!(", products in bf16 (f32 sums and weights; {})", crate::tensor::kernels::gemm::bf16_path(crate::tensor::active_kernel()))
+            } else {
+                String::new()
+            },
             setup.data.display(),
             train.w.len(),
             train.l.len(),

@@ -96,33 +96,33 @@ pub(crate) unsafe fn gemm(
     abuf.resize(mt * kt * TILE, 0.0);
     bbuf.resize(nt * kt * TILE, 0.0);
     // A's tile (R, C): rows 16R.. of A, pairs 16C.. along k, a row of A per tile row.
-    let (src, ld, k_in_rows) = a;
-    with_scratch(m * k2, |t| {
-        if k_in_rows {
-            bf16::pairs_along_into(src, ld, m, k, t, k2);
-            tiles(t, m, k2, abuf.as_mut_ptr(), mt, kt, false, false);
-        } else {
-            bf16::pairs_across_into(src, ld, k, m, t, m);
-            tiles(t, k2, m, abuf.as_mut_ptr(), mt, kt, true, true);
-        }
-    });
+    cut(a, m, k, abuf.as_mut_ptr(), mt, kt, false);
     // B's tile (J, C): pairs 16C.. along k as its rows, columns 16J.. of B.
-    let (src, ld, k_in_rows) = b;
-    with_scratch(n * k2, |t| {
-        if k_in_rows {
-            bf16::pairs_along_into(src, ld, n, k, t, k2);
-            tiles(t, n, k2, bbuf.as_mut_ptr(), nt, kt, false, true);
-        } else {
-            bf16::pairs_across_into(src, ld, k, n, t, n);
-            tiles(t, k2, n, bbuf.as_mut_ptr(), nt, kt, true, false);
-        }
-    });
+    cut(b, n, k, bbuf.as_mut_ptr(), nt, kt, true);
     let (ap, bp) = (abuf.as_ptr() as usize, bbuf.as_ptr() as usize);
     let (cp, epv) = (c as usize, *ep);
     let threads = if 2 * m * n * k < 8_000_000 { 1 } else { nthreads.max(1) };
     parallel_ranges(nt * 16, threads, BLOCK, |r| {
         // Safety: each thread writes its own columns of C; the tiles are read only.
         unsafe { blocks(m, n, kt, alpha, ap as *const f32, bp as *const f32, cp as *mut f32, ldc, overwrite, &epv, r) }
+    });
+}
+
+/// An operand as `n_other × kt` tiles of bf16 pairs: A's (`b_side` false: a row of A per tile
+/// row) or B's (a pair of k per tile row, the columns of B across it). The operand is `other`
+/// rows (of A) or columns (of B) by k, stored with k along its rows when its flag says so.
+///
+/// Safety: as [`gemm`]'s for the operand; `dst` holds `n_other·kt·TILE` values.
+unsafe fn cut((src, ld, k_in_rows): (*const f32, usize, bool), other: usize, k: usize, dst: *mut f32, n_other: usize, kt: usize, b_side: bool) {
+    let k2 = k.div_ceil(2);
+    with_scratch(other * k2, |t| {
+        if k_in_rows {
+            bf16::pairs_along_into(src, ld, other, k, t, k2);
+            tiles(t, other, k2, dst, n_other, kt, false, b_side);
+        } else {
+            bf16::pairs_across_into(src, ld, k, other, t, other);
+            tiles(t, k2, other, dst, n_other, kt, true, !b_side);
+        }
     });
 }
 

@@ -30,6 +30,16 @@ use crate::tensor::kernels::simd::Kernel;
 pub(crate) use small::gemm_small;
 pub use bf16::bf16_instructions;
 
+/// How this machine runs bf16 products on `kernel` (what `--precision bf16` runs): AMX tiles,
+/// AVX-512 BF16 dot products, or the operands rounded to bf16 and multiplied by the f32 kernels.
+pub fn bf16_path(kernel: Kernel) -> &'static str {
+    match kernel {
+        Kernel::Avx512 if amx_tiles() => "AMX tiles (tdpbf16ps)",
+        Kernel::Avx512 if bf16_instructions() => "AVX-512 BF16 dot products (vdpbf16ps)",
+        _ => "operands rounded to bf16, multiplied by the f32 kernels",
+    }
+}
+
 /// Whether bf16 products run on AMX tiles on this machine ([`amx`]).
 pub fn amx_tiles() -> bool {
     #[cfg(target_arch = "x86_64")]
