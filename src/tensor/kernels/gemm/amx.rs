@@ -5,13 +5,15 @@
 //! products exact, sums in f32 (in another order than the vector kernels', so the results agree
 //! within float tolerance, not bit for bit).
 //!
-//! The tiles read row-major matrices of bf16 pairs along k, not the driver's packed panels: A
-//! as `m × k2` pairs (a row of a tile: 16 pairs of one row of A), B as `k2 × n` pairs (a row:
-//! one pair of k for 16 columns, the layout `tdpbf16ps` wants for its second operand). Each
-//! operand is converted once a product into a buffer padded with zeros (rows and columns to
-//! 32, pairs to 16), so every tile is whole; C's edges are cut in the stores. A block of 32 × 32
-//! of C is four tiles summed over all of k (no k blocks: C is read and written once), its
-//! epilogue (α, β's C or a bias, a ReLU, a mask) done with AVX-512 on the stored sums.
+//! The tiles read the operands cut into tiles of their own, not the driver's packed panels:
+//! each product converts A and B into bf16 pairs along k and cuts them into 1 KB tiles, zero
+//! beyond the operands (rows and columns to 32, pairs to 16), so every tile is whole and is
+//! read with a 64-byte stride. A's tile: 16 rows of A, 16 pairs each; B's: 16 pairs of k as
+//! its rows, 16 columns across (the layout `tdpbf16ps` wants for its second operand); copied or
+//! transposed in registers as the product's transposition needs. A block of 32 × 32 of C is
+//! four tiles summed over all of k (no k blocks: C is read and written once), its epilogue (α,
+//! β's C or a bias, a ReLU, a mask) done with AVX-512 on the stored sums; C's edges are cut in
+//! those stores.
 //!
 //! The instructions are written with `asm!` (Rust has no stable AMX intrinsics); the tile
 //! registers are named only inside these blocks, and each product configures them
@@ -101,7 +103,7 @@ pub(crate) unsafe fn gemm(
     cut(b, n, k, bbuf.as_mut_ptr(), nt, kt, true);
     let (ap, bp) = (abuf.as_ptr() as usize, bbuf.as_ptr() as usize);
     let (cp, epv) = (c as usize, *ep);
-    let threads = if 2 * m * n * k < 8_000_000 { 1 } else { nthreads.max(1) };
+    let threads = if 2 * m * n * k < super::PAR_MIN_FLOPS { 1 } else { nthreads.max(1) };
     parallel_ranges(nt * 16, threads, BLOCK, |r| {
         // Safety: each thread writes its own columns of C; the tiles are read only.
         unsafe { blocks(m, n, kt, alpha, ap as *const f32, bp as *const f32, cp as *mut f32, ldc, overwrite, &epv, r) }
