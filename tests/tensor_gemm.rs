@@ -192,6 +192,57 @@ fn edge_tiles_give_the_bits_of_interior_ones() {
     }
 }
 
+/// A product of at most 32 columns reads A where it is stored instead of packing it; each of
+/// its elements gets the bits it gets inside a wider (packed) product: for both layouts of A,
+/// k within and across blocks, rows short of a tile, C added to or overwritten, the fused
+/// bias, ReLU and mask, one thread and two (the last shape is split between them).
+#[test]
+fn products_that_read_a_as_stored_give_the_bits_of_packed_ones() {
+    let first = |x: &Matrix, n: usize| {
+        let mut out = Matrix::zeros(x.rows(), n);
+        (0..x.rows()).for_each(|i| out.row_mut(i).copy_from_slice(&x.row(i)[..n]));
+        out
+    };
+    let wide = 72;
+    for &(m, k) in &[(1, 5), (11, 256), (12, 257), (37, 700), (1200, 700)] {
+        for ta in [Trans::N, Trans::T] {
+            let (a, b, c0) = operands(ta, Trans::T, m, k, wide, (m * 7 + k) as u64);
+            let mut rng = Rng::new(m as u64);
+            let bias = Init::XavierUniform.matrix(1, wide, &mut rng);
+            let mask = Init::XavierUniform.matrix(m, wide, &mut rng);
+            for kern in Kernel::available_kernels() {
+                for threads in [1, 2] {
+                    let mut whole = c0.clone();
+                    gemm_with(kern, threads, ta, Trans::T, 0.7, &a, &b, 1.0, &mut whole).unwrap();
+                    let mut whole_fused = Matrix::zeros(m, wide);
+                    let fuse = Fuse { bias: Some(bias.data()), relu: true, mask: None };
+                    gemm_fused_with(kern, threads, ta, Trans::T, &a, &b, 0.0, &mut whole_fused, &fuse).unwrap();
+                    let mut whole_masked = c0.clone();
+                    let fuse = Fuse { mask: Some(mask.data()), ..Fuse::default() };
+                    gemm_fused_with(kern, threads, ta, Trans::T, &a, &b, 1.0, &mut whole_masked, &fuse).unwrap();
+                    for n in [8, 16, 32] {
+                        let at = format!("{kern:?} {threads}t A {ta:?} {m}×{k}×{n}");
+                        // B transposed: its first n rows are the first n columns of op(B).
+                        let mut bn = Matrix::zeros(n, k);
+                        (0..n).for_each(|j| bn.row_mut(j).copy_from_slice(b.row(j)));
+                        let mut c = first(&c0, n);
+                        gemm_with(kern, threads, ta, Trans::T, 0.7, &a, &bn, 1.0, &mut c).unwrap();
+                        assert_eq!(bits(&c), bits(&first(&whole, n)), "{at}");
+                        let mut f = Matrix::filled(m, n, f32::NAN);
+                        let fuse = Fuse { bias: Some(&bias.data()[..n]), relu: true, mask: None };
+                        gemm_fused_with(kern, threads, ta, Trans::T, &a, &bn, 0.0, &mut f, &fuse).unwrap();
+                        assert_eq!(bits(&f), bits(&first(&whole_fused, n)), "bias and ReLU: {at}");
+                        let (mut g, mn) = (first(&c0, n), first(&mask, n));
+                        let fuse = Fuse { mask: Some(mn.data()), ..Fuse::default() };
+                        gemm_fused_with(kern, threads, ta, Trans::T, &a, &bn, 1.0, &mut g, &fuse).unwrap();
+                        assert_eq!(bits(&g), bits(&first(&whole_masked, n)), "mask: {at}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn fused_products_refuse_what_they_cannot_do() {
     let (a, b, _) = operands(Trans::N, Trans::N, 3, 4, 2, 1);

@@ -123,6 +123,9 @@ fn rbm_bench(reps: usize, quick: bool, nthreads: usize, with_sklearn: bool, rng:
     // ours[t][shape], theirs[t][shape]
     let mut ours = vec![vec![0.0; RBM_SHAPES.len()]; thread_counts.len()];
     let mut theirs: Vec<Vec<f64>> = Vec::new();
+    // Our 1-thread rate over scikit-learn's, pass pair by pass pair (each pair ran back to
+    // back, so drift in the machine's speed moves both): its median, per shape.
+    let mut paired = vec![f64::NAN; RBM_SHAPES.len()];
     let saved = crate::tensor::threads();
     for (ti, &t) in thread_counts.iter().enumerate() {
         crate::tensor::set_threads(t);
@@ -171,10 +174,11 @@ fn rbm_bench(reps: usize, quick: bool, nthreads: usize, with_sklearn: bool, rng:
                     mine.push(rows as f64 / t0.elapsed().as_secs_f64());
                 }
             }
-            ours[ti][si] = median(mine);
             if sk.is_some() {
+                paired[si] = median(mine.iter().zip(&sks).map(|(a, b)| a / b).collect());
                 theirs_t.push(median(sks));
             }
+            ours[ti][si] = median(mine);
         }
         if sk.is_some() {
             theirs.push(theirs_t);
@@ -194,7 +198,7 @@ fn rbm_bench(reps: usize, quick: bool, nthreads: usize, with_sklearn: bool, rng:
         head += &format!(" {:>13}", format!("sklearn {t}thr"));
     }
     if !theirs.is_empty() {
-        head += &format!(" {:>17}", "best ours/sklearn");
+        head += &format!(" {:>17} {:>18}", "best ours/sklearn", "1thr/sklearn pairs");
     }
     println!("{head}");
     for (si, &(nv, nh)) in RBM_SHAPES.iter().enumerate() {
@@ -208,12 +212,13 @@ fn rbm_bench(reps: usize, quick: bool, nthreads: usize, with_sklearn: bool, rng:
         if !theirs.is_empty() {
             let best_ours = ours.iter().map(|o| o[si]).fold(0.0, f64::max);
             let best_theirs = theirs.iter().map(|o| o[si]).fold(0.0, f64::max);
-            line += &format!(" {:>16.2}×", best_ours / best_theirs);
+            line += &format!(" {:>16.2}× {:>17.2}×", best_ours / best_theirs, paired[si]);
         }
         println!("{line}");
     }
     if !theirs.is_empty() {
-        println!("(BernoulliRBM: persistent CD-1, sampled negative visibles, dense products; ours: CD-1 of dbn::rbm, sparse input products)");
+        println!("(BernoulliRBM: persistent CD-1, sampled negative visibles, dense products; ours: CD-1 of dbn::rbm, sparse input products;");
+        println!(" pairs: the median over passes of our 1-thread pass's rate over the scikit-learn pass run just before it)");
     }
     println!();
 }

@@ -26,8 +26,12 @@
 //!
 //! Speed: the dense products go through [`gemm`] (SIMD kernels, threads for the large ones).
 //! A sparse batch (a chess position sets ~4 % of its inputs) computes `v0·W` and `v0ᵀ·h0`
-//! over its nonzero values only, the way the sparse input layer does. Buffers live in the
-//! struct: after the first batch of a given size, a step allocates nothing.
+//! over its nonzero values only, the way the sparse input layer does. The chain keeps its
+//! visible and hidden states transposed (`visible × n`, `hidden × n`), so that its two
+//! products, `vᵀ = W·hᵀ` and `hkᵀ = Wᵀ·vᵀ`, have the batch as their columns: at a batch of
+//! up to 32 the GEMM then reads W where it is instead of packing it twice a step. Every sum
+//! is the one the row-major chain made, in the same order. Buffers live in the struct:
+//! after the first batch of a given size, a step allocates nothing.
 //!
 //! Determinism: the samples are drawn from the caller's [`Rng`] in a fixed order (`h0` row
 //! by row, then each chain step's samples), so the same seed, weights, batches and kernel
@@ -36,6 +40,7 @@
 //! runs on the calling thread.
 
 pub mod bench;
+mod transposed;
 
 use crate::tensor::error::{Result, TensorError};
 use crate::tensor::{gemm, Trans};
@@ -43,6 +48,7 @@ use crate::tensor::matrix::Matrix;
 use crate::tensor::rng::Rng;
 use crate::tensor::kernels::simd::active_kernel;
 use crate::tensor::kernels::vecops::{add_assign_with, axpy_with, gather_add_with, sigmoid_bias_with};
+use transposed::{column_distances, nonzeros, sigmoid_bias_rows};
 
 /// Batches with at most this fraction of nonzero visible values take the sparse path for
 /// `v0·W` and `v0ᵀ·h0`. Measured on random binary batches at 772 → 100, CPU time of CD-1,
@@ -68,10 +74,16 @@ struct Scratch {
     h0: Matrix,
     /// Sampled hidden states driving the chain.
     h: Matrix,
-    /// Visible probabilities of the chain (a binary sample between steps when `k > 1`).
-    v: Matrix,
-    /// Negative hidden probabilities (and the hidden probabilities mid-chain).
-    hk: Matrix,
+    /// Visible probabilities of the chain (a binary sample between steps when `k > 1`),
+    /// transposed: `visible × n`.
+    vt: Matrix,
+    /// Negative hidden probabilities (and the hidden probabilities mid-chain), transposed.
+    hkt: Matrix,
+    /// The batch transposed (`visible × n`), for the reconstruction error.
+    v0t: Matrix,
+    /// Each row's squared reconstruction distance, and the partial sums behind it.
+    dist: Vec<f32>,
+    dist_acc: Vec<f32>,
     /// The batch's nonzero values, row by row: row `r` is `nz_off[r]..nz_off[r + 1]`.
     nz_idx: Vec<u32>,
     nz_val: Vec<f32>,
@@ -257,24 +269,36 @@ impl Rbm {
         sigmoid_bias(&mut s.h0, hbias.data());
         sample_into(&s.h0, &mut s.h, rng);
 
-        // 2. The Gibbs chain.
+        // 2. The Gibbs chain, its products with the batch in the columns (`vᵀ = W·hᵀ`,
+        //    `hkᵀ = Wᵀ·vᵀ`): a batch of 32 is one micro-panel wide, so the products read W
+        //    where it is instead of packing it (the same sums, so the same bits).
         let mut recon_error = 0.0;
-        s.v.resize(n, nv);
-        s.hk.resize(n, nh);
+        s.vt.resize(nv, n);
+        s.hkt.resize(nh, n);
         for step in 1..=k {
-            gemm(Trans::N, Trans::T, 1.0, &s.h, w, 0.0, &mut s.v)?;
-            sigmoid_bias(&mut s.v, vbias.data());
+            gemm(Trans::N, Trans::T, 1.0, w, &s.h, 0.0, &mut s.vt)?;
+            sigmoid_bias_rows(kern, s.vt.data_mut(), n, vbias.data());
             if step == 1 {
-                let se: f64 = (0..n).map(|r| squared_distance(v0.row(r), s.v.row(r)) as f64).sum();
+                // v0 transposed from its nonzeros, then each row's squared distance.
+                s.v0t.resize(nv, n);
+                s.v0t.data_mut().fill(0.0);
+                for r in 0..n {
+                    for (&i, &x) in s.nz_idx[s.nz_off[r]..s.nz_off[r + 1]].iter().zip(&s.nz_val[s.nz_off[r]..]) {
+                        s.v0t.data_mut()[i as usize * n + r] = x;
+                    }
+                }
+                s.dist.resize(n, 0.0);
+                column_distances(kern, s.v0t.data(), s.vt.data(), nv, n, &mut s.dist_acc, &mut s.dist);
+                let se: f64 = s.dist.iter().map(|&x| x as f64).sum();
                 recon_error = se / (n * nv) as f64;
             }
             if step < k {
-                sample_in_place(&mut s.v, rng);
+                sample_in_place_t(&mut s.vt, rng);
             }
-            gemm(Trans::N, Trans::N, 1.0, &s.v, w, 0.0, &mut s.hk)?;
-            sigmoid_bias(&mut s.hk, hbias.data());
+            gemm(Trans::T, Trans::N, 1.0, w, &s.vt, 0.0, &mut s.hkt)?;
+            sigmoid_bias_rows(kern, s.hkt.data_mut(), n, hbias.data());
             if step < k {
-                sample_into(&s.hk, &mut s.h, rng);
+                sample_into_t(&s.hkt, &mut s.h, rng);
             }
         }
 
@@ -283,14 +307,14 @@ impl Rbm {
         let plain = *momentum == 0.0 && *weight_decay == 0.0;
         if plain {
             s.vel_w.resize(0, 0);
-            gemm(Trans::T, Trans::N, -a, &s.v, &s.hk, 1.0, w)?;
+            gemm(Trans::N, Trans::T, -a, &s.vt, &s.hkt, 1.0, w)?;
             s.add_positive(v0, sparse, a, w)?;
         } else {
             if s.vel_w.shape() != (nv, nh) {
                 s.vel_w.resize_zeroed(nv, nh);
             }
             let mut vel = std::mem::take(&mut s.vel_w);
-            gemm(Trans::T, Trans::N, -a, &s.v, &s.hk, *momentum, &mut vel)?;
+            gemm(Trans::N, Trans::T, -a, &s.vt, &s.hkt, *momentum, &mut vel)?;
             s.add_positive(v0, sparse, a, &mut vel)?;
             if *weight_decay != 0.0 {
                 axpy_with(kern, vel.data_mut(), -lr * *weight_decay, w.data());
@@ -307,11 +331,11 @@ impl Rbm {
         } else {
             col_sums_add(v0, 1.0, &mut s.dvb);
         }
-        col_sums_add(&s.v, -1.0, &mut s.dvb);
+        row_sums_add(&s.vt, -1.0, &mut s.dvb);
         s.dhb.clear();
         s.dhb.resize(nh, 0.0);
         col_sums_add(&s.h0, 1.0, &mut s.dhb);
-        col_sums_add(&s.hk, -1.0, &mut s.dhb);
+        row_sums_add(&s.hkt, -1.0, &mut s.dhb);
         let m = *momentum;
         for (bias, vel, d) in [(vbias, &mut s.vel_vb, &s.dvb), (hbias, &mut s.vel_hb, &s.dhb)] {
             vel.resize(d.len(), 0.0);
@@ -339,25 +363,18 @@ impl Scratch {
         self.nz_off.clear();
         self.nz_off.push(0);
         self.binary = true;
-        const CHUNK: usize = 8;
+        let kern = active_kernel();
         for r in 0..v0.rows() {
             let row = v0.row(r);
-            for c0 in (0..row.len()).step_by(CHUNK) {
-                let chunk = &row[c0..(c0 + CHUNK).min(row.len())];
-                // One vectorised pass makes a bit mask of the chunk's nonzeros: most chunks
-                // of a sparse batch have none, and the others are visited bit by bit.
-                let mut mask = chunk.iter().enumerate().fold(0u32, |m, (l, &x)| m | (((x != 0.0) as u32) << l));
-                while mask != 0 {
-                    let i = c0 + mask.trailing_zeros() as usize;
-                    mask &= mask - 1;
-                    let x = row[i];
-                    if !(0.0..=1.0).contains(&x) {
-                        return Err(TensorError::argument("Rbm::cd_k", format!("value {x} at row {r}, column {i} is not in [0, 1]")));
-                    }
-                    self.binary &= x == 1.0;
-                    self.nz_idx.push(i as u32);
-                    self.nz_val.push(x);
+            let lo = self.nz_idx.len();
+            nonzeros(kern, row, |i| self.nz_idx.push(i as u32));
+            for &i in &self.nz_idx[lo..] {
+                let x = row[i as usize];
+                if !(0.0..=1.0).contains(&x) {
+                    return Err(TensorError::argument("Rbm::cd_k", format!("value {x} at row {r}, column {i} is not in [0, 1]")));
                 }
+                self.binary &= x == 1.0;
+                self.nz_val.push(x);
             }
             self.nz_off.push(self.nz_idx.len());
         }
@@ -388,29 +405,44 @@ fn sigmoid_bias(x: &mut Matrix, bias: &[f32]) {
     }
 }
 
+/// [`sample_into`] in place on a transposed matrix, drawing in the order of the matrix it is
+/// the transpose of (row by row of `v`), so the draws are those of the untransposed chain.
+fn sample_in_place_t(pt: &mut Matrix, rng: &mut Rng) {
+    let (rows, cols) = (pt.rows(), pt.cols());
+    let d = pt.data_mut();
+    for r in 0..cols {
+        for i in 0..rows {
+            let q = &mut d[i * cols + r];
+            *q = if rng.next_f32() < *q { 1.0 } else { 0.0 };
+        }
+    }
+}
+
+/// `out = 1` with probability `pt`ᵀ (each element), else `0`: [`sample_into`] of the matrix
+/// `pt` is the transpose of, drawn in that matrix's order.
+fn sample_into_t(pt: &Matrix, out: &mut Matrix, rng: &mut Rng) {
+    let (rows, cols) = (pt.rows(), pt.cols());
+    out.resize(cols, rows);
+    let d = pt.data();
+    for (r, row) in out.data_mut().chunks_exact_mut(rows.max(1)).enumerate().take(cols) {
+        for (i, o) in row.iter_mut().enumerate() {
+            *o = if rng.next_f32() < d[i * cols + r] { 1.0 } else { 0.0 };
+        }
+    }
+}
+
 /// `out = 1` with probability `p` (each element of `p`), else `0`; one draw per element.
 fn sample_into(p: &Matrix, out: &mut Matrix, rng: &mut Rng) {
     out.resize(p.rows(), p.cols());
     out.data_mut().iter_mut().zip(p.data()).for_each(|(o, &q)| *o = if rng.next_f32() < q { 1.0 } else { 0.0 });
 }
 
-/// [`sample_into`] in place.
-fn sample_in_place(p: &mut Matrix, rng: &mut Rng) {
-    p.data_mut().iter_mut().for_each(|q| *q = if rng.next_f32() < *q { 1.0 } else { 0.0 });
-}
-
-/// `Σ (a_i − b_i)²` in f32 over eight interleaved partial sums (so the loop vectorises; a
-/// row is at most a few thousand terms in `[0, 1]`, well within f32's precision for a monitor).
-fn squared_distance(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| (x - y) * (x - y)).sum();
-    for (x, y) in ca.zip(cb) {
-        for l in 0..8 {
-            acc[l] += (x[l] - y[l]) * (x[l] - y[l]);
-        }
+/// `sums += sign · Σ_columns mt`, added column by column: the same sums, in the same order,
+/// as [`col_sums_add`] of the matrix `mt` is the transpose of.
+fn row_sums_add(mt: &Matrix, sign: f32, sums: &mut [f32]) {
+    for (i, s) in sums.iter_mut().enumerate().take(mt.rows()) {
+        mt.row(i).iter().for_each(|&x| *s += sign * x);
     }
-    acc.iter().sum::<f32>() + tail
 }
 
 /// `sums += sign · Σ_rows m`.

@@ -193,9 +193,9 @@ fn sparse_and_dense_paths_agree_and_buffers_are_reused() {
         rbm.set_sparse_max_density(d);
         rbm.momentum = 0.5;
         let stats = rbm.cd_k(&x, 1, 0.1, &mut Rng::new(1)).unwrap();
-        let ptrs = (rbm.s.v.data().as_ptr(), rbm.s.h0.data().as_ptr(), rbm.s.vel_w.data().as_ptr());
+        let ptrs = (rbm.s.vt.data().as_ptr(), rbm.s.h0.data().as_ptr(), rbm.s.vel_w.data().as_ptr());
         rbm.cd_k(&x, 1, 0.1, &mut Rng::new(2)).unwrap();
-        assert_eq!(ptrs, (rbm.s.v.data().as_ptr(), rbm.s.h0.data().as_ptr(), rbm.s.vel_w.data().as_ptr()));
+        assert_eq!(ptrs, (rbm.s.vt.data().as_ptr(), rbm.s.h0.data().as_ptr(), rbm.s.vel_w.data().as_ptr()));
         out.push((rbm, stats));
     }
     assert!(out[0].0.w.max_abs_diff(&out[1].0.w) < 1e-6);

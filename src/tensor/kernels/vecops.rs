@@ -408,8 +408,15 @@ fn exp_approx(x: f32) -> f32 {
 #[inline(always)]
 fn sigmoid_bias_generic(x: &mut [f32], bias: &[f32]) {
     for (v, &b) in x.iter_mut().zip(bias) {
-        *v = 1.0 / (1.0 + exp_approx(-(*v + b)));
+        *v = sigmoid(*v + b);
     }
+}
+
+/// `σ(z) = 1 / (1 + e^-z)` with [`exp_approx`], as [`sigmoid_bias_with`] computes it: for loops
+/// written elsewhere and run under a flavour's instructions ([`Kernel::run`]).
+#[inline(always)]
+pub(crate) fn sigmoid(z: f32) -> f32 {
+    1.0 / (1.0 + exp_approx(-z))
 }
 
 #[cfg(target_arch = "x86_64")]

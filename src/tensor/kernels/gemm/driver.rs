@@ -2,8 +2,8 @@
 //! with A and B packed into contiguous micro-panels on the way ([`super::pack`]). Works on
 //! strided views (`A(i,p) = a[i*rsa + p*csa]`), so transposed operands cost nothing extra.
 
-use super::kernels::{Edge, MicroKernel, Store};
-use super::pack::{pack_a, pack_b};
+use super::kernels::{DirectKernel, Edge, MicroKernel, Store};
+use super::pack::{copy_short, pack_a, pack_b};
 use super::view::{OutView, View};
 use crate::tensor::runtime::help::{on_board, share};
 use crate::tensor::kernels::simd::{gate, relu};
@@ -27,7 +27,16 @@ pub(crate) struct Spec {
     pub kernel: MicroKernel,
     /// Smaller kernels on the same packed panels, smallest first, for edge tiles.
     pub edges: &'static [Edge],
+    /// The whole tile with A read as stored (products of at most [`DIRECT_COLS`] columns; [`super::kernels`]' `micro_direct`), where the flavour has one.
+    pub direct: Option<DirectKernel>,
 }
+
+/// A product of at most this many columns (whole B micro-panels) reads A as stored instead
+/// of packing it: each value of A then feeds one or two tiles, one after the other, and
+/// packing it would cost more than reading it where it is (the RBM's `W·hᵀ` and `Wᵀ·vᵀ`,
+/// the batch in the columns). B's panels for all of them (`kc × 32` floats, 32 KB) stay
+/// in L1 while A streams past.
+pub(crate) const DIRECT_COLS: usize = 32;
 
 /// Rows per block of a product whose blocks are shared with helpers: a multiple of every
 /// flavour's `mr` (6, 8, 4…), small enough that a 256-row product has several blocks.
@@ -142,8 +151,10 @@ pub(crate) unsafe fn gemm_serial(
     let nc_max = spec.nc.min(n).div_ceil(nr) * nr;
     let mc_max = mc.min(m).div_ceil(spec.mr) * spec.mr;
     let bp = aligned(&mut ws.b, kc_max * nc_max);
-    // Shared blocks pack their A into the workspace of whoever runs them (below).
-    let ap = if shared { std::ptr::null_mut() } else { aligned(&mut ws.a, kc_max * mc_max) };
+    let direct = spec.direct.is_some() && n % nr == 0 && n <= DIRECT_COLS;
+    // Shared blocks pack their A into the workspace of whoever runs them (below); a direct
+    // product packs only its last rows when they are fewer than a tile's.
+    let ap = if shared { std::ptr::null_mut() } else { aligned(&mut ws.a, kc_max * if direct { spec.mr } else { mc_max }) };
     // Safety of the raw parts below: `bp`, `ap` and the tile are disjoint fields of `ws`.
     let tile: *mut Tile = ws.tile();
     // 5th loop (jc): panels of nc columns of B and C.
@@ -161,6 +172,7 @@ pub(crate) unsafe fn gemm_serial(
                 kcb,
                 ncb,
                 alpha,
+                direct,
                 a: View { ptr: a.ptr.add(pc * a.cs), ..a },
                 bp,
                 c: OutView { ptr: c.ptr.add(jc), ..c },
@@ -173,7 +185,7 @@ pub(crate) unsafe fn gemm_serial(
                 // Whoever runs a block packs its A into a workspace of its own.
                 share(panel.blocks(), &|i| {
                     with_workspace(|w| {
-                        let ap = aligned(&mut w.a, panel.mc * panel.kcb);
+                        let ap = aligned(&mut w.a, if direct { panel.spec.mr } else { panel.mc } * panel.kcb);
                         let tile: *mut Tile = w.tile();
                         // Safety: as this function's; blocks write disjoint rows of C.
                         unsafe { panel.block(i, ap, &mut *tile) }
@@ -196,6 +208,8 @@ struct Panel {
     kcb: usize,
     ncb: usize,
     alpha: f32,
+    /// A read as stored ([`Spec::direct`]) rather than packed, but for rows short of a tile.
+    direct: bool,
     /// A at this panel's first k step.
     a: View,
     /// The packed panel.
@@ -216,16 +230,45 @@ impl Panel {
         self.m.div_ceil(self.mc)
     }
 
-    /// Row block `i`: packs its A block into `ap` (room for `mc × kcb`) and runs the 2nd
-    /// and 1st loops. Every tile is computed the same way whichever thread runs the block
-    /// and however the rows are blocked (`mc` is a multiple of `mr`), so help changes no bits.
+    /// Row block `i`: packs its A block into `ap` (room for `mc × kcb`; a direct panel's
+    /// for `mr × kcb`) and runs the 2nd and 1st loops. Every tile is computed the same way
+    /// whichever thread runs the block, however the rows are blocked (`mc` is a multiple of
+    /// `mr`) and whether A was packed, so help changes no bits.
     ///
     /// Safety: the panel's views are valid, `ap` is 64-byte aligned with room to spare.
     unsafe fn block(&self, i: usize, ap: *mut f32, tile: &mut Tile) {
-        let (spec, kcb, ncb, c) = (&self.spec, self.kcb, self.ncb, self.c);
-        let (mr, nr) = (spec.mr, spec.nr);
+        let mr = self.spec.mr;
         let ic = i * self.mc;
         let mcb = self.mc.min(self.m - ic);
+        let Some(kernel) = self.spec.direct.filter(|_| self.direct) else {
+            return self.packed(ic, mcb, ap, tile);
+        };
+        // Whole tiles read A where it is; the last rows, if fewer than a tile's, are packed
+        // (zero-padded) for the edge kernels.
+        let whole = mcb - mcb % mr;
+        let (first, last, a, c) = (self.first, self.last, self.a, self.c);
+        // Each tile of A read once from memory: its panels of B (at most two) while it is in L1.
+        for ir in (0..whole).step_by(mr) {
+            let r = ic + ir;
+            for jr in (0..self.ncb).step_by(self.spec.nr) {
+                let bmp = self.bp.add(jr * self.kcb);
+                let init = if first.init.is_null() { first.init } else { first.init.add(jr) };
+                let ep = last.at(r, jr);
+                let st = Store { init, relu: ep.relu, mask: ep.mask, mask_ld: ep.mask_ld, ..first };
+                kernel(self.kcb, self.alpha, a.ptr.add(r * a.rs), a.rs, a.cs, bmp, c.ptr.add(r * c.ld + jr), c.ld, &st);
+            }
+        }
+        if whole < mcb {
+            self.packed(ic + whole, mcb - whole, ap, tile);
+        }
+    }
+
+    /// Rows `ic..ic + mcb` of the panel's C from A packed into `ap`.
+    ///
+    /// Safety: as [`Panel::block`]'s; `ap` has room for `mcb` rows rounded up to `mr`.
+    unsafe fn packed(&self, ic: usize, mcb: usize, ap: *mut f32, tile: &mut Tile) {
+        let (spec, kcb, ncb, c) = (&self.spec, self.kcb, self.ncb, self.c);
+        let (mr, nr) = (spec.mr, spec.nr);
         let av = View { ptr: self.a.ptr.add(ic * self.a.rs), ..self.a };
         pack_a(mcb, kcb, mr, av, ap);
         let (first, last) = (self.first, self.last);
@@ -255,18 +298,17 @@ impl Panel {
                     // Edge tile: go through a full-size copy of C so the arithmetic
                     // (and so the result) is the same as for an interior tile; the bias
                     // goes into the copy and the ReLU and mask on the way back, as the
-                    // kernel would read past the matrices' edges.
+                    // kernel would read past the matrices' edges. Only the tile's part
+                    // inside C is filled: each element is summed on its own, so whatever
+                    // an earlier tile left in the rest of the copy reaches no element that
+                    // is copied back (filling all of it was most of a rank-32 update's
+                    // edge cost).
                     let t = tile.0.as_mut_ptr();
                     let bias = if first.overwrite { first.init } else { std::ptr::null() };
                     if !first.overwrite || !bias.is_null() {
-                        for i in 0..mr {
-                            for j in 0..nr {
-                                *t.add(i * nr + j) = match (i < mrb && j < nrb, bias.is_null()) {
-                                    (false, _) => 0.0,
-                                    (true, true) => *cp.add(i * c.ld + j),
-                                    (true, false) => *bias.add(jr + j),
-                                };
-                            }
+                        for i in 0..mrb {
+                            let src = if bias.is_null() { cp.add(i * c.ld) as *const f32 } else { bias.add(jr) };
+                            copy_short(src, t.add(i * nr), nrb);
                         }
                     }
                     // A mostly empty tile only needs its top-left part computed.

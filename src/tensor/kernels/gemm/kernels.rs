@@ -43,6 +43,51 @@ unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const MA: usize, c
     store::<F, MR, NV>(acc, alpha, c, ldc, st)
 }
 
+/// [`micro`] with A read where it is stored, `A(i, p) = a[i*rs + p*cs]`, instead of from a
+/// packed panel: for a product whose columns fit in one B micro-panel, each value of A
+/// is used by one tile only, so packing it would copy all of A to read it once. The same
+/// operations in the same order as [`micro`], so the same bits.
+///
+/// Safety: `a` is valid for `MR` rows and `kc` steps through its strides, `b` holds
+/// `kc*NB` floats; `c` and `st` as [`micro`]'s.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn micro_direct<F: Flavour, const MR: usize, const NV: usize, const NB: usize>(
+    kc: usize,
+    alpha: f32,
+    mut a: *const f32,
+    rs: usize,
+    cs: usize,
+    mut b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    st: &Store,
+) {
+    const PF: usize = 16;
+    prefetch_tile::<F, MR, NV>(c, ldc, st);
+    let mut acc = [[F::zero(); NV]; MR];
+    for _ in 0..kc {
+        let mut bv = [F::zero(); NV];
+        for (v, x) in bv.iter_mut().enumerate() {
+            *x = F::load(b.add(v * F::LANES));
+        }
+        // The lines `PF` steps on: rows of a transposed A are too far apart (a 600-wide W:
+        // 2,400 bytes) for the hardware's stride prefetcher, which left this loop waiting on
+        // L2. A prefetch does not fault, and `wrapping_add` makes no claim past the matrix.
+        F::prefetch(a.wrapping_add(PF * cs));
+        F::prefetch(a.wrapping_add(PF * cs + (MR - 1) * rs));
+        for (i, row) in acc.iter_mut().enumerate() {
+            let ai = F::splat(*a.add(i * rs));
+            for (v, x) in row.iter_mut().enumerate() {
+                *x = F::fmadd(ai, bv[v], *x);
+            }
+        }
+        a = a.add(cs);
+        b = b.add(NB);
+    }
+    store::<F, MR, NV>(acc, alpha, c, ldc, st)
+}
+
 /// Asks for the lines of C (or the mask) the tile will read after its k loop, so that a
 /// tile of a large C (a weight gradient accumulated in place) does not wait on memory.
 ///
@@ -164,6 +209,19 @@ impl Store {
 pub(crate) type MicroKernel =
     unsafe fn(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, st: &Store);
 
+/// Signature of the kernels that read A as stored ([`micro_direct`]): a whole `MR × NR` tile.
+pub(crate) type DirectKernel = unsafe fn(
+    kc: usize,
+    alpha: f32,
+    a: *const f32,
+    rs: usize,
+    cs: usize,
+    b: *const f32,
+    c: *mut f32,
+    ldc: usize,
+    st: &Store,
+);
+
 /// One micro-kernel and the (top-left) part of a packed tile it computes.
 #[derive(Clone, Copy)]
 pub(crate) struct Edge {
@@ -177,6 +235,9 @@ pub(crate) const SCALAR_MR: usize = 4;
 pub(crate) const SCALAR_NR: usize = 8;
 pub(crate) unsafe fn kernel_scalar(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, st: &Store) {
     micro::<Scalar, 4, 8, 4, 8>(kc, alpha, a, b, c, ldc, st)
+}
+pub(crate) unsafe fn direct_scalar(kc: usize, alpha: f32, a: *const f32, rs: usize, cs: usize, b: *const f32, c: *mut f32, ldc: usize, st: &Store) {
+    micro_direct::<Scalar, 4, 8, 8>(kc, alpha, a, rs, cs, b, c, ldc, st)
 }
 unsafe fn scalar_4x4(kc: usize, alpha: f32, a: *const f32, b: *const f32, c: *mut f32, ldc: usize, st: &Store) {
     micro::<Scalar, 4, 4, 4, 8>(kc, alpha, a, b, c, ldc, st)
@@ -196,7 +257,7 @@ pub(crate) const SCALAR_EDGES: &[Edge] = &[
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
-    use super::{micro, Edge, Store};
+    use super::{micro, micro_direct, Edge, Store};
     use crate::tensor::kernels::simd::{Avx2, Avx512, Fma128};
 
     /// Thin `#[target_feature]` wrapper around [`micro`] for one flavour and tile.
@@ -209,10 +270,22 @@ pub(crate) mod x86 {
         };
     }
 
+    /// A [`super::micro_direct`] wrapper: the flavour's whole tile with A read as stored.
+    macro_rules! direct {
+        ($name:ident, $feat:literal, $fl:ty, $mr:literal, $nv:literal, $nb:expr) => {
+            #[target_feature(enable = $feat)]
+            #[allow(clippy::too_many_arguments)]
+            pub(crate) unsafe fn $name(kc: usize, alpha: f32, a: *const f32, rs: usize, cs: usize, b: *const f32, c: *mut f32, ldc: usize, st: &Store) {
+                micro_direct::<$fl, $mr, $nv, $nb>(kc, alpha, a, rs, cs, b, c, ldc, st)
+            }
+        };
+    }
+
     /// AVX2 tile: 6 × 16 = 12 ymm accumulators + 2 for B + 1 broadcast (of 16).
     pub(crate) const AVX2_MR: usize = 6;
     pub(crate) const AVX2_NR: usize = 16;
     wrapper!(kernel_avx2, "avx2,fma", Avx2, 6, 2, AVX2_MR, AVX2_NR);
+    direct!(direct_avx2, "avx2,fma", Avx2, 6, 2, AVX2_NR);
     wrapper!(avx2_6x8, "avx2,fma", Avx2, 6, 1, AVX2_MR, AVX2_NR);
     wrapper!(avx2_3x16, "avx2,fma", Avx2, 3, 2, AVX2_MR, AVX2_NR);
     wrapper!(avx2_3x8, "avx2,fma", Avx2, 3, 1, AVX2_MR, AVX2_NR);
@@ -247,6 +320,7 @@ pub(crate) mod x86 {
     pub(crate) const AVX512_MR: usize = 12;
     pub(crate) const AVX512_NR: usize = 32;
     wrapper!(kernel_avx512, "avx512f", Avx512, 12, 2, AVX512_MR, AVX512_NR);
+    direct!(direct_avx512, "avx512f", Avx512, 12, 2, AVX512_NR);
     wrapper!(avx512_12x16, "avx512f", Avx512, 12, 1, AVX512_MR, AVX512_NR);
     wrapper!(avx512_6x32, "avx512f", Avx512, 6, 2, AVX512_MR, AVX512_NR);
     wrapper!(avx512_6x16, "avx512f", Avx512, 6, 1, AVX512_MR, AVX512_NR);

@@ -71,6 +71,7 @@ fn spec(k: Kernel) -> Spec {
             nc: 4096,
             kernel: kernels::x86::kernel_avx2,
             edges: kernels::x86::AVX2_EDGES,
+            direct: Some(kernels::x86::direct_avx2),
         },
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 if k.available() => Spec {
@@ -81,6 +82,7 @@ fn spec(k: Kernel) -> Spec {
             nc: 4096,
             kernel: kernels::x86::kernel_avx512,
             edges: kernels::x86::AVX512_EDGES,
+            direct: Some(kernels::x86::direct_avx512),
         },
         // Unavailable flavours never reach here (checked by callers); scalar is safe anyway.
         _ => Spec {
@@ -91,6 +93,7 @@ fn spec(k: Kernel) -> Spec {
             nc: 4096,
             kernel: kernels::kernel_scalar,
             edges: kernels::SCALAR_EDGES,
+            direct: Some(kernels::direct_scalar),
         },
     }
 }
@@ -291,7 +294,7 @@ unsafe fn gemm_impl(
             let (b_j, b_p) = bf16::to_pairs(b.as_ptr(), ldb, tb == Trans::T, n, k, bp);
             let (av, bv) = (View { ptr: ap, rs: a_i, cs: a_p }, View { ptr: bp, rs: b_p, cs: b_j });
             // KC/2 pairs: the same blocks of k as the f32 kernels'.
-            let spec = Spec { kc: KC / 2, kernel: bf16::x86::kernel, edges: bf16::x86::EDGES, ..spec(kernel) };
+            let spec = Spec { kc: KC / 2, kernel: bf16::x86::kernel, edges: bf16::x86::EDGES, direct: None, ..spec(kernel) };
             run(&spec, nthreads, m, n, k2, alpha, av, bv, cv, overwrite, ep);
             return;
         }

@@ -10,7 +10,7 @@ use super::view::View;
 /// `memcpy` call that `copy_nonoverlapping` becomes for a run-time length cost more than
 /// the copy at these sizes (a sixth of a batch-32 GEMM's time went to it).
 #[inline(always)]
-unsafe fn copy_short(src: *const f32, dst: *mut f32, n: usize) {
+pub(super) unsafe fn copy_short(src: *const f32, dst: *mut f32, n: usize) {
     for i in 0..n {
         *dst.add(i) = *src.add(i);
     }
