@@ -24,7 +24,8 @@ use super::measure::{game_figures, score_against, Baseline};
 use super::recipe::{Loss, QCfg, Targets, Update};
 use super::model::{Agents, Layout, Net};
 use crate::chess::{Color, Game, Move, Position, Role};
-use crate::tensor::{Matrix, Optimizer, Params, Rng, Tape};
+use crate::tensor::autograd::with_tape;
+use crate::tensor::{Matrix, Optimizer, Params, Rng};
 use crate::train::episode::{EpisodeLearner, Trajectory};
 use crate::train::stage::EpochStats;
 
@@ -162,40 +163,43 @@ impl Learner {
                     for (r, (e, _)) in rows.iter().enumerate() {
                         x.row_mut(r).copy_from_slice(&e.x[..]);
                     }
-                    let mut tape = Tape::new();
-                    let xv = tape.input(&x);
-                    let y = self.layout.net_on_tape(shared, &mut tape, xv, colour, net).map_err(|e| e.to_string())?;
-                    // The target is the output itself but where the net is taught: the
-                    // gradient flows through those outputs only.
-                    let mut target = tape.value(y).clone();
-                    let (mut sq, mut msq) = (0.0f64, 0.0f64);
-                    for (r, &(e, chosen)) in rows.iter().enumerate() {
-                        let row = target.row_mut(r);
-                        if masked {
-                            let allowed = e.mask[net.index()];
-                            for (k, v) in row.iter_mut().enumerate() {
-                                if allowed >> k & 1 == 0 {
-                                    msq += (*v * *v) as f64;
-                                    *v = 0.0;
+                    // A pooled tape: its buffers outlive the update's threads.
+                    let (sq, msq) = with_tape(|tape| -> Result<(f64, f64), String> {
+                        let xv = tape.input(&x);
+                        let y = self.layout.net_on_tape(shared, tape, xv, colour, net).map_err(|e| e.to_string())?;
+                        // The target is the output itself but where the net is taught: the
+                        // gradient flows through those outputs only.
+                        let mut target = tape.value(y).clone();
+                        let (mut sq, mut msq) = (0.0f64, 0.0f64);
+                        for (r, &(e, chosen)) in rows.iter().enumerate() {
+                            let row = target.row_mut(r);
+                            if masked {
+                                let allowed = e.mask[net.index()];
+                                for (k, v) in row.iter_mut().enumerate() {
+                                    if allowed >> k & 1 == 0 {
+                                        msq += (*v * *v) as f64;
+                                        *v = 0.0;
+                                    }
                                 }
                             }
+                            if let Some((k, q)) = chosen {
+                                let d = row[k] - q;
+                                sq += (d * d) as f64;
+                                row[k] = q;
+                            }
                         }
-                        if let Some((k, q)) = chosen {
-                            let d = row[k] - q;
-                            sq += (d * d) as f64;
-                            row[k] = q;
-                        }
-                    }
-                    let t = tape.input(&target);
-                    // Both losses average over rows × 64 outputs; the step's loss is the sum over
-                    // the chunk's examples divided by the chunk. Huber is half the squared
-                    // error within δ: doubled, it is the squared error there.
-                    let (loss, twice) = match self.cfg.loss {
-                        Loss::Squared => (tape.mse(y, t), 1.0),
-                        Loss::Huber(delta) => (tape.huber(y, t, delta), 2.0),
-                    };
-                    let loss = loss.map_err(|e| e.to_string())?;
-                    tape.backward_into(loss, shared, &mut grads, twice * 64.0 * rows.len() as f32 / total).map_err(|e| e.to_string())?;
+                        let t = tape.input(&target);
+                        // Both losses average over rows × 64 outputs; the step's loss is the sum over
+                        // the chunk's examples divided by the chunk. Huber is half the squared
+                        // error within δ: doubled, it is the squared error there.
+                        let (loss, twice) = match self.cfg.loss {
+                            Loss::Squared => (tape.mse(y, t), 1.0),
+                            Loss::Huber(delta) => (tape.huber(y, t, delta), 2.0),
+                        };
+                        let loss = loss.map_err(|e| e.to_string())?;
+                        tape.backward_into(loss, shared, &mut grads, twice * 64.0 * rows.len() as f32 / total).map_err(|e| e.to_string())?;
+                        Ok((sq, msq))
+                    })?;
                     losses.push((g, sq, msq));
                 }
                 Ok((grads, losses))
