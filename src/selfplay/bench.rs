@@ -136,16 +136,20 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     // the machine's state round by round.
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     let mut why = None;
+    // Per round, ours over PyTorch's (the two ran back to back): the median of those ratios
+    // is steadier than the ratio of the medians when the machine's speed drifts.
+    let mut paired = Vec::new();
     for _ in 0..rounds {
-        ours.push(our_rate(&mut agents, &mut opt, &x, &chosen, secs).map_err(CliError::Failed)?);
+        let mine = our_rate(&mut agents, &mut opt, &x, &chosen, secs).map_err(CliError::Failed)?;
+        ours.push(mine);
         match torch_rates(threads, batch, secs, 1) {
-            Ok(v) => theirs.extend(v),
+            Ok(v) => {
+                paired.extend(v.first().map(|t| mine / t));
+                theirs.extend(v);
+            }
             Err(e) => why = Some(e),
         }
     }
-    // Per round, ours over PyTorch's (the two ran back to back): the median of those ratios
-    // is steadier than the ratio of the medians when the machine's speed drifts.
-    let mut paired: Vec<f64> = ours.iter().zip(&theirs).map(|(a, b)| a / b).collect();
     let o = median(&mut ours) * batch as f64;
     println!("{:<34} {:>12.0} positions/s ({:.1} updates/s)", "ours", o, o / batch as f64);
     match why {

@@ -29,7 +29,8 @@
 //! over its nonzero values only, the way the sparse input layer does. The chain keeps its
 //! visible and hidden states transposed (`visible × n`, `hidden × n`), so that its two
 //! products, `vᵀ = W·hᵀ` and `hkᵀ = Wᵀ·vᵀ`, have the batch as their columns: at a batch of
-//! up to 32 the GEMM then reads W where it is instead of packing it twice a step. Every sum
+//! 32 (or any multiple of the kernel's tile width up to 32) the GEMM then reads W where it
+//! is instead of packing it twice a step. Every sum
 //! is the one the row-major chain made, in the same order. Buffers live in the struct:
 //! after the first batch of a given size, a step allocates nothing.
 //!
@@ -270,8 +271,8 @@ impl Rbm {
         sample_into(&s.h0, &mut s.h, rng);
 
         // 2. The Gibbs chain, its products with the batch in the columns (`vᵀ = W·hᵀ`,
-        //    `hkᵀ = Wᵀ·vᵀ`): a batch of 32 is one micro-panel wide, so the products read W
-        //    where it is instead of packing it (the same sums, so the same bits).
+        //    `hkᵀ = Wᵀ·vᵀ`): a batch of 32 is one or two micro-panels wide, so the products
+        //    read W where it is instead of packing it (the same sums, so the same bits).
         let mut recon_error = 0.0;
         s.vt.resize(nv, n);
         s.hkt.resize(nh, n);

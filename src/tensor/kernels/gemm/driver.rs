@@ -32,7 +32,8 @@ pub(crate) struct Spec {
 }
 
 /// A product of at most this many columns (whole B micro-panels) reads A as stored instead
-/// of packing it: each value of A then feeds one or two tiles, one after the other, and
+/// of packing it: each value of A then feeds a few tiles (one on AVX-512, two on AVX2, four
+/// on the portable kernel), one after the other, and
 /// packing it would cost more than reading it where it is (the RBM's `W·hᵀ` and `Wᵀ·vᵀ`,
 /// the batch in the columns). B's panels for all of them (`kc × 32` floats, 32 KB) stay
 /// in L1 while A streams past.
@@ -247,7 +248,7 @@ impl Panel {
         // (zero-padded) for the edge kernels.
         let whole = mcb - mcb % mr;
         let (first, last, a, c) = (self.first, self.last, self.a, self.c);
-        // Each tile of A read once from memory: its panels of B (at most two) while it is in L1.
+        // Each tile of A read once from memory: its panels of B while it is in L1.
         for ir in (0..whole).step_by(mr) {
             let r = ic + ir;
             for jr in (0..self.ncb).step_by(self.spec.nr) {

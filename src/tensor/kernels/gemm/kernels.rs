@@ -1,7 +1,8 @@
 //! GEMM micro-kernels: one `#[inline(always)]` register-blocked kernel generic over
 //! the instruction flavour ([`Flavour`], shared with the inference layers), instantiated by
 //! thin `#[target_feature]` wrappers. Each computes `C[MR×NR] += alpha · Ap[MR×kc] ·
-//! Bp[kc×NR]` from packed panels (A: MR values per k step, B: NR values per k step).
+//! Bp[kc×NR]` from packed panels (A: MR values per k step, B: NR values per k step); the
+//! direct ones (`micro_direct`) read A through its strides instead.
 
 use crate::tensor::kernels::simd::{Flavour, Scalar};
 
@@ -44,8 +45,9 @@ unsafe fn micro<F: Flavour, const MR: usize, const NV: usize, const MA: usize, c
 }
 
 /// [`micro`] with A read where it is stored, `A(i, p) = a[i*rs + p*cs]`, instead of from a
-/// packed panel: for a product whose columns fit in one B micro-panel, each value of A
-/// is used by one tile only, so packing it would copy all of A to read it once. The same
+/// packed panel: for a product of a few B micro-panels' columns (at most 32), each value of
+/// A is used by that many tiles only, so packing it would copy all of A to read it once or
+/// twice. The same
 /// operations in the same order as [`micro`], so the same bits.
 ///
 /// Safety: `a` is valid for `MR` rows and `kc` steps through its strides, `b` holds
@@ -82,7 +84,8 @@ unsafe fn micro_direct<F: Flavour, const MR: usize, const NV: usize, const NB: u
                 *x = F::fmadd(ai, bv[v], *x);
             }
         }
-        a = a.add(cs);
+        // Past the last step this points beyond A (its rows are `cs` apart): never read.
+        a = a.wrapping_add(cs);
         b = b.add(NB);
     }
     store::<F, MR, NV>(acc, alpha, c, ldc, st)
