@@ -49,7 +49,7 @@ use crate::tensor::matrix::Matrix;
 use crate::tensor::rng::Rng;
 use crate::tensor::kernels::simd::active_kernel;
 use crate::tensor::kernels::vecops::{add_assign_with, axpy_with, gather_add_with, sigmoid_bias_with};
-use transposed::{column_distances, nonzeros, sigmoid_bias_rows};
+use transposed::{column_distances, nonzeros, row_sums_add, sample_in_place_t, sample_into_t, sigmoid_bias_rows};
 
 /// Batches with at most this fraction of nonzero visible values take the sparse path for
 /// `v0·W` and `v0ᵀ·h0`. Measured on random binary batches at 772 → 100, CPU time of CD-1,
@@ -406,44 +406,10 @@ fn sigmoid_bias(x: &mut Matrix, bias: &[f32]) {
     }
 }
 
-/// [`sample_into`] in place on a transposed matrix, drawing in the order of the matrix it is
-/// the transpose of (row by row of `v`), so the draws are those of the untransposed chain.
-fn sample_in_place_t(pt: &mut Matrix, rng: &mut Rng) {
-    let (rows, cols) = (pt.rows(), pt.cols());
-    let d = pt.data_mut();
-    for r in 0..cols {
-        for i in 0..rows {
-            let q = &mut d[i * cols + r];
-            *q = if rng.next_f32() < *q { 1.0 } else { 0.0 };
-        }
-    }
-}
-
-/// `out = 1` with probability `pt`ᵀ (each element), else `0`: [`sample_into`] of the matrix
-/// `pt` is the transpose of, drawn in that matrix's order.
-fn sample_into_t(pt: &Matrix, out: &mut Matrix, rng: &mut Rng) {
-    let (rows, cols) = (pt.rows(), pt.cols());
-    out.resize(cols, rows);
-    let d = pt.data();
-    for (r, row) in out.data_mut().chunks_exact_mut(rows.max(1)).enumerate().take(cols) {
-        for (i, o) in row.iter_mut().enumerate() {
-            *o = if rng.next_f32() < d[i * cols + r] { 1.0 } else { 0.0 };
-        }
-    }
-}
-
 /// `out = 1` with probability `p` (each element of `p`), else `0`; one draw per element.
 fn sample_into(p: &Matrix, out: &mut Matrix, rng: &mut Rng) {
     out.resize(p.rows(), p.cols());
     out.data_mut().iter_mut().zip(p.data()).for_each(|(o, &q)| *o = if rng.next_f32() < q { 1.0 } else { 0.0 });
-}
-
-/// `sums += sign · Σ_columns mt`, added column by column: the same sums, in the same order,
-/// as [`col_sums_add`] of the matrix `mt` is the transpose of.
-fn row_sums_add(mt: &Matrix, sign: f32, sums: &mut [f32]) {
-    for (i, s) in sums.iter_mut().enumerate().take(mt.rows()) {
-        mt.row(i).iter().for_each(|&x| *s += sign * x);
-    }
 }
 
 /// `sums += sign · Σ_rows m`.

@@ -7,6 +7,8 @@
 use crate::tensor::kernels::dispatch::FlavourFn;
 use crate::tensor::kernels::simd::{Flavour, Kernel};
 use crate::tensor::kernels::vecops::sigmoid;
+use crate::tensor::matrix::Matrix;
+use crate::tensor::rng::Rng;
 
 /// `xt = σ(xt + bias)` with `bias[i]` along all of row `i` (`cols` values a row): the
 /// sigmoid of a transposed batch, each element as `sigmoid_bias_with` computes it.
@@ -112,6 +114,40 @@ pub(super) fn nonzeros<G: FnMut(usize)>(k: Kernel, row: &[f32], f: G) {
         }
     }
     k.run(Job(row, f))
+}
+
+/// The RBM's `sample_into` in place on a transposed matrix, drawing in the order of the
+/// matrix it is the transpose of (row by row of `v`): the draws of the untransposed chain.
+pub(super) fn sample_in_place_t(pt: &mut Matrix, rng: &mut Rng) {
+    let (rows, cols) = (pt.rows(), pt.cols());
+    let d = pt.data_mut();
+    for r in 0..cols {
+        for i in 0..rows {
+            let q = &mut d[i * cols + r];
+            *q = if rng.next_f32() < *q { 1.0 } else { 0.0 };
+        }
+    }
+}
+
+/// `out = 1` with probability `pt`ᵀ (each element), else `0`: the RBM's `sample_into` of
+/// the matrix `pt` is the transpose of, drawn in that matrix's order.
+pub(super) fn sample_into_t(pt: &Matrix, out: &mut Matrix, rng: &mut Rng) {
+    let (rows, cols) = (pt.rows(), pt.cols());
+    out.resize(cols, rows);
+    let d = pt.data();
+    for (r, row) in out.data_mut().chunks_exact_mut(rows.max(1)).enumerate().take(cols) {
+        for (i, o) in row.iter_mut().enumerate() {
+            *o = if rng.next_f32() < d[i * cols + r] { 1.0 } else { 0.0 };
+        }
+    }
+}
+
+/// `sums += sign · Σ_columns mt`, added column by column: the same sums, in the same order,
+/// as the RBM's `col_sums_add` of the matrix `mt` is the transpose of.
+pub(super) fn row_sums_add(mt: &Matrix, sign: f32, sums: &mut [f32]) {
+    for (i, s) in sums.iter_mut().enumerate().take(mt.rows()) {
+        mt.row(i).iter().for_each(|&x| *s += sign * x);
+    }
 }
 
 #[cfg(test)]
