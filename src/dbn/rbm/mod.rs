@@ -30,9 +30,9 @@
 //! visible and hidden states transposed (`visible × n`, `hidden × n`), so that its two
 //! products, `vᵀ = W·hᵀ` and `hkᵀ = Wᵀ·vᵀ`, have the batch as their columns: at a batch of
 //! 32 (or any multiple of the kernel's tile width up to 32) the GEMM then reads W where it
-//! is instead of packing it twice a step. Every sum
-//! is the one the row-major chain made, in the same order. Buffers live in the struct:
-//! after the first batch of a given size, a step allocates nothing.
+//! is instead of packing it twice a step. Every sum is the one the row-major chain made, in
+//! the same order. Buffers live in the struct: after the first batch of a given size, a
+//! step allocates nothing.
 //!
 //! Determinism: the samples are drawn from the caller's [`Rng`] in a fixed order (`h0` row
 //! by row, then each chain step's samples), so the same seed, weights, batches and kernel
@@ -282,10 +282,12 @@ impl Rbm {
             if step == 1 {
                 // v0 transposed from its nonzeros, then each row's squared distance.
                 s.v0t.resize(nv, n);
-                s.v0t.data_mut().fill(0.0);
+                let v0t = s.v0t.data_mut();
+                v0t.fill(0.0);
                 for r in 0..n {
-                    for (&i, &x) in s.nz_idx[s.nz_off[r]..s.nz_off[r + 1]].iter().zip(&s.nz_val[s.nz_off[r]..]) {
-                        s.v0t.data_mut()[i as usize * n + r] = x;
+                    let (lo, hi) = (s.nz_off[r], s.nz_off[r + 1]);
+                    for (&i, &x) in s.nz_idx[lo..hi].iter().zip(&s.nz_val[lo..hi]) {
+                        v0t[i as usize * n + r] = x;
                     }
                 }
                 s.dist.resize(n, 0.0);
