@@ -8,7 +8,7 @@
 use crate::chess::Color;
 use crate::io::args::{self, median, CliError, Flag};
 use crate::selfplay::features::INPUTS;
-use crate::selfplay::model::{Agents, Arch, Layout, Net};
+use crate::selfplay::model::{Agents, Arch, Init, Layout, Net};
 use crate::selfplay::measure::{score_against, Baseline};
 use crate::tensor::autograd::with_tape;
 use crate::tensor::{Adam, Matrix, Optimizer, Rng};
@@ -119,8 +119,10 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     crate::tensor::runtime::threads::set_threads(threads);
     let mut rng = Rng::new(1);
     // One net's tensors only, so that Adam steps the parameters of the net updated (as
-    // PyTorch's optimizer does), not the thirteen others'.
-    let all = Agents::new(Arch::SEED, &mut rng);
+    // PyTorch's optimizer does), not the thirteen others'. Initialised as training's recipe
+    // does by default, at the scale of PyTorch's defaults (U(±1/√fan_in)): the seed's 1e-7
+    // weights would leave Adam's moments subnormal, which times the CPU's slow path for them.
+    let all = Agents::with_init(Arch::SEED, Init::Lecun, &mut rng);
     let mut params = crate::tensor::Params::new();
     for id in all.layout.tensors(Color::White, Net::Piece) {
         params.add(all.params.name(id), all.params.value(id).clone()).map_err(|e| CliError::Failed(e.to_string()))?;

@@ -1,5 +1,5 @@
 //! Kernels: the SIMD instruction flavours and half floats (`simd`), GEMM with its micro-kernels (`gemm`),
-//! vector operations (`vecops`) and the FMA peak the benchmarks compare with (`peak`). Every
+//! vector operations (`vecops`), the optimizers' passes (`update`) and the FMA peak the benchmarks compare with (`peak`). Every
 //! kernel has a portable loop and SIMD flavours chosen at run time, equal within tolerance.
 //!
 //! Every decision about instruction sets is taken here (`tests/house_layering.rs` checks that no
@@ -13,4 +13,5 @@ pub mod int8;
 pub mod peak;
 pub mod precision;
 pub mod simd;
+pub mod update;
 pub mod vecops;

@@ -1,4 +1,4 @@
-//! Small vector loops (row additions for the sparse layer, optimizer updates) compiled
+//! Small vector loops (row additions for the sparse layer, activations, losses) compiled
 //! three times: generic Rust, and under `#[target_feature]` wrappers so the compiler
 //! vectorises them for AVX2 / AVX-512. Dispatched with the same [`Kernel`] as GEMM.
 
@@ -33,43 +33,6 @@ pub fn add_assign_with(k: Kernel, dst: &mut [f32], src: &[f32]) {
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 if k.available() => unsafe { add_avx512(dst, src) },
         _ => add_generic(dst, src),
-    }
-}
-
-/// Plain SGD over two shards' gradients summed as they are read: `w -= lr·((g + o) + wd·w)`
-/// and `g = 0`, elementwise, with exactly these roundings (no contraction into an FMA),
-/// so that every flavour gives the bits of the scalar loop.
-#[inline(always)]
-fn sgd_sum2_generic(w: &mut [f32], g: &mut [f32], o: &[f32], lr: f32, wd: f32) {
-    for ((x, gv), ov) in w.iter_mut().zip(g.iter_mut()).zip(o) {
-        *x -= lr * ((*gv + *ov) + wd * *x);
-        *gv = 0.0;
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn sgd_sum2_avx2(w: &mut [f32], g: &mut [f32], o: &[f32], lr: f32, wd: f32) {
-    sgd_sum2_generic(w, g, o, lr, wd)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn sgd_sum2_avx512(w: &mut [f32], g: &mut [f32], o: &[f32], lr: f32, wd: f32) {
-    sgd_sum2_generic(w, g, o, lr, wd)
-}
-
-/// [`sgd_sum2_generic`] with the given kernel flavour (over the shortest length): the
-/// optimizer's pass, in vector registers of the flavour's width rather than the baseline's.
-#[inline]
-pub fn sgd_sum2_with(k: Kernel, w: &mut [f32], g: &mut [f32], o: &[f32], lr: f32, wd: f32) {
-    match k {
-        // Safety: the flavour was checked available when it was selected.
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 if k.available() => unsafe { sgd_sum2_avx2(w, g, o, lr, wd) },
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 if k.available() => unsafe { sgd_sum2_avx512(w, g, o, lr, wd) },
-        _ => sgd_sum2_generic(w, g, o, lr, wd),
     }
 }
 
@@ -505,23 +468,6 @@ pub fn sigmoid_and_softplus_with(k: Kernel, z: &[f32], p: &mut [f32], sp: &mut [
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The optimizer's vector pass gives the scalar loop's bits in every flavour (odd
-    /// length: the vector loops' tails too), and clears the gradient.
-    #[test]
-    fn sgd_sum2_gives_the_scalar_bits_in_every_flavour() {
-        let n = 1003;
-        let f = |i: usize, s: f32| ((i as f32 * 0.37 + s).sin() * 3.0) * 10f32.powi((i % 7) as i32 - 3);
-        let (w0, g0, o): (Vec<f32>, Vec<f32>, Vec<f32>) = ((0..n).map(|i| f(i, 0.1)).collect(), (0..n).map(|i| f(i, 1.3)).collect(), (0..n).map(|i| f(i, 2.9)).collect());
-        let (lr, wd) = (0.013, 5e-4);
-        let want: Vec<f32> = (0..n).map(|i| w0[i] - lr * ((g0[i] + o[i]) + wd * w0[i])).collect();
-        for k in Kernel::available_kernels() {
-            let (mut w, mut g) = (w0.clone(), g0.clone());
-            sgd_sum2_with(k, &mut w, &mut g, &o, lr, wd);
-            assert_eq!(w.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "{}", k.name());
-            assert!(g.iter().all(|&v| v == 0.0));
-        }
-    }
 
     /// The rows of the nonzero inputs, summed as the scalar loop sums them, in every flavour
     /// (odd widths: the vector loops' tails too; zeros skipped).

@@ -10,7 +10,8 @@
 use crate::tensor::matrix::Matrix;
 use crate::tensor::autograd::params::{ParamId, Params};
 use crate::tensor::kernels::simd::active_kernel;
-use crate::tensor::kernels::vecops::{add_assign_with, sgd_sum2_with};
+use crate::tensor::kernels::update::{adam_sum2_with, adam_with, sgd_sum2_with, AdamStep};
+use crate::tensor::kernels::vecops::add_assign_with;
 
 pub mod shards;
 
@@ -340,14 +341,15 @@ impl Adam {
         let c2 = 1.0 - b2.powi(self.t);
         let step = self.lr * c2.sqrt() / c1;
         let eps = self.eps * c2.sqrt();
-        let wd = self.lr * self.weight_decay;
+        let c = AdamStep { b1, b2, step, eps, wd: self.lr * self.weight_decay };
         for_each_slot(params, &mut self.m, &mut self.v, others, |s| {
-            s.fold_others();
-            for (((x, gv), mv), vv) in s.w.iter_mut().zip(s.g.iter_mut()).zip(s.s1.iter_mut()).zip(s.s2.iter_mut()) {
-                *mv = b1 * *mv + (1.0 - b1) * *gv;
-                *vv = b2 * *vv + (1.0 - b2) * *gv * *gv;
-                *x -= wd * *x + step * *mv / (vv.sqrt() + eps);
-                *gv = 0.0;
+            let k = active_kernel();
+            if s.others.len() == 1 {
+                // Two shards' gradients summed as they are read: one pass instead of two.
+                adam_sum2_with(k, s.w, s.g, s.others[0], s.s1, s.s2, c);
+            } else {
+                s.fold_others();
+                adam_with(k, s.w, s.g, s.s1, s.s2, c);
             }
         });
     }
