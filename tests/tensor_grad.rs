@@ -498,6 +498,54 @@ fn fused_affine_relu_equals_affine_then_relu() {
     }
 }
 
+/// A convolution with its ReLU fused computes what the two-op form computes, values and
+/// gradients alike: read by another convolution (its gradient masked in place) and by a
+/// dense layer (masked as that layer's `G·Wᵀ` stores it); a batch through the threaded
+/// product and a single position through the small one.
+#[test]
+fn fused_conv2d_relu_equals_conv2d_then_relu() {
+    let c1 = Conv2d { in_h: 6, in_w: 5, in_c: 3, out_c: 4, kh: 3, kw: 2, stride: 1, pad: 1 };
+    let c2 = Conv2d { in_h: c1.out_h(), in_w: c1.out_w(), in_c: 4, out_c: 5, kh: 2, kw: 2, stride: 2, pad: 0 };
+    let mut rng = Rng::new(8);
+    let mut p = Params::new();
+    let (r1, k1) = c1.weight_shape();
+    let (r2, k2) = c2.weight_shape();
+    let w1 = p.add("w1", rand(r1, k1, &mut rng)).unwrap();
+    let b1 = p.add("b1", rand(1, k1, &mut rng)).unwrap();
+    let w2 = p.add("w2", rand(r2, k2, &mut rng)).unwrap();
+    let b2 = p.add("b2", rand(1, k2, &mut rng)).unwrap();
+    let w3 = p.add("w3", rand(c2.out_len(), 3, &mut rng)).unwrap();
+    let b3 = p.add("b3", rand(1, 3, &mut rng)).unwrap();
+    for batch in [1, 37] {
+        let x = rand(batch, c1.in_len(), &mut rng);
+        let target = rand(batch, 3, &mut rng);
+        let mut results = Vec::new();
+        for fused in [false, true] {
+            let mut q = p.clone();
+            let mut t = Tape::new();
+            let mut h = t.input(&x);
+            let mut zeros = 0;
+            for (w, b, s) in [(w1, b1, c1), (w2, b2, c2)] {
+                h = if fused {
+                    t.conv2d_relu(&q, h, w, b, s).unwrap()
+                } else {
+                    let a = t.conv2d(&q, h, w, b, s).unwrap();
+                    t.relu(a).unwrap()
+                };
+                zeros += t.value(h).data().iter().filter(|&&v| v == 0.0).count();
+            }
+            assert!(zeros > 0, "the ReLUs clip something");
+            let y = t.affine(&q, h, w3, b3).unwrap();
+            let tg = t.input(&target);
+            let l = t.mse(y, tg).unwrap();
+            t.backward(l, &mut q).unwrap();
+            let grads: Vec<Vec<f32>> = q.ids().map(|id| q.grad(id).data().to_vec()).collect();
+            results.push((t.value(h).data().to_vec(), t.scalar(l), grads));
+        }
+        assert_eq!(results[0], results[1], "batch {batch}: fused and two-op forms differ");
+    }
+}
+
 /// The fused loss on logits equals the two-op form where the latter's clamp is inactive.
 #[test]
 fn bce_with_logits_equals_sigmoid_then_bce() {

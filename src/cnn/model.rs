@@ -150,15 +150,11 @@ impl Cnn {
             return Err(TensorError::Argument { what: "CNN input".into(), detail: format!("{} columns, not {INPUTS}", tape.value(x).cols()) });
         }
         let a = &self.arch;
-        let mut h = tape.conv2d(&self.params, x, self.conv1.0, self.conv1.1, a.conv1_shape())?;
-        if a.act == ConvAct::Relu {
-            h = tape.relu(h)?;
-        }
+        let relu = a.act == ConvAct::Relu;
+        let conv = if relu { Tape::conv2d_relu } else { Tape::conv2d };
+        let mut h = conv(tape, &self.params, x, self.conv1.0, self.conv1.1, a.conv1_shape())?;
         h = tape.max_pool2d(h, a.pool_shape())?;
-        h = tape.conv2d(&self.params, h, self.conv2.0, self.conv2.1, a.conv2_shape())?;
-        if a.act == ConvAct::Relu {
-            h = tape.relu(h)?;
-        }
+        h = conv(tape, &self.params, h, self.conv2.0, self.conv2.1, a.conv2_shape())?;
         h = tape.affine(&self.params, h, self.ip1.0, self.ip1.1)?;
         h = tape.sigmoid(h)?;
         if let Some((rate, rng)) = dropout {

@@ -224,8 +224,7 @@ impl Layout {
         let id = self.ids[colour.index()][net.index()].0;
         let mut h = x;
         for (k, shape) in self.arch.convs().into_iter().enumerate() {
-            h = tape.conv2d(params, h, id[2 * k], id[2 * k + 1], shape)?;
-            h = tape.relu(h)?;
+            h = tape.conv2d_relu(params, h, id[2 * k], id[2 * k + 1], shape)?;
         }
         h = tape.affine_relu(params, h, id[6], id[7])?;
         tape.affine(params, h, id[8], id[9])

@@ -81,7 +81,7 @@ impl Tape {
         let masked = &mut self.node_masked;
         masked.clear();
         masked.extend((0..len).map(|i| {
-            fresh[i] && readers[i] == 1 && matches!(nodes[i].op, Op::Affine { relu: true, .. } | Op::SparseAffine { relu: true, .. })
+            fresh[i] && readers[i] == 1 && matches!(nodes[i].op, Op::Affine { relu: true, .. } | Op::SparseAffine { relu: true, .. } | Op::Conv2d { relu: true, .. })
         }));
         for (n, &f) in nodes.iter_mut().zip(fresh.iter()) {
             let (r, c) = n.value.shape();
@@ -164,7 +164,7 @@ impl Tape {
             }
             // A fused ReLU: the gradient through it is the node's own, masked where the
             // output is zero (this node's gradient is read by nothing else).
-            if let Op::Affine { relu: true, .. } | Op::SparseAffine { relu: true, .. } = rest[0].op {
+            if let Op::Affine { relu: true, .. } | Op::SparseAffine { relu: true, .. } | Op::Conv2d { relu: true, .. } = rest[0].op {
                 if !node_masked[i] {
                     let n = &mut rest[0];
                     vecops::relu_mask_with(active_kernel(), n.grad.data_mut(), n.value.data());
@@ -380,7 +380,7 @@ impl Tape {
                         }
                     }
                 }
-                Op::Conv2d { x, w, b, s } => {
+                Op::Conv2d { x, w, b, s, .. } => {
                     if w == b {
                         return Err(TensorError::shape("conv2d backward", "weights and bias are the same parameter"));
                     }

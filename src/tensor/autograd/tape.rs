@@ -58,8 +58,9 @@ pub(crate) enum Op {
     Huber { pred: Var, target: Var, delta: f32 },
     Sum(Var),
     Mean(Var),
-    /// 2-D convolution of NHWC rows (im2col + GEMM, [`conv`]).
-    Conv2d { x: Var, w: ParamId, b: ParamId, s: Conv2d },
+    /// 2-D convolution of NHWC rows (im2col + GEMM, [`conv`]); with `relu`, the output is
+    /// `max(·, 0)` (one node instead of two, as [`Op::Affine`]'s).
+    Conv2d { x: Var, w: ParamId, b: ParamId, s: Conv2d, relu: bool },
     /// 2-D max pooling of NHWC rows; `argmax` indexes the tape's saved argmax lists.
     MaxPool2d { x: Var, s: MaxPool2d, argmax: usize },
 }
@@ -549,14 +550,24 @@ impl Tape {
     /// (`s.weight_shape()`, row `(ky·kw + kx)·in_c + c`) and bias `b` (`1 × out_c`); no
     /// activation. Rows of the result are NHWC, `s.out_len()` values.
     pub fn conv2d(&mut self, params: &Params, x: Var, w: ParamId, b: ParamId, s: Conv2d) -> Result<Var> {
+        self.conv2d_act(params, x, w, b, s, false)
+    }
+
+    /// `max(conv2d(…), 0)` as one op: what `relu(conv2d(…))` computes, bit for bit, with the
+    /// ReLU in the product's epilogue and its backward a mask on this node's gradient.
+    pub fn conv2d_relu(&mut self, params: &Params, x: Var, w: ParamId, b: ParamId, s: Conv2d) -> Result<Var> {
+        self.conv2d_act(params, x, w, b, s, true)
+    }
+
+    fn conv2d_act(&mut self, params: &Params, x: Var, w: ParamId, b: ParamId, s: Conv2d, relu: bool) -> Result<Var> {
         self.check_var(x, "conv2d")?;
         let (wv, bv) = (params.value(w), params.value(b));
         // Checked before the node is pushed, so a bad call leaves the tape as it was.
         conv::check_operands("conv2d", &s, self.value(x), wv, bv)?;
         let needs = self.needs(x) || !params.is_frozen(w) || !params.is_frozen(b);
-        let (i, _) = self.push(Op::Conv2d { x, w, b, s }, needs);
+        let (i, _) = self.push(Op::Conv2d { x, w, b, s, relu }, needs);
         let (before, rest) = self.nodes.split_at_mut(i);
-        conv::forward(&s, &before[x.0].value, wv, bv, &mut rest[0].value)?;
+        conv::forward_act(&s, &before[x.0].value, wv, bv, relu, &mut rest[0].value)?;
         Ok(Var(i))
     }
 

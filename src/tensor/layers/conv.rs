@@ -25,8 +25,8 @@
 use crate::tensor::error::{Result, TensorError};
 use crate::tensor::kernels::gemm::{gemm_fused_slices, gemm_slices, gemm_small, Fuse, Trans};
 use crate::tensor::matrix::Matrix;
-use crate::tensor::kernels::dispatch::FlavourFn;
-use crate::tensor::kernels::simd::{active_kernel, Flavour, Kernel, Scalar};
+use crate::tensor::kernels::simd::{active_kernel, Kernel};
+use super::patches::{col2im_add, col_sums_add, im2col};
 use crate::tensor::runtime::threads::{split_ranges, threads, SendPtr};
 use crate::tensor::kernels::vecops::add_assign_with;
 use std::ops::Range;
@@ -197,119 +197,25 @@ fn chunks(r: Range<usize>, per_chunk: usize) -> impl Iterator<Item = Range<usize
     (r.start..r.end).step_by(step).map(move |s| s..(s + step).min(r.end))
 }
 
-/// Patch rows of `x` (whole samples, `in_len` values each) into `p` (see the module doc),
-/// each window row moved with `k`'s vectors: as `copy_from_slice` each became a library
-/// `memcpy` call, which cost more than the copy at these lengths (18 to 384 floats for
-/// seed 002's net: 9 % of its training step).
-fn im2col(k: Kernel, s: &Conv2d, x: &[f32], p: &mut [f32]) {
-    struct Job<'a>(&'a Conv2d, &'a [f32], &'a mut [f32]);
-    impl FlavourFn for Job<'_> {
-        type Output = ();
-        #[inline(always)]
-        unsafe fn simd<F: Flavour>(self) {
-            im2col_rows::<F>(self.0, self.1, self.2)
-        }
-        fn portable(self) {
-            // Safety: the scalar flavour runs everywhere.
-            unsafe { im2col_rows::<Scalar>(self.0, self.1, self.2) }
-        }
-    }
-    k.run(Job(s, x, p))
-}
-
-/// `dst = src` (the same length) in `F`'s vectors, then the last values one by one.
-///
-/// Safety: `F` runs on this CPU.
-#[inline(always)]
-unsafe fn copy_row<F: Flavour>(dst: &mut [f32], src: &[f32]) {
-    let n = dst.len().min(src.len());
-    let (d, s) = (dst.as_mut_ptr(), src.as_ptr());
-    let mut i = 0;
-    while i + F::LANES <= n {
-        F::store(d.add(i), F::load(s.add(i)));
-        i += F::LANES;
-    }
-    while i < n {
-        *d.add(i) = *s.add(i);
-        i += 1;
-    }
-}
-
-/// [`im2col`]'s loops.
-///
-/// Safety: `F` runs on this CPU.
-#[inline(always)]
-unsafe fn im2col_rows<F: Flavour>(s: &Conv2d, x: &[f32], p: &mut [f32]) {
-    let (oh, ow, c) = (s.out_h(), s.out_w(), s.in_c);
-    let seg = s.kw * c;
-    let (ih, iw, pad) = (s.in_h as isize, s.in_w as isize, s.pad as isize);
-    let mut rows = p.chunks_exact_mut(seg);
-    for xs in x.chunks_exact(s.in_len()) {
-        for oy in 0..oh {
-            for ox in 0..ow {
-                let ix0 = (ox * s.stride) as isize - pad;
-                for ky in 0..s.kh {
-                    let Some(dst) = rows.next() else { return };
-                    let iy = (oy * s.stride + ky) as isize - pad;
-                    if iy < 0 || iy >= ih {
-                        dst.fill(0.0);
-                    } else if ix0 >= 0 && ix0 + s.kw as isize <= iw {
-                        let at = (iy * iw + ix0) as usize * c;
-                        copy_row::<F>(dst, &xs[at..at + seg]);
-                    } else {
-                        for (kx, d) in dst.chunks_exact_mut(c).enumerate() {
-                            let ix = ix0 + kx as isize;
-                            if ix < 0 || ix >= iw {
-                                d.fill(0.0);
-                            } else {
-                                let at = (iy * iw + ix) as usize * c;
-                                copy_row::<F>(d, &xs[at..at + c]);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The adjoint of [`im2col`]: adds each patch value back onto the input value it came
-/// from (values that came from the padding are dropped).
-fn col2im_add(k: Kernel, s: &Conv2d, dp: &[f32], dx: &mut [f32]) {
-    let (oh, ow, c) = (s.out_h(), s.out_w(), s.in_c);
-    let seg = s.kw * c;
-    let (ih, iw, pad) = (s.in_h as isize, s.in_w as isize, s.pad as isize);
-    let mut rows = dp.chunks_exact(seg);
-    for xs in dx.chunks_exact_mut(s.in_len()) {
-        for oy in 0..oh {
-            for ox in 0..ow {
-                let ix0 = (ox * s.stride) as isize - pad;
-                for ky in 0..s.kh {
-                    let Some(src) = rows.next() else { return };
-                    let iy = (oy * s.stride + ky) as isize - pad;
-                    if iy < 0 || iy >= ih {
-                        continue;
-                    }
-                    for (kx, v) in src.chunks_exact(c).enumerate() {
-                        let ix = ix0 + kx as isize;
-                        if ix >= 0 && ix < iw {
-                            let at = (iy * iw + ix) as usize * c;
-                            add_assign_with(k, &mut xs[at..at + c], v);
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// `y = conv(x, W) + b` for a batch; `y` is resized to `batch × out_len`.
 pub fn forward(s: &Conv2d, x: &Matrix, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> {
     forward_with(active_kernel(), threads(), s, x, w, b, y)
 }
 
+/// [`forward`], with the ReLU fused when `relu` ([`forward_act_with`]).
+pub fn forward_act(s: &Conv2d, x: &Matrix, w: &Matrix, b: &Matrix, relu: bool, y: &mut Matrix) -> Result<()> {
+    forward_act_with(active_kernel(), threads(), s, x, w, b, relu, y)
+}
+
 /// [`forward`] with an explicit kernel flavour and thread count.
 pub fn forward_with(k: Kernel, nthreads: usize, s: &Conv2d, x: &Matrix, w: &Matrix, b: &Matrix, y: &mut Matrix) -> Result<()> {
+    forward_act_with(k, nthreads, s, x, w, b, false, y)
+}
+
+/// [`forward_with`], with `relu`: `max(conv(x, W) + b, 0)` in the product's epilogue, the
+/// bits of a ReLU pass over [`forward_with`]'s result without that pass.
+#[allow(clippy::too_many_arguments)]
+pub fn forward_act_with(k: Kernel, nthreads: usize, s: &Conv2d, x: &Matrix, w: &Matrix, b: &Matrix, relu: bool, y: &mut Matrix) -> Result<()> {
     check_operands("conv2d forward", s, x, w, b)?;
     if !k.available() {
         return Err(TensorError::Unavailable(format!("kernel '{}' is not supported by this CPU", k.name())));
@@ -331,6 +237,9 @@ pub fn forward_with(k: Kernel, nthreads: usize, s: &Conv2d, x: &Matrix, w: &Matr
                 p
             };
             gemm_small(k, batch * px, n, kk, p, kk, w.data(), n, y.data_mut(), n);
+            if relu {
+                y.data_mut().iter_mut().for_each(|v| *v = crate::tensor::kernels::simd::relu(*v));
+            }
             Ok(())
         });
     }
@@ -352,7 +261,7 @@ pub fn forward_with(k: Kernel, nthreads: usize, s: &Conv2d, x: &Matrix, w: &Matr
                     p
                 };
                 // The bias where the sums start (the bits of C holding it, then β = 1).
-                let fuse = Fuse { bias: Some(b.data()), ..Fuse::default() };
+                let fuse = Fuse { bias: Some(b.data()), relu, ..Fuse::default() };
                 gemm_fused_slices(k, inner, Trans::N, Trans::N, rows, n, kk, p, kk, w.data(), n, 0.0, yc, &fuse)?;
             }
             Ok(())
@@ -432,9 +341,7 @@ pub fn backward_with(
             for c in chunks(r, per_chunk) {
                 let rows = c.len() * px;
                 let dyc = &dy.data()[c.start * out_len..c.end * out_len];
-                for row in dyc.chunks_exact(n) {
-                    add_assign_with(k, gb, row);
-                }
+                col_sums_add(k, gb, dyc);
                 let xc = &x.data()[c.start * in_len..c.end * in_len];
                 let p: &[f32] = if s.patches_are_input() {
                     xc

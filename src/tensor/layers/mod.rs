@@ -3,6 +3,7 @@
 
 pub mod conv;
 pub mod dense;
+mod patches;
 pub mod pool;
 pub mod quant;
 pub mod quant16;
