@@ -257,3 +257,44 @@ fn bad_shapes_are_errors_not_panics() {
     assert_eq!(t.len(), 2);
     assert!(t.conv2d(&params, good, wid, bid, s).is_ok());
 }
+
+/// The weight gradient of a convolution whose patch matrix is cut into chunks (seed 002's
+/// last two layers at batch 256 and 200: 512-row chunks of 1,152 and 288 values, cut to 256
+/// rows) gives the bits of one product over all its rows: the chunks end only where the
+/// product stores and resumes its sums over k anyway. Likewise the outputs, row by row.
+#[test]
+fn chunked_weight_gradient_keeps_the_bits_of_one_product() {
+    use deepchess::tensor::{gemm_with, Trans};
+    let c = |hw: usize, i: usize, o: usize| Conv2d { in_h: hw, in_w: hw, in_c: i, out_c: o, kh: 3, kw: 3, stride: 1, pad: 0 };
+    for (s, batch) in [(c(4, 128, 32), 256), (c(4, 128, 32), 200), (c(6, 32, 128), 256), (c(6, 32, 128), 45)] {
+        let mut rng = Rng::new(batch as u64);
+        let (wr, wc) = s.weight_shape();
+        let (x, w, b, dy) = (rand(batch, s.in_len(), &mut rng), rand(wr, wc, &mut rng), rand(1, wc, &mut rng), rand(batch, s.out_len(), &mut rng));
+        let dw0 = rand(wr, wc, &mut rng);
+        // The patch matrix written out: row (n, oy, ox), column (ky, kx, c).
+        let (oh, ow) = (s.out_h(), s.out_w());
+        let mut p = Matrix::zeros(batch * oh * ow, wr);
+        for n in 0..batch {
+            for (oy, ox) in (0..oh).flat_map(|y| (0..ow).map(move |x| (y, x))) {
+                for (ky, kx, ch) in (0..3).flat_map(|a| (0..3).flat_map(move |b| (0..s.in_c).map(move |ch| (a, b, ch)))) {
+                    let v = x.get(n, ((oy + ky) * s.in_w + ox + kx) * s.in_c + ch);
+                    p.set((n * oh + oy) * ow + ox, (ky * 3 + kx) * s.in_c + ch, v);
+                }
+            }
+        }
+        let dy_rows = Matrix::from_vec(batch * oh * ow, wc, dy.data().to_vec()).unwrap();
+        for k in Kernel::available_kernels() {
+            let mut want = dw0.clone();
+            gemm_with(k, 1, Trans::T, Trans::N, 1.0, &p, &dy_rows, 1.0, &mut want).unwrap();
+            let (mut dw, mut db) = (dw0.clone(), Matrix::zeros(1, wc));
+            conv::backward_with(k, 1, &s, &x, &w, &dy, &mut dw, &mut db, None).unwrap();
+            let first = bits(&dw).iter().zip(bits(&want)).position(|(a, b)| *a != b);
+            assert_eq!(first, None, "{} batch {batch}, {wr} × {wc}: dW differs first at this element", k.name());
+            let mut y = Matrix::default();
+            conv::forward_with(k, 1, &s, &x, &w, &b, &mut y).unwrap();
+            let mut y1 = Matrix::default();
+            conv::forward_with(k, 1, &s, &Matrix::from_vec(1, s.in_len(), x.row(batch - 1).to_vec()).unwrap(), &w, &b, &mut y1).unwrap();
+            assert_eq!(bits(&Matrix::from_vec(1, s.out_len(), y.row(batch - 1).to_vec()).unwrap()), bits(&y1), "{} batch {batch}: the last row alone", k.name());
+        }
+    }
+}

@@ -23,7 +23,9 @@ mod view;
 
 use crate::tensor::error::{Result, TensorError};
 use crate::tensor::runtime::threads::parallel_ranges;
-use driver::{gemm_serial, with_workspace, Epilogue, Spec, KC};
+use driver::{gemm_serial, with_workspace, Epilogue, Spec};
+/// The f32 kernels' block of k: a product's sums over k are stored and resumed every `KC` steps.
+pub(crate) use driver::KC;
 use view::{OutView, View};
 use crate::tensor::kernels::precision::{precision, Precision};
 use crate::tensor::kernels::simd::Kernel;
