@@ -1,13 +1,91 @@
-//! The patch matrix of a convolution ([`super::conv`]'s module doc) and its adjoint: im2col
-//! copies each window's rows of the input into a row of `P`, col2im adds a row of `dP` back
-//! onto the input values it came from, and the bias's gradient sums the output gradient's
-//! rows. Each runs in the kernel flavour's vectors: as library `memcpy` calls or one
-//! dispatched call per window segment (18 to 384 floats for seed 002's net) they cost more
-//! than the moves themselves.
+//! A convolution's geometry ([`Conv2d`]) and its patch matrix ([`super::conv`]'s module doc):
+//! im2col copies each window's rows of the input into a row of `P`, col2im adds a row of `dP`
+//! back onto the input values it came from, and the bias's gradient sums the output
+//! gradient's rows. Each runs in the kernel flavour's vectors: as library `memcpy` calls or
+//! one dispatched call per window segment (18 to 384 floats for seed 002's net) they cost
+//! more than the moves themselves.
 
-use super::conv::Conv2d;
+use crate::tensor::error::{Result, TensorError};
 use crate::tensor::kernels::dispatch::FlavourFn;
 use crate::tensor::kernels::simd::{Flavour, Kernel, Scalar};
+
+/// The geometry of a convolution layer (square strides and padding on both axes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conv2d {
+    pub in_h: usize,
+    pub in_w: usize,
+    pub in_c: usize,
+    pub out_c: usize,
+    pub kh: usize,
+    pub kw: usize,
+    pub stride: usize,
+    /// Zero padding added on every side.
+    pub pad: usize,
+}
+
+impl Conv2d {
+    /// Output rows: `(in_h + 2·pad - kh) / stride + 1` (meaningful once [`Conv2d::check`] passed).
+    pub fn out_h(&self) -> usize {
+        (self.in_h + 2 * self.pad).saturating_sub(self.kh) / self.stride.max(1) + 1
+    }
+    /// Output columns, as [`Conv2d::out_h`].
+    pub fn out_w(&self) -> usize {
+        (self.in_w + 2 * self.pad).saturating_sub(self.kw) / self.stride.max(1) + 1
+    }
+    /// Values per input sample: `in_h·in_w·in_c`.
+    pub fn in_len(&self) -> usize {
+        self.in_h * self.in_w * self.in_c
+    }
+    /// Values per output sample: `out_h·out_w·out_c`.
+    pub fn out_len(&self) -> usize {
+        self.out_h() * self.out_w() * self.out_c
+    }
+    /// Shape of the weight matrix: `(kh·kw·in_c, out_c)`, row `(ky·kw + kx)·in_c + c`.
+    pub fn weight_shape(&self) -> (usize, usize) {
+        (self.patch_len(), self.out_c)
+    }
+    /// Length of one row of the patch matrix.
+    pub(super) fn patch_len(&self) -> usize {
+        self.kh * self.kw * self.in_c
+    }
+    /// Output pixels per sample (rows of the patch matrix per sample).
+    pub(super) fn pixels(&self) -> usize {
+        self.out_h() * self.out_w()
+    }
+
+    /// Rejects zero sizes, a zero stride, a kernel larger than the padded input, and sizes
+    /// whose products do not fit in memory indices.
+    pub fn check(&self) -> Result<()> {
+        let bad = |d: String| Err(TensorError::argument("conv2d", d));
+        let dims = [("in_h", self.in_h), ("in_w", self.in_w), ("in_c", self.in_c), ("out_c", self.out_c), ("kh", self.kh), ("kw", self.kw), ("stride", self.stride)];
+        if let Some((n, _)) = dims.iter().find(|(_, v)| *v == 0) {
+            return bad(format!("{n} is 0 in {self:?}"));
+        }
+        let (ph, pw) = (self.in_h.checked_add(self.pad.saturating_mul(2)), self.in_w.checked_add(self.pad.saturating_mul(2)));
+        match (ph, pw) {
+            (Some(ph), Some(pw)) if self.kh <= ph && self.kw <= pw => {}
+            _ => return bad(format!("kernel {}×{} larger than the padded input in {self:?}", self.kh, self.kw)),
+        }
+        let fits = [self.in_h, self.in_w, self.in_c].iter().try_fold(1usize, |a, &v| a.checked_mul(v)).is_some()
+            && [self.kh, self.kw, self.in_c, self.out_c].iter().try_fold(1usize, |a, &v| a.checked_mul(v)).is_some()
+            && [self.out_h(), self.out_w(), self.out_c.max(self.patch_len())].iter().try_fold(1usize, |a, &v| a.checked_mul(v)).is_some();
+        if !fits {
+            return bad(format!("sizes overflow in {self:?}"));
+        }
+        Ok(())
+    }
+
+    /// Forward flops per sample: 2 per multiply-add.
+    pub fn flops(&self) -> f64 {
+        2.0 * self.pixels() as f64 * self.patch_len() as f64 * self.out_c as f64
+    }
+
+    /// Whether a sample's patch matrix is its input as stored, so im2col can be skipped:
+    /// a 1×1 kernel at stride 1 without padding, or one window covering the whole input.
+    pub(super) fn patches_are_input(&self) -> bool {
+        self.pad == 0 && ((self.kh == 1 && self.kw == 1 && self.stride == 1) || (self.kh == self.in_h && self.kw == self.in_w))
+    }
+}
 
 /// Patch rows of `x` (whole samples, `in_len` values each) into `p` (see the module doc),
 /// each window row moved with `k`'s vectors: as `copy_from_slice` each became a library
