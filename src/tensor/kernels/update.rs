@@ -59,7 +59,7 @@ fn sgd_sum2_generic(w: &mut [f32], g: &mut [f32], o: &[f32], lr: f32, wd: f32) {
 }
 
 flavoured!(
-    /// [`sgd_sum2_generic`] in the given flavour: one pass instead of a sum and an update.
+    /// `sgd_sum2_generic` in the given flavour: one pass instead of a sum and an update.
     sgd_sum2_with, sgd_sum2_generic, sgd_sum2_avx2, sgd_sum2_avx512,
     (w: &mut [f32], g: &mut [f32], o: &[f32], lr: f32, wd: f32)
 );
@@ -92,13 +92,13 @@ fn adam_sum2_generic(w: &mut [f32], g: &mut [f32], o: &[f32], m: &mut [f32], v: 
 }
 
 flavoured!(
-    /// [`adam_generic`] in the given flavour.
+    /// `adam_generic` (one gradient) in the given flavour.
     adam_with, adam_generic, adam_avx2, adam_avx512,
     (w: &mut [f32], g: &mut [f32], m: &mut [f32], v: &mut [f32], c: AdamStep)
 );
 
 flavoured!(
-    /// [`adam_sum2_generic`] in the given flavour.
+    /// `adam_sum2_generic` (two shards' gradients summed as read) in the given flavour.
     adam_sum2_with, adam_sum2_generic, adam_sum2_avx2, adam_sum2_avx512,
     (w: &mut [f32], g: &mut [f32], o: &[f32], m: &mut [f32], v: &mut [f32], c: AdamStep)
 );
