@@ -261,10 +261,11 @@ fn bad_shapes_are_errors_not_panics() {
 /// The weight gradient of a convolution whose patch matrix is cut into chunks (seed 002's
 /// last two layers at batch 256 and 200: 512-row chunks of 1,152 and 288 values, cut to 256
 /// rows) gives the bits of one product over all its rows: the chunks end only where the
-/// product stores and resumes its sums over k anyway. Likewise the outputs, row by row.
+/// product stores and resumes its sums over k anyway; bf16 products, whose AMX tiles sum a
+/// call's whole k, keep their 512-row chunks. Likewise the outputs, row by row.
 #[test]
 fn chunked_weight_gradient_keeps_the_bits_of_one_product() {
-    use deepchess::tensor::{gemm_with, Trans};
+    use deepchess::tensor::{gemm_with, with_precision, Precision, Trans};
     let c = |hw: usize, i: usize, o: usize| Conv2d { in_h: hw, in_w: hw, in_c: i, out_c: o, kh: 3, kw: 3, stride: 1, pad: 0 };
     for (s, batch) in [(c(4, 128, 32), 256), (c(4, 128, 32), 200), (c(6, 32, 128), 256), (c(6, 32, 128), 45)] {
         let mut rng = Rng::new(batch as u64);
@@ -283,6 +284,24 @@ fn chunked_weight_gradient_keeps_the_bits_of_one_product() {
             }
         }
         let dy_rows = Matrix::from_vec(batch * oh * ow, wc, dy.data().to_vec()).unwrap();
+        // bf16 products (on AMX tiles where the CPU has them: each call's sum over all of
+        // its k stored once) are left in chunks of 512 rows: the layer's dW is the products
+        // of those chunks added in turn.
+        let rows = |m: &Matrix, r: std::ops::Range<usize>| Matrix::from_vec(r.len(), m.cols(), m.data()[r.start * m.cols()..r.end * m.cols()].to_vec()).unwrap();
+        for k in Kernel::available_kernels() {
+            let step = (512 / (oh * ow)) * oh * ow;
+            let mut want = dw0.clone();
+            with_precision(Precision::Bf16, || {
+                for r0 in (0..p.rows()).step_by(step) {
+                    let r = r0..(r0 + step).min(p.rows());
+                    gemm_with(k, 1, Trans::T, Trans::N, 1.0, &rows(&p, r.clone()), &rows(&dy_rows, r), 1.0, &mut want).unwrap();
+                }
+            });
+            let (mut dw, mut db) = (dw0.clone(), Matrix::zeros(1, wc));
+            with_precision(Precision::Bf16, || conv::backward_with(k, 1, &s, &x, &w, &dy, &mut dw, &mut db, None)).unwrap();
+            let first = bits(&dw).iter().zip(bits(&want)).position(|(a, b)| *a != b);
+            assert_eq!(first, None, "{} bf16 batch {batch}, {wr} × {wc}: dW differs first at this element", k.name());
+        }
         for k in Kernel::available_kernels() {
             let mut want = dw0.clone();
             gemm_with(k, 1, Trans::T, Trans::N, 1.0, &p, &dy_rows, 1.0, &mut want).unwrap();

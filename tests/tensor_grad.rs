@@ -500,8 +500,8 @@ fn fused_affine_relu_equals_affine_then_relu() {
 
 /// A convolution with its ReLU fused computes what the two-op form computes, values and
 /// gradients alike: read by another convolution (its gradient masked in place) and by a
-/// dense layer (masked as that layer's `G·Wᵀ` stores it); a batch through the threaded
-/// product and a single position through the small one.
+/// dense layer (masked as that layer's `G·Wᵀ` stores it); a batch through the packed
+/// product and a single position (the second layer through the small one).
 #[test]
 fn fused_conv2d_relu_equals_conv2d_then_relu() {
     let c1 = Conv2d { in_h: 6, in_w: 5, in_c: 3, out_c: 4, kh: 3, kw: 2, stride: 1, pad: 1 };

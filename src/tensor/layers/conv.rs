@@ -25,6 +25,7 @@
 use crate::tensor::error::{Result, TensorError};
 use crate::tensor::kernels::gemm::{gemm_fused_slices, gemm_slices, gemm_small, Fuse, Trans, KC};
 use crate::tensor::matrix::Matrix;
+use crate::tensor::kernels::precision::{precision, Precision};
 use crate::tensor::kernels::simd::{active_kernel, Kernel};
 use super::patches::{col2im_add, col_sums_add, im2col};
 use crate::tensor::runtime::threads::{split_ranges, threads, SendPtr};
@@ -70,11 +71,13 @@ fn forward_chunk(px: usize, kk: usize) -> usize {
 /// Samples per backward chunk. The weight gradient adds each chunk's product in turn, so
 /// a chunk's last row is where its sums over k are stored and resumed: [`CHUNK_ROWS`] rows,
 /// cut only into whole blocks of the product's own k steps ([`KC`] rows, where it stores
-/// and resumes them anyway) so that every sum keeps its order and its bits.
+/// and resumes them anyway) so that every sum keeps its order and its bits. Only f32
+/// products are cut: bf16 ones on AMX tiles sum over all of a call's k before storing.
 fn backward_chunk(px: usize, kk: usize) -> usize {
     let samples = (CHUNK_ROWS / px).max(1);
     let rows = samples * px;
-    if rows * kk > CHUNK_FLOATS && rows % KC == 0 && KC % px == 0 {
+    let f32_products = precision() == Precision::F32;
+    if f32_products && rows * kk > CHUNK_FLOATS && rows % KC == 0 && KC % px == 0 {
         KC / px
     } else {
         samples
