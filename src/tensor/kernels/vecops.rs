@@ -36,6 +36,42 @@ pub fn add_assign_with(k: Kernel, dst: &mut [f32], src: &[f32]) {
     }
 }
 
+/// `sums += row` for every row of `rows` (`sums.len()` values each), in row order: a bias's
+/// gradient, the column sums of its layer's output gradient.
+#[inline(always)]
+fn col_sums_generic(sums: &mut [f32], rows: &[f32]) {
+    let n = sums.len().max(1);
+    for row in rows.chunks_exact(n) {
+        add_generic(sums, row);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn col_sums_avx2(sums: &mut [f32], rows: &[f32]) {
+    col_sums_generic(sums, rows)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn col_sums_avx512(sums: &mut [f32], rows: &[f32]) {
+    col_sums_generic(sums, rows)
+}
+
+/// [`col_sums_generic`] with the given kernel flavour: one dispatch for the whole matrix
+/// (a call per row cost more than its adds for seed 002's 32-wide layers).
+#[inline]
+pub fn col_sums_add_with(k: Kernel, sums: &mut [f32], rows: &[f32]) {
+    match k {
+        // Safety: the flavour was checked available when it was selected.
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 if k.available() => unsafe { col_sums_avx2(sums, rows) },
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 if k.available() => unsafe { col_sums_avx512(sums, rows) },
+        _ => col_sums_generic(sums, rows),
+    }
+}
+
 /// `dx += g` where `y > 0`, elementwise: ReLU's backward pass (`y` its output). Written as
 /// a select, not a branch, so that it vectorises (a branch on the sign of activations is
 /// mispredicted half the time).
@@ -468,6 +504,28 @@ pub fn sigmoid_and_softplus_with(k: Kernel, z: &[f32], p: &mut [f32], sp: &mut [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Column sums added row by row give the scalar loop's bits in every flavour (odd
+    /// widths: the vector loops' tails too).
+    #[test]
+    fn col_sums_give_the_scalar_bits_in_every_flavour() {
+        let f = |i: usize| ((i as f32 * 0.37).sin() * 3.0) * 10f32.powi((i % 7) as i32 - 3);
+        for n in [1, 15, 17, 83] {
+            let rows: Vec<f32> = (0..29 * n).map(f).collect();
+            let start: Vec<f32> = (0..n).map(|i| f(i + 5000)).collect();
+            let mut want = start.clone();
+            for r in 0..29 {
+                for j in 0..n {
+                    want[j] += rows[r * n + j];
+                }
+            }
+            for k in Kernel::available_kernels() {
+                let mut got = start.clone();
+                col_sums_add_with(k, &mut got, &rows);
+                assert_eq!(got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), "{} n={n}", k.name());
+            }
+        }
+    }
 
     /// The rows of the nonzero inputs, summed as the scalar loop sums them, in every flavour
     /// (odd widths: the vector loops' tails too; zeros skipped).

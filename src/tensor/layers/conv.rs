@@ -27,9 +27,9 @@ use crate::tensor::kernels::gemm::{gemm_fused_slices, gemm_slices, gemm_small, F
 use crate::tensor::matrix::Matrix;
 use crate::tensor::kernels::precision::{precision, Precision};
 use crate::tensor::kernels::simd::{active_kernel, Kernel};
-use super::patches::{col2im_add, col_sums_add, im2col};
+use super::patches::{col2im_add, im2col};
 use crate::tensor::runtime::threads::{split_ranges, threads, SendPtr};
-use crate::tensor::kernels::vecops::add_assign_with;
+use crate::tensor::kernels::vecops::{add_assign_with, col_sums_add_with};
 use std::ops::Range;
 use std::sync::Mutex;
 
@@ -293,7 +293,7 @@ pub fn backward_with(
             for c in chunks(r, per_chunk) {
                 let rows = c.len() * px;
                 let dyc = &dy.data()[c.start * out_len..c.end * out_len];
-                col_sums_add(k, gb, dyc);
+                col_sums_add_with(k, gb, dyc);
                 let xc = &x.data()[c.start * in_len..c.end * in_len];
                 let p: &[f32] = if s.patches_are_input() {
                     xc

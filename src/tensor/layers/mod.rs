@@ -12,6 +12,8 @@ pub mod sparse;
 use crate::tensor::error::{Result, TensorError};
 use crate::tensor::kernels::gemm::{Fuse, Trans};
 use crate::tensor::matrix::{gemm, gemm_fused, Matrix};
+use crate::tensor::kernels::simd::active_kernel;
+use crate::tensor::kernels::vecops;
 
 /// `y = x·W + b` (dense affine; `W` is `in × out`, one row per input feature; `b` is `1 × out`).
 /// `y` is resized to `x.rows × out`.
@@ -115,10 +117,14 @@ pub fn concat_cols(a: &Matrix, b: &Matrix, out: &mut Matrix) -> Result<()> {
 
 /// Adds the column sums of `g` into the `1 × cols` matrix `db` (a bias gradient).
 pub fn add_col_sums(g: &Matrix, db: &mut Matrix) {
-    let d = db.data_mut();
-    for r in 0..g.rows() {
-        for (x, y) in d.iter_mut().zip(g.row(r)) {
-            *x += *y;
+    let n = g.cols().min(db.len());
+    let rows = &g.data()[..g.rows() * g.cols()];
+    if n == g.cols() {
+        vecops::col_sums_add_with(active_kernel(), &mut db.data_mut()[..n], rows);
+    } else {
+        // A bias shorter than the rows: only its columns are summed.
+        for row in rows.chunks_exact(g.cols().max(1)) {
+            vecops::add_assign_with(active_kernel(), &mut db.data_mut()[..n], &row[..n]);
         }
     }
 }

@@ -1,9 +1,8 @@
 //! A convolution's geometry ([`Conv2d`]) and its patch matrix ([`super::conv`]'s module doc):
 //! im2col copies each window's rows of the input into a row of `P`, col2im adds a row of `dP`
-//! back onto the input values it came from, and the bias's gradient sums the output
-//! gradient's rows. Each runs in the kernel flavour's vectors: as library `memcpy` calls or
-//! one dispatched call per window segment (18 to 384 floats for seed 002's net) they cost
-//! more than the moves themselves.
+//! back onto the input values it came from. Both run in the kernel flavour's vectors: as
+//! library `memcpy` calls or one dispatched call per window segment (18 to 384 floats for
+//! seed 002's net) they cost more than the moves themselves.
 
 use crate::tensor::error::{Result, TensorError};
 use crate::tensor::kernels::dispatch::FlavourFn;
@@ -180,27 +179,6 @@ pub(super) fn col2im_add(k: Kernel, s: &Conv2d, dp: &[f32], dx: &mut [f32]) {
         }
     }
     k.run(Job(s, dp, dx))
-}
-
-/// `sums += row` for every row of `rows` (`sums.len()` values each), in order: a bias's
-/// gradient, the column sums of its layer's output gradient.
-pub(super) fn col_sums_add(k: Kernel, sums: &mut [f32], rows: &[f32]) {
-    struct Job<'a>(&'a mut [f32], &'a [f32]);
-    impl FlavourFn for Job<'_> {
-        type Output = ();
-        #[inline(always)]
-        unsafe fn simd<F: Flavour>(self) {
-            let n = self.0.len().max(1);
-            for row in self.1.chunks_exact(n) {
-                add_row::<F>(self.0, row);
-            }
-        }
-        fn portable(self) {
-            // Safety: the scalar flavour runs everywhere.
-            unsafe { self.simd::<Scalar>() }
-        }
-    }
-    k.run(Job(sums, rows))
 }
 
 /// `dst += src` (the same length) in `F`'s vectors, then the last values one by one: the
